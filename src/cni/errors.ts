@@ -1,0 +1,73 @@
+/**
+ * The one error type of vppnet-cni. Every failure the runtime should see is a CniError; skel prints it
+ * unchanged as the spec's error JSON, and turns anything else into code 999. Delegated plugins' and
+ * the agent's errors are re-raised as CniErrors with their own code, so they pass through as is.
+ */
+
+/** Well-known codes (spec 1.1.0, "Well-known Error Codes") and the plugin-specific ones (>= 100). */
+export const CniErrorCode = {
+  INCOMPATIBLE_CNI_VERSION: 1,
+  UNSUPPORTED_FIELD: 2,
+  UNKNOWN_CONTAINER: 3,
+  INVALID_ENVIRONMENT_VARIABLES: 4,
+  IO_FAILURE: 5,
+  DECODING_FAILURE: 6,
+  INVALID_NETWORK_CONFIG: 7,
+  TRY_AGAIN_LATER: 11,
+  PLUGIN_NOT_AVAILABLE: 50,
+  PLUGIN_NOT_AVAILABLE_LIMITED_CONNECTIVITY: 51,
+  /** The agent found CNI_IFNAME already present in the pod's netns (so it cannot create it). */
+  POD_IFNAME_EXISTS: 100,
+  /** The agent has no attachment for (containerId, ifname) (CHECK). */
+  ATTACHMENT_NOT_FOUND: 101,
+  /** The agent cannot open CNI_NETNS on ADD/CHECK. */
+  NETNS_NOT_FOUND: 102,
+  INTERNAL: 999,
+} as const;
+
+export class CniError extends Error {
+  readonly code: number;
+  readonly msg: string;
+  readonly details: string | undefined;
+
+  constructor(code: number, msg: string, details?: string, options?: ErrorOptions) {
+    super(details === undefined || details === '' ? msg : `${msg}: ${details}`, options);
+    this.name = 'CniError';
+    this.code = code;
+    this.msg = msg;
+    this.details = details === '' ? undefined : details;
+  }
+
+  /** The spec's error object; `cniVersion` is the version the runtime asked for. */
+  toJSON(cniVersion: string): CniErrorJson {
+    const json: CniErrorJson = { cniVersion, code: this.code, msg: this.msg };
+    if (this.details !== undefined) json.details = this.details;
+    return json;
+  }
+}
+
+export interface CniErrorJson {
+  cniVersion: string;
+  code: number;
+  msg: string;
+  details?: string;
+}
+
+/** Anything thrown that is not a CniError becomes code 999 (the spec's "internal" convention, as skel does). */
+export function toCniError(err: unknown): CniError {
+  if (err instanceof CniError) return err;
+  if (err instanceof Error)
+    return new CniError(CniErrorCode.INTERNAL, err.message, undefined, { cause: err });
+  return new CniError(CniErrorCode.INTERNAL, String(err));
+}
+
+/**
+ * Reads `{code, msg, details?}` as printed by another CNI plugin or answered by the agent. Returns
+ * undefined when the value does not have that shape, so callers can report the raw text instead.
+ */
+export function cniErrorFromJson(value: unknown): CniError | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { code, msg, details } = value as Record<string, unknown>;
+  if (typeof code !== 'number' || !Number.isInteger(code) || typeof msg !== 'string') return undefined;
+  return new CniError(code, msg, typeof details === 'string' ? details : undefined);
+}
