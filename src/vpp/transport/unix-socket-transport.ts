@@ -1,0 +1,339 @@
+/**
+ * One connection to VPP's API socket (a Unix stream socket): frames out, frames in, one close.
+ *
+ * The transport knows frames, not messages: the client core encodes and decodes payloads, runs
+ * the handshake and decides when to reconnect, which it does by creating a new transport. Keeping
+ * this layer this small keeps it easy to fake in the core's tests.
+ */
+import { EventEmitter } from 'node:events';
+import net from 'node:net';
+import { VppError } from '../errors.js';
+import { DEFAULT_MAX_PAYLOAD_LENGTH, FrameParser } from '../wire/frame.js';
+
+export interface TransportEvents {
+  /**
+   * One inbound frame's payload (message id first, header stripped). The Buffer is a view into a
+   * buffer that is reused afterwards: valid only until the listener returns, so decode or copy it
+   * there. Listeners must not throw; an exception propagates out of the socket's 'data' handler.
+   */
+  frame(payload: Buffer): void;
+  /**
+   * The connection is gone, emitted exactly once after a successful connect(). `error` is set when
+   * it ended because of one: a socket error (ECONNRESET, EPIPE), a malformed inbound frame
+   * (VPPNET_ERR_FRAME_TOO_LARGE, VPPNET_ERR_DECODE, including the peer closing mid-frame) or the
+   * error given to destroy(). A clean close by either side gives `undefined`.
+   */
+  close(error: Error | undefined): void;
+  /** send() returned false earlier, and the outbound queue has since emptied. */
+  drain(): void;
+}
+
+export interface UnixSocketTransportOptions {
+  /** Path of VPP's API socket, e.g. /run/vpp/api.sock. */
+  readonly path: string;
+  /** Largest inbound payload accepted; see DEFAULT_MAX_PAYLOAD_LENGTH. */
+  readonly maxPayloadLength?: number;
+  /** How long connect() may take before it fails with VPPNET_ERR_TIMEOUT. */
+  readonly connectTimeoutMs?: number;
+}
+
+/**
+ * A Unix socket connect either completes or fails at once, so this guards only against the
+ * unexpected (e.g. a stuck file system); it is not a liveness check, which the client core does.
+ */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+
+type TransportState = 'idle' | 'connecting' | 'open' | 'closing' | 'closed';
+
+/**
+ * Unix stream socket transport for VPP's binary API. One instance is one connection: connect()
+ * once; after 'close' the instance is spent.
+ *
+ * Outbound frames are batched: every frame passed to send() within one tick of the event loop
+ * (the current synchronous run plus its process.nextTick and promise jobs) leaves in one
+ * socket.write at the end of the tick. Pipelined requests thus cost one syscall per burst, not one
+ * per request.
+ */
+export class UnixSocketTransport {
+  readonly #path: string;
+  readonly #connectTimeoutMs: number;
+  readonly #parser: FrameParser;
+  readonly #events = new EventEmitter();
+  #state: TransportState = 'idle';
+  #socket: net.Socket | undefined;
+  /** First error seen on this connection; reported by 'close'. */
+  #closeError: Error | undefined;
+  /** Frames sent this tick, written together by #flush. */
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  #flushScheduled = false;
+  #needDrain = false;
+  /** Set while a 'frame' listener runs, to tell its exceptions from the parser's. */
+  #inFrameListener = false;
+  #closePromise: Promise<void> | undefined;
+
+  constructor(opts: UnixSocketTransportOptions) {
+    const connectTimeoutMs = opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    if (!(connectTimeoutMs > 0)) {
+      throw new RangeError(`connectTimeoutMs must be positive, got ${connectTimeoutMs}`);
+    }
+    this.#path = opts.path;
+    this.#connectTimeoutMs = connectTimeoutMs;
+    this.#parser = new FrameParser({ maxPayloadLength: opts.maxPayloadLength ?? DEFAULT_MAX_PAYLOAD_LENGTH });
+  }
+
+  /**
+   * Opens the connection. Rejects with the socket's own error (code ENOENT while VPP is down and
+   * its socket file absent, ECONNREFUSED while the file is stale), with VppError
+   * VPPNET_ERR_TIMEOUT, or with VPPNET_ERR_CLOSED if close()/destroy() came first. A failed
+   * connect emits no 'close': there was no connection.
+   */
+  connect(): Promise<void> {
+    if (this.#state !== 'idle') {
+      return Promise.reject(
+        new VppError('VPPNET_ERR_CLOSED', 'a transport connects once; create a new one to reconnect'),
+      );
+    }
+    this.#state = 'connecting';
+    return new Promise<void>((resolve, reject) => {
+      const socket = net.createConnection({ path: this.#path });
+      this.#socket = socket;
+      const settle = (error: Error | undefined): void => {
+        clearTimeout(timer);
+        socket.off('connect', onConnect);
+        socket.off('error', onConnectError);
+        socket.off('close', onCloseWhileConnecting);
+        if (error === undefined) {
+          this.#attach(socket);
+          resolve();
+        } else {
+          this.#state = 'closed';
+          this.#socket = undefined;
+          socket.destroy();
+          reject(error);
+        }
+      };
+      const onConnect = (): void => settle(undefined);
+      const onConnectError = (error: Error): void => settle(error);
+      // Reached when close()/destroy() tore the socket down before it connected.
+      const onCloseWhileConnecting = (): void =>
+        settle(this.#closeError ?? new VppError('VPPNET_ERR_CLOSED', 'transport closed while connecting'));
+      const timer = setTimeout(
+        () =>
+          settle(
+            new VppError(
+              'VPPNET_ERR_TIMEOUT',
+              `connecting to ${this.#path} took more than ${this.#connectTimeoutMs} ms`,
+            ),
+          ),
+        this.#connectTimeoutMs,
+      );
+      socket.once('connect', onConnect);
+      socket.once('error', onConnectError);
+      socket.once('close', onCloseWhileConnecting);
+    });
+  }
+
+  /**
+   * Queues one whole frame (16-byte header and payload) for sending. The transport keeps a
+   * reference until the end of the current tick, when the batch is copied into one write: do not
+   * modify `frame` before then. Constant frames built once may be sent any number of times.
+   *
+   * Returns false when the queue has reached the socket's high-water mark (the peer is not
+   * reading fast enough); the frame is still queued, and 'drain' follows once it has emptied.
+   * Throws VppError VPPNET_ERR_NOT_CONNECTED before connect() resolves and VPPNET_ERR_CLOSED once
+   * close() or destroy() was called or 'close' emitted. Frames sent after the peer closed but
+   * before 'close' is emitted are dropped: 'close' is coming, and the client core fails their
+   * requests then.
+   */
+  send(frame: Buffer): boolean {
+    const socket = this.#socket;
+    if (this.#state !== 'open' || socket === undefined) {
+      throw this.#state === 'idle' || this.#state === 'connecting'
+        ? new VppError('VPPNET_ERR_NOT_CONNECTED', 'send() before connect() resolved')
+        : new VppError('VPPNET_ERR_CLOSED', 'send() on a closed transport');
+    }
+    this.#pending.push(frame);
+    this.#pendingBytes += frame.length;
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      process.nextTick(this.#flush);
+    }
+    // The same test Writable.write() applies, counting what this tick has queued so far.
+    if (socket.writableLength + this.#pendingBytes >= socket.writableHighWaterMark) {
+      this.#needDrain = true;
+      return false;
+    }
+    return true;
+  }
+
+  /** True from a send() that returned false until the following 'drain'. */
+  get writableNeedDrain(): boolean {
+    return this.#needDrain;
+  }
+
+  /**
+   * Ends the connection gracefully: frames already sent are written, then the socket is shut
+   * down. Resolves once it is closed (after 'close' is emitted). Frames keep arriving until then.
+   * The client core should send sockclnt_delete and await its reply first, and may call destroy()
+   * if the peer does not close its side in time.
+   */
+  close(): Promise<void> {
+    if (this.#closePromise !== undefined) {
+      return this.#closePromise;
+    }
+    const socket = this.#socket;
+    if (this.#state === 'idle' || this.#state === 'closed' || socket === undefined) {
+      this.#state = 'closed';
+      this.#closePromise = Promise.resolve();
+      return this.#closePromise;
+    }
+    this.#closePromise = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    if (this.#state === 'open') {
+      this.#flush();
+      this.#state = 'closing';
+      socket.end();
+    } else if (this.#state === 'connecting') {
+      this.#state = 'closing';
+      socket.destroy();
+    }
+    // Otherwise destroy() is already under way: wait for it.
+    return this.#closePromise;
+  }
+
+  /**
+   * Tears the connection down at once, dropping unsent frames. 'close' follows with `error` (or
+   * with an earlier error, if the connection already had one). A pending connect() rejects.
+   */
+  destroy(error?: Error): void {
+    if (this.#state === 'closed') {
+      return;
+    }
+    this.#closeError ??= error;
+    this.#state = 'closing';
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    // Frames still buffered in the parser, or later in the chunk being parsed, are not delivered.
+    this.#parser.reset();
+    if (this.#socket === undefined) {
+      this.#state = 'closed';
+      return;
+    }
+    // Destroying without an error: ours is kept in #closeError, and the socket would otherwise
+    // emit it as an 'error' event too.
+    this.#socket.destroy();
+  }
+
+  on<E extends keyof TransportEvents>(event: E, listener: TransportEvents[E]): this {
+    this.#events.on(event, listener);
+    return this;
+  }
+
+  once<E extends keyof TransportEvents>(event: E, listener: TransportEvents[E]): this {
+    this.#events.once(event, listener);
+    return this;
+  }
+
+  off<E extends keyof TransportEvents>(event: E, listener: TransportEvents[E]): this {
+    this.#events.off(event, listener);
+    return this;
+  }
+
+  #emit<E extends keyof TransportEvents>(event: E, ...args: Parameters<TransportEvents[E]>): void {
+    this.#events.emit(event, ...args);
+  }
+
+  /** Installs the handlers of an open connection. */
+  #attach(socket: net.Socket): void {
+    this.#state = 'open';
+    socket.on('data', this.#onData);
+    socket.on('drain', this.#onDrain);
+    socket.on('end', this.#onEnd);
+    socket.on('error', this.#onError);
+    socket.once('close', this.#onClose);
+  }
+
+  readonly #onData = (chunk: Buffer): void => {
+    try {
+      this.#parser.push(chunk, this.#deliverFrame);
+    } catch (error) {
+      if (this.#inFrameListener) {
+        // The listener's own exception: not the stream's fault; let it surface.
+        this.#inFrameListener = false;
+        throw error;
+      }
+      this.destroy(error as Error);
+    }
+  };
+
+  readonly #deliverFrame = (payload: Buffer): void => {
+    // No finally: if the listener throws, the flag stays set for #onData to see.
+    this.#inFrameListener = true;
+    this.#emit('frame', payload);
+    this.#inFrameListener = false;
+  };
+
+  readonly #onEnd = (): void => {
+    const buffered = this.#parser.bufferedBytes;
+    if (buffered > 0) {
+      this.#closeError ??= new VppError(
+        'VPPNET_ERR_DECODE',
+        `connection closed inside a frame (${buffered} bytes of it received)`,
+      );
+    }
+  };
+
+  readonly #onError = (error: Error): void => {
+    this.#closeError ??= error;
+  };
+
+  readonly #onDrain = (): void => {
+    // With frames of this tick still unwritten, #flush decides whether the queue has room.
+    if (this.#needDrain && this.#pendingBytes === 0) {
+      this.#needDrain = false;
+      this.#emit('drain');
+    }
+  };
+
+  readonly #onClose = (): void => {
+    this.#state = 'closed';
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    this.#parser.reset();
+    this.#emit('close', this.#closeError);
+  };
+
+  /**
+   * Writes the frames sent during this tick as one Buffer.concat + socket.write. Measured against
+   * socket.cork() on the first send + uncork on nextTick, and against cork + one write per frame
+   * at flush time (both coalesce into a writev), over a Unix socket with Node 20, 26-byte frames:
+   * concat reached ~9 M frames/s at 1000 frames per tick against ~5 M (cork) and ~7 M (writev),
+   * ~1.8 M against ~1.5 M at 100 per tick, all equal at 10 per tick; with 200-byte frames 1.27 M
+   * against 0.91 M. Copying small frames costs less than Writable's per-write bookkeeping, and
+   * a writev is capped at IOV_MAX buffers anyway.
+   */
+  readonly #flush = (): void => {
+    this.#flushScheduled = false;
+    const socket = this.#socket;
+    if (this.#pendingBytes === 0 || socket === undefined) {
+      return;
+    }
+    const pending = this.#pending;
+    const data = pending.length === 1 ? pending[0]! : Buffer.concat(pending, this.#pendingBytes);
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    // After the peer's FIN, Node ends our side too; writing then would fail with
+    // ERR_STREAM_WRITE_AFTER_END and hide the real reason. 'close' is on its way.
+    if (socket.writableEnded || socket.destroyed) {
+      return;
+    }
+    if (socket.write(data)) {
+      if (this.#needDrain) {
+        this.#needDrain = false;
+        this.#emit('drain');
+      }
+    } else {
+      this.#needDrain = true;
+    }
+  };
+}
