@@ -1,0 +1,18 @@
+#!/usr/bin/env node
+// vppnet-cni: the executable a runtime (or Multus) runs. Everything lives in runCni; only here does
+// the process meet its real environment and streams. A terminal on stdin (someone typing
+// `CNI_COMMAND=VERSION vppnet-cni`) is treated as empty input instead of waiting for EOF.
+import { createPlugin } from './plugin.js';
+import { runCni } from './skel.js';
+import { SUPPORTED_CNI_VERSIONS } from './version.js';
+
+process.exitCode = await runCni(
+  {
+    env: process.env,
+    stdin: process.stdin.isTTY ? '' : process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+  },
+  createPlugin(),
+  SUPPORTED_CNI_VERSIONS,
+);
