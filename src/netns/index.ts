@@ -1,0 +1,14 @@
+/** Agent-side helpers for a pod's network namespace, run through `ip` (and nsenter for arbitrary paths). */
+export { NetnsError, type NetnsErrorCode } from './errors.js';
+export { execaRunner, type CommandResult, type CommandRunner } from './ip-command.js';
+export { hostVethName, MAX_IFNAME_LENGTH } from './link-names.js';
+export {
+  configurePodInterface,
+  linkExistsInNetns,
+  readPodInterface,
+  type PodInterfaceConfig,
+  type PodInterfaceState,
+  type PodRoute,
+} from './pod-interface.js';
+export { resolveNetns, type ResolvedNetns } from './resolve-netns.js';
+export { createVethIntoNetns, deleteHostLink, type CreateVethOptions, type CreatedVeth } from './veth.js';

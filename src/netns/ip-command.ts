@@ -1,0 +1,76 @@
+/**
+ * Running `ip` on the host or inside a pod's netns. The runner is injected (execa by default) so
+ * tests can make any single command fail and check that what was created is removed again.
+ */
+import { execa } from 'execa';
+
+import { NetnsError } from './errors.js';
+import type { ResolvedNetns } from './resolve-netns.js';
+
+export interface CommandResult {
+  readonly exitCode: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs a program with arguments (no shell) and reports how it ended; throws only if it could not run. */
+export type CommandRunner = (file: string, args: readonly string[]) => Promise<CommandResult>;
+
+/** `ip` must not hang the agent; 30 s is far beyond any rtnetlink request. */
+const COMMAND_TIMEOUT_MS = 30_000;
+
+export const execaRunner: CommandRunner = async (file, args) => {
+  const result = await execa(file, args, { reject: false, timeout: COMMAND_TIMEOUT_MS, stdin: 'ignore' });
+  if (result.exitCode === undefined) {
+    throw new NetnsError('VPPNET_ERR_IP_COMMAND', `cannot run ${file}: ${result.originalMessage}`);
+  }
+  return { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr };
+};
+
+/**
+ * `ip ARGS` on the host (netns undefined) or in the netns: `ip -n NAME` for namespaces `ip netns`
+ * knows, `nsenter --net=PATH ip` (util-linux) for any other path such as /proc/PID/ns/net.
+ */
+export function runIp(
+  runner: CommandRunner,
+  netns: ResolvedNetns | undefined,
+  args: readonly string[],
+): Promise<CommandResult> {
+  if (netns === undefined) return runner('ip', args);
+  if (netns.kind === 'named') return runner('ip', ['-n', netns.name, ...args]);
+  return runner('nsenter', [`--net=${netns.path}`, '--', 'ip', ...args]);
+}
+
+/** Like runIp, but a non-zero exit becomes a NetnsError naming the command and carrying its stderr. */
+export async function runIpOrThrow(
+  runner: CommandRunner,
+  netns: ResolvedNetns | undefined,
+  args: readonly string[],
+): Promise<CommandResult> {
+  const result = await runIp(runner, netns, args);
+  if (result.exitCode !== 0) throw commandError(netns, args, result);
+  return result;
+}
+
+export function commandError(
+  netns: ResolvedNetns | undefined,
+  args: readonly string[],
+  result: CommandResult,
+): NetnsError {
+  const where = netns === undefined ? 'host' : `netns ${netns.path}`;
+  const code = isNoSuchDevice(result.stderr) ? 'VPPNET_ERR_LINK_NOT_FOUND' : 'VPPNET_ERR_IP_COMMAND';
+  return new NetnsError(
+    code,
+    `ip ${args.join(' ')} failed in ${where} (exit ${result.exitCode}): ${result.stderr.trim()}`,
+  );
+}
+
+/** iproute2's wording for a missing link differs between `show` and the other commands. */
+export function isNoSuchDevice(stderr: string): boolean {
+  return /Cannot find device|does not exist/.test(stderr);
+}
+
+/** EEXIST from rtnetlink, for links, addresses and routes alike. */
+export function isAlreadyExists(stderr: string): boolean {
+  return /File exists/.test(stderr);
+}

@@ -1,0 +1,189 @@
+/**
+ * The pod's interface as seen from inside its netns: addresses and routes from IPAM, and reading it
+ * back for CHECK.
+ */
+import { isIP } from 'node:net';
+
+import { NetnsError } from './errors.js';
+import {
+  commandError,
+  execaRunner,
+  isAlreadyExists,
+  isNoSuchDevice,
+  runIp,
+  runIpOrThrow,
+  type CommandRunner,
+} from './ip-command.js';
+import { assertValidIfname } from './link-names.js';
+import { resolveNetns, type ResolvedNetns } from './resolve-netns.js';
+
+export interface PodRoute {
+  /** Prefix, e.g. '169.252.252.0/24'. */
+  readonly dst: string;
+  /** Next hop; on-link route when absent. */
+  readonly gw?: string;
+}
+
+export interface PodInterfaceConfig {
+  readonly netnsPath: string;
+  readonly ifname: string;
+  /** Address with prefix length, e.g. '169.254.169.103/24'. */
+  readonly addresses: readonly string[];
+  readonly routes: readonly PodRoute[];
+}
+
+export interface PodInterfaceState {
+  readonly name: string;
+  readonly mac: string;
+  readonly mtu: number;
+  /** Administratively up. */
+  readonly up: boolean;
+  /** Every address on the link with its prefix length, as `ip addr` lists them. */
+  readonly addresses: readonly string[];
+}
+
+/**
+ * Sets the link up, adds the addresses, then the routes (a route via a gateway needs the address
+ * that makes the gateway reachable). Entries already present are left alone and are not removed on
+ * failure; the ones added here are, in reverse order, before the error is rethrown.
+ */
+export async function configurePodInterface(
+  config: PodInterfaceConfig,
+  runner: CommandRunner = execaRunner,
+): Promise<void> {
+  const { ifname } = config;
+  assertValidIfname(ifname, 'pod interface name');
+  for (const address of config.addresses) assertCidr(address, 'address');
+  for (const route of config.routes) {
+    assertCidr(route.dst, 'route destination');
+    if (route.gw !== undefined && isIP(route.gw) === 0) {
+      throw new NetnsError(
+        'VPPNET_ERR_INVALID_ARGUMENT',
+        `route gateway ${JSON.stringify(route.gw)} is not an IP address`,
+      );
+    }
+  }
+  const netns = await resolveNetns(config.netnsPath);
+  await runIpOrThrow(runner, netns, ['link', 'set', 'dev', ifname, 'up']);
+
+  const undo: (readonly string[])[] = [];
+  try {
+    for (const address of config.addresses) {
+      if (await addUnlessPresent(runner, netns, ['addr', 'add', address, 'dev', ifname])) {
+        undo.push(['addr', 'del', address, 'dev', ifname]);
+      }
+    }
+    for (const route of config.routes) {
+      const spec = [route.dst, ...(route.gw === undefined ? [] : ['via', route.gw]), 'dev', ifname];
+      if (await addUnlessPresent(runner, netns, ['route', 'add', ...spec]))
+        undo.push(['route', 'del', ...spec]);
+    }
+  } catch (err) {
+    for (const args of undo.reverse()) await runIp(runner, netns, args).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** False when the link is absent; throws when the netns itself cannot be entered. */
+export async function linkExistsInNetns(
+  netnsPath: string,
+  ifname: string,
+  runner: CommandRunner = execaRunner,
+): Promise<boolean> {
+  assertValidIfname(ifname, 'interface name');
+  const netns = await resolveNetns(netnsPath);
+  const args = ['-j', 'link', 'show', 'dev', ifname];
+  const result = await runIp(runner, netns, args);
+  if (result.exitCode === 0) return true;
+  if (isNoSuchDevice(result.stderr)) return false;
+  throw commandError(netns, args, result);
+}
+
+/** MAC, MTU, state and addresses of a link in the netns (for CHECK). Throws VPPNET_ERR_LINK_NOT_FOUND. */
+export async function readPodInterface(
+  netnsPath: string,
+  ifname: string,
+  runner: CommandRunner = execaRunner,
+): Promise<PodInterfaceState> {
+  assertValidIfname(ifname, 'interface name');
+  const netns = await resolveNetns(netnsPath);
+  const args = ['-j', 'addr', 'show', 'dev', ifname];
+  const result = await runIpOrThrow(runner, netns, args);
+  const link = parseIpJson(result.stdout, args)[0];
+  if (link === undefined)
+    throw new NetnsError('VPPNET_ERR_LINK_NOT_FOUND', `no link ${ifname} in ${netnsPath}`);
+  const addrInfo = Array.isArray(link['addr_info']) ? (link['addr_info'] as unknown[]) : [];
+  const addresses = addrInfo.flatMap((entry) => {
+    if (typeof entry !== 'object' || entry === null) return [];
+    const { local, prefixlen } = entry as Record<string, unknown>;
+    return typeof local === 'string' && typeof prefixlen === 'number' ? [`${local}/${prefixlen}`] : [];
+  });
+  return { ...linkBasics(link, ifname), addresses };
+}
+
+/** Name, MAC, MTU and admin state of one link, on the host (netns undefined) or in a netns. */
+export async function readLink(
+  runner: CommandRunner,
+  netns: ResolvedNetns | undefined,
+  name: string,
+): Promise<Omit<PodInterfaceState, 'addresses'>> {
+  const args = ['-j', 'link', 'show', 'dev', name];
+  const result = await runIpOrThrow(runner, netns, args);
+  const link = parseIpJson(result.stdout, args)[0];
+  if (link === undefined) throw new NetnsError('VPPNET_ERR_LINK_NOT_FOUND', `no link ${name}`);
+  return linkBasics(link, name);
+}
+
+function linkBasics(link: Record<string, unknown>, name: string): Omit<PodInterfaceState, 'addresses'> {
+  const flags = Array.isArray(link['flags']) ? (link['flags'] as unknown[]) : [];
+  return {
+    name: typeof link['ifname'] === 'string' ? link['ifname'] : name,
+    mac: typeof link['address'] === 'string' ? link['address'] : '',
+    mtu: typeof link['mtu'] === 'number' ? link['mtu'] : 0,
+    up: flags.includes('UP'),
+  };
+}
+
+function parseIpJson(stdout: string, args: readonly string[]): Record<string, unknown>[] {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(stdout);
+  } catch {
+    throw new NetnsError(
+      'VPPNET_ERR_IP_COMMAND',
+      `ip ${args.join(' ')} printed no JSON: ${stdout.slice(0, 200)}`,
+    );
+  }
+  if (!Array.isArray(decoded)) {
+    throw new NetnsError('VPPNET_ERR_IP_COMMAND', `ip ${args.join(' ')} printed JSON that is not a list`);
+  }
+  return decoded.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null);
+}
+
+/** True when `ip ... add` added the entry, false when it was already there (EEXIST). */
+async function addUnlessPresent(
+  runner: CommandRunner,
+  netns: ResolvedNetns,
+  args: readonly string[],
+): Promise<boolean> {
+  const result = await runIp(runner, netns, args);
+  if (result.exitCode === 0) return true;
+  if (isAlreadyExists(result.stderr)) return false;
+  throw commandError(netns, args, result);
+}
+
+function assertCidr(value: string, what: string): void {
+  const [address, prefix, extra] = value.split('/');
+  const family = isIP(address ?? '');
+  const ok =
+    extra === undefined &&
+    prefix !== undefined &&
+    /^\d{1,3}$/.test(prefix) &&
+    family !== 0 &&
+    Number(prefix) <= (family === 4 ? 32 : 128);
+  if (!ok)
+    throw new NetnsError(
+      'VPPNET_ERR_INVALID_ARGUMENT',
+      `${what} ${JSON.stringify(value)} is not address/prefix`,
+    );
+}
