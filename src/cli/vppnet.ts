@@ -1,0 +1,108 @@
+#!/usr/bin/env node
+/**
+ * vppnet: the operator's CLI.
+ *   vppnet plan   [--config FILE] [--vpp SOCKET] [--json] [--verbose]
+ *   vppnet status [--config FILE] [--vpp SOCKET] [--json]
+ *   vppnet version
+ * Without --config, plan uses the bundled example (examples/hypervisor-1.yaml).
+ */
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { loadConfigFile } from '../config/load.js';
+import { ConfigError } from '../config/validate.js';
+import { linuxHostLinks } from '../agent/host-links.js';
+import { memoryStore, planFresh, reconcile } from '../agent/reconciler.js';
+import { VppClient, DEFAULT_SOCKET_PATH } from '../vpp/client/vpp-client.js';
+import { formatPlan, planToJson } from './format-plan.js';
+
+export const EXAMPLE_CONFIG = fileURLToPath(new URL('../../../examples/hypervisor-1.yaml', import.meta.url));
+
+const USAGE = `usage:
+  vppnet plan   [--config FILE] [--vpp SOCKET] [--json] [--verbose]
+      the ordered VPP operations for a fresh VPP, or with --vpp the diff against a live one;
+      changes nothing
+  vppnet status [--config FILE] [--vpp SOCKET] [--json]
+      what vppnet owns in a live VPP, and whether it matches the config
+  vppnet version`;
+
+export async function main(argv: readonly string[], out: NodeJS.WritableStream = process.stdout): Promise<number> {
+  const [command, ...rest] = argv;
+  const { values } = parseArgs({
+    args: [...rest],
+    options: {
+      config: { type: 'string' },
+      vpp: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      verbose: { type: 'boolean', default: false },
+    },
+    allowPositionals: false,
+  });
+  const write = (s: string): void => void out.write(s.endsWith('\n') ? s : `${s}\n`);
+  switch (command) {
+    case 'plan': {
+      const configPath = values.config ?? EXAMPLE_CONFIG;
+      const config = await loadConfigFile(configPath);
+      if (values.vpp === undefined) {
+        const plan = planFresh(config);
+        if (values.json) write(JSON.stringify(planToJson(plan), null, 2));
+        else write(`vppnet plan: ${configPath} against a fresh VPP (no VPP contacted)\n\n${formatPlan(plan, { verbose: values.verbose })}`);
+        return 0;
+      }
+      return await withVpp(values.vpp, async (client) => {
+        const { plan } = await reconcile(config, { client, host: linuxHostLinks, globals: memoryStore(), planOnly: true });
+        if (values.json) write(JSON.stringify(planToJson(plan), null, 2));
+        else write(`vppnet plan: ${configPath} against the VPP at ${values.vpp}\n\n${formatPlan(plan, { verbose: values.verbose })}`);
+        return 0;
+      });
+    }
+    case 'status': {
+      const socket = values.vpp ?? DEFAULT_SOCKET_PATH;
+      const config = await loadConfigFile(values.config ?? EXAMPLE_CONFIG);
+      return await withVpp(socket, async (client) => {
+        const version = await client.call((await import('../vpp/messages/index.js')).msg.show_version, {});
+        const { plan, owned } = await reconcile(config, { client, host: linuxHostLinks, globals: memoryStore(), planOnly: true });
+        const summary = {
+          vpp: { socket, version: version.version, pid: client.vppPid },
+          owned: Object.fromEntries([...owned].sort()),
+          inSync: plan.ops.length === 0,
+          pendingOps: plan.ops.length,
+        };
+        if (values.json) write(JSON.stringify(summary, null, 2));
+        else {
+          write(`VPP ${summary.vpp.version} (pid ${summary.vpp.pid}) at ${socket}`);
+          write('objects vppnet owns:');
+          for (const [kind, n] of Object.entries(summary.owned)) write(`  ${kind.padEnd(16)} ${n}`);
+          write(summary.inSync ? 'in sync with the config' : `${plan.ops.length} operations away from the config (see vppnet plan --vpp ${socket})`);
+        }
+        return 0;
+      });
+    }
+    case 'version':
+      write('vppnet 0.1.0 (VPP API 26.06)');
+      return 0;
+    default:
+      process.stderr.write(`${USAGE}\n`);
+      return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
+  }
+}
+
+async function withVpp(socket: string, fn: (client: VppClient) => Promise<number>): Promise<number> {
+  const client = new VppClient({ socketPath: socket, clientName: 'vppnet-cli', healthCheckIntervalMs: 0 });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.close();
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === (await import('node:fs')).realpathSync(process.argv[1])) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      if (err instanceof ConfigError) process.stderr.write(`vppnet: ${err.message}\n`);
+      else process.stderr.write(`vppnet: ${(err as Error).message}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,84 @@
+/**
+ * The agent's desired state for one hypervisor, after validation and defaults. Produced only by
+ * validate.ts from the YAML file; everything downstream can trust it.
+ */
+
+export interface NodeConfig {
+  readonly name: string;
+  readonly underlay: {
+    /** An existing VPP interface (DPDK NIC, memif, af_packet): configured, never created. */
+    readonly interface: string;
+    /** This hypervisor's underlay IPv6 address with its prefix length. */
+    readonly address: string;
+    readonly prefixLength: number;
+    /** Next hop of the IPv6 default route in table 0. */
+    readonly gateway: string;
+  };
+  readonly srv6: {
+    readonly locator: { readonly address: string; readonly len: number };
+    readonly encapSource: string;
+    readonly hopLimit: number;
+    /** Binding SIDs of vppnet's policies are allocated from here. */
+    readonly bsidPrefix: { readonly address: string; readonly len: number };
+  };
+}
+
+export interface VpcConfig {
+  readonly name: string;
+  readonly id: number;
+  /** VPP IPv4 table (VRF) id. */
+  readonly table: number;
+  /** This hypervisor's End.DT4 SID for the VPC. */
+  readonly sid: string;
+  readonly subnets: readonly { readonly address: string; readonly len: number }[];
+  readonly gateway: string;
+}
+
+export type PortAttachment =
+  /** Production: VPP serves a vhost-user socket the VM's QEMU connects to. */
+  | { readonly type: 'vhost-user'; readonly socket: string }
+  /** Tests and demos: a veth pair into a network namespace, VPP side taken with af_packet. */
+  | { readonly type: 'veth'; readonly netns: string; readonly ifname: string }
+  /** A VPP tap into a network namespace (needs /dev/vhost-net). */
+  | { readonly type: 'tap'; readonly netns: string; readonly ifname: string }
+  /** An interface that already exists in VPP, by its VPP name. */
+  | { readonly type: 'interface'; readonly name: string };
+
+export interface PortConfig {
+  readonly name: string;
+  readonly vpc: string;
+  /** The VM's MAC. */
+  readonly mac: string;
+  readonly ip: string;
+  readonly attach: PortAttachment;
+}
+
+export interface RemoteRouteConfig {
+  readonly vpc: string;
+  readonly prefix: { readonly address: string; readonly len: number };
+  /** The remote hypervisor's End.DT4 SID for this VPC. */
+  readonly sid: string;
+}
+
+export interface ServicesConfig {
+  /** IPv4 table of the service bridge. */
+  readonly table: number;
+  readonly bridgeDomain: number;
+  /** The bridge's gateway (BVI) address and prefix length. */
+  readonly gateway: { readonly address: string; readonly len: number };
+  /** Per-VM service addresses are taken from here. */
+  readonly vmAddressRange: { readonly address: string; readonly len: number };
+  readonly metadataAddress: string;
+  readonly dnsAddress: string | undefined;
+  readonly dhcpServer: string | undefined;
+  /** Seconds a freed VM service address is held back before reuse. */
+  readonly addressHoldSeconds: number;
+}
+
+export interface AgentConfig {
+  readonly node: NodeConfig;
+  readonly vpcs: readonly VpcConfig[];
+  readonly ports: readonly PortConfig[];
+  readonly remoteRoutes: readonly RemoteRouteConfig[];
+  readonly services: ServicesConfig | undefined;
+}

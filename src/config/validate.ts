@@ -1,0 +1,346 @@
+/**
+ * Turns the parsed YAML into an AgentConfig, or reports every problem at once, each naming the
+ * field (`vpcs[1].subnets[0]`) and what is wrong with it. Unknown fields are errors: a typo must
+ * not silently become a default.
+ */
+import {
+  ip4InPrefix,
+  ip4Network,
+  ip4PrefixesOverlap,
+  ip4ToInt,
+  ip4Mask,
+  ip6AddressInPrefix,
+  ip6InPrefix,
+
+  canonicalIp6,
+  bigIntToIp6,
+  ip6ToBigInt,
+  ip6PrefixesOverlap,
+  isIp4,
+  isIp6,
+  isMac,
+  parseIp4Prefix,
+  parseIp6Prefix,
+  type Ip4Prefix,
+  type Ip6Prefix,
+} from '../net/ip.js';
+import type { AgentConfig, NodeConfig, PortAttachment, PortConfig, RemoteRouteConfig, ServicesConfig, VpcConfig } from './model.js';
+
+export interface ConfigProblem {
+  readonly path: string;
+  readonly message: string;
+}
+
+export class ConfigError extends Error {
+  readonly code = 'VPPNET_ERR_CONFIG';
+  readonly problems: readonly ConfigProblem[];
+  constructor(problems: readonly ConfigProblem[], source?: string) {
+    super(
+      `invalid configuration${source ? ` in ${source}` : ''}:\n` + problems.map((p) => `  ${p.path}: ${p.message}`).join('\n'),
+    );
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+/** Names end up in VPP tags ("vppnet:vm:<name>", 63 bytes) and host interface names. */
+const NAME_RE = /^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$/;
+const IFNAME_RE = /^[A-Za-z0-9_.-]{1,15}$/;
+const NETNS_RE = /^[A-Za-z0-9_.-]{1,64}$/;
+
+export const SERVICE_DEFAULTS = {
+  table: 4000,
+  bridgeDomain: 100,
+  gateway: '169.254.169.1/24',
+  vmAddressRange: '169.252.252.0/24',
+  metadataAddress: '169.254.169.254',
+  addressHoldSeconds: 300,
+} as const;
+
+type Obj = Record<string, unknown>;
+
+class Checker {
+  readonly problems: ConfigProblem[] = [];
+
+  fail(path: string, message: string): undefined {
+    this.problems.push({ path, message });
+    return undefined;
+  }
+
+  object(v: unknown, path: string, allowed: readonly string[]): Obj | undefined {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return this.fail(path, 'must be a mapping');
+    for (const k of Object.keys(v)) if (!allowed.includes(k)) this.fail(`${path}.${k}`, `unknown field (allowed: ${allowed.join(', ')})`);
+    return v as Obj;
+  }
+
+  list(v: unknown, path: string, optional = true): unknown[] {
+    if (v === undefined && optional) return [];
+    if (!Array.isArray(v)) {
+      this.fail(path, 'must be a list');
+      return [];
+    }
+    return v;
+  }
+
+  name(v: unknown, path: string): string | undefined {
+    if (typeof v !== 'string' || !NAME_RE.test(v)) {
+      return this.fail(path, 'must be 1-32 lowercase letters, digits or "-", starting and ending with a letter or digit');
+    }
+    return v;
+  }
+
+  int(v: unknown, path: string, min: number, max: number, dflt?: number): number | undefined {
+    if (v === undefined && dflt !== undefined) return dflt;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+      return this.fail(path, `must be an integer from ${min} to ${max}`);
+    }
+    return v;
+  }
+
+  ip4(v: unknown, path: string): string | undefined {
+    if (typeof v !== 'string' || !isIp4(v)) return this.fail(path, 'must be an IPv4 address');
+    return v;
+  }
+
+  ip6(v: unknown, path: string): string | undefined {
+    if (typeof v !== 'string' || !isIp6(v)) return this.fail(path, 'must be an IPv6 address');
+    return canonicalIp6(v);
+  }
+
+  ip4Prefix(v: unknown, path: string, requireNetwork: boolean): Ip4Prefix | undefined {
+    const p = typeof v === 'string' ? parseIp4Prefix(v) : undefined;
+    if (!p) return this.fail(path, 'must be an IPv4 prefix like 10.0.0.0/24');
+    if (requireNetwork && ip4Network(p) !== p.address) {
+      return this.fail(path, `host bits set: the network is ${ip4Network(p)}/${p.len}`);
+    }
+    return p;
+  }
+
+  ip6Prefix(v: unknown, path: string): Ip6Prefix | undefined {
+    const p = typeof v === 'string' ? parseIp6Prefix(v) : undefined;
+    if (!p) return this.fail(path, 'must be an IPv6 prefix like fc00:1::/48');
+    return p;
+  }
+
+  unique<T>(seen: Map<T, string>, value: T | undefined, path: string, what: string): void {
+    if (value === undefined) return;
+    const first = seen.get(value);
+    if (first !== undefined) this.fail(path, `${what} ${String(value)} is already used by ${first}`);
+    else seen.set(value, path);
+  }
+}
+
+export function validateConfig(raw: unknown, source?: string): AgentConfig {
+  const c = new Checker();
+  const root = c.object(raw ?? {}, '(root)', ['node', 'vpcs', 'ports', 'remoteRoutes', 'services']);
+  if (!root) throw new ConfigError(c.problems, source);
+
+  const node = validateNode(c, root.node);
+  const services = root.services === undefined ? undefined : validateServices(c, root.services);
+  const vpcs = validateVpcs(c, root.vpcs, node, services);
+  const ports = validatePorts(c, root.ports, vpcs);
+  const remoteRoutes = validateRemoteRoutes(c, root.remoteRoutes, vpcs, node);
+
+  if (c.problems.length || !node) throw new ConfigError(c.problems, source);
+  return { node, vpcs, ports, remoteRoutes, services };
+}
+
+function validateNode(c: Checker, raw: unknown): NodeConfig | undefined {
+  if (raw === undefined) return c.fail('node', 'is required');
+  const n = c.object(raw, 'node', ['name', 'underlay', 'srv6']);
+  if (!n) return undefined;
+  const name = c.name(n.name, 'node.name');
+  const u = n.underlay === undefined ? c.fail('node.underlay', 'is required') : c.object(n.underlay, 'node.underlay', ['interface', 'address', 'gateway']);
+  const s = n.srv6 === undefined ? c.fail('node.srv6', 'is required') : c.object(n.srv6, 'node.srv6', ['locator', 'encapSource', 'hopLimit', 'bsidPrefix']);
+  if (!u || !s) return undefined;
+  const iface = typeof u.interface === 'string' && u.interface.length > 0 ? u.interface : c.fail('node.underlay.interface', 'must name an existing VPP interface');
+  const addr = c.ip6Prefix(u.address, 'node.underlay.address');
+  const gateway = c.ip6(u.gateway, 'node.underlay.gateway');
+  if (addr && gateway && !ip6InPrefix(gateway, addr)) c.fail('node.underlay.gateway', `is not inside ${addr.address}/${addr.len}`);
+  const locator = c.ip6Prefix(s.locator, 'node.srv6.locator');
+  if (locator && locator.len > 112) c.fail('node.srv6.locator', 'must be /112 or shorter to leave room for SIDs');
+  if (locator && addr && ip6InPrefix(addr.address, locator)) {
+    c.fail('node.srv6.locator', 'contains the underlay address: a SID can never equal an interface address');
+  }
+  const encapSource = s.encapSource === undefined ? addr?.address : c.ip6(s.encapSource, 'node.srv6.encapSource');
+  const hopLimit = c.int(s.hopLimit, 'node.srv6.hopLimit', 1, 255, 64);
+  let bsidPrefix: Ip6Prefix | undefined;
+  if (s.bsidPrefix !== undefined) bsidPrefix = c.ip6Prefix(s.bsidPrefix, 'node.srv6.bsidPrefix');
+  else if (locator && locator.len >= 16 && locator.len <= 112) {
+    // Default: the locator with the low byte of its last 16 prefix bits set, one level longer
+    // (fc00:1::/48 → fc00:1:ff::/64): outside the locator, so never routed here from the underlay.
+    const net = ip6ToBigInt(locator.address) | (0xffn << BigInt(128 - locator.len));
+    bsidPrefix = { address: bigIntToIp6(net), len: locator.len + 16 };
+  }
+  if (bsidPrefix && bsidPrefix.len > 120) c.fail('node.srv6.bsidPrefix', 'must be /120 or shorter');
+  if (bsidPrefix && locator && ip6PrefixesOverlap(bsidPrefix, locator)) {
+    c.fail('node.srv6.bsidPrefix', 'overlaps the locator: remote hypervisors could steer traffic into local policies');
+  }
+  if (!name || !iface || !addr || !gateway || !locator || !encapSource || hopLimit === undefined || !bsidPrefix) return undefined;
+  return {
+    name,
+    underlay: { interface: iface, address: addr.address, prefixLength: addr.len, gateway },
+    srv6: { locator, encapSource, hopLimit, bsidPrefix },
+  };
+}
+
+function validateServices(c: Checker, raw: unknown): ServicesConfig | undefined {
+  const s = c.object(raw ?? {}, 'services', [
+    'table',
+    'bridgeDomain',
+    'gateway',
+    'vmAddressRange',
+    'metadataAddress',
+    'dnsAddress',
+    'dhcpServer',
+    'addressHoldSeconds',
+  ]);
+  if (!s) return undefined;
+  const table = c.int(s.table, 'services.table', 1, 0xfffffffe, SERVICE_DEFAULTS.table);
+  const bridgeDomain = c.int(s.bridgeDomain, 'services.bridgeDomain', 1, 0xffffff, SERVICE_DEFAULTS.bridgeDomain);
+  const gateway = c.ip4Prefix(s.gateway ?? SERVICE_DEFAULTS.gateway, 'services.gateway', false);
+  const range = c.ip4Prefix(s.vmAddressRange ?? SERVICE_DEFAULTS.vmAddressRange, 'services.vmAddressRange', true);
+  if (range && range.len > 30) c.fail('services.vmAddressRange', 'must be /30 or shorter');
+  const metadataAddress = c.ip4(s.metadataAddress ?? SERVICE_DEFAULTS.metadataAddress, 'services.metadataAddress');
+  const dnsAddress = s.dnsAddress === undefined ? undefined : c.ip4(s.dnsAddress, 'services.dnsAddress');
+  const dhcpServer = s.dhcpServer === undefined ? undefined : c.ip4(s.dhcpServer, 'services.dhcpServer');
+  const addressHoldSeconds = c.int(s.addressHoldSeconds, 'services.addressHoldSeconds', 0, 86400, SERVICE_DEFAULTS.addressHoldSeconds);
+  if (gateway && range && ip4PrefixesOverlap(gateway, range)) c.fail('services.vmAddressRange', 'overlaps the service bridge subnet');
+  for (const [field, a] of [['metadataAddress', metadataAddress], ['dnsAddress', dnsAddress], ['dhcpServer', dhcpServer]] as const) {
+    if (a && gateway && !ip4InPrefix(a, gateway)) c.fail(`services.${field}`, `is not inside the service bridge subnet ${ip4Network(gateway)}/${gateway.len}`);
+    if (a && gateway && a === gateway.address) c.fail(`services.${field}`, 'is the bridge gateway address');
+  }
+  if (table === undefined || bridgeDomain === undefined || !gateway || !range || !metadataAddress || addressHoldSeconds === undefined) return undefined;
+  return { table, bridgeDomain, gateway, vmAddressRange: range, metadataAddress, dnsAddress, dhcpServer, addressHoldSeconds };
+}
+
+function validateVpcs(c: Checker, raw: unknown, node: NodeConfig | undefined, services: ServicesConfig | undefined): VpcConfig[] {
+  const out: VpcConfig[] = [];
+  const names = new Map<string, string>();
+  const ids = new Map<number, string>();
+  const tables = new Map<number, string>();
+  const sids = new Map<string, string>();
+  c.list(raw, 'vpcs').forEach((item, i) => {
+    const path = `vpcs[${i}]`;
+    const v = c.object(item, path, ['name', 'id', 'table', 'sid', 'subnets', 'gateway']);
+    if (!v) return;
+    const name = c.name(v.name, `${path}.name`);
+    const id = c.int(v.id, `${path}.id`, 1, 0xffffff);
+    const table = c.int(v.table ?? id, `${path}.table`, 1, 0xfffffffe);
+    if (table !== undefined && services && table === services.table) c.fail(`${path}.table`, 'is the services table');
+    c.unique(names, name, `${path}.name`, 'name');
+    c.unique(ids, id, `${path}.id`, 'id');
+    c.unique(tables, table, `${path}.table`, 'table');
+    let sid: string | undefined;
+    if (v.sid !== undefined) sid = c.ip6(v.sid, `${path}.sid`);
+    else if (node && id !== undefined) sid = ip6AddressInPrefix(node.srv6.locator, BigInt(id));
+    if (sid && node) {
+      if (!ip6InPrefix(sid, node.srv6.locator)) c.fail(`${path}.sid`, `is outside the locator ${node.srv6.locator.address}/${node.srv6.locator.len}`);
+      if (ip6InPrefix(sid, node.srv6.bsidPrefix)) c.fail(`${path}.sid`, 'is inside the BSID prefix');
+    }
+    c.unique(sids, sid, `${path}.sid`, 'SID');
+    const subnets: Ip4Prefix[] = [];
+    const rawSubnets = c.list(v.subnets, `${path}.subnets`, false);
+    if (rawSubnets.length === 0 && Array.isArray(v.subnets)) c.fail(`${path}.subnets`, 'needs at least one subnet');
+    rawSubnets.forEach((s, j) => {
+      const p = c.ip4Prefix(s, `${path}.subnets[${j}]`, true);
+      if (!p) return;
+      if (p.len > 30) return c.fail(`${path}.subnets[${j}]`, 'must be /30 or shorter');
+      const clash = subnets.find((q) => ip4PrefixesOverlap(p, q));
+      if (clash) return c.fail(`${path}.subnets[${j}]`, `overlaps ${clash.address}/${clash.len}`);
+      subnets.push(p);
+    });
+    const gateway = c.ip4(v.gateway, `${path}.gateway`);
+    if (gateway && subnets.length && !subnets.some((s) => isHostOf(gateway, s))) {
+      c.fail(`${path}.gateway`, 'must be a host address inside one of the subnets');
+    }
+    if (name && id !== undefined && table !== undefined && sid && gateway && subnets.length === rawSubnets.length && subnets.length) {
+      out.push({ name, id, table, sid, subnets, gateway });
+    }
+  });
+  return out;
+}
+
+function isHostOf(addr: string, p: Ip4Prefix): boolean {
+  if (!ip4InPrefix(addr, p)) return false;
+  const host = ip4ToInt(addr) & ~ip4Mask(p.len) >>> 0;
+  const hostMax = ~ip4Mask(p.len) >>> 0;
+  return host !== 0 && (host >>> 0) !== hostMax;
+}
+
+function validatePorts(c: Checker, raw: unknown, vpcs: readonly VpcConfig[]): PortConfig[] {
+  const out: PortConfig[] = [];
+  const names = new Map<string, string>();
+  const ips = new Map<string, string>();
+  const macs = new Map<string, string>();
+  const attachments = new Map<string, string>();
+  c.list(raw, 'ports').forEach((item, i) => {
+    const path = `ports[${i}]`;
+    const p = c.object(item, path, ['name', 'vpc', 'mac', 'ip', 'attach']);
+    if (!p) return;
+    const name = c.name(p.name, `${path}.name`);
+    c.unique(names, name, `${path}.name`, 'name');
+    const vpc = vpcs.find((v) => v.name === p.vpc);
+    if (!vpc) c.fail(`${path}.vpc`, `no VPC named ${JSON.stringify(p.vpc)}`);
+    let mac: string | undefined;
+    if (typeof p.mac !== 'string' || !isMac(p.mac)) c.fail(`${path}.mac`, 'must be a MAC address like 52:54:00:12:34:56');
+    else if ((parseInt(p.mac.slice(0, 2), 16) & 1) === 1) c.fail(`${path}.mac`, 'is a multicast MAC');
+    else mac = p.mac.toLowerCase();
+    c.unique(macs, mac, `${path}.mac`, 'MAC');
+    const ip = c.ip4(p.ip, `${path}.ip`);
+    if (ip && vpc) {
+      if (!vpc.subnets.some((s) => isHostOf(ip, s))) c.fail(`${path}.ip`, `is not a host address in a subnet of VPC ${vpc.name}`);
+      else if (ip === vpc.gateway) c.fail(`${path}.ip`, `is the gateway of VPC ${vpc.name}`);
+      c.unique(ips, `${vpc.name}/${ip}`, `${path}.ip`, 'address');
+    }
+    const attach = validateAttachment(c, p.attach, `${path}.attach`);
+    if (attach) c.unique(attachments, JSON.stringify(attach), `${path}.attach`, 'attachment');
+    if (name && vpc && mac && ip && attach) out.push({ name, vpc: vpc.name, mac, ip, attach });
+  });
+  return out;
+}
+
+function validateAttachment(c: Checker, raw: unknown, path: string): PortAttachment | undefined {
+  if (raw === undefined) return c.fail(path, 'is required (type: vhost-user, veth, tap or interface)');
+  const base = c.object(raw, path, ['type', 'socket', 'netns', 'ifname', 'name']);
+  if (!base) return undefined;
+  switch (base.type) {
+    case 'vhost-user':
+      c.object(raw, path, ['type', 'socket']);
+      if (typeof base.socket !== 'string' || !base.socket.startsWith('/')) return c.fail(`${path}.socket`, 'must be an absolute path');
+      return { type: 'vhost-user', socket: base.socket };
+    case 'veth':
+    case 'tap': {
+      c.object(raw, path, ['type', 'netns', 'ifname']);
+      const netns = typeof base.netns === 'string' && NETNS_RE.test(base.netns) ? base.netns : c.fail(`${path}.netns`, 'must name a network namespace');
+      const ifname = base.ifname === undefined ? 'eth0' : typeof base.ifname === 'string' && IFNAME_RE.test(base.ifname) ? base.ifname : c.fail(`${path}.ifname`, 'must be a Linux interface name (1-15 characters)');
+      if (!netns || !ifname) return undefined;
+      return { type: base.type, netns, ifname };
+    }
+    case 'interface':
+      c.object(raw, path, ['type', 'name']);
+      if (typeof base.name !== 'string' || base.name.length === 0) return c.fail(`${path}.name`, 'must name an existing VPP interface');
+      return { type: 'interface', name: base.name };
+    default:
+      return c.fail(`${path}.type`, 'must be one of vhost-user, veth, tap, interface');
+  }
+}
+
+function validateRemoteRoutes(c: Checker, raw: unknown, vpcs: readonly VpcConfig[], node: NodeConfig | undefined): RemoteRouteConfig[] {
+  const out: RemoteRouteConfig[] = [];
+  const seen = new Map<string, string>();
+  c.list(raw, 'remoteRoutes').forEach((item, i) => {
+    const path = `remoteRoutes[${i}]`;
+    const r = c.object(item, path, ['vpc', 'prefix', 'sid']);
+    if (!r) return;
+    const vpc = vpcs.find((v) => v.name === r.vpc);
+    if (!vpc) c.fail(`${path}.vpc`, `no VPC named ${JSON.stringify(r.vpc)}`);
+    const prefix = c.ip4Prefix(r.prefix, `${path}.prefix`, true);
+    const sid = c.ip6(r.sid, `${path}.sid`);
+    if (sid && node && ip6InPrefix(sid, node.srv6.locator)) c.fail(`${path}.sid`, "is inside this node's own locator");
+    if (prefix && vpc) c.unique(seen, `${vpc.name} ${prefix.address}/${prefix.len}`, `${path}.prefix`, 'route');
+    if (vpc && prefix && sid) out.push({ vpc: vpc.name, prefix, sid });
+  });
+  return out;
+}
+

@@ -1,0 +1,232 @@
+/**
+ * Descriptors for interfaces and their per-interface settings. vppnet's interfaces carry a tag
+ * ("vppnet:…"); external ones (the underlay NIC) are configured but never created or deleted.
+ */
+import type { Descriptor } from '../reconcile/descriptor.js';
+import { canonicalEqual } from '../reconcile/descriptor.js';
+import type { Resource } from '../reconcile/resource.js';
+import { msg } from '../vpp/messages/index.js';
+import type { DataplaneContext } from './context.js';
+import { vppPrefix } from './ip-values.js';
+
+export type InterfaceValue =
+  /** VPP picks the instance: a fixed one could collide with loopbacks others created. */
+  | { readonly type: 'loopback'; readonly name: string; readonly mac: string }
+  | { readonly type: 'af_packet'; readonly name: string; readonly hostIfName: string; readonly mac: string }
+  | { readonly type: 'vhost-user'; readonly name: string; readonly socket: string; readonly mac: string }
+  | { readonly type: 'tap'; readonly name: string; readonly netns: string; readonly hostIfName: string; readonly mac: string; readonly hostMac: string }
+  | { readonly type: 'external'; readonly name: string };
+
+/** af_packet flags QDISC_BYPASS|CKSUM_GSO: with 0, VPP drops the kernel's offloaded TCP/UDP (vpp-services.md). */
+const AF_PACKET_FLAGS = 3;
+/** Keep the host device across VPP restarts and re-attach to it when VPP comes back. */
+const TAP_FLAGS = msg.tap_flags_t.values.TAP_API_FLAG_PERSIST | msg.tap_flags_t.values.TAP_API_FLAG_ATTACH;
+
+async function createInterface(ctx: DataplaneContext, v: InterfaceValue): Promise<number> {
+  const c = ctx.client;
+  switch (v.type) {
+    case 'loopback':
+      return (await c.call(msg.create_loopback_instance, { mac_address: v.mac, is_specified: false })).sw_if_index;
+    case 'af_packet':
+      return (
+        await c.call(msg.af_packet_create_v3, {
+          mode: 1,
+          hw_addr: v.mac,
+          use_random_hw_addr: false,
+          host_if_name: v.hostIfName,
+          flags: AF_PACKET_FLAGS,
+          num_rx_queues: 1,
+          num_tx_queues: 1,
+        })
+      ).sw_if_index;
+    case 'vhost-user':
+      return (
+        await c.call(msg.create_vhost_user_if_v2, {
+          is_server: true,
+          sock_filename: v.socket,
+          use_custom_mac: true,
+          mac_address: v.mac,
+          tag: v.name,
+        })
+      ).sw_if_index;
+    case 'tap':
+      return (
+        await c.call(msg.tap_create_v3, {
+          id: 0xffffffff,
+          use_random_mac: false,
+          mac_address: v.mac,
+          host_mac_addr_set: true,
+          host_mac_addr: v.hostMac,
+          host_namespace_set: true,
+          host_namespace: v.netns,
+          host_if_name_set: true,
+          host_if_name: v.hostIfName,
+          tap_flags: TAP_FLAGS,
+          tag: v.name,
+        })
+      ).sw_if_index;
+    case 'external':
+      throw new Error(`interface ${v.name} is not vppnet's to create`);
+  }
+}
+
+async function deleteInterface(ctx: DataplaneContext, v: InterfaceValue, swIfIndex: number): Promise<void> {
+  const c = ctx.client;
+  switch (v.type) {
+    case 'loopback':
+      await c.call(msg.delete_loopback, { sw_if_index: swIfIndex });
+      return;
+    case 'af_packet':
+      await c.call(msg.af_packet_delete, { host_if_name: v.hostIfName });
+      return;
+    case 'vhost-user':
+      await c.call(msg.delete_vhost_user_if, { sw_if_index: swIfIndex });
+      return;
+    case 'tap':
+      await c.call(msg.tap_delete_v2, { sw_if_index: swIfIndex });
+      return;
+    case 'external':
+      return;
+  }
+}
+
+export const interfaceDescriptor: Descriptor<InterfaceValue, DataplaneContext> = {
+  kind: 'interface',
+  equivalent: canonicalEqual,
+  async create(ctx, { value }) {
+    const swIfIndex = await createInterface(ctx, value);
+    try {
+      // vhost-user and tap take the tag in their create message; the others get it now.
+      if (value.type === 'loopback' || value.type === 'af_packet') {
+        await ctx.client.call(msg.sw_interface_tag_add_del, { is_add: true, sw_if_index: swIfIndex, tag: value.name });
+      }
+    } catch (err) {
+      // An untagged interface would be invisible to the next reconcile: never leave one behind.
+      await deleteInterface(ctx, value, swIfIndex).catch(() => undefined);
+      throw err;
+    }
+    ctx.interfaces.set(value.name, swIfIndex);
+  },
+  async delete(ctx, { value }) {
+    if (!ctx.interfaces.has(value.name)) return;
+    await deleteInterface(ctx, value, ctx.interfaces.index(value.name));
+    ctx.interfaces.remove(value.name);
+  },
+};
+
+/** The veth pair behind an af_packet VM port (tests and demos). */
+export interface HostVethValue {
+  readonly hostName: string;
+  readonly netns: string;
+  readonly ifname: string;
+  readonly mac: string;
+}
+
+export const hostVethDescriptor: Descriptor<HostVethValue, DataplaneContext> = {
+  kind: 'host-veth',
+  // The host name is derived from every other field, so equal names mean equal pairs.
+  equivalent: (a, b) => a.hostName === b.hostName,
+  async create(ctx, { value }) {
+    await ctx.host.createVeth(value);
+  },
+  async delete(ctx, { value }) {
+    await ctx.host.deleteVeth(value.hostName);
+  },
+};
+
+export interface AdminUpValue {
+  readonly iface: string;
+}
+
+export const adminUpDescriptor: Descriptor<AdminUpValue, DataplaneContext> = {
+  kind: 'admin-up',
+  equivalent: canonicalEqual,
+  async create(ctx, { value }) {
+    await ctx.client.call(msg.sw_interface_set_flags, { sw_if_index: ctx.interfaces.index(value.iface), flags: 1 });
+  },
+  async delete(ctx, { value }) {
+    if (!ctx.interfaces.has(value.iface)) return;
+    await ctx.client.call(msg.sw_interface_set_flags, { sw_if_index: ctx.interfaces.index(value.iface), flags: 0 });
+  },
+};
+
+export interface InterfaceTableValue {
+  readonly iface: string;
+  readonly table: number;
+}
+
+export const interfaceTableDescriptor: Descriptor<InterfaceTableValue, DataplaneContext> = {
+  kind: 'iface-table',
+  equivalent: canonicalEqual,
+  async create(ctx, { value }) {
+    await ctx.client.call(msg.sw_interface_set_table, { sw_if_index: ctx.interfaces.index(value.iface), is_ipv6: false, vrf_id: value.table });
+  },
+  async delete(ctx, { value }) {
+    if (!ctx.interfaces.has(value.iface)) return;
+    await ctx.client.call(msg.sw_interface_set_table, { sw_if_index: ctx.interfaces.index(value.iface), is_ipv6: false, vrf_id: 0 });
+  },
+};
+
+export interface AddressValue {
+  readonly iface: string;
+  readonly prefix: string;
+}
+
+async function setAddress(ctx: DataplaneContext, v: AddressValue, isAdd: boolean): Promise<void> {
+  await ctx.client.call(msg.sw_interface_add_del_address, {
+    sw_if_index: ctx.interfaces.index(v.iface),
+    is_add: isAdd,
+    del_all: false,
+    prefix: vppPrefix(v.prefix),
+  });
+}
+
+export const addressDescriptor: Descriptor<AddressValue, DataplaneContext> = {
+  kind: 'address',
+  equivalent: canonicalEqual,
+  create: (ctx, { value }) => setAddress(ctx, value, true),
+  async delete(ctx, { value }) {
+    if (ctx.interfaces.has(value.iface)) await setAddress(ctx, value, false);
+  },
+};
+
+export interface UnnumberedValue {
+  readonly iface: string;
+  /** The interface that lends its address. */
+  readonly via: string;
+}
+
+async function setUnnumbered(ctx: DataplaneContext, v: UnnumberedValue, isAdd: boolean): Promise<void> {
+  await ctx.client.call(msg.sw_interface_set_unnumbered, {
+    sw_if_index: ctx.interfaces.index(v.via),
+    unnumbered_sw_if_index: ctx.interfaces.index(v.iface),
+    is_add: isAdd,
+  });
+}
+
+export const unnumberedDescriptor: Descriptor<UnnumberedValue, DataplaneContext> = {
+  kind: 'unnumbered',
+  equivalent: canonicalEqual,
+  create: (ctx, { value }) => setUnnumbered(ctx, value, true),
+  async delete(ctx, { value }) {
+    if (ctx.interfaces.has(value.iface) && ctx.interfaces.has(value.via)) await setUnnumbered(ctx, value, false);
+  },
+};
+
+export interface ProxyArpInterfaceValue {
+  readonly iface: string;
+}
+
+export const proxyArpInterfaceDescriptor: Descriptor<ProxyArpInterfaceValue, DataplaneContext> = {
+  kind: 'proxy-arp-intf',
+  equivalent: canonicalEqual,
+  async create(ctx, { value }) {
+    await ctx.client.call(msg.proxy_arp_intfc_enable_disable, { sw_if_index: ctx.interfaces.index(value.iface), enable: true });
+  },
+  async delete(ctx, { value }) {
+    if (!ctx.interfaces.has(value.iface)) return;
+    await ctx.client.call(msg.proxy_arp_intfc_enable_disable, { sw_if_index: ctx.interfaces.index(value.iface), enable: false });
+  },
+};
+
+export type InterfaceResource = Resource<InterfaceValue>;

@@ -1,0 +1,84 @@
+/**
+ * Descriptors for IP tables, routes and proxy-ARP ranges.
+ */
+import type { Descriptor } from '../reconcile/descriptor.js';
+import { canonicalEqual } from '../reconcile/descriptor.js';
+import { msg } from '../vpp/messages/index.js';
+import { NO_INTERFACE, type DataplaneContext } from './context.js';
+import { vppAddress, vppPrefix } from './ip-values.js';
+
+export interface IpTableValue {
+  readonly table: number;
+  readonly ip6: boolean;
+  readonly name: string;
+}
+
+export const ipTableDescriptor: Descriptor<IpTableValue, DataplaneContext> = {
+  kind: 'ip-table',
+  equivalent: canonicalEqual,
+  async create(ctx, { value }) {
+    await ctx.client.call(msg.ip_table_add_del, { is_add: true, table: { table_id: value.table, is_ip6: value.ip6, name: value.name } });
+  },
+  async delete(ctx, { value }) {
+    await ctx.client.call(msg.ip_table_add_del, { is_add: false, table: { table_id: value.table, is_ip6: value.ip6 } });
+  },
+};
+
+/** A path: out of an interface to a next hop, or "look up again in table N". */
+export type RoutePath =
+  | { readonly iface: string; readonly nh: string }
+  | { readonly lookupTable: number };
+
+export interface RouteValue {
+  readonly table: number;
+  readonly ip6: boolean;
+  readonly prefix: string;
+  readonly paths: readonly RoutePath[];
+}
+
+function apiPaths(ctx: DataplaneContext, v: RouteValue): object[] {
+  const proto = v.ip6 ? 1 : 0;
+  return v.paths.map((p) =>
+    'lookupTable' in p
+      ? { sw_if_index: NO_INTERFACE, table_id: p.lookupTable, proto }
+      : { sw_if_index: ctx.interfaces.index(p.iface), table_id: 0, proto, nh: { address: vppAddress(p.nh).un } },
+  );
+}
+
+async function setRoute(ctx: DataplaneContext, v: RouteValue, isAdd: boolean): Promise<void> {
+  await ctx.client.call(msg.ip_route_add_del, {
+    is_add: isAdd,
+    is_multipath: false,
+    route: { table_id: v.table, prefix: vppPrefix(v.prefix), paths: apiPaths(ctx, v) },
+  });
+}
+
+export const routeDescriptor: Descriptor<RouteValue, DataplaneContext> = {
+  kind: 'route',
+  equivalent: canonicalEqual,
+  create: (ctx, { value }) => setRoute(ctx, value, true),
+  async delete(ctx, { value }) {
+    // A path through an interface that is already gone went with it.
+    if (value.paths.some((p) => 'iface' in p && !ctx.interfaces.has(p.iface))) return;
+    await setRoute(ctx, value, false);
+  },
+  // Re-adding without is_multipath replaces the paths.
+  update: (ctx, desired) => setRoute(ctx, desired.value, true),
+};
+
+export interface ProxyArpValue {
+  readonly table: number;
+  readonly low: string;
+  readonly hi: string;
+}
+
+async function setProxyArp(ctx: DataplaneContext, v: ProxyArpValue, isAdd: boolean): Promise<void> {
+  await ctx.client.call(msg.proxy_arp_add_del, { is_add: isAdd, proxy: { table_id: v.table, low: v.low, hi: v.hi } });
+}
+
+export const proxyArpDescriptor: Descriptor<ProxyArpValue, DataplaneContext> = {
+  kind: 'proxy-arp',
+  equivalent: canonicalEqual,
+  create: (ctx, { value }) => setProxyArp(ctx, value, true),
+  delete: (ctx, { value }) => setProxyArp(ctx, value, false),
+};

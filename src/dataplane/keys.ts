@@ -1,0 +1,51 @@
+/**
+ * Resource keys: built only here, so every module spells a key the same way, and parsed back
+ * only here. Interfaces are named logically: vppnet's own by their tag ("vppnet:vm:vm1"), others
+ * (the underlay NIC) by their VPP name.
+ */
+export const TAG_PREFIX = 'vppnet:';
+
+export const keys = {
+  ipTable: (table: number, ip6 = false): string => `ip-table:${ip6 ? 'ip6' : 'ip4'}:${table}`,
+  interface: (name: string): string => `interface:${name}`,
+  hostVeth: (hostName: string): string => `host-veth:${hostName}`,
+  adminUp: (iface: string): string => `admin-up:${iface}`,
+  ifaceTable: (iface: string, ip6 = false): string => `iface-table:${ip6 ? 'ip6' : 'ip4'}:${iface}`,
+  address: (iface: string, prefix: string): string => `address:${iface}:${prefix}`,
+  unnumbered: (iface: string): string => `unnumbered:${iface}`,
+  route: (table: number, prefix: string, ip6 = false): string => `route:${ip6 ? 'ip6' : 'ip4'}:${table}:${prefix}`,
+  proxyArp: (table: number, low: string, hi: string): string => `proxy-arp:${table}:${low}-${hi}`,
+  proxyArpInterface: (iface: string): string => `proxy-arp-intf:${iface}`,
+  srEncapSource: (): string => 'sr-encap-source',
+  srHopLimit: (): string => 'sr-hop-limit',
+  srLocalSid: (sid: string): string => `sr-localsid:${sid}`,
+  srPolicy: (bsid: string): string => `sr-policy:${bsid}`,
+  srSteering: (table: number, prefix: string): string => `sr-steering:ip4:${table}:${prefix}`,
+  bridgeDomain: (bd: number): string => `bridge-domain:${bd}`,
+  bridgePort: (iface: string): string => `bridge-port:${iface}`,
+  acl: (tag: string): string => `acl:${tag}`,
+  aclBinding: (iface: string): string => `acl-binding:${iface}`,
+  natPlugin: (): string => 'nat44-ed',
+  natOutputInterface: (iface: string): string => `nat-output:${iface}`,
+  natStaticMapping: (vrf: number, local: string): string => `nat-static:${vrf}:${local}`,
+  natIdentityMapping: (vrf: number, address: string): string => `nat-identity:${vrf}:${address}`,
+  dhcpProxy: (rxVrf: number): string => `dhcp-proxy:${rxVrf}`,
+  dhcpVss: (table: number): string => `dhcp-vss:${table}`,
+} as const;
+
+/** Tags vppnet gives its interfaces. VPP keeps 63 bytes. */
+export const tags = {
+  vpcGateway: (vpc: string): string => `${TAG_PREFIX}gw:${vpc}`,
+  vmPort: (port: string): string => `${TAG_PREFIX}vm:${port}`,
+  servicesBvi: (): string => `${TAG_PREFIX}services:bvi`,
+  podPort: (id: string): string => `${TAG_PREFIX}pod:${id}`,
+} as const;
+
+export const tableNames = {
+  vpc: (vpc: string): string => `${TAG_PREFIX}vpc:${vpc}`,
+  services: (): string => `${TAG_PREFIX}services`,
+} as const;
+
+export function isOwnedTag(tag: string): boolean {
+  return tag.startsWith(TAG_PREFIX);
+}

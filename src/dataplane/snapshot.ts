@@ -1,0 +1,156 @@
+/**
+ * One consistent read of everything vppnet may own in VPP, taken with pipelined dumps. Both
+ * domains (SRv6 and services) derive their "actual" resources from it; nothing else reads VPP
+ * during a reconcile.
+ */
+import type { Message } from '../vpp/codec/schema.js';
+import type { VppClient } from '../vpp/client/vpp-client.js';
+import { msg } from '../vpp/messages/index.js';
+import { InterfaceRegistry } from './interface-registry.js';
+import { isOwnedTag } from './keys.js';
+
+export type InterfaceDetails = Message<typeof msg.sw_interface_details>;
+export type RouteDetails = Message<typeof msg.ip_route_details>['route'];
+
+export interface InterfaceFacts {
+  readonly details: InterfaceDetails;
+  /** IPv4 table the interface is bound to. */
+  readonly table: number;
+  readonly addresses: readonly string[];
+}
+
+export interface VppSnapshot {
+  readonly vppPid: number;
+  readonly interfaces: InterfaceRegistry;
+  /** Facts for vppnet's interfaces and the external ones it configures, by logical name. */
+  readonly interfaceFacts: ReadonlyMap<string, InterfaceFacts>;
+  readonly afPacket: ReadonlyMap<number, string>;
+  readonly vhostUser: ReadonlyMap<number, Message<typeof msg.sw_interface_vhost_user_details>>;
+  readonly taps: ReadonlyMap<number, Message<typeof msg.sw_interface_tap_v2_details>>;
+  readonly tables: readonly Message<typeof msg.ip_table_details>['table'][];
+  /** Routes of the tables asked for, by "ip4:<id>" / "ip6:<id>". */
+  readonly routes: ReadonlyMap<string, readonly RouteDetails[]>;
+  /** Unnumbered interface → the interface lending its address. */
+  readonly unnumbered: ReadonlyMap<number, number>;
+  readonly proxyArpRanges: readonly Message<typeof msg.proxy_arp_details>['proxy'][];
+  readonly proxyArpInterfaces: ReadonlySet<number>;
+  readonly localSids: readonly Message<typeof msg.sr_localsids_details>[];
+  readonly policies: readonly Message<typeof msg.sr_policies_v2_details>[];
+  readonly steering: readonly Message<typeof msg.sr_steering_pol_details>[];
+  readonly bridgeDomains: readonly Message<typeof msg.bridge_domain_details>[];
+  readonly acls: readonly Message<typeof msg.acl_details>[];
+  readonly aclBindings: readonly Message<typeof msg.acl_interface_list_details>[];
+  readonly natEnabled: boolean;
+  readonly natOutputInterfaces: readonly number[];
+  readonly natStatic: readonly Message<typeof msg.nat44_static_mapping_details>[];
+  readonly natIdentity: readonly Message<typeof msg.nat44_identity_mapping_details>[];
+  readonly dhcpProxies: readonly Message<typeof msg.dhcp_proxy_details>[];
+}
+
+export interface SnapshotScope {
+  /** VPP names of interfaces vppnet configures without owning (the underlay NIC). */
+  readonly externalInterfaces: readonly string[];
+  /** Tables whose routes are read even though vppnet does not own them (e.g. IPv6 table 0). */
+  readonly sharedTables: readonly { readonly id: number; readonly ip6: boolean }[];
+  /** Whether the services plugins (l2, acl, nat, dhcp) are read. */
+  readonly services: boolean;
+}
+
+export async function loadSnapshot(client: VppClient, scope: SnapshotScope): Promise<VppSnapshot> {
+  const [ifDetails, tableDetails, unnumbered, proxyArpRanges, proxyArpIntfs, localSids, policies, steering] = await Promise.all([
+    client.dump(msg.sw_interface_dump, { sw_if_index: 0xffffffff, name_filter_valid: false }),
+    client.dump(msg.ip_table_dump, {}),
+    client.dump(msg.ip_unnumbered_dump, { sw_if_index: 0xffffffff }),
+    client.dump(msg.proxy_arp_dump, {}),
+    client.dump(msg.proxy_arp_intfc_dump, {}),
+    client.dump(msg.sr_localsids_dump, {}),
+    client.dump(msg.sr_policies_v2_dump, {}),
+    client.dump(msg.sr_steering_pol_dump, {}),
+  ]);
+  const interfaces = InterfaceRegistry.fromDump(ifDetails);
+  const optionalDump = <T>(supported: boolean, run: () => Promise<T[]>): Promise<T[]> => (supported ? run() : Promise.resolve([]));
+  const [afPacket, vhostUser, taps] = await Promise.all([
+    optionalDump(client.supports(msg.af_packet_dump), () => client.dump(msg.af_packet_dump, {})),
+    optionalDump(client.supports(msg.sw_interface_vhost_user_dump), () =>
+      client.dump(msg.sw_interface_vhost_user_dump, { sw_if_index: 0xffffffff }),
+    ),
+    optionalDump(client.supports(msg.sw_interface_tap_v2_dump), () => client.dump(msg.sw_interface_tap_v2_dump, { sw_if_index: 0xffffffff })),
+  ]);
+
+  // Per-interface facts only for interfaces vppnet owns or configures.
+  const relevant = ifDetails.filter((d) => isOwnedTag(d.tag) || scope.externalInterfaces.includes(d.interface_name));
+  const facts = new Map<string, InterfaceFacts>();
+  await Promise.all(
+    relevant.map(async (d) => {
+      const [table, v4, v6] = await Promise.all([
+        client.call(msg.sw_interface_get_table, { sw_if_index: d.sw_if_index, is_ipv6: false }),
+        client.dump(msg.ip_address_dump, { sw_if_index: d.sw_if_index, is_ipv6: false }),
+        client.dump(msg.ip_address_dump, { sw_if_index: d.sw_if_index, is_ipv6: true }),
+      ]);
+      const addresses = [...v4, ...v6].map((a) => formatPrefix(a.prefix));
+      facts.set(isOwnedTag(d.tag) ? d.tag : d.interface_name, { details: d, table: table.vrf_id, addresses });
+    }),
+  );
+
+  const routeTables = [
+    ...tableDetails.map((d) => d.table).filter((t) => isOwnedTag(t.name)).map((t) => ({ id: t.table_id, ip6: t.is_ip6 })),
+    ...scope.sharedTables,
+  ];
+  const routes = new Map<string, RouteDetails[]>();
+  await Promise.all(
+    routeTables.map(async (t) => {
+      const details = await client.dump(msg.ip_route_dump, { table: { table_id: t.id, is_ip6: t.ip6 } });
+      routes.set(`${t.ip6 ? 'ip6' : 'ip4'}:${t.id}`, details.map((d) => d.route));
+    }),
+  );
+
+  const svc = scope.services;
+  const [bridgeDomains, acls, aclBindings, natStatic, natIdentity, natOutput, dhcpProxies] = await Promise.all([
+    optionalDump(svc, () => client.dump(msg.bridge_domain_dump, { bd_id: 0xffffffff, sw_if_index: 0xffffffff })),
+    optionalDump(svc && client.supports(msg.acl_dump), () => client.dump(msg.acl_dump, { acl_index: 0xffffffff })),
+    optionalDump(svc && client.supports(msg.acl_interface_list_dump), () =>
+      client.dump(msg.acl_interface_list_dump, { sw_if_index: 0xffffffff }),
+    ),
+    optionalDump(svc && client.supports(msg.nat44_static_mapping_dump), () => client.dump(msg.nat44_static_mapping_dump, {})),
+    optionalDump(svc && client.supports(msg.nat44_identity_mapping_dump), () => client.dump(msg.nat44_identity_mapping_dump, {})),
+    optionalDump(svc && client.supports(msg.nat44_ed_output_interface_get), () => client.getAll(msg.nat44_ed_output_interface_get, {})),
+    optionalDump(svc && client.supports(msg.dhcp_proxy_dump), () => client.dump(msg.dhcp_proxy_dump, { is_ip6: false })),
+  ]);
+  let natEnabled = false;
+  if (svc && client.supports(msg.nat44_show_running_config)) {
+    const cfg = await client.request(msg.nat44_show_running_config, {});
+    // The plugin answers -1 (or reports no sessions) while disabled.
+    natEnabled = cfg.retval === 0 && cfg.sessions > 0;
+  }
+  await client.ping();
+
+  return {
+    vppPid: client.vppPid,
+    interfaces,
+    interfaceFacts: facts,
+    afPacket: new Map(afPacket.map((a) => [a.sw_if_index, a.host_if_name])),
+    vhostUser: new Map(vhostUser.map((v) => [v.sw_if_index, v])),
+    taps: new Map(taps.map((t) => [t.sw_if_index, t])),
+    tables: tableDetails.map((d) => d.table),
+    routes,
+    unnumbered: new Map(unnumbered.map((u) => [u.sw_if_index, u.ip_sw_if_index])),
+    proxyArpRanges: proxyArpRanges.map((p) => p.proxy),
+    proxyArpInterfaces: new Set(proxyArpIntfs.map((p) => p.sw_if_index)),
+    localSids,
+    policies,
+    steering,
+    bridgeDomains,
+    acls,
+    aclBindings,
+    natEnabled,
+    natOutputInterfaces: natOutput.map((o) => o.sw_if_index),
+    natStatic,
+    natIdentity,
+    dhcpProxies,
+  };
+}
+
+/** "10.0.0.1/24" or "2001:db8::1/64" from a VPP prefix. */
+export function formatPrefix(p: { readonly address: { readonly af: number; readonly un: { readonly ip4: string; readonly ip6: string } }; readonly len: number }): string {
+  return `${p.address.af === 1 ? p.address.un.ip6 : p.address.un.ip4}/${p.len}`;
+}

@@ -1,0 +1,141 @@
+/**
+ * IPv4/IPv6 address and prefix arithmetic for the domain layer (validation, ranges, SID and BSID
+ * derivation). Addresses are kept as canonical strings at the edges and as bigint/number inside.
+ */
+import net from 'node:net';
+
+export interface Ip4Prefix {
+  readonly address: string;
+  readonly len: number;
+}
+
+export interface Ip6Prefix {
+  readonly address: string;
+  readonly len: number;
+}
+
+export function isIp4(s: string): boolean {
+  return net.isIPv4(s);
+}
+
+export function isIp6(s: string): boolean {
+  return net.isIPv6(s);
+}
+
+export function ip4ToInt(s: string): number {
+  const p = s.split('.').map(Number);
+  return (((p[0] as number) << 24) | ((p[1] as number) << 16) | ((p[2] as number) << 8) | (p[3] as number)) >>> 0;
+}
+
+export function intToIp4(n: number): string {
+  return `${(n >>> 24) & 255}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
+}
+
+export function ip6ToBigInt(s: string): bigint {
+  const buf = Buffer.alloc(16);
+  // Reuse the codec's canonical parser semantics through Node's: expand "::" by hand.
+  const [head = '', tail] = s.split('::') as [string, string | undefined];
+  const h = head ? head.split(':') : [];
+  const t = tail !== undefined && tail !== '' ? tail.split(':') : [];
+  const groups = tail === undefined ? h : [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t];
+  groups.forEach((g, i) => buf.writeUInt16BE(parseInt(g, 16), i * 2));
+  return buf.readBigUInt64BE(0) * (1n << 64n) + buf.readBigUInt64BE(8);
+}
+
+export function bigIntToIp6(n: bigint): string {
+  const words: number[] = [];
+  for (let i = 7; i >= 0; i--) words.push(Number((n >> BigInt(i * 16)) & 0xffffn));
+  let bestStart = -1;
+  let bestLen = 1;
+  for (let i = 0; i < 8; ) {
+    if (words[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && words[j] === 0) j++;
+    if (j - i > bestLen) {
+      bestStart = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  const hex = (ws: number[]): string => ws.map((w) => w.toString(16)).join(':');
+  if (bestStart < 0) return hex(words);
+  return `${hex(words.slice(0, bestStart))}::${hex(words.slice(bestStart + bestLen))}`;
+}
+
+/** Canonical spelling of an IPv6 address (RFC 5952), as VPP's dumps decode to. */
+export function canonicalIp6(s: string): string {
+  return bigIntToIp6(ip6ToBigInt(s));
+}
+
+/** Parses "a.b.c.d/len"; returns undefined when malformed. */
+export function parseIp4Prefix(s: string): Ip4Prefix | undefined {
+  const m = /^([\d.]+)\/(\d{1,2})$/.exec(s);
+  if (!m || !isIp4(m[1] as string)) return undefined;
+  const len = Number(m[2]);
+  if (len > 32) return undefined;
+  return { address: m[1] as string, len };
+}
+
+export function parseIp6Prefix(s: string): Ip6Prefix | undefined {
+  const m = /^([0-9a-fA-F:.]+)\/(\d{1,3})$/.exec(s);
+  if (!m || !isIp6(m[1] as string)) return undefined;
+  const len = Number(m[2]);
+  if (len > 128) return undefined;
+  return { address: canonicalIp6(m[1] as string), len };
+}
+
+export function ip4Mask(len: number): number {
+  return len === 0 ? 0 : (0xffffffff << (32 - len)) >>> 0;
+}
+
+/** The network address of a prefix ("10.0.0.7/24" → 10.0.0.0). */
+export function ip4Network(p: Ip4Prefix): string {
+  return intToIp4((ip4ToInt(p.address) & ip4Mask(p.len)) >>> 0);
+}
+
+export function ip4InPrefix(addr: string, p: Ip4Prefix): boolean {
+  const mask = ip4Mask(p.len);
+  return ((ip4ToInt(addr) & mask) >>> 0) === ((ip4ToInt(p.address) & mask) >>> 0);
+}
+
+export function ip4PrefixesOverlap(a: Ip4Prefix, b: Ip4Prefix): boolean {
+  const len = Math.min(a.len, b.len);
+  const mask = ip4Mask(len);
+  return ((ip4ToInt(a.address) & mask) >>> 0) === ((ip4ToInt(b.address) & mask) >>> 0);
+}
+
+export function ip6InPrefix(addr: string, p: Ip6Prefix): boolean {
+  if (p.len === 0) return true;
+  const shift = BigInt(128 - p.len);
+  return ip6ToBigInt(addr) >> shift === ip6ToBigInt(p.address) >> shift;
+}
+
+export function ip6PrefixesOverlap(a: Ip6Prefix, b: Ip6Prefix): boolean {
+  const len = Math.min(a.len, b.len);
+  if (len === 0) return true;
+  const shift = BigInt(128 - len);
+  return ip6ToBigInt(a.address) >> shift === ip6ToBigInt(b.address) >> shift;
+}
+
+/** The address `index` positions into an IPv6 prefix (host bits = index). */
+export function ip6AddressInPrefix(p: Ip6Prefix, index: bigint): string {
+  const hostBits = 128 - p.len;
+  if (index < 0n || (hostBits < 128 && index >= 1n << BigInt(hostBits))) {
+    throw new RangeError(`index ${index} does not fit ${p.address}/${p.len}`);
+  }
+  const base = (ip6ToBigInt(p.address) >> BigInt(hostBits)) << BigInt(hostBits);
+  return bigIntToIp6(base + index);
+}
+
+/** The index of an address inside a prefix (inverse of ip6AddressInPrefix). */
+export function ip6IndexInPrefix(addr: string, p: Ip6Prefix): bigint {
+  const hostBits = BigInt(128 - p.len);
+  return ip6ToBigInt(addr) & ((1n << hostBits) - 1n);
+}
+
+export function isMac(s: string): boolean {
+  return /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i.test(s);
+}

@@ -1,0 +1,171 @@
+/**
+ * Planning is a pure function: (desired, found in VPP, descriptors) → ordered operations. Nothing
+ * here talks to VPP, so `vppnet plan` prints exactly what an apply would do.
+ */
+import type { Descriptor } from './descriptor.js';
+import type { Op, PendingResource, Plan, Resource } from './resource.js';
+
+export function plan(
+  desired: readonly Resource[],
+  actual: readonly Resource[],
+  descriptors: ReadonlyMap<string, Descriptor>,
+): Plan {
+  const want = new Map<string, Resource>();
+  for (const r of desired) {
+    if (want.has(r.key)) throw new Error(`duplicate desired resource key ${r.key}`);
+    want.set(r.key, r);
+  }
+  const have = new Map<string, Resource>();
+  for (const r of actual) have.set(r.key, r);
+
+  const descriptorOf = (r: Resource): Descriptor => {
+    const d = descriptors.get(r.kind);
+    if (!d) throw new Error(`no descriptor for kind ${r.kind}`);
+    return d;
+  };
+
+  // 1. Resources whose dependencies cannot be met stay pending, and so do their dependents.
+  const pending = new Map<string, PendingResource>();
+  const verdict = new Map<string, string | null>(); // key → why it is blocked, null when it is not
+  const inProgress = new Set<string>();
+  const blockedReason = (r: Resource): string | undefined => {
+    const known = verdict.get(r.key);
+    if (known !== undefined) return known ?? undefined;
+    if (inProgress.has(r.key)) return `dependency cycle through ${r.key}`;
+    inProgress.add(r.key);
+    let why: string | undefined;
+    if (r.external) {
+      if (!have.has(r.key)) why = `${r.key} does not exist in VPP (vppnet never creates it)`;
+    } else {
+      for (const dep of r.deps) {
+        const d = want.get(dep);
+        if (!d) {
+          if (have.has(dep)) continue; // something VPP already has and vppnet does not manage
+          why = `${dep}: not part of the desired state`;
+          break;
+        }
+        const depWhy = blockedReason(d);
+        if (depWhy !== undefined) {
+          why = d.external ? depWhy : `${dep}, itself waiting for ${depWhy}`;
+          break;
+        }
+      }
+    }
+    inProgress.delete(r.key);
+    verdict.set(r.key, why ?? null);
+    return why;
+  };
+  for (const r of want.values()) {
+    const why = blockedReason(r);
+    if (why !== undefined) pending.set(r.key, { resource: r, waitingFor: why });
+  }
+
+  // 2. Classify: create, recreate (not equivalent and no in-place update), update, unchanged.
+  const creates = new Set<string>();
+  const updates = new Set<string>();
+  const deletes = new Set<string>();
+  const unchanged = new Set<string>();
+  const reasons = new Map<string, string>();
+  for (const r of want.values()) {
+    if (r.external || pending.has(r.key)) continue;
+    const found = have.get(r.key);
+    const d = descriptorOf(r);
+    if (!found) {
+      creates.add(r.key);
+      reasons.set(r.key, 'missing in VPP');
+    } else if (d.equivalent(r.value, found.value)) {
+      unchanged.add(r.key);
+    } else if (d.update) {
+      updates.add(r.key);
+      reasons.set(r.key, 'differs from VPP');
+    } else {
+      deletes.add(r.key);
+      creates.add(r.key);
+      reasons.set(r.key, 'differs from VPP; recreated');
+    }
+  }
+  for (const r of have.values()) {
+    if (!want.has(r.key) && !r.external) {
+      deletes.add(r.key);
+      reasons.set(r.key, 'not in the desired state');
+    }
+  }
+
+  // 3. Deleting an object takes its dependents with it in VPP (an interface's addresses, a
+  //    policy's steering): delete those explicitly first, and recreate the ones still desired.
+  const dependents = new Map<string, string[]>();
+  for (const r of have.values()) {
+    for (const dep of r.deps) {
+      const list = dependents.get(dep) ?? [];
+      list.push(r.key);
+      dependents.set(dep, list);
+    }
+  }
+  const queue = [...deletes];
+  while (queue.length) {
+    const key = queue.pop() as string;
+    for (const child of dependents.get(key) ?? []) {
+      if (deletes.has(child)) continue;
+      deletes.add(child);
+      queue.push(child);
+      if (want.has(child) && !pending.has(child)) {
+        creates.add(child);
+        updates.delete(child);
+        unchanged.delete(child);
+        reasons.set(child, `recreated with ${key}`);
+      } else {
+        reasons.set(child, `removed with ${key}`);
+      }
+    }
+  }
+
+  // 4. Levels: depth in the dependency graph of the state each phase works on.
+  const levelIn = (graph: ReadonlyMap<string, Resource>): ((key: string) => number) => {
+    const memo = new Map<string, number>();
+    const level = (key: string, stack: Set<string>): number => {
+      const m = memo.get(key);
+      if (m !== undefined) return m;
+      const r = graph.get(key);
+      if (!r || stack.has(key)) return 0;
+      stack.add(key);
+      let l = 0;
+      for (const d of r.deps) if (graph.has(d)) l = Math.max(l, level(d, stack) + 1);
+      stack.delete(key);
+      memo.set(key, l);
+      return l;
+    };
+    return (key) => level(key, new Set());
+  };
+  const haveLevel = levelIn(have);
+  const wantLevel = levelIn(want);
+
+  const deleteOps: Op[] = [...deletes].map((key) => ({
+    action: 'delete',
+    resource: have.get(key) as Resource,
+    level: haveLevel(key),
+    reason: reasons.get(key) ?? '',
+  }));
+  deleteOps.sort((a, b) => b.level - a.level || compareKeys(a.resource.key, b.resource.key));
+
+  const applyOps: Op[] = [];
+  for (const key of creates) {
+    applyOps.push({ action: 'create', resource: want.get(key) as Resource, level: wantLevel(key), reason: reasons.get(key) ?? '' });
+  }
+  for (const key of updates) {
+    applyOps.push({
+      action: 'update',
+      resource: want.get(key) as Resource,
+      previous: have.get(key) as Resource,
+      level: wantLevel(key),
+      reason: reasons.get(key) ?? '',
+    });
+  }
+  applyOps.sort((a, b) => a.level - b.level || compareKeys(a.resource.key, b.resource.key));
+
+  return { ops: [...deleteOps, ...applyOps], pending: [...pending.values()], unchanged: unchanged.size };
+}
+
+/** Plain code-unit order: deterministic and much faster than localeCompare on 100k keys. */
+function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

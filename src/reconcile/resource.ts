@@ -1,0 +1,46 @@
+/**
+ * What the reconciler works on: resources (one VPP object each, identified by a key the model
+ * builds) and the operations that turn what VPP has into what is desired.
+ */
+
+/** One VPP object as vppnet wants it or found it. `value` is canonical: equal iff equivalent. */
+export interface Resource<V = unknown> {
+  readonly kind: string;
+  /** Unique across kinds; built only by the model's key functions (keys.ts). */
+  readonly key: string;
+  /** Keys this object cannot exist without (created first, deleted last). */
+  readonly deps: readonly string[];
+  readonly value: V;
+  /**
+   * Objects vppnet needs but never creates or deletes (the underlay NIC). Missing in VPP, they
+   * leave their dependents pending with a reason instead of producing operations.
+   */
+  readonly external?: boolean;
+}
+
+export type OpAction = 'create' | 'delete' | 'update';
+
+export interface Op {
+  readonly action: OpAction;
+  readonly resource: Resource;
+  /** For update: what VPP has now. */
+  readonly previous?: Resource;
+  /** Dependency depth: ops of one phase and level are independent of each other. */
+  readonly level: number;
+  /** Why the op exists, for `vppnet plan` and logs. */
+  readonly reason: string;
+}
+
+export interface PendingResource {
+  readonly resource: Resource;
+  /** The dependency it waits for and why. */
+  readonly waitingFor: string;
+}
+
+export interface Plan {
+  /** Deletes first (dependents before what they use), then creates and updates (the reverse). */
+  readonly ops: readonly Op[];
+  readonly pending: readonly PendingResource[];
+  /** Desired resources already in place. */
+  readonly unchanged: number;
+}

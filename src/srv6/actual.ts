@@ -1,0 +1,79 @@
+/**
+ * vppnet's SRv6 objects as found in VPP. SR objects carry no tag: local SIDs are vppnet's when
+ * inside the node's locator, policies when their BSID is in vppnet's BSID prefix, steering when it
+ * points at such a BSID. Encap source and hop limit cannot be read back from VPP 26.06: the
+ * source shows in every policy; otherwise both come from what this agent set on this VPP process.
+ */
+import type { AgentConfig } from '../config/model.js';
+import { keys } from '../dataplane/keys.js';
+import { formatPrefix, type VppSnapshot } from '../dataplane/snapshot.js';
+import { ip6InPrefix } from '../net/ip.js';
+import type { Resource } from '../reconcile/resource.js';
+import { msg } from '../vpp/messages/index.js';
+import type { EncapSourceValue, HopLimitValue, LocalSidValue, PolicyValue, SteeringValue } from './descriptors.js';
+
+/** What the agent set on a given VPP process (by pid): survives agent restarts when persisted. */
+export interface SrGlobalsMemory {
+  readonly vppPid: number;
+  readonly encapSource?: string;
+  readonly hopLimit?: number;
+}
+
+const DT4 = msg.sr_behavior_t.values.SR_BEHAVIOR_API_DT4;
+const STEER_IPV4 = msg.sr_steer_t.values.SR_STEER_API_IPV4;
+
+/** Remote SID → BSID of vppnet's single-SID policies found in VPP (for stable BSID allocation). */
+export function existingBsids(s: VppSnapshot, config: AgentConfig): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const p of s.policies) {
+    if (!ip6InPrefix(p.bsid, config.node.srv6.bsidPrefix)) continue;
+    const list = p.sid_lists[0];
+    if (p.num_sid_lists === 1 && list && list.num_sids === 1 && list.sids[0]) out.set(list.sids[0], p.bsid);
+  }
+  return out;
+}
+
+export function actualSrv6(s: VppSnapshot, config: AgentConfig, memory: SrGlobalsMemory | undefined): Resource[] {
+  const out: Resource[] = [];
+  const { locator, bsidPrefix } = config.node.srv6;
+  const remembered = memory && memory.vppPid === s.vppPid ? memory : undefined;
+
+  const ownPolicies = s.policies.filter((p) => ip6InPrefix(p.bsid, bsidPrefix));
+  const encapSource = ownPolicies[0]?.encap_src ?? remembered?.encapSource;
+  if (encapSource !== undefined) {
+    out.push({ kind: 'sr-encap-source', key: keys.srEncapSource(), deps: [], value: { address: encapSource } satisfies EncapSourceValue });
+  }
+  if (remembered?.hopLimit !== undefined) {
+    out.push({ kind: 'sr-hop-limit', key: keys.srHopLimit(), deps: [], value: { hopLimit: remembered.hopLimit } satisfies HopLimitValue });
+  }
+
+  for (const l of s.localSids) {
+    if (!ip6InPrefix(l.addr, locator)) continue;
+    const value: LocalSidValue = {
+      sid: l.addr,
+      behavior: l.behavior === DT4 ? 'end.dt4' : (`behavior-${l.behavior}` as 'end.dt4'),
+      table: l.xconnect_iface_or_vrf_table,
+      fibTable: l.fib_table,
+    };
+    out.push({ kind: 'sr-localsid', key: keys.srLocalSid(l.addr), deps: [keys.ipTable(value.table)], value });
+  }
+
+  for (const p of ownPolicies) {
+    const list = p.sid_lists[0];
+    const value: PolicyValue = {
+      bsid: p.bsid,
+      sids: p.num_sid_lists === 1 && list ? list.sids.slice(0, list.num_sids) : [],
+      encapSource: p.encap_src,
+      fibTable: p.fib_table,
+    };
+    out.push({ kind: 'sr-policy', key: keys.srPolicy(p.bsid), deps: [keys.srEncapSource(), keys.srHopLimit()], value });
+  }
+
+  for (const st of s.steering) {
+    if (st.traffic_type !== STEER_IPV4 || !ip6InPrefix(st.bsid, bsidPrefix)) continue;
+    const prefix = formatPrefix(st.prefix);
+    const value: SteeringValue = { table: st.fib_table, prefix, bsid: st.bsid };
+    out.push({ kind: 'sr-steering', key: keys.srSteering(st.fib_table, prefix), deps: [keys.srPolicy(st.bsid), keys.ipTable(st.fib_table)], value });
+  }
+  return out;
+}

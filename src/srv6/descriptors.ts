@@ -1,0 +1,136 @@
+/**
+ * Descriptors for VPP's SRv6 objects (facts in ../shared/vpp-srv6.md). None of them carries a
+ * tag: vppnet recognises its own by address (SIDs in the node's locator, BSIDs in its block).
+ */
+import type { DataplaneContext } from '../dataplane/context.js';
+import { vppPrefix } from '../dataplane/ip-values.js';
+import type { Descriptor } from '../reconcile/descriptor.js';
+import { canonicalEqual } from '../reconcile/descriptor.js';
+import { msg } from '../vpp/messages/index.js';
+
+const BEHAVIOR_DT4 = msg.sr_behavior_t.values.SR_BEHAVIOR_API_DT4;
+const STEER_IPV4 = msg.sr_steer_t.values.SR_STEER_API_IPV4;
+const MAX_SIDS = 16;
+
+export interface EncapSourceValue {
+  readonly address: string;
+}
+
+/**
+ * Encap source and hop limit are copied into a policy when it is created, so a change must be
+ * followed by re-creating the policies: every policy depends on both, and its value includes the
+ * source it was built with.
+ */
+export const encapSourceDescriptor: Descriptor<EncapSourceValue, DataplaneContext> = {
+  kind: 'sr-encap-source',
+  equivalent: canonicalEqual,
+  async create(ctx, { value }) {
+    await ctx.client.call(msg.sr_set_encap_source, { encaps_source: value.address });
+  },
+  // VPP has no "unset"; leaving the last source in place harms nothing once no policy uses it.
+  async delete() {},
+  async update(ctx, desired) {
+    await ctx.client.call(msg.sr_set_encap_source, { encaps_source: desired.value.address });
+  },
+};
+
+export interface HopLimitValue {
+  readonly hopLimit: number;
+}
+
+export const hopLimitDescriptor: Descriptor<HopLimitValue, DataplaneContext> = {
+  kind: 'sr-hop-limit',
+  equivalent: canonicalEqual,
+  async create(ctx, { value }) {
+    await ctx.client.call(msg.sr_set_encap_hop_limit, { hop_limit: value.hopLimit });
+  },
+  async delete() {},
+  async update(ctx, desired) {
+    await ctx.client.call(msg.sr_set_encap_hop_limit, { hop_limit: desired.value.hopLimit });
+  },
+};
+
+export interface LocalSidValue {
+  readonly sid: string;
+  readonly behavior: 'end.dt4';
+  /** IPv4 table decapsulated packets are looked up in (sent in sw_if_index, as VPP reads it for DT4). */
+  readonly table: number;
+  /** IPv6 table the SID is installed in. */
+  readonly fibTable: number;
+}
+
+async function setLocalSid(ctx: DataplaneContext, v: LocalSidValue, isDel: boolean): Promise<void> {
+  await ctx.client.call(msg.sr_localsid_add_del, {
+    is_del: isDel,
+    localsid: v.sid,
+    end_psp: false,
+    behavior: BEHAVIOR_DT4,
+    sw_if_index: v.table,
+    vlan_index: 0,
+    fib_table: v.fibTable,
+    nh_addr: { af: 1, un: { ip6: '::' } },
+  });
+}
+
+export const localSidDescriptor: Descriptor<LocalSidValue, DataplaneContext> = {
+  kind: 'sr-localsid',
+  equivalent: canonicalEqual,
+  create: (ctx, { value }) => setLocalSid(ctx, value, false),
+  delete: (ctx, { value }) => setLocalSid(ctx, value, true),
+};
+
+export interface PolicyValue {
+  readonly bsid: string;
+  readonly sids: readonly string[];
+  /** The encap source VPP copied into the policy's rewrite. */
+  readonly encapSource: string;
+  readonly fibTable: number;
+}
+
+export const policyDescriptor: Descriptor<PolicyValue, DataplaneContext> = {
+  kind: 'sr-policy',
+  equivalent: canonicalEqual,
+  async create(ctx, { value }) {
+    const sids = [...value.sids, ...Array<string>(MAX_SIDS - value.sids.length).fill('::')];
+    // sr_policy_add, not _v2: the v2 messages are still in_progress in 26.06. The segment list's
+    // weight is read from sids.weight; the top-level weight is ignored by VPP.
+    await ctx.client.call(msg.sr_policy_add, {
+      bsid_addr: value.bsid,
+      weight: 1,
+      is_encap: true,
+      is_spray: false,
+      fib_table: value.fibTable,
+      sids: { num_sids: value.sids.length, weight: 1, sids },
+    });
+  },
+  async delete(ctx, { value }) {
+    await ctx.client.call(msg.sr_policy_del, { bsid_addr: value.bsid, sr_policy_index: 0 });
+  },
+};
+
+export interface SteeringValue {
+  readonly table: number;
+  readonly prefix: string;
+  readonly bsid: string;
+}
+
+async function setSteering(ctx: DataplaneContext, v: SteeringValue, isDel: boolean): Promise<void> {
+  await ctx.client.call(msg.sr_steering_add_del, {
+    is_del: isDel,
+    bsid_addr: v.bsid,
+    sr_policy_index: 0,
+    table_id: v.table,
+    prefix: vppPrefix(v.prefix),
+    sw_if_index: 0,
+    traffic_type: STEER_IPV4,
+  });
+}
+
+export const steeringDescriptor: Descriptor<SteeringValue, DataplaneContext> = {
+  kind: 'sr-steering',
+  equivalent: canonicalEqual,
+  create: (ctx, { value }) => setSteering(ctx, value, false),
+  delete: (ctx, { value }) => setSteering(ctx, value, true),
+  // Re-adding an existing (prefix, table) re-points it at the new policy without a gap.
+  update: (ctx, desired) => setSteering(ctx, desired.value, false),
+};

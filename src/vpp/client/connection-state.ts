@@ -1,0 +1,25 @@
+/**
+ * The client's connection states and the only transitions allowed between them. Keeping them in
+ * one table makes an illegal transition a loud bug instead of a silent, half-connected client.
+ */
+export type ConnectionState = 'idle' | 'connecting' | 'ready' | 'reconnecting' | 'closing' | 'closed';
+
+const TRANSITIONS: Readonly<Record<ConnectionState, readonly ConnectionState[]>> = {
+  idle: ['connecting', 'closing', 'closed'],
+  // connecting covers the socket connect and the sockclnt_create handshake.
+  connecting: ['ready', 'reconnecting', 'closing', 'closed'],
+  ready: ['reconnecting', 'closing', 'closed'],
+  reconnecting: ['connecting', 'closing', 'closed'],
+  closing: ['closed'],
+  closed: [],
+};
+
+export function canTransition(from: ConnectionState, to: ConnectionState): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+/** The default reconnect policy: exponential from 100 ms to 5 s with ±20 % jitter, never giving up. */
+export function defaultRetryStrategy(attempt: number): number {
+  const base = Math.min(5000, 100 * 2 ** Math.min(attempt, 16));
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
