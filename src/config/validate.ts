@@ -138,8 +138,11 @@ export function validateConfig(raw: unknown, source?: string): AgentConfig {
   const node = validateNode(c, root.node);
   const services = root.services === undefined ? undefined : validateServices(c, root.services);
   const vpcs = validateVpcs(c, root.vpcs, node, services);
-  const ports = validatePorts(c, root.ports, vpcs);
-  const remoteRoutes = validateRemoteRoutes(c, root.remoteRoutes, vpcs, node);
+  // References to a VPC that is declared but invalid are not errors of their own: its problems
+  // are already reported, and "no VPC named x" would mislead.
+  const declared = new Set(c.list(root.vpcs, 'vpcs').map((v) => (v as Obj | null)?.name).filter((n): n is string => typeof n === 'string'));
+  const ports = validatePorts(c, root.ports, vpcs, declared);
+  const remoteRoutes = validateRemoteRoutes(c, root.remoteRoutes, vpcs, node, declared);
 
   if (c.problems.length || !node) throw new ConfigError(c.problems, source);
   return { node, vpcs, ports, remoteRoutes, services };
@@ -268,7 +271,7 @@ function isHostOf(addr: string, p: Ip4Prefix): boolean {
   return host !== 0 && (host >>> 0) !== hostMax;
 }
 
-function validatePorts(c: Checker, raw: unknown, vpcs: readonly VpcConfig[]): PortConfig[] {
+function validatePorts(c: Checker, raw: unknown, vpcs: readonly VpcConfig[], declared: ReadonlySet<string>): PortConfig[] {
   const out: PortConfig[] = [];
   const names = new Map<string, string>();
   const ips = new Map<string, string>();
@@ -281,7 +284,7 @@ function validatePorts(c: Checker, raw: unknown, vpcs: readonly VpcConfig[]): Po
     const name = c.name(p.name, `${path}.name`);
     c.unique(names, name, `${path}.name`, 'name');
     const vpc = vpcs.find((v) => v.name === p.vpc);
-    if (!vpc) c.fail(`${path}.vpc`, `no VPC named ${JSON.stringify(p.vpc)}`);
+    if (!vpc && !declared.has(p.vpc as string)) c.fail(`${path}.vpc`, `no VPC named ${JSON.stringify(p.vpc)}`);
     let mac: string | undefined;
     if (typeof p.mac !== 'string' || !isMac(p.mac)) c.fail(`${path}.mac`, 'must be a MAC address like 52:54:00:12:34:56');
     else if ((parseInt(p.mac.slice(0, 2), 16) & 1) === 1) c.fail(`${path}.mac`, 'is a multicast MAC');
@@ -326,7 +329,13 @@ function validateAttachment(c: Checker, raw: unknown, path: string): PortAttachm
   }
 }
 
-function validateRemoteRoutes(c: Checker, raw: unknown, vpcs: readonly VpcConfig[], node: NodeConfig | undefined): RemoteRouteConfig[] {
+function validateRemoteRoutes(
+  c: Checker,
+  raw: unknown,
+  vpcs: readonly VpcConfig[],
+  node: NodeConfig | undefined,
+  declared: ReadonlySet<string>,
+): RemoteRouteConfig[] {
   const out: RemoteRouteConfig[] = [];
   const seen = new Map<string, string>();
   c.list(raw, 'remoteRoutes').forEach((item, i) => {
@@ -334,7 +343,7 @@ function validateRemoteRoutes(c: Checker, raw: unknown, vpcs: readonly VpcConfig
     const r = c.object(item, path, ['vpc', 'prefix', 'sid']);
     if (!r) return;
     const vpc = vpcs.find((v) => v.name === r.vpc);
-    if (!vpc) c.fail(`${path}.vpc`, `no VPC named ${JSON.stringify(r.vpc)}`);
+    if (!vpc && !declared.has(r.vpc as string)) c.fail(`${path}.vpc`, `no VPC named ${JSON.stringify(r.vpc)}`);
     const prefix = c.ip4Prefix(r.prefix, `${path}.prefix`, true);
     const sid = c.ip6(r.sid, `${path}.sid`);
     if (sid && node && ip6InPrefix(sid, node.srv6.locator)) c.fail(`${path}.sid`, "is inside this node's own locator");

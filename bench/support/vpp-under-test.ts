@@ -1,0 +1,36 @@
+/**
+ * The VPP a benchmark runs against: a real one at VPP_API_SOCKET, or the simulator in a child
+ * process (so its CPU time is not charged to the client being measured).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface VppUnderTest {
+  readonly socketPath: string;
+  readonly description: string;
+  stop(): Promise<void>;
+}
+
+export async function vppUnderTest(): Promise<VppUnderTest> {
+  const real = process.env.VPP_API_SOCKET;
+  if (real) return { socketPath: real, description: `real VPP at ${real}`, stop: async () => undefined };
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-bench-'));
+  const socketPath = path.join(dir, 'api.sock');
+  const child: ChildProcess = fork(fileURLToPath(new URL('./sim-process.js', import.meta.url)), [socketPath], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`simulator exited with ${code}`)));
+  });
+  return {
+    socketPath,
+    description: 'vppnet VPP simulator (child process; set VPP_API_SOCKET for a real VPP)',
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
