@@ -11,12 +11,14 @@ import { fileURLToPath } from 'node:url';
 export interface VppUnderTest {
   readonly socketPath: string;
   readonly description: string;
+  /** Restarts the simulator (all state lost); undefined against a real VPP. */
+  readonly restart: (() => Promise<void>) | undefined;
   stop(): Promise<void>;
 }
 
 export async function vppUnderTest(): Promise<VppUnderTest> {
   const real = process.env.VPP_API_SOCKET;
-  if (real) return { socketPath: real, description: `real VPP at ${real}`, stop: async () => undefined };
+  if (real) return { socketPath: real, description: `real VPP at ${real}`, restart: undefined, stop: async () => undefined };
   const dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-bench-'));
   const socketPath = path.join(dir, 'api.sock');
   const child: ChildProcess = fork(fileURLToPath(new URL('./sim-process.js', import.meta.url)), [socketPath], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -27,6 +29,11 @@ export async function vppUnderTest(): Promise<VppUnderTest> {
   return {
     socketPath,
     description: 'vppnet VPP simulator (child process; set VPP_API_SOCKET for a real VPP)',
+    restart: () =>
+      new Promise<void>((resolve) => {
+        child.once('message', () => resolve());
+        child.send('restart');
+      }),
     stop: async () => {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));

@@ -96,13 +96,18 @@ export async function loadSnapshot(client: VppClient, scope: SnapshotScope): Pro
     ...tableDetails.map((d) => d.table).filter((t) => isOwnedTag(t.name)).map((t) => ({ id: t.table_id, ip6: t.is_ip6 })),
     ...scope.sharedTables,
   ];
+  // Tables are read a few at a time and only routes that could be vppnet's are kept: a VPC table
+  // also holds every steering entry's route, and a node with 100k of those must not hold them all.
   const routes = new Map<string, RouteDetails[]>();
-  await Promise.all(
-    routeTables.map(async (t) => {
+  let nextTable = 0;
+  const readTables = async (): Promise<void> => {
+    while (nextTable < routeTables.length) {
+      const t = routeTables[nextTable++] as { id: number; ip6: boolean };
       const details = await client.dump(msg.ip_route_dump, { table: { table_id: t.id, is_ip6: t.ip6 } });
-      routes.set(`${t.ip6 ? 'ip6' : 'ip4'}:${t.id}`, details.map((d) => d.route));
-    }),
-  );
+      routes.set(`${t.ip6 ? 'ip6' : 'ip4'}:${t.id}`, details.map((d) => d.route).filter(mayBeConfiguredRoute));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(ROUTE_TABLES_IN_FLIGHT, routeTables.length) }, readTables));
 
   const svc = scope.services;
   const [bridgeDomains, acls, aclBindings, natStatic, natIdentity, natOutput, dhcpProxies] = await Promise.all([
@@ -148,6 +153,18 @@ export async function loadSnapshot(client: VppClient, scope: SnapshotScope): Pro
     natIdentity,
     dhcpProxies,
   };
+}
+
+const ROUTE_TABLES_IN_FLIGHT = 8;
+const NO_INDEX = 0xffffffff;
+
+/**
+ * Whether a route can have been configured through ip_route_add_del: every path a normal one,
+ * and none recursive through another address (SR steering, VPP's special entries). Cheap,
+ * applied while dumping; the ownership rules proper are in actual.ts.
+ */
+function mayBeConfiguredRoute(r: RouteDetails): boolean {
+  return r.paths.length > 0 && r.paths.every((p) => p.type === 0 && !(p.sw_if_index === NO_INDEX && p.table_id === NO_INDEX));
 }
 
 /** "10.0.0.1/24" or "2001:db8::1/64" from a VPP prefix. */
