@@ -95,72 +95,56 @@ void describe('createVethIntoNetns', () => {
     mtu: 1400,
     mac: '02:00:00:00:00:42',
   };
+  const EEXIST = { exitCode: 2, stderr: 'RTNETLINK answers: File exists\n' };
 
-  void it('creates the pod end directly in the netns, sets both up and reads the MACs', async () => {
-    const { runner, lines } = scriptedRunner((line) => {
-      if (line === `${IN_NETNS} -j link show dev eth1`)
-        return lines.length > 3 ? LINK_JSON('eth1', '02:00:00:00:00:42') : NO_DEVICE('eth1');
-      if (line === 'ip -j link show dev vpn0123456789ab')
-        return lines.length > 3 ? LINK_JSON('vpn0123456789ab', '02:aa:00:00:00:01') : NO_DEVICE('x');
-      return undefined;
-    });
+  void it('creates the pod end directly in the netns in one request, then sets it up', async () => {
+    const { runner, lines } = scriptedRunner(() => undefined);
     const veth = await createVethIntoNetns(options, runner);
+    assert.match(veth.hostMac, /^[0-9a-f][26ae](:[0-9a-f]{2}){5}$/, 'random, unicast, locally administered');
     assert.deepEqual(veth, {
+      ...veth,
       hostName: 'vpn0123456789ab',
-      hostMac: '02:aa:00:00:00:01',
       podIfName: 'eth1',
       podMac: '02:00:00:00:00:42',
       mtu: 1400,
     });
-    assert.ok(
-      lines.includes(
-        `ip link add vpn0123456789ab mtu 1400 type veth peer name eth1 mtu 1400 address 02:00:00:00:00:42 netns ${NETNS}`,
-      ),
-    );
+    assert.deepEqual(lines, [
+      `ip link add vpn0123456789ab address ${veth.hostMac} mtu 1400 up type veth ` +
+        `peer name eth1 address 02:00:00:00:00:42 mtu 1400 netns ${NETNS}`,
+      `${IN_NETNS} link set dev eth1 up`,
+    ]);
   });
 
-  void it('refuses a pod interface name already taken in the netns, creating nothing', async () => {
-    const { runner, lines } = scriptedRunner((line) =>
-      line.endsWith('link show dev eth1') ? LINK_JSON('eth1', '02:00:00:00:00:01') : undefined,
-    );
-    await rejectsWithCode(createVethIntoNetns(options, runner), 'VPPNET_ERR_POD_IFNAME_EXISTS');
-    assert.ok(!lines.some((line) => line.includes('link add')));
-  });
-
-  void it('tells which name was taken when the create itself races with another', async () => {
-    let created = false;
-    const { runner } = scriptedRunner((line) => {
-      if (line.startsWith('ip link add')) {
-        created = true;
-        return { exitCode: 2, stderr: 'RTNETLINK answers: File exists\n' };
-      }
-      if (line.endsWith('show dev eth1'))
-        return created ? LINK_JSON('eth1', '02:00:00:00:00:01') : NO_DEVICE('eth1');
-      if (line.endsWith('show dev vpn0123456789ab')) return NO_DEVICE('vpn0123456789ab');
+  void it('reports a pod interface name already taken in the netns', async () => {
+    const { runner, lines } = scriptedRunner((line) => {
+      if (line.startsWith('ip link add')) return EEXIST;
+      if (line === `${IN_NETNS} -j link show dev eth1`) return LINK_JSON('eth1', '02:00:00:00:00:01');
       return undefined;
     });
     await rejectsWithCode(createVethIntoNetns(options, runner), 'VPPNET_ERR_POD_IFNAME_EXISTS');
+    assert.ok(!lines.some((line) => line.includes(' del ')), 'nothing of the pod is touched');
   });
 
-  void it('refuses a host name already in use', async () => {
-    const { runner } = scriptedRunner((line) =>
-      line.endsWith('show dev eth1') ? NO_DEVICE('eth1') : undefined,
-    );
+  void it('reports a host name already in use', async () => {
+    const { runner } = scriptedRunner((line) => {
+      if (line.startsWith('ip link add')) return EEXIST;
+      if (line.endsWith('show dev eth1')) return NO_DEVICE('eth1');
+      return undefined;
+    });
     await rejectsWithCode(createVethIntoNetns(options, runner), 'VPPNET_ERR_HOST_LINK_EXISTS');
   });
 
   void it('deletes the pair again when a later step fails', async () => {
-    const { runner, lines } = scriptedRunner((line) => {
-      if (line.endsWith('show dev eth1') || line.endsWith('show dev vpn0123456789ab')) return NO_DEVICE('x');
-      if (line === `${IN_NETNS} link set dev eth1 up`)
-        return { exitCode: 2, stderr: 'RTNETLINK answers: Permission denied' };
-      return undefined;
-    });
+    const { runner, lines } = scriptedRunner((line) =>
+      line === `${IN_NETNS} link set dev eth1 up`
+        ? { exitCode: 2, stderr: 'RTNETLINK answers: Permission denied' }
+        : undefined,
+    );
     await rejectsWithCode(createVethIntoNetns(options, runner), 'VPPNET_ERR_IP_COMMAND');
     assert.equal(lines.at(-1), 'ip link del dev vpn0123456789ab');
   });
 
-  void it('validates names before running anything', async () => {
+  void it('validates its arguments before running anything', async () => {
     const { runner, lines } = scriptedRunner(() => undefined);
     await rejectsWithCode(
       createVethIntoNetns({ ...options, podIfName: 'a-name-too-long-x' }, runner),
@@ -168,6 +152,10 @@ void describe('createVethIntoNetns', () => {
     );
     await rejectsWithCode(
       createVethIntoNetns({ ...options, mtu: 10 }, runner),
+      'VPPNET_ERR_INVALID_ARGUMENT',
+    );
+    await rejectsWithCode(
+      createVethIntoNetns({ ...options, mac: 'nope' }, runner),
       'VPPNET_ERR_INVALID_ARGUMENT',
     );
     assert.deepEqual(lines, []);

@@ -121,19 +121,6 @@ export async function readPodInterface(
   return { ...linkBasics(link, ifname), addresses };
 }
 
-/** Name, MAC, MTU and admin state of one link, on the host (netns undefined) or in a netns. */
-export async function readLink(
-  runner: CommandRunner,
-  netns: ResolvedNetns | undefined,
-  name: string,
-): Promise<Omit<PodInterfaceState, 'addresses'>> {
-  const args = ['-j', 'link', 'show', 'dev', name];
-  const result = await runIpOrThrow(runner, netns, args);
-  const link = parseIpJson(result.stdout, args)[0];
-  if (link === undefined) throw new NetnsError('VPPNET_ERR_LINK_NOT_FOUND', `no link ${name}`);
-  return linkBasics(link, name);
-}
-
 function linkBasics(link: Record<string, unknown>, name: string): Omit<PodInterfaceState, 'addresses'> {
   const flags = Array.isArray(link['flags']) ? (link['flags'] as unknown[]) : [];
   return {
