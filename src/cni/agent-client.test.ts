@@ -15,6 +15,7 @@ const REQUEST: AttachRequest = {
   containerId: 'c1',
   ifname: 'eth1',
   netns: '/var/run/netns/pod',
+  network: 'services',
   ips: [{ address: '169.254.169.103/24', gateway: '169.254.169.1' }],
   routes: [{ dst: '169.252.252.0/24', gw: '169.254.169.1' }],
   mode: 'auto',
@@ -63,7 +64,7 @@ void describe('AgentClient', () => {
       netns: '/var/run/netns/pod',
     });
     assert.deepEqual(state.podInterface.addresses, ['169.254.169.103/24']);
-    await client.gc({ validAttachments: [] });
+    await client.gc({ network: 'services', validAttachments: [] });
     await client.detach({ containerId: 'c1', ifname: 'eth1', netns: '' });
     assert.deepEqual(await client.status(), { vpp: 'connected' });
     assert.deepEqual(

@@ -17,6 +17,9 @@
  * STATUS when VPP is down, 100 when CNI_IFNAME already exists in the netns, 101 when CHECK finds no
  * attachment, 102 when the netns cannot be opened, 999 for anything else.
  *
+ * GC is per network (spec 1.1.0): the request names the network, and only attachments made with
+ * that network name (AttachRequest.network) and absent from the list may be removed.
+ *
  * Idempotency the plugin relies on: DELETE of something absent is a success (DEL is repeated by
  * runtimes and runs after failed ADDs); an attachment is identified by (containerId, ifname) as in
  * the spec, `netns` is informative on DELETE and may be '' (CNI_NETNS is optional for DEL). Host-side
@@ -57,6 +60,11 @@ export interface AttachRoute {
 }
 
 export interface AttachRequest extends AttachmentKey {
+  /**
+   * The network config's `name`. GC is scoped to one network, so the agent records which network
+   * each attachment belongs to; two networks using vppnet-cni must not collect each other's pods.
+   */
+  readonly network: string;
   readonly ips: readonly AttachIp[];
   readonly routes: readonly AttachRoute[];
   readonly mtu?: number;
@@ -101,6 +109,8 @@ export interface ValidAttachment {
 }
 
 export interface GcRequest {
+  /** The network config's `name`: only attachments made for this network are candidates. */
+  readonly network: string;
   /** Every attachment of this network not in the list may be removed. */
   readonly validAttachments: readonly ValidAttachment[];
 }

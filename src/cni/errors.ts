@@ -38,8 +38,11 @@ export class CniError extends Error {
     this.details = details === '' ? undefined : details;
   }
 
-  /** The spec's error object; `cniVersion` is the version the runtime asked for. */
-  toJSON(cniVersion: string): CniErrorJson {
+  /**
+   * The spec's error object; `cniVersion` is the version the runtime asked for. Deliberately not
+   * named toJSON: JSON.stringify would call that with a property key in place of the version.
+   */
+  toSpecJson(cniVersion: string): CniErrorJson {
     const json: CniErrorJson = { cniVersion, code: this.code, msg: this.msg };
     if (this.details !== undefined) json.details = this.details;
     return json;

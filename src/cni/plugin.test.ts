@@ -182,6 +182,7 @@ void describe('vppnet-cni handlers', () => {
       containerId: 'c-1',
       ifname: 'eth1',
       netns: NETNS,
+      network: 'services',
       ips: [{ address: '169.254.169.103/24', gateway: '169.254.169.1' }],
       routes: [{ dst: '169.252.252.0/24', gw: '169.254.169.1' }],
       mode: 'veth',
@@ -344,7 +345,7 @@ void describe('vppnet-cni handlers', () => {
     );
     assert.equal(run.exitCode, 0, run.stdout);
     assert.deepEqual(journal, ['ipam GC', 'agent gc']);
-    assert.deepEqual(agent?.calls[0]?.body, { validAttachments: valid });
+    assert.deepEqual(agent?.calls[0]?.body, { network: 'services', validAttachments: valid });
   });
 
   void it('GC: requires cni.dev/valid-attachments (code 7)', async () => {

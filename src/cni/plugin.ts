@@ -86,7 +86,7 @@ export function createPlugin(deps: Partial<PluginDeps> = {}): CniHandlers {
         failures.push(toCniError(err));
       }
       try {
-        await connectAgent(config.agentSocket).gc({ validAttachments });
+        await connectAgent(config.agentSocket).gc({ network: config.name, validAttachments });
       } catch (err) {
         failures.push(toCniError(err));
       }
@@ -136,6 +136,7 @@ function attachRequest(config: NetworkConfig, key: AttachmentKey, ipamResult: Cn
   });
   return {
     ...key,
+    network: config.name,
     ips: ipamResult.ips.map((ip) => ({
       address: ip.address,
       ...(ip.gateway !== undefined && { gateway: ip.gateway }),

@@ -194,7 +194,7 @@ export async function runCni(
     return 0;
   } catch (err) {
     const cniError = toCniError(err);
-    io.stdout.write(`${JSON.stringify(cniError.toJSON(replyVersion), null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify(cniError.toSpecJson(replyVersion), null, 2)}\n`);
     return 1;
   }
 }

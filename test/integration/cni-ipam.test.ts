@@ -379,7 +379,7 @@ void describe('vppnet-cni with reference IPAM plugins in real network namespaces
         ?.callsTo('POST', '/v1/gc')
         .slice(gcCallsBefore)
         .map((call) => call.body),
-      [{ validAttachments: valid }],
+      [{ network: NETWORK, validAttachments: valid }],
     );
     const status = await execPlugin(
       { CNI_COMMAND: 'STATUS', CNI_PATH: CNI_PLUGIN_DIR },

@@ -175,7 +175,9 @@ export class FakeAgentServer {
       },
       gc: (request) => {
         const valid = new Set(request.validAttachments.map((a) => keyOf(a.containerID, a.ifname)));
-        for (const key of this.attachments.keys()) if (!valid.has(key)) this.attachments.delete(key);
+        for (const [key, attachment] of this.attachments) {
+          if (attachment.network === request.network && !valid.has(key)) this.attachments.delete(key);
+        }
       },
       status: () => ({ vpp: 'connected' }),
     };
