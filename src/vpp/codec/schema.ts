@@ -165,18 +165,20 @@ type StructInput<Fs extends readonly FieldDef[]> = {
   readonly [F in Fs[number] as F[0] extends CountFields<Fs> ? never : F[0]]?: FieldInput<F>;
 };
 
-/** Fields the client core fills in itself. */
-export type HeaderField = 'client_index' | 'context';
 
 /** A decoded message: every field present. */
 export type Message<M extends MessageDef> = MessageDef extends M
   ? Readonly<Record<string, unknown>> // not a concrete definition: nothing to derive
   : StructValue<M['fields']>;
 
-/** What a caller passes to send a message: header and count fields excluded, all else optional. */
+/**
+ * What a caller passes to send a message: count fields excluded, all else optional. `context`
+ * and `client_index` of requests are filled in by the client core (MessageHeader); a server
+ * (the simulator) sets them as fields where they are payload, as in control_ping_reply.
+ */
 export type MessageInput<M extends MessageDef> = MessageDef extends M
   ? Readonly<Record<string, unknown>>
-  : Omit<StructInput<M['fields']>, HeaderField>;
+  : StructInput<M['fields']>;
 
 /** The reply type of a request definition. */
 export type ReplyOf<M extends MessageDef> = M['reply'] extends MessageDef ? Message<M['reply']> : never;
