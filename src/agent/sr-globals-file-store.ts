@@ -1,0 +1,106 @@
+/**
+ * The SRv6 globals (encap source, hop limit) vppnet set, remembered in a JSON file per VPP process
+ * id. VPP cannot report them back, so without this file an agent restarted against the same VPP
+ * would set them again; with it, such a restart sends no operations at all.
+ *
+ * The file is an optimisation, never a source of truth: a missing or corrupt file is treated as
+ * empty (the globals are set once more, which is harmless), and a failed write is logged while the
+ * value stays remembered in memory, so the dataplane never waits on the state directory.
+ */
+import { readFile } from 'node:fs/promises';
+import type { SrGlobalsMemory } from '../srv6/actual.js';
+import { removeStaleTempFiles, writeFileAtomic } from './atomic-file.js';
+import { errorMessage, silentLogger, type AgentLogger } from './logger.js';
+import type { SrGlobalsStore } from './reconciler.js';
+
+export const SR_GLOBALS_FILE = 'sr-globals.json';
+
+const FORMAT_VERSION = 1;
+
+export class SrGlobalsFileStore implements SrGlobalsStore {
+  readonly #path: string;
+  readonly #logger: AgentLogger;
+  #memory: SrGlobalsMemory | undefined;
+  #loaded = false;
+  /** The file's content as last read or written, to skip rewriting an unchanged value. */
+  #persisted: string | undefined;
+
+  constructor(path: string, logger: AgentLogger = silentLogger) {
+    this.#path = path;
+    this.#logger = logger;
+  }
+
+  get path(): string {
+    return this.#path;
+  }
+
+  async load(): Promise<SrGlobalsMemory | undefined> {
+    if (!this.#loaded) {
+      this.#loaded = true;
+      await removeStaleTempFiles(this.#path);
+      this.#memory = await this.#readFile();
+    }
+    return this.#memory;
+  }
+
+  async save(memory: SrGlobalsMemory): Promise<void> {
+    this.#loaded = true;
+    this.#memory = memory;
+    const text = serialize(memory);
+    if (text === this.#persisted) return;
+    try {
+      await writeFileAtomic(this.#path, text);
+      this.#persisted = text;
+    } catch (err) {
+      this.#logger.error(
+        { path: this.#path, err: errorMessage(err) },
+        'cannot persist the SRv6 globals; an agent restart will set them again',
+      );
+    }
+  }
+
+  async #readFile(): Promise<SrGlobalsMemory | undefined> {
+    let text: string;
+    try {
+      text = await readFile(this.#path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+        this.#logger.warn(
+          { path: this.#path, err: errorMessage(err) },
+          'cannot read the SRv6 globals file; treating it as empty',
+        );
+      }
+      return undefined;
+    }
+    const memory = parse(text);
+    if (memory === undefined) {
+      this.#logger.warn({ path: this.#path }, 'the SRv6 globals file is corrupt; treating it as empty');
+      return undefined;
+    }
+    this.#persisted = text;
+    return memory;
+  }
+}
+
+function serialize(memory: SrGlobalsMemory): string {
+  return `${JSON.stringify({ version: FORMAT_VERSION, ...memory })}\n`;
+}
+
+function parse(text: string): SrGlobalsMemory | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const { version, vppPid, encapSource, hopLimit } = raw as Record<string, unknown>;
+  if (version !== FORMAT_VERSION || !Number.isSafeInteger(vppPid)) return undefined;
+  if (encapSource !== undefined && typeof encapSource !== 'string') return undefined;
+  if (hopLimit !== undefined && !Number.isSafeInteger(hopLimit)) return undefined;
+  return {
+    vppPid: vppPid as number,
+    ...(encapSource === undefined ? {} : { encapSource }),
+    ...(hopLimit === undefined ? {} : { hopLimit: hopLimit as number }),
+  };
+}
