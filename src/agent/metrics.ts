@@ -1,0 +1,163 @@
+/**
+ * The agent's Prometheus metrics, in a registry of its own: the global default registry would
+ * mix in whatever else the process loads and would make two agents in one test process collide.
+ *
+ * Op and VPP request metrics come from the diagnostics channels the executor and the VPP client
+ * publish on, so neither needs to know about Prometheus. Those channels are process-wide: in a
+ * process with several VPP clients (tests, never the agent), every client's requests count here.
+ */
+import diagnostics from 'node:diagnostics_channel';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { OpDiagnostic } from '../reconcile/executor.js';
+import type { ConnectionState } from '../vpp/client/connection-state.js';
+import type { RequestDiagnostic } from '../vpp/client/vpp-client.js';
+import type { ReconcileSummary } from './status.js';
+
+const OP_CHANNEL = 'vppnet:plan:op';
+const REQUEST_CHANNEL = 'vppnet:vpp:request';
+
+/** Every connection state, so the gauge shows 0 for the others (a Record catches a new state). */
+const CONNECTION_STATES = Object.keys({
+  idle: true,
+  connecting: true,
+  ready: true,
+  reconnecting: true,
+  closing: true,
+  closed: true,
+} satisfies Record<ConnectionState, true>) as ConnectionState[];
+
+export class AgentMetrics {
+  readonly registry = new Registry();
+  readonly #reconcileDuration: Histogram<'outcome'>;
+  readonly #reconciles: Counter<'outcome'>;
+  readonly #operations: Counter<'action' | 'kind' | 'outcome'>;
+  readonly #requestDuration: Histogram<'message'>;
+  readonly #requests: Counter<'message' | 'outcome'>;
+  readonly #connectionState: Gauge<'state'>;
+  readonly #owned: Gauge<'kind'>;
+  readonly #configValid: Gauge;
+  #subscribed = false;
+
+  constructor() {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.#reconcileDuration = new Histogram({
+      name: 'vppnet_reconcile_duration_seconds',
+      help: 'Duration of reconcile passes (snapshot, plan, apply).',
+      labelNames: ['outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    });
+    this.#reconciles = new Counter({
+      name: 'vppnet_reconcile_total',
+      help: 'Reconcile passes by outcome: ok, partial (some ops failed or skipped, or resources wait), error.',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.#operations = new Counter({
+      name: 'vppnet_operations_total',
+      help: 'Operations applied to VPP by action, resource kind and outcome.',
+      labelNames: ['action', 'kind', 'outcome'],
+      registers,
+    });
+    this.#requestDuration = new Histogram({
+      name: 'vppnet_vpp_request_duration_seconds',
+      help: 'Round trip of VPP binary API requests, by request message.',
+      labelNames: ['message'],
+      buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
+      registers,
+    });
+    this.#requests = new Counter({
+      name: 'vppnet_vpp_requests_total',
+      help: 'VPP binary API requests by message and outcome (ok, retval, timeout, conn_lost, error).',
+      labelNames: ['message', 'outcome'],
+      registers,
+    });
+    this.#connectionState = new Gauge({
+      name: 'vppnet_vpp_connection_state',
+      help: 'The VPP connection state: 1 for the current state, 0 for the others.',
+      labelNames: ['state'],
+      registers,
+    });
+    this.#owned = new Gauge({
+      name: 'vppnet_owned_objects',
+      help: 'Objects vppnet owns in VPP as of the last reconcile, by kind.',
+      labelNames: ['kind'],
+      registers,
+    });
+    this.#configValid = new Gauge({
+      name: 'vppnet_config_valid',
+      help: '1 when the config file as last read is valid; 0 while it is invalid (the last good config stays in force).',
+      registers,
+    });
+    this.#configValid.set(0);
+    this.setConnectionState('idle');
+  }
+
+  /** Starts counting ops and VPP requests from the diagnostics channels. */
+  listen(): void {
+    if (this.#subscribed) return;
+    this.#subscribed = true;
+    diagnostics.subscribe(OP_CHANNEL, this.#onOp);
+    diagnostics.subscribe(REQUEST_CHANNEL, this.#onRequest);
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** The Prometheus text exposition of every metric. */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  observeReconcile(summary: Pick<ReconcileSummary, 'outcome' | 'durationMs'>): void {
+    this.#reconcileDuration.observe({ outcome: summary.outcome }, summary.durationMs / 1000);
+    this.#reconciles.inc({ outcome: summary.outcome });
+  }
+
+  setConnectionState(current: ConnectionState): void {
+    for (const state of CONNECTION_STATES) this.#connectionState.set({ state }, state === current ? 1 : 0);
+  }
+
+  /** Replaces the owned counts, so a kind vppnet no longer owns disappears. */
+  setOwned(owned: ReadonlyMap<string, number>): void {
+    this.#owned.reset();
+    for (const [kind, count] of owned) this.#owned.set({ kind }, count);
+  }
+
+  setConfigValid(valid: boolean): void {
+    this.#configValid.set(valid ? 1 : 0);
+  }
+
+  /** Stops listening on the diagnostics channels; the registry stays readable. */
+  close(): void {
+    if (!this.#subscribed) return;
+    this.#subscribed = false;
+    diagnostics.unsubscribe(OP_CHANNEL, this.#onOp);
+    diagnostics.unsubscribe(REQUEST_CHANNEL, this.#onRequest);
+  }
+
+  readonly #onOp = (message: unknown): void => {
+    if (!isOpDiagnostic(message)) return;
+    this.#operations.inc({ action: message.action, kind: message.kind, outcome: message.outcome });
+  };
+
+  readonly #onRequest = (message: unknown): void => {
+    if (!isRequestDiagnostic(message)) return;
+    this.#requestDuration.observe({ message: message.name }, message.durationMs / 1000);
+    this.#requests.inc({ message: message.name, outcome: message.outcome });
+  };
+}
+
+function isOpDiagnostic(m: unknown): m is OpDiagnostic {
+  if (typeof m !== 'object' || m === null) return false;
+  const r = m as Record<string, unknown>;
+  return typeof r.action === 'string' && typeof r.kind === 'string' && typeof r.outcome === 'string';
+}
+
+function isRequestDiagnostic(m: unknown): m is RequestDiagnostic {
+  if (typeof m !== 'object' || m === null) return false;
+  const r = m as Record<string, unknown>;
+  return typeof r.name === 'string' && typeof r.durationMs === 'number' && typeof r.outcome === 'string';
+}
