@@ -1,0 +1,385 @@
+import assert from 'node:assert/strict';
+import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { Agent, type AgentOptions } from './agent.js';
+import type { ConfigStatus, ReconcileSummary } from './status.js';
+import {
+  configYaml,
+  delay,
+  failedOp,
+  FakeReconciler,
+  INVALID_CONFIG_YAML,
+  makeTempDir,
+  nextEvent,
+  RecordingLogger,
+  replaceFile,
+} from './testing/agent-fixtures.js';
+import { FakeVppClient } from './testing/fake-vpp-client.js';
+
+/** Longer than the debounce below: enough for a stray second reload or pass to show up. */
+const SETTLE_MS = 150;
+
+describe('Agent', () => {
+  let tmp: Awaited<ReturnType<typeof makeTempDir>>;
+  let configPath: string;
+  let stateDir: string;
+  let client: FakeVppClient;
+  let reconciler: FakeReconciler;
+  let logger: RecordingLogger;
+  let agent: Agent | undefined;
+
+  beforeEach(async () => {
+    tmp = await makeTempDir();
+    await mkdir(join(tmp.dir, 'etc'));
+    configPath = join(tmp.dir, 'etc', 'config.yaml');
+    await writeFile(configPath, configYaml());
+    stateDir = join(tmp.dir, 'state');
+    client = new FakeVppClient();
+    reconciler = new FakeReconciler();
+    logger = new RecordingLogger();
+    agent = undefined;
+  });
+
+  afterEach(async () => {
+    await agent?.stop();
+    await tmp.remove();
+  });
+
+  function makeAgent(overrides: Partial<AgentOptions> = {}): Agent {
+    agent = new Agent({
+      configPath,
+      stateDir,
+      client,
+      reconcileFn: reconciler.fn,
+      logger,
+      driftIntervalMs: 0,
+      configDebounceMs: 20,
+      retryInitialMs: 20,
+      retryMaxMs: 100,
+      ...overrides,
+    });
+    return agent;
+  }
+
+  const configEvent = (a: Agent, accept: (s: ConfigStatus) => boolean): Promise<ConfigStatus> =>
+    nextEvent<ConfigStatus>((l) => {
+      a.on('config', l);
+      return () => a.off('config', l);
+    }, accept);
+
+  const reconcileEvent = (
+    a: Agent,
+    accept: (s: ReconcileSummary) => boolean = () => true,
+  ): Promise<ReconcileSummary> =>
+    nextEvent<ReconcileSummary>((l) => {
+      a.on('reconcile', l);
+      return () => a.off('reconcile', l);
+    }, accept);
+
+  it('reconciles once VPP connects and is ready after a successful pass', async () => {
+    const a = makeAgent();
+    await a.start();
+    await a.whenIdle();
+    assert.equal(reconciler.passes.length, 0, 'nothing to reconcile against before VPP connects');
+    assert.equal(client.started, 1);
+    assert.match(a.readiness().reasons.join('\n'), /VPP at .* is not connected \(connecting\)/);
+
+    client.handshake();
+    await a.whenIdle();
+    assert.equal(reconciler.passes.length, 1);
+    const status = a.status();
+    assert.deepEqual(status.lastReconcile?.triggers, ['vpp-connect']);
+    assert.equal(status.lastReconcile?.outcome, 'ok');
+    assert.deepEqual(status.owned, { route: 3 });
+    assert.equal(status.vpp.connections, 1);
+    assert.deepEqual(a.readiness(), { ready: true, reasons: [] });
+    assert.equal(reconciler.maxConcurrent, 1);
+  });
+
+  it('keeps the last good config in force when the file becomes invalid, and says why', async () => {
+    const a = makeAgent();
+    await a.start();
+    client.handshake();
+    await a.whenIdle();
+    assert.match(await a.metrics.text(), /^vppnet_config_valid 1$/m);
+
+    const invalid = configEvent(a, (s) => !s.valid);
+    await replaceFile(configPath, INVALID_CONFIG_YAML);
+    const status = await invalid;
+    assert.ok(status.problems.length >= 2, 'every problem is reported');
+    assert.ok(status.inForceSince !== undefined);
+
+    const readiness = a.readiness();
+    assert.equal(readiness.ready, false);
+    assert.match(
+      readiness.reasons.join('\n'),
+      /config .*config\.yaml is invalid \(node\.name: .*\); the last good config stays in force/,
+    );
+    assert.match(await a.metrics.text(), /^vppnet_config_valid 0$/m);
+    const logged = logger.at('error').find((r) => r.message.includes('is invalid'));
+    assert.ok(logged, 'the invalid config is logged');
+    assert.deepEqual(logged.fields.problems, status.problems);
+    for (const p of status.problems) assert.ok(logged.message.includes(p.path), `the log names ${p.path}`);
+
+    // A pass now still uses the last good config.
+    const pass = await a.reconcileNow();
+    assert.equal(pass.outcome, 'ok');
+    assert.equal(reconciler.passes.at(-1)?.config.node.srv6.hopLimit, 64);
+
+    const fixed = configEvent(a, (s) => s.valid);
+    const reconciled = reconcileEvent(a);
+    await replaceFile(configPath, configYaml({ hopLimit: 32 }));
+    await fixed;
+    await reconciled;
+    await a.whenIdle();
+    assert.equal(reconciler.passes.at(-1)?.config.node.srv6.hopLimit, 32);
+    assert.deepEqual(a.readiness(), { ready: true, reasons: [] });
+    assert.match(await a.metrics.text(), /^vppnet_config_valid 1$/m);
+  });
+
+  it('reconciles exactly once per valid change, and not for a rewrite with equal content', async () => {
+    const a = makeAgent();
+    await a.start();
+    client.handshake();
+    await a.whenIdle();
+    assert.equal(reconciler.passes.length, 1);
+
+    const reconciled = reconcileEvent(a);
+    await replaceFile(configPath, configYaml({ hopLimit: 32 }));
+    assert.deepEqual((await reconciled).triggers, ['config-change']);
+    await delay(SETTLE_MS);
+    await a.whenIdle();
+    assert.equal(reconciler.passes.length, 2);
+
+    const reread = configEvent(a, () => true);
+    await writeFile(configPath, configYaml({ hopLimit: 32 }));
+    await reread;
+    await delay(SETTLE_MS);
+    await a.whenIdle();
+    assert.equal(reconciler.passes.length, 2, 'equal content is not a change');
+  });
+
+  it('follows a Kubernetes ConfigMap update (the ..data symlink swap)', async () => {
+    // The layout the kubelet makes: config.yaml -> ..data/config.yaml, ..data -> ..<timestamp>.
+    const mount = join(tmp.dir, 'configmap');
+    await mkdir(join(mount, '..2024_01_01_00_00_00.1'), { recursive: true });
+    await writeFile(join(mount, '..2024_01_01_00_00_00.1', 'config.yaml'), configYaml());
+    await symlink('..2024_01_01_00_00_00.1', join(mount, '..data'));
+    await symlink('..data/config.yaml', join(mount, 'config.yaml'));
+    configPath = join(mount, 'config.yaml');
+
+    const a = makeAgent();
+    await a.start();
+    client.handshake();
+    await a.whenIdle();
+    assert.equal(reconciler.passes.length, 1);
+
+    const reconciled = reconcileEvent(a);
+    await mkdir(join(mount, '..2024_01_01_00_01_00.2'));
+    await writeFile(join(mount, '..2024_01_01_00_01_00.2', 'config.yaml'), configYaml({ hopLimit: 32 }));
+    await symlink('..2024_01_01_00_01_00.2', join(mount, '..data_tmp'));
+    await rename(join(mount, '..data_tmp'), join(mount, '..data'));
+    await rm(join(mount, '..2024_01_01_00_00_00.1'), { recursive: true });
+    await reconciled;
+    await delay(SETTLE_MS);
+    await a.whenIdle();
+    assert.equal(reconciler.passes.length, 2);
+    assert.equal(reconciler.passes[1]?.config.node.srv6.hopLimit, 32);
+  });
+
+  it('folds everything requested during a pass into exactly one follow-up pass', async () => {
+    const a = makeAgent();
+    await a.start();
+    reconciler.hold();
+    const started = reconciler.nextPassStarted();
+    client.handshake();
+    await started;
+
+    const first = a.reconcileNow();
+    const second = a.reconcileNow();
+    const changed = configEvent(a, (s) => s.valid);
+    await replaceFile(configPath, configYaml({ hopLimit: 32 }));
+    await changed;
+    assert.equal(reconciler.passes.length, 1, 'no second pass while one runs');
+
+    reconciler.release();
+    const [r1, r2] = await Promise.all([first, second]);
+    assert.equal(r1, r2, 'both requests are answered by the same pass');
+    assert.deepEqual([...r1.triggers].sort(), ['config-change', 'manual']);
+    await a.whenIdle();
+    assert.equal(reconciler.passes.length, 2);
+    assert.equal(reconciler.passes[1]?.config.node.srv6.hopLimit, 32);
+    assert.equal(reconciler.maxConcurrent, 1);
+  });
+
+  it('resyncs fully after VPP reconnects, and is not ready until that pass is done', async () => {
+    const a = makeAgent();
+    await a.start();
+    client.handshake();
+    await a.whenIdle();
+
+    client.drop();
+    assert.match(a.readiness().reasons.join('\n'), /not connected \(reconnecting: ECONNRESET\)/);
+    client.handshake({ pid: 5000 });
+    assert.deepEqual(a.readiness().reasons, ['VPP connected; the full resync has not finished yet']);
+    await a.whenIdle();
+    assert.equal(reconciler.passes.length, 2);
+    assert.deepEqual(a.status().lastReconcile?.triggers, ['vpp-reconnect']);
+    assert.equal(a.status().vpp.connections, 2);
+    assert.equal(a.readiness().ready, true);
+  });
+
+  it('stops a pass between batches when the VPP connection it started on is gone', async () => {
+    const a = makeAgent();
+    await a.start();
+    reconciler.hold();
+    const started = reconciler.nextPassStarted();
+    client.handshake();
+    await started;
+    const shouldStop = reconciler.passes[0]?.opts.shouldStop;
+    assert.equal(shouldStop?.(), false);
+    client.drop();
+    assert.equal(shouldStop?.(), true);
+    client.handshake({ pid: 5000 });
+    assert.equal(
+      shouldStop?.(),
+      true,
+      'a new connection is a different VPP process as far as the plan knows',
+    );
+    reconciler.release();
+    await a.whenIdle();
+    assert.equal(reconciler.passes.length, 2);
+  });
+
+  it('retries a pass with failures after a backoff, logging each failure', async () => {
+    reconciler.results.push({
+      failed: [failedOp('route:ip4:10:10.0.0.7/32', 'ip_route_add_del: VNET_API_ERROR_NO_SUCH_TABLE (-6)')],
+    });
+    const a = makeAgent();
+    let readinessWhenPartial: readonly string[] = [];
+    const partial = reconcileEvent(a, (s) => {
+      readinessWhenPartial = a.readiness().reasons;
+      return s.outcome === 'partial';
+    });
+    const recovered = reconcileEvent(a, (s) => s.outcome === 'ok');
+    await a.start();
+    client.handshake();
+
+    const p = await partial;
+    assert.equal(p.failed, 1);
+    assert.deepEqual(p.failures, [
+      {
+        action: 'create',
+        kind: 'route',
+        key: 'route:ip4:10:10.0.0.7/32',
+        error: 'ip_route_add_del: VNET_API_ERROR_NO_SUCH_TABLE (-6)',
+      },
+    ]);
+    assert.match(
+      readinessWhenPartial.join('\n'),
+      /last reconcile was partial: 1 of 1 operations failed \(first: create route:ip4:10:10\.0\.0\.7\/32: ip_route_add_del/,
+    );
+    const failureLog = logger.at('error').find((r) => r.fields.key === 'route:ip4:10:10.0.0.7/32');
+    assert.equal(failureLog?.fields.err, 'ip_route_add_del: VNET_API_ERROR_NO_SUCH_TABLE (-6)');
+
+    const ok = await recovered;
+    assert.deepEqual(ok.triggers, ['retry']);
+    await a.whenIdle();
+    assert.equal(a.status().nextRetryAt, undefined);
+    assert.equal(a.readiness().ready, true);
+    assert.match(await a.metrics.text(), /^vppnet_reconcile_total\{outcome="partial"\} 1$/m);
+  });
+
+  it('reports a pass that fails as a whole as an error, and retries it', async () => {
+    reconciler.results.push({ throws: new Error('VPPNET_ERR_CONN_LOST: connection to VPP lost') });
+    const a = makeAgent();
+    let reasons: readonly string[] = [];
+    const failed = reconcileEvent(a, (s) => {
+      reasons = a.readiness().reasons;
+      return s.outcome === 'error';
+    });
+    const recovered = reconcileEvent(a, (s) => s.outcome === 'ok');
+    await a.start();
+    client.handshake();
+    assert.equal((await failed).error, 'VPPNET_ERR_CONN_LOST: connection to VPP lost');
+    assert.deepEqual(reasons, ['the last reconcile failed: VPPNET_ERR_CONN_LOST: connection to VPP lost']);
+    await recovered;
+    assert.match(await a.metrics.text(), /^vppnet_reconcile_total\{outcome="error"\} 1$/m);
+  });
+
+  it('checks for drift periodically, and stops doing so on stop()', async () => {
+    const a = makeAgent({ driftIntervalMs: 30 });
+    await a.start();
+    client.handshake();
+    await reconcileEvent(a, (s) => s.triggers.includes('drift'));
+    await reconcileEvent(a, (s) => s.triggers.includes('drift'));
+    await a.stop();
+    const passes = reconciler.passes.length;
+    await delay(100);
+    assert.equal(reconciler.passes.length, passes);
+  });
+
+  it('waits for a valid config when the first one is invalid', async () => {
+    await writeFile(configPath, INVALID_CONFIG_YAML);
+    const a = makeAgent();
+    await a.start();
+    client.handshake();
+    await a.whenIdle();
+    assert.equal(reconciler.passes.length, 0);
+    assert.match(a.readiness().reasons.join('\n'), /is invalid .*; no valid config was loaded yet/);
+    assert.match(await a.metrics.text(), /^vppnet_config_valid 0$/m);
+
+    const reconciled = reconcileEvent(a);
+    await replaceFile(configPath, configYaml());
+    await reconciled;
+    await a.whenIdle();
+    assert.equal(a.readiness().ready, true);
+  });
+
+  it('hands the reconciler a globals store kept in the state directory', async () => {
+    const a = makeAgent();
+    await a.start();
+    client.handshake();
+    await a.whenIdle();
+    const globals = reconciler.passes[0]?.opts.globals;
+    assert.ok(globals);
+    await globals.save({ vppPid: 4242, encapSource: '2001:db8::1', hopLimit: 64 });
+    const { readFile } = await import('node:fs/promises');
+    assert.deepEqual(JSON.parse(await readFile(join(stateDir, 'sr-globals.json'), 'utf8')), {
+      version: 1,
+      vppPid: 4242,
+      encapSource: '2001:db8::1',
+      hopLimit: 64,
+    });
+  });
+
+  it('on stop() lets the running pass finish, then closes the VPP session, and leaves nothing running', async () => {
+    const a = makeAgent({ driftIntervalMs: 20 });
+    const order: string[] = [];
+    client.onClose = () => order.push('vpp-closed');
+    a.on('reconcile', () => order.push('pass-finished'));
+    await a.start();
+    reconciler.hold();
+    const started = reconciler.nextPassStarted();
+    client.handshake();
+    await started;
+    const followUp = a.reconcileNow();
+
+    const stopping = a.stop();
+    assert.equal(reconciler.passes[0]?.opts.shouldStop?.(), true, 'the pass is told to stop after its batch');
+    assert.deepEqual(a.readiness().reasons.slice(0, 1), ['the agent is shutting down']);
+    await delay(30);
+    assert.equal(client.closed, 0, 'VPP stays connected while the pass finishes its batch');
+
+    reconciler.release();
+    await stopping;
+    assert.deepEqual(order, ['pass-finished', 'vpp-closed']);
+    assert.equal(reconciler.passes.length, 1, 'the queued follow-up does not run');
+    assert.equal((await followUp).outcome, 'skipped');
+    assert.equal(a.status().phase, 'stopped');
+    assert.equal(client.state, 'closed');
+    const leftovers = process.getActiveResourcesInfo().filter((r) => r === 'Timeout' || r === 'FSEventWrap');
+    assert.deepEqual(leftovers, [], 'no timers or watches left behind');
+  });
+});

@@ -1,0 +1,583 @@
+/**
+ * vppnet-agent's runtime: keeps one hypervisor's VPP programmed from the config file.
+ *
+ * - The config file is watched; an invalid file is reported (log, metric, readiness) while the
+ *   last good config stays in force, because tearing down a working dataplane over a typo would
+ *   turn a config mistake into an outage.
+ * - The VPP client connects in the background and reconnects by itself; every handshake, first or
+ *   after a VPP restart, is followed by a full resync: a reconcile pass always reads VPP first.
+ * - Passes never overlap; requests during a pass fold into one follow-up (CoalescingRunner). A
+ *   periodic drift check reconciles what something else changed in VPP, and a pass with failures
+ *   is retried with exponential backoff.
+ * - stop() never deletes anything: it lets the running pass finish its current batch, closes the
+ *   VPP session politely and leaves the dataplane programmed, so restarting or upgrading the agent
+ *   does not interrupt traffic.
+ */
+import { EventEmitter } from 'node:events';
+import { join } from 'node:path';
+import { loadConfigFile } from '../config/load.js';
+import type { AgentConfig } from '../config/model.js';
+import { ConfigError, type ConfigProblem } from '../config/validate.js';
+import type { HostLinks } from '../dataplane/context.js';
+import type { ConnectionState } from '../vpp/client/connection-state.js';
+import { DEFAULT_SOCKET_PATH, VppClient, type VppClientEvents } from '../vpp/client/vpp-client.js';
+import { CoalescingRunner } from './coalescing-runner.js';
+import { ConfigFileWatcher } from './config-watcher.js';
+import { linuxHostLinks } from './host-links.js';
+import { errorMessage, silentLogger, type AgentLogger } from './logger.js';
+import { AgentMetrics } from './metrics.js';
+import { reconcile, type ReconcileOptions, type ReconcileOutcome } from './reconciler.js';
+import { SR_GLOBALS_FILE, SrGlobalsFileStore } from './sr-globals-file-store.js';
+import {
+  readinessOf,
+  type AgentStatus,
+  type ConfigStatus,
+  type PassResult,
+  type Readiness,
+  type ReconcileSummary,
+  type ReconcileTrigger,
+  type SkippedPass,
+} from './status.js';
+
+export type ReconcileFn = (config: AgentConfig, opts: ReconcileOptions) => Promise<ReconcileOutcome>;
+
+export const DEFAULT_DRIFT_INTERVAL_MS = 60_000;
+export const DEFAULT_CONFIG_DEBOUNCE_MS = 250;
+export const DEFAULT_RETRY_INITIAL_MS = 1_000;
+export const DEFAULT_RETRY_MAX_MS = 60_000;
+
+/** Failed ops and waiting resources listed in status and readiness; the log has all of them. */
+const REPORTED_PER_PASS = 5;
+
+export interface AgentOptions {
+  readonly configPath: string;
+  /** Where the agent keeps state across restarts (the SRv6 globals file). */
+  readonly stateDir: string;
+  readonly vppSocketPath?: string;
+  readonly logger?: AgentLogger;
+  /** Period of the drift check (re-read the config, reconcile); 0 disables it. */
+  readonly driftIntervalMs?: number;
+  /** Quiet time after a change in the config's directory before re-reading the file. */
+  readonly configDebounceMs?: number;
+  /** Delay before retrying a pass with failures, doubling per failed pass up to retryMaxMs. */
+  readonly retryInitialMs?: number;
+  readonly retryMaxMs?: number;
+  /** The reconcile pass; tests inject a fake. */
+  readonly reconcileFn?: ReconcileFn;
+  readonly hostLinks?: HostLinks;
+  /** A client to use instead of creating one for vppSocketPath; the agent starts and closes it. */
+  readonly client?: VppClient;
+  /** Milliseconds since the epoch, for timestamps and durations. */
+  readonly clock?: () => number;
+}
+
+export interface AgentEvents {
+  /** The config file was read, valid or not. */
+  config: (status: ConfigStatus) => void;
+  /** A reconcile pass finished. */
+  reconcile: (summary: ReconcileSummary) => void;
+}
+
+export class Agent {
+  /** The agent's metrics registry, for the HTTP server. */
+  readonly metrics = new AgentMetrics();
+  readonly #configPath: string;
+  readonly #socketPath: string;
+  readonly #logger: AgentLogger;
+  readonly #driftIntervalMs: number;
+  readonly #retryInitialMs: number;
+  readonly #retryMaxMs: number;
+  readonly #reconcileFn: ReconcileFn;
+  readonly #hostLinks: HostLinks;
+  readonly #clock: () => number;
+  readonly #client: VppClient;
+  readonly #globals: SrGlobalsFileStore;
+  readonly #watcher: ConfigFileWatcher;
+  readonly #runner: CoalescingRunner<ReconcileTrigger, PassResult>;
+  readonly #events = new EventEmitter();
+
+  #phase: AgentStatus['phase'] = 'created';
+  #stopping: Promise<void> | undefined;
+
+  /** The last good config: what the agent reconciles to, whatever the file says now. */
+  #config: AgentConfig | undefined;
+  /** Its canonical JSON, to tell a real change from a rewrite with equal content. */
+  #configKey: string | undefined;
+  #configStatus: ConfigStatus;
+  /** Config reads run one after another, so an older read never overwrites a newer one. */
+  #configReads: Promise<unknown> = Promise.resolve();
+
+  /** Successful VPP handshakes so far; a pass records the one it ran on. */
+  #connections = 0;
+  #vppLastError: string | undefined;
+
+  #lastReconcile: ReconcileSummary | undefined;
+  #owned: ReadonlyMap<string, number> = new Map();
+  #driftTimer: NodeJS.Timeout | undefined;
+  #retryTimer: NodeJS.Timeout | undefined;
+  #retryAttempt = 0;
+  #nextRetryAt: number | undefined;
+
+  constructor(opts: AgentOptions) {
+    this.#configPath = opts.configPath;
+    this.#socketPath = opts.vppSocketPath ?? DEFAULT_SOCKET_PATH;
+    this.#logger = opts.logger ?? silentLogger;
+    this.#driftIntervalMs = opts.driftIntervalMs ?? DEFAULT_DRIFT_INTERVAL_MS;
+    this.#retryInitialMs = opts.retryInitialMs ?? DEFAULT_RETRY_INITIAL_MS;
+    this.#retryMaxMs = opts.retryMaxMs ?? DEFAULT_RETRY_MAX_MS;
+    this.#reconcileFn = opts.reconcileFn ?? reconcile;
+    this.#hostLinks = opts.hostLinks ?? linuxHostLinks;
+    this.#clock = opts.clock ?? Date.now;
+    this.#client =
+      opts.client ??
+      new VppClient({
+        socketPath: this.#socketPath,
+        clientName: 'vppnet-agent',
+        // Never queue while disconnected: a queued op would reach the next VPP process with the
+        // interface indexes of the last one. Fail it; the resync after the reconnect redoes it.
+        offlineQueue: false,
+      });
+    this.#globals = new SrGlobalsFileStore(join(opts.stateDir, SR_GLOBALS_FILE), this.#logger);
+    this.#watcher = new ConfigFileWatcher({
+      path: this.#configPath,
+      debounceMs: opts.configDebounceMs ?? DEFAULT_CONFIG_DEBOUNCE_MS,
+      onChange: () => void this.reloadConfig(),
+      onError: (message) =>
+        this.#logger.warn(
+          { path: this.#configPath },
+          `${message}; the config is re-read on each drift check instead`,
+        ),
+    });
+    this.#runner = new CoalescingRunner((triggers) => this.#pass(triggers));
+    this.#configStatus = { path: this.#configPath, valid: false, problems: [] };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Lifecycle
+
+  /**
+   * Reads the config, starts watching it and starts connecting to VPP in the background.
+   * Resolves once the config was read (valid or not); VPP may come much later.
+   */
+  async start(): Promise<void> {
+    if (this.#phase !== 'created') throw new Error(`Agent.start() called in phase ${this.#phase}`);
+    this.#phase = 'running';
+    this.metrics.listen();
+    this.#client.on('state', this.#onVppState);
+    this.#client.on('ready', this.#onVppReady);
+    this.#client.on('error', this.#onVppError);
+    this.metrics.setConnectionState(this.#client.state);
+    this.#logger.info(
+      {
+        config: this.#configPath,
+        vppSocket: this.#socketPath,
+        stateFile: this.#globals.path,
+        driftIntervalMs: this.#driftIntervalMs,
+      },
+      'vppnet-agent starting',
+    );
+    this.#watcher.ensureWatching();
+    await this.reloadConfig();
+    if (this.#phase !== 'running') return;
+    this.#client.start();
+    if (this.#client.state === 'ready') {
+      // An injected client that was connected already: its handshake's event is gone.
+      this.#connections++;
+      this.#kick('start');
+    }
+    this.#armDriftCheck();
+  }
+
+  /**
+   * Shuts down without touching the dataplane: stops watching and timers, lets a running pass
+   * finish its current batch, then ends the VPP session. Safe to call more than once.
+   */
+  stop(): Promise<void> {
+    this.#stopping ??= this.#stop();
+    return this.#stopping;
+  }
+
+  async #stop(): Promise<void> {
+    this.#phase = 'stopping';
+    this.#logger.info(
+      { reconciling: this.#runner.busy },
+      'vppnet-agent stopping; the dataplane stays programmed',
+    );
+    this.#watcher.close();
+    this.#clearTimers();
+    await this.#runner.close();
+    await this.#configReads;
+    await this.#client.close();
+    this.#client.off('state', this.#onVppState);
+    this.#client.off('ready', this.#onVppReady);
+    this.#client.off('error', this.#onVppError);
+    this.metrics.setConnectionState(this.#client.state);
+    this.metrics.close();
+    this.#phase = 'stopped';
+    this.#logger.info({}, 'vppnet-agent stopped');
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Requests and waiting (for main.ts and tests)
+
+  /** Asks for a pass and resolves with it; one already running is finished first. */
+  reconcileNow(): Promise<PassResult> {
+    return this.#requestPass('manual');
+  }
+
+  /**
+   * Re-reads the config file now (the watcher and SIGHUP call this). A valid, changed config
+   * triggers a pass; an invalid one is reported and the last good one stays in force.
+   */
+  reloadConfig(): Promise<ConfigStatus> {
+    const read = this.#configReads.then(() => this.#readConfig());
+    this.#configReads = read.catch(() => undefined);
+    return read;
+  }
+
+  /** Resolves when no config read and no pass is running or queued. */
+  async whenIdle(): Promise<void> {
+    for (;;) {
+      const reads = this.#configReads;
+      await reads;
+      await this.#runner.whenIdle();
+      if (reads === this.#configReads && !this.#runner.busy) return;
+    }
+  }
+
+  on<E extends keyof AgentEvents>(event: E, listener: AgentEvents[E]): this {
+    this.#events.on(event, listener);
+    return this;
+  }
+
+  off<E extends keyof AgentEvents>(event: E, listener: AgentEvents[E]): this {
+    this.#events.off(event, listener);
+    return this;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Status
+
+  status(): AgentStatus {
+    const owned = [...this.#owned].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return {
+      phase: this.#phase,
+      config: this.#configStatus,
+      vpp: {
+        socket: this.#socketPath,
+        state: this.#client.state,
+        pid: this.#client.vppPid,
+        connections: this.#connections,
+        ...(this.#vppLastError === undefined ? {} : { lastError: this.#vppLastError }),
+      },
+      reconciling: this.#runner.busy,
+      ...(this.#lastReconcile === undefined ? {} : { lastReconcile: this.#lastReconcile }),
+      ...(this.#nextRetryAt === undefined ? {} : { nextRetryAt: new Date(this.#nextRetryAt).toISOString() }),
+      owned: Object.fromEntries(owned),
+    };
+  }
+
+  readiness(): Readiness {
+    return readinessOf(this.status());
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Config
+
+  async #readConfig(): Promise<ConfigStatus> {
+    const checkedAt = new Date(this.#clock()).toISOString();
+    const inForceSince = this.#configStatus.inForceSince;
+    let config: AgentConfig;
+    try {
+      config = await loadConfigFile(this.#configPath);
+    } catch (err) {
+      const problems: readonly ConfigProblem[] =
+        err instanceof ConfigError ? err.problems : [{ path: '(file)', message: errorMessage(err) }];
+      const news =
+        this.#configStatus.valid || JSON.stringify(problems) !== JSON.stringify(this.#configStatus.problems);
+      this.#configStatus = {
+        path: this.#configPath,
+        valid: false,
+        problems,
+        checkedAt,
+        ...(inForceSince === undefined ? {} : { inForceSince }),
+      };
+      this.metrics.setConfigValid(false);
+      // The same problems again (drift check re-reads) are not news; a changed set is.
+      if (news) {
+        const keeping =
+          this.#config === undefined ? 'waiting for a valid config' : 'the last good config stays in force';
+        this.#logger.error(
+          { path: this.#configPath, problems, lastGoodInForce: this.#config !== undefined },
+          `config ${this.#configPath} is invalid (${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}); ${keeping}`,
+        );
+      }
+      this.#events.emit('config', this.#configStatus);
+      return this.#configStatus;
+    }
+
+    const key = JSON.stringify(config);
+    const changed = key !== this.#configKey;
+    const wasInvalid = this.#configStatus.checkedAt !== undefined && !this.#configStatus.valid;
+    const first = this.#config === undefined;
+    if (changed) {
+      this.#config = config;
+      this.#configKey = key;
+    }
+    this.#configStatus = {
+      path: this.#configPath,
+      valid: true,
+      problems: [],
+      checkedAt,
+      inForceSince: changed || inForceSince === undefined ? checkedAt : inForceSince,
+    };
+    this.metrics.setConfigValid(true);
+    if (changed) {
+      this.#logger.info(
+        {
+          path: this.#configPath,
+          node: config.node.name,
+          vpcs: config.vpcs.length,
+          ports: config.ports.length,
+        },
+        first ? 'config loaded' : 'config changed; reconciling',
+      );
+      this.#kick('config-change');
+    } else if (wasInvalid) {
+      this.#logger.info({ path: this.#configPath }, 'config is valid again and equal to the config in force');
+    }
+    this.#events.emit('config', this.#configStatus);
+    return this.#configStatus;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Reconcile passes
+
+  #requestPass(trigger: ReconcileTrigger): Promise<PassResult> {
+    return this.#runner
+      .request(trigger)
+      .then(
+        (result): PassResult =>
+          result ?? { outcome: 'skipped', triggers: [trigger], reason: 'the agent is stopping' },
+      );
+  }
+
+  /** Requests a pass nobody waits for. */
+  #kick(trigger: ReconcileTrigger): void {
+    this.#requestPass(trigger).catch((err: unknown) =>
+      this.#logger.error({ trigger, err: errorMessage(err) }, 'reconcile pass crashed (a bug)'),
+    );
+  }
+
+  async #pass(triggerSet: ReadonlySet<ReconcileTrigger>): Promise<PassResult> {
+    const triggers = [...triggerSet];
+    const config = this.#config;
+    const skip = (reason: string): SkippedPass => {
+      this.#logger.debug({ triggers, reason }, 'reconcile skipped');
+      return { outcome: 'skipped', triggers, reason };
+    };
+    if (this.#phase !== 'running') return skip('the agent is stopping');
+    if (config === undefined) return skip('no valid config loaded yet');
+    if (this.#client.state !== 'ready') return skip(`VPP is not connected (${this.#client.state})`);
+
+    const connection = this.#connections;
+    const startedAt = this.#clock();
+    let summary: ReconcileSummary;
+    try {
+      const outcome = await this.#reconcileFn(config, {
+        client: this.#client,
+        host: this.#hostLinks,
+        globals: this.#globals,
+        // Stop between batches on shutdown, and when the connection the snapshot came from is gone:
+        // the rest of the plan was made for a VPP process that may no longer exist.
+        shouldStop: () =>
+          this.#phase !== 'running' || this.#client.state !== 'ready' || this.#connections !== connection,
+      });
+      summary = this.#summarize(outcome, triggers, startedAt, connection);
+      this.#owned = outcome.owned;
+      this.metrics.setOwned(outcome.owned);
+      this.#logOpProblems(outcome);
+    } catch (err) {
+      summary = {
+        outcome: 'error',
+        triggers,
+        startedAt: new Date(startedAt).toISOString(),
+        durationMs: this.#clock() - startedAt,
+        connection,
+        planned: 0,
+        applied: 0,
+        failed: 0,
+        skipped: 0,
+        pending: 0,
+        failures: [],
+        waiting: [],
+        error: errorMessage(err),
+      };
+    }
+    this.#lastReconcile = summary;
+    this.metrics.observeReconcile(summary);
+    this.#logSummary(summary);
+    this.#scheduleRetry(summary);
+    this.#events.emit('reconcile', summary);
+    return summary;
+  }
+
+  #summarize(
+    outcome: ReconcileOutcome,
+    triggers: ReconcileTrigger[],
+    startedAt: number,
+    connection: number,
+  ): ReconcileSummary {
+    const result = outcome.result ?? { applied: 0, failed: [], skipped: [] };
+    const { pending } = outcome.plan;
+    const converged = result.failed.length === 0 && result.skipped.length === 0 && pending.length === 0;
+    return {
+      outcome: converged ? 'ok' : 'partial',
+      triggers,
+      startedAt: new Date(startedAt).toISOString(),
+      durationMs: this.#clock() - startedAt,
+      connection,
+      vppPid: outcome.snapshot.vppPid,
+      planned: outcome.plan.ops.length,
+      applied: result.applied,
+      failed: result.failed.length,
+      skipped: result.skipped.length,
+      pending: pending.length,
+      failures: result.failed.slice(0, REPORTED_PER_PASS).map(({ op, error }) => ({
+        action: op.action,
+        kind: op.resource.kind,
+        key: op.resource.key,
+        error: errorMessage(error),
+      })),
+      waiting: pending
+        .slice(0, REPORTED_PER_PASS)
+        .map((p) => ({ key: p.resource.key, waitingFor: p.waitingFor })),
+    };
+  }
+
+  #logOpProblems(outcome: ReconcileOutcome): void {
+    for (const { op, error } of outcome.result?.failed ?? []) {
+      this.#logger.error(
+        {
+          action: op.action,
+          kind: op.resource.kind,
+          key: op.resource.key,
+          reason: op.reason,
+          err: errorMessage(error),
+        },
+        `${op.action} ${op.resource.key} failed: ${errorMessage(error)}`,
+      );
+    }
+    for (const { op, reason } of outcome.result?.skipped ?? []) {
+      this.#logger.debug(
+        { action: op.action, kind: op.resource.kind, key: op.resource.key, reason },
+        `${op.action} ${op.resource.key} skipped`,
+      );
+    }
+  }
+
+  #logSummary(s: ReconcileSummary): void {
+    const fields = {
+      outcome: s.outcome,
+      triggers: s.triggers,
+      durationMs: s.durationMs,
+      planned: s.planned,
+      applied: s.applied,
+      failed: s.failed,
+      skipped: s.skipped,
+      pending: s.pending,
+      vppPid: s.vppPid,
+      connection: s.connection,
+      ...(s.waiting.length ? { waiting: s.waiting } : {}),
+      ...(s.error === undefined ? {} : { err: s.error }),
+    };
+    if (s.outcome === 'error') this.#logger.error(fields, `reconcile failed: ${s.error ?? ''}`);
+    else if (s.outcome === 'partial') this.#logger.warn(fields, 'reconcile partial');
+    // A drift check that found nothing is the steady state; keep it out of the info log.
+    else if (s.planned === 0 && s.triggers.every((t) => t === 'drift'))
+      this.#logger.debug(fields, 'reconcile finished: in sync');
+    else this.#logger.info(fields, 'reconcile finished');
+  }
+
+  #scheduleRetry(summary: ReconcileSummary): void {
+    if (this.#phase !== 'running') return;
+    if (this.#retryTimer !== undefined) clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    this.#nextRetryAt = undefined;
+    if (summary.outcome === 'ok') {
+      this.#retryAttempt = 0;
+      return;
+    }
+    const delayMs = Math.min(this.#retryMaxMs, this.#retryInitialMs * 2 ** Math.min(this.#retryAttempt, 30));
+    this.#retryAttempt++;
+    this.#nextRetryAt = this.#clock() + delayMs;
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.#nextRetryAt = undefined;
+      this.#kick('retry');
+    }, delayMs);
+    this.#logger.info({ delayMs, attempt: this.#retryAttempt }, 'reconcile will be retried');
+  }
+
+  #armDriftCheck(): void {
+    if (this.#driftIntervalMs <= 0 || this.#phase !== 'running') return;
+    this.#driftTimer = setTimeout(() => {
+      this.#driftTimer = undefined;
+      void this.#driftCheck();
+    }, this.#driftIntervalMs);
+  }
+
+  async #driftCheck(): Promise<void> {
+    // Also a safety net for the watch: events can be lost (some filesystems, a replaced directory).
+    this.#watcher.ensureWatching();
+    await this.reloadConfig();
+    this.#kick('drift');
+    this.#armDriftCheck();
+  }
+
+  #clearTimers(): void {
+    if (this.#driftTimer !== undefined) clearTimeout(this.#driftTimer);
+    if (this.#retryTimer !== undefined) clearTimeout(this.#retryTimer);
+    this.#driftTimer = undefined;
+    this.#retryTimer = undefined;
+    this.#nextRetryAt = undefined;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // VPP connection
+
+  readonly #onVppState: VppClientEvents['state'] = (to: ConnectionState, from: ConnectionState) => {
+    this.metrics.setConnectionState(to);
+    // While VPP is down the client cycles connecting <-> reconnecting every few seconds; only
+    // gaining or losing the connection and the client's end are news.
+    const news = to === 'ready' || from === 'ready' || from === 'idle' || to === 'closed';
+    const fields = { from, to, socket: this.#socketPath };
+    if (news) this.#logger.info(fields, `VPP connection ${from} -> ${to}`);
+    else this.#logger.debug(fields, `VPP connection ${from} -> ${to}`);
+    if (to === 'closed' && this.#phase === 'running') {
+      this.#logger.error(
+        { socket: this.#socketPath, err: this.#vppLastError },
+        'the VPP client stopped reconnecting; the agent cannot program VPP until it is restarted',
+      );
+    }
+  };
+
+  readonly #onVppReady: VppClientEvents['ready'] = ({ reconnect }) => {
+    this.#connections++;
+    this.#vppLastError = undefined;
+    this.#logger.info(
+      { socket: this.#socketPath, connection: this.#connections },
+      reconnect ? 'VPP reconnected; full resync (VPP may have restarted)' : 'VPP connected',
+    );
+    this.#kick(reconnect ? 'vpp-reconnect' : 'vpp-connect');
+  };
+
+  readonly #onVppError: VppClientEvents['error'] = (err: Error) => {
+    // While VPP is down the client retries every few seconds: say it once, not every time.
+    const repeated = err.message === this.#vppLastError;
+    this.#vppLastError = err.message;
+    const fields = { socket: this.#socketPath, err: err.message };
+    if (repeated) this.#logger.debug(fields, 'VPP connection failed again');
+    else this.#logger.warn(fields, 'VPP connection failed; retrying');
+  };
+}
