@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseAgentFlags, parseDuration, parseListenAddress, UsageError } from './agent-flags.js';
+
+describe('parseAgentFlags', () => {
+  it('defaults to the DaemonSet paths and loopback metrics', () => {
+    assert.deepEqual(parseAgentFlags([], {}), {
+      configPath: '/etc/vppnet/config.yaml',
+      vppSocketPath: '/run/vpp/api.sock',
+      stateDir: '/var/lib/vppnet',
+      listen: { host: '127.0.0.1', port: 9464 },
+      driftIntervalMs: 60_000,
+      logLevel: 'info',
+    });
+  });
+
+  it('takes flags over environment variables over defaults', () => {
+    const env = {
+      VPPNET_CONFIG: '/env/config.yaml',
+      VPPNET_LOG_LEVEL: 'debug',
+      VPPNET_DRIFT_INTERVAL: '5m',
+      VPPNET_STATE_DIR: '',
+    };
+    const flags = parseAgentFlags(
+      ['--config', '/flag/config.yaml', '--listen', '[::1]:9000', '--vpp-socket=/tmp/api.sock'],
+      env,
+    );
+    assert.notEqual(flags, 'help');
+    if (flags === 'help') return;
+    assert.equal(flags.configPath, '/flag/config.yaml');
+    assert.equal(flags.logLevel, 'debug');
+    assert.equal(flags.driftIntervalMs, 300_000);
+    assert.equal(flags.stateDir, '/var/lib/vppnet', 'an empty variable counts as unset');
+    assert.deepEqual(flags.listen, { host: '::1', port: 9000 });
+    assert.equal(flags.vppSocketPath, '/tmp/api.sock');
+  });
+
+  it('answers --help', () => {
+    assert.equal(parseAgentFlags(['--help'], {}), 'help');
+  });
+
+  it('rejects bad flags with a message naming them', () => {
+    const cases: [string[], RegExp][] = [
+      [['--bogus'], /Unknown option '--bogus'/],
+      [['--listen', 'localhost'], /--listen: expected HOST:PORT/],
+      [['--listen', '1.2.3.4:70000'], /--listen/],
+      [['--drift-interval', 'soon'], /--drift-interval: expected a duration/],
+      [['--log-level', 'loud'], /--log-level: expected one of fatal, error/],
+      [['--config', ''], /--config must not be empty/],
+      [['extra'], /positional/i],
+    ];
+    for (const [argv, message] of cases) {
+      assert.throws(
+        () => parseAgentFlags(argv, {}),
+        (err: unknown) => err instanceof UsageError && message.test(err.message),
+        argv.join(' '),
+      );
+    }
+  });
+});
+
+describe('parseDuration', () => {
+  it('reads units, and seconds without one', () => {
+    assert.equal(parseDuration('500ms'), 500);
+    assert.equal(parseDuration('1.5s'), 1500);
+    assert.equal(parseDuration('30'), 30_000);
+    assert.equal(parseDuration('2m'), 120_000);
+    assert.equal(parseDuration('1h'), 3_600_000);
+    assert.equal(parseDuration('0'), 0);
+    assert.throws(() => parseDuration('30d'), UsageError);
+    assert.throws(() => parseDuration('1000h'), /too long/);
+  });
+});
+
+describe('parseListenAddress', () => {
+  it('reads host:port, [ipv6]:port and :port', () => {
+    assert.deepEqual(parseListenAddress('0.0.0.0:1'), { host: '0.0.0.0', port: 1 });
+    assert.deepEqual(parseListenAddress('[fe80::1]:9464'), { host: 'fe80::1', port: 9464 });
+    assert.deepEqual(parseListenAddress(':9464'), { host: '::', port: 9464 });
+    assert.throws(() => parseListenAddress('::1:9464'), UsageError);
+  });
+});

@@ -1,0 +1,123 @@
+/**
+ * vppnet-agent's command line: each setting is a flag, else an environment variable (how a
+ * DaemonSet sets it), else the default. Every bad value is a UsageError naming the flag.
+ */
+import { parseArgs } from 'node:util';
+import { DEFAULT_SOCKET_PATH } from '../vpp/client/vpp-client.js';
+import { DEFAULT_DRIFT_INTERVAL_MS } from './agent.js';
+import { DEFAULT_LISTEN_HOST, DEFAULT_LISTEN_PORT } from './http-server.js';
+
+export const DEFAULT_CONFIG_PATH = '/etc/vppnet/config.yaml';
+export const DEFAULT_STATE_DIR = '/var/lib/vppnet';
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const USAGE = `usage: vppnet-agent [options]
+  --config FILE          agent config (env VPPNET_CONFIG; default ${DEFAULT_CONFIG_PATH})
+  --vpp-socket PATH      VPP binary API socket (env VPPNET_VPP_SOCKET; default ${DEFAULT_SOCKET_PATH})
+  --state-dir DIR        state kept across restarts (env VPPNET_STATE_DIR; default ${DEFAULT_STATE_DIR})
+  --listen HOST:PORT     metrics and health endpoints (env VPPNET_LISTEN; default ${DEFAULT_LISTEN_HOST}:${DEFAULT_LISTEN_PORT})
+  --drift-interval DUR   period of the drift check, e.g. 60s, 500ms, 5m; 0 disables
+                         (env VPPNET_DRIFT_INTERVAL; default ${DEFAULT_DRIFT_INTERVAL_MS / 1000}s)
+  --log-level LEVEL      ${LOG_LEVELS.join(', ')} (env VPPNET_LOG_LEVEL; default info)
+  --help`;
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export interface AgentFlags {
+  readonly configPath: string;
+  readonly vppSocketPath: string;
+  readonly stateDir: string;
+  readonly listen: { readonly host: string; readonly port: number };
+  readonly driftIntervalMs: number;
+  readonly logLevel: LogLevel;
+}
+
+/** The settings, or 'help' when --help was given. */
+export function parseAgentFlags(argv: readonly string[], env: NodeJS.ProcessEnv): AgentFlags | 'help' {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: {
+        config: { type: 'string' },
+        'vpp-socket': { type: 'string' },
+        'state-dir': { type: 'string' },
+        listen: { type: 'string' },
+        'drift-interval': { type: 'string' },
+        'log-level': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      allowPositionals: false,
+      strict: true,
+    }));
+  } catch (err) {
+    // parseArgs says e.g. "Unknown option '--x'"; keep its words, drop its error code.
+    throw new UsageError((err as Error).message);
+  }
+  if (values.help === true) return 'help';
+  const setting = (flag: string, envName: string): string | undefined => {
+    const v = values[flag];
+    if (typeof v === 'string') return nonEmpty(v, `--${flag}`);
+    const e = env[envName];
+    return e === undefined || e === '' ? undefined : e;
+  };
+  return {
+    configPath: setting('config', 'VPPNET_CONFIG') ?? DEFAULT_CONFIG_PATH,
+    vppSocketPath: setting('vpp-socket', 'VPPNET_VPP_SOCKET') ?? DEFAULT_SOCKET_PATH,
+    stateDir: setting('state-dir', 'VPPNET_STATE_DIR') ?? DEFAULT_STATE_DIR,
+    listen: parseListenAddress(
+      setting('listen', 'VPPNET_LISTEN') ?? `${DEFAULT_LISTEN_HOST}:${DEFAULT_LISTEN_PORT}`,
+    ),
+    driftIntervalMs: withFlag('--drift-interval', () =>
+      parseDuration(setting('drift-interval', 'VPPNET_DRIFT_INTERVAL') ?? `${DEFAULT_DRIFT_INTERVAL_MS}ms`),
+    ),
+    logLevel: parseLogLevel(setting('log-level', 'VPPNET_LOG_LEVEL') ?? 'info'),
+  };
+}
+
+/** `HOST:PORT`, `[IPv6]:PORT` or `:PORT` (all interfaces). */
+export function parseListenAddress(text: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(text);
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || port > 65535)
+    throw new UsageError(`--listen: expected HOST:PORT, [IPV6]:PORT or :PORT, got '${text}'`);
+  const host = m[1] ?? m[2] ?? '';
+  return { host: host === '' ? '::' : host, port };
+}
+
+const DURATION_UNITS_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** `500ms`, `60s`, `5m`, `1h`; a bare number is seconds. */
+export function parseDuration(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (!m) throw new UsageError(`expected a duration such as 500ms, 60s or 5m, got '${text}'`);
+  const ms = Number(m[1]) * (DURATION_UNITS_MS[m[2] ?? 's'] ?? 1000);
+  // Node timers cap at 2^31-1 ms (about 24.8 days) and would fire at once beyond it.
+  if (ms > 2 ** 31 - 1) throw new UsageError(`duration '${text}' is too long (at most 24 days)`);
+  return Math.round(ms);
+}
+
+function parseLogLevel(text: string): LogLevel {
+  const level = LOG_LEVELS.find((l) => l === text);
+  if (level === undefined)
+    throw new UsageError(`--log-level: expected one of ${LOG_LEVELS.join(', ')}, got '${text}'`);
+  return level;
+}
+
+function nonEmpty(value: string, flag: string): string {
+  if (value === '') throw new UsageError(`${flag} must not be empty`);
+  return value;
+}
+
+function withFlag<T>(flag: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    if (err instanceof UsageError && !err.message.startsWith('--'))
+      throw new UsageError(`${flag}: ${err.message}`);
+    throw err;
+  }
+}

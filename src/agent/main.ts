@@ -1,0 +1,112 @@
+#!/usr/bin/env node
+/**
+ * vppnet-agent: the per-hypervisor daemon (see agent.ts). JSON logs on stdout; flags in
+ * agent-flags.ts. SIGTERM/SIGINT shut down cleanly and leave the dataplane programmed (exit 0); a
+ * second signal exits at once. SIGHUP re-reads the config.
+ */
+import { pino } from 'pino';
+import { Agent } from './agent.js';
+import { parseAgentFlags, USAGE, UsageError } from './agent-flags.js';
+import { AgentHttpServer } from './http-server.js';
+import { errorMessage } from './logger.js';
+
+/** Below Kubernetes' default 30 s grace period, so we report a stuck shutdown before SIGKILL. */
+const SHUTDOWN_DEADLINE_MS = 25_000;
+
+async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  let flags: ReturnType<typeof parseAgentFlags>;
+  try {
+    flags = parseAgentFlags(argv, env);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`vppnet-agent: ${err.message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (flags === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+
+  // Synchronous writes: nothing is lost when the process exits right after a log line.
+  const logger = pino(
+    { name: 'vppnet-agent', level: flags.logLevel, timestamp: pino.stdTimeFunctions.isoTime },
+    pino.destination({ dest: 1, sync: true }),
+  );
+  process.on('uncaughtException', (err) => {
+    logger.fatal({ err }, 'uncaught exception');
+    process.exit(1);
+  });
+  process.on('unhandledRejection', (reason) => {
+    logger.fatal({ err: errorMessage(reason) }, 'unhandled promise rejection');
+    process.exit(1);
+  });
+
+  const agent = new Agent({
+    configPath: flags.configPath,
+    vppSocketPath: flags.vppSocketPath,
+    stateDir: flags.stateDir,
+    driftIntervalMs: flags.driftIntervalMs,
+    logger,
+  });
+  const server = new AgentHttpServer({
+    host: flags.listen.host,
+    port: flags.listen.port,
+    status: () => agent.status(),
+    metrics: agent.metrics,
+    logger,
+  });
+  try {
+    const address = await server.listen();
+    logger.info(
+      { address: address.address, port: address.port },
+      'serving /metrics, /healthz, /readyz and /status',
+    );
+  } catch (err) {
+    logger.fatal(
+      { listen: flags.listen, err: errorMessage(err) },
+      `cannot listen on ${flags.listen.host}:${flags.listen.port}`,
+    );
+    await agent.stop();
+    return 1;
+  }
+
+  const signalled = new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
+  process.on('SIGHUP', () => {
+    logger.info({}, 'SIGHUP: re-reading the config');
+    void agent.reloadConfig();
+  });
+
+  await agent.start();
+  const signal = await signalled;
+  logger.info({ signal }, 'shutting down');
+  const forceExit = (again: NodeJS.Signals): void => {
+    logger.warn({ signal: again }, 'second signal: exiting without waiting for the shutdown');
+    process.exit(1);
+  };
+  process.once('SIGTERM', forceExit);
+  process.once('SIGINT', forceExit);
+  const deadline = setTimeout(() => {
+    logger.error({ deadlineMs: SHUTDOWN_DEADLINE_MS }, 'shutdown is taking too long; exiting');
+    process.exit(1);
+  }, SHUTDOWN_DEADLINE_MS);
+  deadline.unref();
+
+  await agent.stop();
+  await server.close();
+  clearTimeout(deadline);
+  logger.info({}, 'vppnet-agent exited cleanly');
+  return 0;
+}
+
+main(process.argv.slice(2), process.env).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(
+      `vppnet-agent: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
+    process.exit(1);
+  },
+);
