@@ -1,0 +1,244 @@
+/**
+ * VppSimulator: a Unix-socket server that speaks VPP 26.06's binary API like a real VPP, keeps the
+ * state vppnet programs and answers with VPP's own retvals. Tests, benchmarks and demos start one
+ * instead of a VPP; fault injection reproduces what a real VPP does to its clients (crash,
+ * restart with other message ids, a plugin missing, a stuck main thread).
+ */
+import { ApiServer, type Registration, type SimConnection } from './api-server.js';
+import { Dispatcher, VppCrash } from './dispatcher.js';
+import { realHost, type HostOps } from './host.js';
+import { MessageTable } from './message-table.js';
+import { snapshot, type SimState } from './state.js';
+import { Vpp, type FaultSettings, type InitialInterface, type VppProcessOptions } from './vpp.js';
+import { existsSync } from 'node:fs';
+
+export type { InitialInterface } from './vpp.js';
+export type { HostOps, TapSpec } from './host.js';
+export { permissiveHost, realHost } from './host.js';
+
+export interface VppSimulatorOptions {
+  socketPath: string;
+  /**
+   * name_crc → message id, e.g. the table from a transcript's connect reply; default:
+   * deterministic ids for every generated definition (memclnt ids fixed: sockclnt_create 15/16,
+   * sockclnt_delete 17/18, memclnt_keepalive 21/22, control_ping 23/24, get_api_json 27/28).
+   * Messages in the table the simulator has no handler for are published but never answered.
+   */
+  messageTable?: ReadonlyMap<string, number>;
+  /** Interfaces present at start besides local0 (e.g. the underlay NIC), as VPP would have them. */
+  initialInterfaces?: readonly InitialInterface[];
+  /** Whether tap_create_v3 can work (VPP needs /dev/vhost-net); default existsSync('/dev/vhost-net'). */
+  vhostNet?: boolean;
+  /** Whether af_packet_create_v3 checks that the host interface really exists (/sys/class/net); default true. */
+  checkHostInterfaces?: boolean;
+  /** vpe_pid in control_ping_reply; default this process's pid. Each restart adds 1. */
+  pid?: number;
+  /** show_version_reply.version; default "26.06-release". */
+  version?: string;
+  /** show_version_reply.build_date (and `show version`); default "2026-06-24T00:00:00". */
+  buildDate?: string;
+  /** show_version_reply.build_directory; default "/vppnet-sim". */
+  buildDirectory?: string;
+  /** What the simulator does to the host (af_packet checks, kernel taps); default: the real host. */
+  host?: HostOps;
+}
+
+export class VppSimulator {
+  readonly socketPath: string;
+  readonly #opts: VppSimulatorOptions;
+  readonly #host: HostOps;
+  readonly #table: MessageTable;
+  readonly #dispatcher: Dispatcher;
+  readonly #faults: FaultSettings = { cursorPageLimit: 0 };
+  readonly #counts = { handled: new Map<string, number>(), unknown: new Map<string, number>(), unhandled: new Map<string, number>(), truncated: new Map<string, number>() };
+  #server: ApiServer;
+  #vpp: Vpp;
+  #restarts = 0;
+  #crashes: string[] = [];
+  #reshuffleSeed = 1;
+  #stalled = false;
+  #closed = false;
+
+  private constructor(opts: VppSimulatorOptions) {
+    this.socketPath = opts.socketPath;
+    this.#opts = opts;
+    this.#host = opts.host ?? realHost;
+    this.#table = new MessageTable(opts.messageTable);
+    this.#dispatcher = new Dispatcher(this.#table, {
+      registrationFor: (ci) => this.#server.registrationFor(ci),
+      count: (kind, name) => {
+        const m = this.#counts[kind];
+        m.set(name, (m.get(name) ?? 0) + 1);
+      },
+    });
+    this.#server = this.#newServer();
+    this.#vpp = this.#newProcess();
+  }
+
+  static async start(opts: VppSimulatorOptions): Promise<VppSimulator> {
+    const sim = new VppSimulator(opts);
+    await sim.#server.listen();
+    return sim;
+  }
+
+  #processOptions(): VppProcessOptions {
+    const o = this.#opts;
+    return {
+      pid: (o.pid ?? process.pid) + this.#restarts,
+      version: o.version ?? '26.06-release',
+      buildDate: o.buildDate ?? '2026-06-24T00:00:00',
+      buildDirectory: o.buildDirectory ?? '/vppnet-sim',
+      buildUser: 'vppnet',
+      buildHost: 'sim',
+      vhostNet: o.vhostNet ?? existsSync('/dev/vhost-net'),
+      checkHostInterfaces: o.checkHostInterfaces ?? true,
+    };
+  }
+
+  #newProcess(): Vpp {
+    this.#dispatcher.clearHandlers();
+    const vpp = new Vpp({
+      options: this.#processOptions(),
+      host: this.#host,
+      dispatcher: this.#dispatcher,
+      server: {
+        registrationAt: (index) => this.#server.registrations().find((r) => r.index === index),
+        freeRegistration: (index) => this.#server.freeRegistration(index),
+      },
+      faults: this.#faults,
+      registrationFor: (ci) => this.#server.registrationFor(ci),
+      initialInterfaces: this.#opts.initialInterfaces ?? [],
+    });
+    vpp.register(this.#dispatcher);
+    return vpp;
+  }
+
+  #newServer(): ApiServer {
+    return new ApiServer(this.socketPath, {
+      onMessage: (conn, payload) => this.#onMessage(conn, payload),
+      afterBatch: () => this.#server.flushAll(),
+      onRegistrationGone: (reg) => this.#reap(reg),
+    });
+  }
+
+  #onMessage(conn: SimConnection, payload: Buffer): void {
+    try {
+      this.#dispatcher.dispatch(conn, payload);
+      // link_state_process runs after the handler: its events follow the reply
+      this.#vpp.interfaces.flushEvents();
+    } catch (err) {
+      if (err instanceof VppCrash) this.#crash(err.message);
+      else throw err;
+    }
+  }
+
+  /** Registration reapers: subscriptions die with their client. */
+  #reap(reg: Registration): void {
+    this.#vpp.interfaces.reap(reg.handle);
+  }
+
+  /**
+   * What VPP does where the simulator's model says it would dereference an invalid index: the
+   * process dies (clients see their sockets close) and comes back with empty state.
+   */
+  #crash(reason: string): void {
+    this.#crashes.push(reason);
+    this.#server.dropAll();
+    this.#vpp.devices.releaseHost();
+    this.#restarts++;
+    this.#vpp = this.#newProcess();
+  }
+
+  /** Stops listening, closes every client, removes the socket file. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#server.close();
+    this.#vpp.devices.releaseHost();
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Fault injection
+
+  /** Like a crash: every client socket is destroyed without a goodbye. State is kept. */
+  dropConnections(): void {
+    this.#server.dropAll();
+  }
+
+  /** Keeps reading but answers nothing until turned off; then handles the backlog in order. */
+  stallReplies(on: boolean): void {
+    this.#stalled = on;
+    this.#server.setStalled(on);
+  }
+
+  /**
+   * A VPP restart: connections dropped, the socket file gone for `downtimeMs`, all state lost
+   * (persistent kernel taps stay), a new pid, and with `reshuffleIds` other message ids.
+   */
+  async restart(opts: { reshuffleIds?: boolean; downtimeMs?: number } = {}): Promise<void> {
+    await this.#server.close();
+    this.#vpp.devices.releaseHost();
+    if (opts.reshuffleIds) this.#table.reshuffle(this.#reshuffleSeed++);
+    this.#restarts++;
+    if (opts.downtimeMs) await new Promise((r) => setTimeout(r, opts.downtimeMs));
+    if (this.#closed) return;
+    this.#server = this.#newServer();
+    this.#vpp = this.#newProcess();
+    await this.#server.listen();
+    if (this.#stalled) this.#server.setStalled(true);
+  }
+
+  /** As if the plugin providing `name` were not loaded: gone from the table from now on. */
+  removeMessage(name: string): void {
+    this.#table.remove(name);
+  }
+
+  /** Publishes `name` with another CRC (from the next handshake on); its id keeps working. */
+  changeCrc(name: string, crc: string): void {
+    this.#table.changeCrc(name, crc);
+  }
+
+  /**
+   * A dataplane event the API cannot cause: a neighbour answering ARP/ND on `swIfIndex`. VPP then
+   * installs an adjacency host route (source "adjacency"), which takes a load-balance index and
+   * shows in route dumps. The design transcript's memif peer did this between steps 02 and 03.
+   */
+  learnNeighbor(swIfIndex: number, address: string): void {
+    this.#vpp.ip.learnNeighbor(swIfIndex, address.includes(':') ? ipv6(address) : ipv4(address));
+  }
+
+  /** Makes cursor `_get` services answer EAGAIN after `n` details (0: never, the default). */
+  setCursorPageLimit(n: number): void {
+    this.#faults.cursorPageLimit = n;
+  }
+
+  /** The table the next handshake publishes: name_crc → id. */
+  messageTable(): Map<string, number> {
+    return this.#table.toMap();
+  }
+
+  /** Read-only snapshots of the simulated VPP's state. */
+  get state(): SimState {
+    return snapshot(this.#vpp, {
+      clients: this.#server.registrations().map((r) => ({ index: r.index, handle: r.handle, name: r.name })),
+      counts: this.#counts,
+      restarts: this.#restarts,
+      crashes: this.#crashes,
+      stalled: this.#server.stalled,
+    });
+  }
+}
+
+function ipv4(text: string): Buffer {
+  return Buffer.from(text.split('.').map(Number));
+}
+
+function ipv6(text: string): Buffer {
+  const b = Buffer.alloc(16);
+  const [head, tail] = text.split('::') as [string, string | undefined];
+  const h = head ? head.split(':') : [];
+  const t = tail ? tail.split(':') : [];
+  const words = [...h, ...new Array<string>(8 - h.length - t.length).fill('0'), ...t];
+  words.forEach((w, i) => b.writeUInt16BE(parseInt(w, 16), 2 * i));
+  return b;
+}

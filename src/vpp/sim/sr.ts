@@ -1,0 +1,416 @@
+/**
+ * SRv6: encap source and hop limit, local SIDs, policies and steering (src/vnet/srv6/sr_api.c,
+ * sr_localsid.c, sr_policy_rewrite.c, sr_steering.c in VPP 26.06). The raw negative numbers
+ * these return are SR's own, not vnet error names (see ../shared/vpp-srv6.md).
+ */
+import type { Message } from '../codec/schema.js';
+import { msg } from '../messages/index.js';
+import { VppCrash, type Dispatcher } from './dispatcher.js';
+import { DpoProto, FibSource, PathType, type FibTable } from './fib.js';
+import { apiAddress, fromApiAddress, ip6Bytes, ipText, type Af } from './ip-addr.js';
+import { Rv } from './retval.js';
+import type { Vpp } from './vpp.js';
+import { VppPool } from './vpp-pool.js';
+
+/** sr_behavior_t values used in checks */
+const B = { END: 1, X: 2, T: 3, D_FIRST: 4, DX2: 5, DX6: 6, DX4: 7, DT6: 8, DT4: 9, CURRENT_LAST: 10, END_UN_PERF: 11, END_UN: 12, UA: 13 } as const;
+/** sr_steer traffic types */
+const STEER = { L2: 2, IPV4: 4, IPV6: 6 } as const;
+
+export interface LocalSid {
+  readonly addr: Buffer;
+  readonly prefixLen: number;
+  readonly endPsp: boolean;
+  readonly behavior: number;
+  /** The IPv6 table id the SID is installed in (as given). */
+  readonly fibTable: number;
+  /**
+   * sw_if_index, or for T/DT6/DT4 the looked-up fib_index (a union in ip6_sr_localsid_t):
+   * ~0 when the table did not exist.
+   */
+  readonly swIfIndexOrVrf: number;
+  readonly nextHop: Buffer;
+  readonly vlanIndex: number;
+}
+
+export interface SrPolicy {
+  readonly bsid: Buffer;
+  readonly type: number;
+  readonly fibTable: number;
+  readonly isEncap: boolean;
+  readonly encapSrc: Buffer;
+  segmentLists: { index: number; sids: Buffer[]; weight: number }[];
+  /** Load-balances of the policy (bsid_dpo, ip6_dpo, ip4_dpo). */
+  readonly lbBsid: number;
+  readonly lbIp6: number;
+  readonly lbIp4: number;
+}
+
+export interface SteeringPolicy {
+  readonly trafficType: number;
+  readonly fibTable: number;
+  /** IPv4 or IPv6 prefix (ip46 semantics kept separately). */
+  readonly prefix: Buffer;
+  readonly prefixLen: number;
+  readonly swIfIndex: number;
+  policy: number;
+  /** The BSID when last pointed; a deleted policy's pool slot still holds it in VPP. */
+  bsid: Buffer;
+}
+
+/** SR_SEGMENT_LIST_WEIGHT_DEFAULT */
+const SL_WEIGHT_DEFAULT = 1;
+
+export class Sr {
+  readonly #vpp: Vpp;
+  encapSource: Buffer = Buffer.alloc(16);
+  hopLimit = 64;
+  readonly localsids = new VppPool<LocalSid>();
+  readonly #localsidIndex = new Map<string, number>();
+  readonly policies = new VppPool<SrPolicy>();
+  readonly #policyIndex = new Map<string, number>();
+  readonly #sidLists = new VppPool<true>();
+  readonly steering = new VppPool<SteeringPolicy>();
+  readonly #steerIndex = new Map<string, number>();
+  /** sm->fib_table_ip6 / fib_table_ip4: SR's own steering tables, created with the first policy. */
+  #tableIp6: FibTable | undefined;
+  #tableIp4: FibTable | undefined;
+
+  constructor(vpp: Vpp) {
+    this.#vpp = vpp;
+  }
+
+  get #fib() {
+    return this.#vpp.fib;
+  }
+
+  /** sr_cli_localsid */
+  localsid(isDel: boolean, addr: Buffer, prefixLen: number, endPsp: boolean, behavior: number, swIfIndex: number, fibTable: number, nh: Buffer): number {
+    const key = `${addr.toString('hex')}/${prefixLen}`;
+    const at = this.#localsidIndex.get(key);
+    if (at !== undefined) {
+      if (!isDel) return -1;
+      const ls = this.localsids.get(at) as LocalSid;
+      const t = this.#fib.find(6, ls.fibTable);
+      // fib_table_entry_delete (fib_table_find (IP6, fib_table), ...): a table gone since would
+      // make VPP dereference ~0.
+      if (!t) throw new VppCrash(`sr localsid delete: fib table ${ls.fibTable} gone`);
+      this.#fib.sourceRemove(t, { af: 6, addr, len: prefixLen }, FibSource.SR);
+      this.localsids.remove(at);
+      this.#localsidIndex.delete(key);
+      return 0;
+    }
+    if (isDel) return -2;
+    const t = this.#fib.find(6, fibTable);
+    if (!t) return -3;
+    if (this.#fib.lookupExact(t, { af: 6, addr, len: prefixLen })) return -4;
+    let swOrVrf = 0;
+    let nextHop = Buffer.alloc(16);
+    switch (behavior) {
+      case B.X:
+      case B.UA:
+      case B.DX6:
+        swOrVrf = swIfIndex;
+        nextHop = Buffer.from(nh.length === 16 ? nh : Buffer.alloc(16));
+        break;
+      case B.DX4:
+        swOrVrf = swIfIndex;
+        // ip46: the IPv4 next hop sits in the last 4 bytes
+        nextHop = Buffer.concat([Buffer.alloc(12), nh.length === 4 ? nh : nh.subarray(0, 4)]);
+        break;
+      case B.DX2:
+        swOrVrf = swIfIndex;
+        break;
+      case B.T:
+      case B.DT6:
+        swOrVrf = this.#fib.find(6, swIfIndex)?.index ?? 0xffffffff;
+        break;
+      case B.DT4:
+        swOrVrf = this.#fib.find(4, swIfIndex)?.index ?? 0xffffffff;
+        break;
+      default:
+        break;
+    }
+    const index = this.localsids.add(() => ({ addr: Buffer.from(addr), prefixLen, endPsp, behavior, fibTable, swIfIndexOrVrf: swOrVrf, nextHop, vlanIndex: 0 }));
+    this.#localsidIndex.set(key, index);
+    // fib_table_entry_special_dpo_add (EXCLUSIVE, an sr-localsid DPO): the entry gets its own lb
+    this.#fib.sourceAdd(t, { af: 6, addr, len: prefixLen }, FibSource.SR, { kind: 'dpo' });
+    return 0;
+  }
+
+  /** sr_policy_add */
+  policyAdd(bsid: Buffer, sids: Buffer[], encapSrc: Buffer | undefined, weight: number, type: number, fibTable: number, isEncap: boolean): number {
+    const key = bsid.toString('hex');
+    if (this.#policyIndex.has(key)) return -12;
+    const table = fibTable !== 0xffffffff ? fibTable : 0;
+    const t = this.#fib.find(6, table);
+    if (!t) return -13;
+    if (this.#fib.lookupExact(t, { af: 6, addr: bsid, len: 128 })) return -12;
+    const slIndex = this.#sidLists.add(() => true);
+    if (!this.#tableIp6) {
+      this.#tableIp6 = this.#fib.createAndLock(6, FibSource.SR, 'SRv6 steering of IP6 prefixes through BSIDs');
+      this.#tableIp4 = this.#fib.createAndLock(6, FibSource.SR, 'SRv6 steering of IP4 prefixes through BSIDs');
+    }
+    // update_lb: bsid_dpo and ip6_dpo load-balances, the BSID in the policy's table and in SR's
+    // IPv6 steering table, then (encap) ip4_dpo and the BSID in SR's IPv4 steering table.
+    const lbBsid = this.#fib.lbs.create();
+    const lbIp6 = this.#fib.lbs.create();
+    this.#fib.sourceAdd(t, { af: 6, addr: bsid, len: 128 }, FibSource.SR, { kind: 'lb', lb: lbBsid });
+    this.#fib.sourceAdd(this.#tableIp6, { af: 6, addr: bsid, len: 128 }, FibSource.SR, { kind: 'lb', lb: lbIp6 });
+    let lbIp4 = -1;
+    if (isEncap) {
+      lbIp4 = this.#fib.lbs.create();
+      this.#fib.sourceAdd(this.#tableIp4 as FibTable, { af: 6, addr: bsid, len: 128 }, FibSource.SR, { kind: 'lb', lb: lbIp4 });
+    }
+    const index = this.policies.add(() => ({
+      bsid: Buffer.from(bsid),
+      type,
+      fibTable: table,
+      isEncap,
+      // create_sl: the policy's source is the one given, else the global encap source
+      encapSrc: isEncap ? Buffer.from(encapSrc ?? this.encapSource) : Buffer.alloc(16),
+      segmentLists: [{ index: slIndex, sids: sids.map((s) => Buffer.from(s)), weight: weight !== 0xffffffff ? weight : SL_WEIGHT_DEFAULT }],
+      lbBsid,
+      lbIp6,
+      lbIp4,
+    }));
+    this.#policyIndex.set(key, index);
+    return 0;
+  }
+
+  /** sr_policy_del (by BSID; the index argument is only used without a BSID) */
+  policyDel(bsid: Buffer): number {
+    const key = bsid.toString('hex');
+    const at = this.#policyIndex.get(key);
+    if (at === undefined) return -1;
+    const p = this.policies.get(at) as SrPolicy;
+    const pfx = { af: 6 as Af, addr: p.bsid, len: 128 };
+    const t = this.#fib.find(6, p.fibTable);
+    if (t) this.#fib.sourceRemove(t, pfx, FibSource.SR);
+    if (this.#tableIp6) this.#fib.sourceRemove(this.#tableIp6, pfx, FibSource.SR);
+    if (p.isEncap && this.#tableIp4) this.#fib.sourceRemove(this.#tableIp4, pfx, FibSource.SR);
+    this.#fib.lbs.unlock(p.lbBsid);
+    if (p.lbIp4 >= 0) this.#fib.lbs.unlock(p.lbIp4);
+    this.#fib.lbs.unlock(p.lbIp6);
+    for (const sl of p.segmentLists) this.#sidLists.remove(sl.index);
+    this.policies.remove(at);
+    this.#policyIndex.delete(key);
+    this.#maybeReleaseTables();
+    return 0;
+  }
+
+  #maybeReleaseTables(): void {
+    if (this.policies.size === 0 && this.steering.size === 0 && this.#tableIp6 && this.#tableIp4) {
+      this.#fib.unlock(this.#tableIp6, FibSource.SR);
+      this.#fib.unlock(this.#tableIp4, FibSource.SR);
+      this.#tableIp6 = undefined;
+      this.#tableIp4 = undefined;
+    }
+  }
+
+  /** sr_policy_mod: 1 add a segment list, 2 delete one, 3 change a weight */
+  policyMod(bsid: Buffer, operation: number, sids: Buffer[], slIndex: number, weight: number): number {
+    const at = this.#policyIndex.get(bsid.toString('hex'));
+    if (at === undefined) return -1;
+    const p = this.policies.get(at) as SrPolicy;
+    if (operation === 1) {
+      const index = this.#sidLists.add(() => true);
+      p.segmentLists.push({ index, sids: sids.map((s) => Buffer.from(s)), weight: weight !== 0xffffffff ? weight : SL_WEIGHT_DEFAULT });
+      return 0;
+    }
+    if (operation === 2) {
+      if (p.segmentLists.length === 1) return -21;
+      const i = p.segmentLists.findIndex((s) => s.index === slIndex);
+      if (i < 0) return -22;
+      this.#sidLists.remove(slIndex);
+      p.segmentLists.splice(i, 1);
+      return 0;
+    }
+    if (operation === 3) {
+      const sl = p.segmentLists.find((s) => s.index === slIndex);
+      if (!sl) return -32;
+      sl.weight = weight;
+      return 0;
+    }
+    return -1;
+  }
+
+  /** sr_steering_policy */
+  steer(isDel: boolean, bsid: Buffer, tableId: number, prefix: Buffer, len: number, swIfIndex: number, trafficType: number): number {
+    const table = tableId !== 0xffffffff ? tableId : 0;
+    let key: string;
+    if (trafficType === STEER.IPV4 || trafficType === STEER.IPV6) {
+      key = `${trafficType}|${prefix.toString('hex')}/${len}|${table}`;
+    } else if (trafficType === STEER.L2) {
+      const sw = this.#vpp.interfaces.get(swIfIndex);
+      if (!sw) return -3;
+      key = `${trafficType}|sw${swIfIndex}`;
+    } else {
+      return -1;
+    }
+    const at = this.#steerIndex.get(key);
+    const fibPrefix = (s: SteeringPolicy): { af: Af; addr: Buffer; len: number } => ({ af: s.trafficType === STEER.IPV6 ? 6 : 4, addr: s.prefix, len: s.prefixLen });
+    const tableOf = (s: SteeringPolicy): FibTable => {
+      const t = this.#fib.find(s.trafficType === STEER.IPV6 ? 6 : 4, s.fibTable);
+      // fib_table_find () == ~0 handed to fib_table_entry_*: VPP dereferences an invalid index
+      if (!t) throw new VppCrash(`sr steering: fib table ${s.fibTable} does not exist`);
+      return t;
+    };
+    if (at !== undefined) {
+      const s = this.steering.get(at) as SteeringPolicy;
+      if (isDel) {
+        if (s.trafficType !== STEER.L2) this.#fib.sourceRemove(tableOf(s), fibPrefix(s), FibSource.SR);
+        this.steering.remove(at);
+        this.#steerIndex.delete(key);
+        this.#maybeReleaseTables();
+        return 0;
+      }
+      // Re-pointing an existing steering entry: no is_encap check on this path (goto update_fib)
+      const pi = this.#policyIndex.get(bsid.toString('hex'));
+      if (pi === undefined) return -2;
+      s.policy = pi;
+      s.bsid = Buffer.from((this.policies.get(pi) as SrPolicy).bsid);
+      if (s.trafficType !== STEER.L2) this.#fib.sourceRemove(tableOf(s), fibPrefix(s), FibSource.SR);
+      this.#installSteering(s);
+      return 0;
+    }
+    if (isDel) return -4;
+    const pi = this.#policyIndex.get(bsid.toString('hex'));
+    if (pi === undefined) return -2;
+    const p = this.policies.get(pi) as SrPolicy;
+    const s: SteeringPolicy = { trafficType, fibTable: trafficType === STEER.L2 ? 0 : table, prefix: Buffer.from(prefix), prefixLen: trafficType === STEER.L2 ? 0 : len, swIfIndex: trafficType === STEER.L2 ? swIfIndex : 0, policy: pi, bsid: Buffer.from(p.bsid) };
+    if ((trafficType === STEER.L2 || trafficType === STEER.IPV4) && !p.isEncap) return -5;
+    const index = this.steering.add(() => s);
+    this.#steerIndex.set(key, index);
+    this.#installSteering(s);
+    return 0;
+  }
+
+  /** update_fib: a recursive route through the BSID, resolved in SR's steering table. */
+  #installSteering(s: SteeringPolicy): void {
+    if (s.trafficType === STEER.L2) return;
+    const p = this.policies.get(s.policy) as SrPolicy;
+    const via = s.trafficType === STEER.IPV6 ? this.#tableIp6 : this.#tableIp4;
+    const t = this.#fib.find(s.trafficType === STEER.IPV6 ? 6 : 4, s.fibTable);
+    if (!t) throw new VppCrash(`sr steering: fib table ${s.fibTable} does not exist`);
+    this.#fib.pathAdd(t, { af: s.trafficType === STEER.IPV6 ? 6 : 4, addr: s.prefix, len: s.prefixLen }, FibSource.SR, [
+      { type: PathType.RECURSIVE, proto: DpoProto.IP6, swIfIndex: 0xffffffff, nh: p.bsid, fibIndex: via ? via.index : 0, weight: 1, preference: 0, cfg: 0 },
+    ]);
+  }
+
+  register(d: Dispatcher): void {
+    d.on(msg.sr_set_encap_source, (m, call) => {
+      this.encapSource = ip6Bytes(m.encaps_source);
+      call.reply({ retval: 0 });
+    });
+
+    d.on(msg.sr_set_encap_hop_limit, (m, call) => {
+      if (m.hop_limit === 0) return call.reply({ retval: Rv.INVALID_VALUE });
+      this.hopLimit = m.hop_limit;
+      call.reply({ retval: 0 });
+    });
+
+    d.on(msg.sr_localsid_add_del, (m, call) => {
+      const b = m.behavior;
+      if ((b === B.X || b === B.UA || b === B.DX6 || b === B.DX4 || b === B.DX2) && !this.#vpp.interfaces.isValid(m.sw_if_index)) {
+        return call.reply({ retval: Rv.INVALID_SW_IF_INDEX });
+      }
+      let prefixLen = 128;
+      if (b === B.END_UN_PERF || b === B.END_UN) prefixLen = 48;
+      if (b === B.UA) prefixLen = 64;
+      const nh = m.nh_addr.af === 1 ? ip6Bytes(m.nh_addr.un.ip6) : fromApiAddress(m.nh_addr);
+      call.reply({ retval: this.localsid(m.is_del, ip6Bytes(m.localsid), prefixLen, m.end_psp, b, m.sw_if_index >>> 0, m.fib_table >>> 0, nh) });
+    });
+
+    const sidsOf = (s: Message<typeof msg.sr_policy_add>['sids']): Buffer[] => s.sids.slice(0, s.num_sids).map((x) => ip6Bytes(x));
+
+    d.on(msg.sr_policy_add, (m, call) => {
+      // the segment list weight comes from sids.weight; the top-level weight is ignored
+      call.reply({ retval: this.policyAdd(ip6Bytes(m.bsid_addr), sidsOf(m.sids), undefined, m.sids.weight >>> 0, m.is_spray ? 1 : 0, m.fib_table >>> 0, m.is_encap) });
+    });
+
+    d.on(msg.sr_policy_add_v2, (m, call) => {
+      let src = ip6Bytes(m.encap_src);
+      if (src.every((x) => x === 0)) src = Buffer.from(this.encapSource);
+      call.reply({ retval: this.policyAdd(ip6Bytes(m.bsid_addr), sidsOf(m.sids), src, m.sids.weight >>> 0, m.type, m.fib_table >>> 0, m.is_encap) });
+    });
+
+    d.on(msg.sr_policy_mod, (m, call) => {
+      call.reply({ retval: this.policyMod(ip6Bytes(m.bsid_addr), m.operation, sidsOf(m.sids), m.sl_index >>> 0, m.sids.weight >>> 0) });
+    });
+
+    d.on(msg.sr_policy_del, (m, call) => {
+      call.reply({ retval: this.policyDel(ip6Bytes(m.bsid_addr)) });
+    });
+
+    d.on(msg.sr_steering_add_del, (m, call) => {
+      if (m.traffic_type === STEER.L2 && !this.#vpp.interfaces.isValid(m.sw_if_index)) return call.reply({ retval: Rv.INVALID_SW_IF_INDEX });
+      const prefix = fromApiAddress(m.prefix.address);
+      call.reply({ retval: this.steer(m.is_del, ip6Bytes(m.bsid_addr), m.table_id >>> 0, prefix, m.prefix.len, m.sw_if_index >>> 0, m.traffic_type) });
+    });
+
+    d.on(msg.sr_localsids_dump, (_m, call) => {
+      if (!call.reg) return;
+      for (const ls of this.localsids.values()) {
+        let table = ls.swIfIndexOrVrf;
+        if (ls.behavior === B.T || ls.behavior === B.DT6 || ls.behavior === B.DT4) {
+          const af: Af = ls.behavior === B.DT4 ? 4 : 6;
+          // fib_table_get_table_id (~0): VPP reads an invalid pool element
+          if (ls.swIfIndexOrVrf === 0xffffffff) throw new VppCrash(`sr_localsids_dump: localsid ${ipText(ls.addr)} looks up in a table that did not exist`);
+          table = this.#fib.tableIdOf(af, ls.swIfIndexOrVrf);
+        }
+        // ip_address_encode (IP46_TYPE_ANY): an all-zero or v4-mapped ip46 reads as IPv4
+        const nhIsV4 = ls.nextHop.subarray(0, 12).every((x) => x === 0);
+        call.details(msg.sr_localsids_details, {
+          addr: ipText(ls.addr),
+          end_psp: ls.endPsp,
+          behavior: ls.behavior,
+          fib_table: ls.fibTable,
+          vlan_index: ls.vlanIndex,
+          xconnect_nh_addr: (nhIsV4 ? apiAddress(ls.nextHop.subarray(12)) : apiAddress(ls.nextHop)),
+          xconnect_iface_or_vrf_table: table,
+        });
+      }
+    });
+
+    const sidLists = (p: SrPolicy): { num_sids: number; weight: number; sids: string[] }[] =>
+      p.segmentLists.map((sl) => ({ num_sids: sl.sids.length, weight: sl.weight, sids: sl.sids.map((s) => ipText(s)) }));
+
+    d.on(msg.sr_policies_v2_dump, (_m, call) => {
+      if (!call.reg) return;
+      for (const p of this.policies.values()) {
+        call.details(msg.sr_policies_v2_details, {
+          bsid: ipText(p.bsid),
+          encap_src: ipText(p.encapSrc),
+          type: p.type,
+          is_encap: p.isEncap,
+          fib_table: p.fibTable,
+          sid_lists: sidLists(p),
+        });
+      }
+    });
+
+    d.on(msg.sr_policies_dump, (_m, call) => {
+      if (!call.reg) return;
+      for (const p of this.policies.values()) {
+        call.details(msg.sr_policies_details, { bsid: ipText(p.bsid), is_spray: p.type === 1, is_encap: p.isEncap, fib_table: p.fibTable, sid_lists: sidLists(p) });
+      }
+    });
+
+    d.on(msg.sr_steering_pol_dump, (_m, call) => {
+      if (!call.reg) return;
+      for (const s of this.steering.values()) {
+        const p = this.policies.get(s.policy);
+        const isV6 = s.trafficType === STEER.IPV6;
+        call.details(msg.sr_steering_pol_details, {
+          traffic_type: s.trafficType,
+          fib_table: s.fibTable,
+          // ip_address_encode (IP46_TYPE_ANY): an IPv4 prefix (or none, for L2) reads as IPv4
+          prefix: { address: (isV6 ? apiAddress(s.prefix) : apiAddress(s.trafficType === STEER.L2 ? Buffer.alloc(4) : s.prefix)), len: s.prefixLen },
+          sw_if_index: s.swIfIndex,
+          bsid: ipText(p ? p.bsid : s.bsid),
+        });
+      }
+    });
+  }
+}

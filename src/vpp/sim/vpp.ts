@@ -1,0 +1,189 @@
+/**
+ * One simulated VPP process: all its state, created fresh at every (re)start. Holds the area
+ * modules and the few cross-area hooks VPP implements with callback registrations.
+ */
+import { AclPlugin } from './acl.js';
+import type { Registration } from './api-server.js';
+import { Devices } from './devices.js';
+import { Dhcp } from './dhcp.js';
+import type { Dispatcher } from './dispatcher.js';
+import { Fib } from './fib.js';
+import type { HostOps } from './host.js';
+import { Interfaces, type InterfaceKind } from './interfaces.js';
+import { Ip } from './ip.js';
+import { macBytes, type Af } from './ip-addr.js';
+import { L2 } from './l2.js';
+import { Nat } from './nat.js';
+import { Sr } from './sr.js';
+import { Vpe } from './vpe.js';
+
+export interface VppProcessOptions {
+  readonly pid: number;
+  readonly version: string;
+  readonly buildDate: string;
+  readonly buildDirectory: string;
+  readonly buildUser: string;
+  readonly buildHost: string;
+  readonly vhostNet: boolean;
+  readonly checkHostInterfaces: boolean;
+}
+
+/** An interface present when the process starts. */
+export interface InitialInterface {
+  readonly name: string;
+  /** Default: inferred from the name (memif<s>/<i>, host-<if>, loop<n>, tap<n>), else 'ethernet'. */
+  readonly type?: 'memif' | 'af_packet' | 'loopback' | 'tap' | 'ethernet';
+  /** Default: a random 02:fe:... address. */
+  readonly mac?: string;
+  /** Default true (a NIC with its cable in; a connected memif). */
+  readonly linkUp?: boolean;
+  readonly adminUp?: boolean;
+  readonly mtu?: number;
+  /** `interface_dev_type`; default from the type. */
+  readonly devType?: string;
+}
+
+export interface ServerAccess {
+  registrationAt(index: number): Registration | undefined;
+  freeRegistration(index: number): boolean;
+}
+
+export interface FaultSettings {
+  /** Cursor `_get` services stop after this many details with EAGAIN (0: never). */
+  cursorPageLimit: number;
+}
+
+export class Vpp {
+  readonly options: VppProcessOptions;
+  readonly dispatcher: Dispatcher;
+  readonly server: ServerAccess;
+  readonly faults: FaultSettings;
+  readonly registrationFor: (clientIndex: number) => Registration | undefined;
+  readonly fib = new Fib();
+  readonly interfaces: Interfaces;
+  readonly ip: Ip;
+  readonly l2: L2;
+  readonly sr: Sr;
+  readonly nat: Nat;
+  readonly acl: AclPlugin;
+  readonly dhcp: Dhcp;
+  readonly devices: Devices;
+  readonly vpe: Vpe;
+
+  constructor(a: {
+    options: VppProcessOptions;
+    host: HostOps;
+    dispatcher: Dispatcher;
+    server: ServerAccess;
+    faults: FaultSettings;
+    registrationFor: (clientIndex: number) => Registration | undefined;
+    initialInterfaces: readonly InitialInterface[];
+  }) {
+    this.options = a.options;
+    this.dispatcher = a.dispatcher;
+    this.server = a.server;
+    this.faults = a.faults;
+    this.registrationFor = a.registrationFor;
+    this.interfaces = new Interfaces(this);
+    this.ip = new Ip(this);
+    this.l2 = new L2(this);
+    this.sr = new Sr(this);
+    this.nat = new Nat(this);
+    this.acl = new AclPlugin(this);
+    this.dhcp = new Dhcp(this);
+    this.devices = new Devices(this, a.host);
+    this.vpe = new Vpe(this);
+    for (const i of a.initialInterfaces) this.#addInitial(i);
+    // Interfaces that existed before any client came produced no events anyone could see.
+    this.interfaces.flushEvents();
+  }
+
+  register(d: Dispatcher): void {
+    this.vpe.register(d);
+    this.interfaces.register(d);
+    this.ip.register(d);
+    this.l2.register(d);
+    this.sr.register(d);
+    this.nat.register(d);
+    this.acl.register(d);
+    this.dhcp.register(d);
+    this.devices.register(d);
+  }
+
+  /** ip4/ip6 add_del_interface_address callbacks (NAT's interface-address resolution...) */
+  onAddressChange(_swIfIndex: number, _af: Af, _addr: Buffer, _len: number, _isDel: boolean): void {
+    // Nothing the simulator models depends on it yet.
+  }
+
+  /** table_bind_callbacks */
+  onTableBind(_swIfIndex: number, _af: Af, _fibIndex: number, _oldFibIndex: number): void {
+    // Nothing the simulator models depends on it yet.
+  }
+
+  #addInitial(i: InitialInterface): void {
+    const type = i.type ?? inferType(i.name);
+    const mac = i.mac ? macBytes(i.mac) : undefined;
+    const linkUp = i.linkUp ?? true;
+    let kind: InterfaceKind = 'ethernet';
+    let devType = i.devType;
+    if (type === 'memif') {
+      const m = /^memif(\d+)\/(\d+)$/.exec(i.name);
+      const socketId = m ? Number(m[1]) : 0;
+      const id = m ? Number(m[2]) : 0;
+      const socks = this.devices.memifSockets;
+      let sock = [...socks.values()].find((s) => s.socketId === socketId);
+      if (!sock) {
+        socks.add(() => ({ socketId, filename: `/run/vpp/memif${socketId}.sock`, refs: 0, isListener: false }));
+        sock = [...socks.values()].find((s) => s.socketId === socketId);
+      }
+      if (sock) sock.refs++;
+      let swIfIndex = 0;
+      this.devices.memifs.add((index) => {
+        const sw = this.interfaces.create({ kind: 'memif', name: () => i.name, devType: devType ?? 'memif', mac: mac ?? randomMac(), linkUp, instance: index, ...(i.mtu ? { linkMtu: i.mtu } : {}) });
+        swIfIndex = sw.swIfIndex;
+        return { swIfIndex: sw.swIfIndex, id, socketId, isMaster: false, mode: 0, ringSize: 1024, bufferSize: 2048, zeroCopy: true };
+      });
+      this.#initialAdmin(swIfIndex, i);
+      return;
+    }
+    if (type === 'af_packet') {
+      const host = i.name.replace(/^host-/, '');
+      const r = this.devices.createAfPacket({ hostIfName: host, mode: 1, mac: mac ?? undefined, flags: 0, preexisting: true });
+      this.#initialAdmin(r.swIfIndex, i);
+      return;
+    }
+    if (type === 'loopback') {
+      const n = /^loop(\d+)$/.exec(i.name);
+      const r = this.interfaces.createLoopback(mac ?? Buffer.alloc(6), n !== null, n ? Number(n[1]) : 0);
+      this.#initialAdmin(r.swIfIndex, i);
+      return;
+    }
+    if (type === 'tap') {
+      kind = 'tap';
+      devType ??= 'tap';
+    }
+    const sw = this.interfaces.create({ kind, name: () => i.name, devType: devType ?? 'dpdk', mac: mac ?? randomMac(), linkUp, instance: 0, ...(i.mtu ? { linkMtu: i.mtu } : {}) });
+    this.#initialAdmin(sw.swIfIndex, i);
+  }
+
+  #initialAdmin(swIfIndex: number, i: InitialInterface): void {
+    const sw = this.interfaces.get(swIfIndex);
+    if (sw && i.adminUp) this.interfaces.setAdmin(sw, true);
+  }
+}
+
+function inferType(name: string): NonNullable<InitialInterface['type']> {
+  if (/^memif\d+\/\d+$/.test(name)) return 'memif';
+  if (name.startsWith('host-')) return 'af_packet';
+  if (/^loop\d+$/.test(name)) return 'loopback';
+  if (/^tap\d+$/.test(name)) return 'tap';
+  return 'ethernet';
+}
+
+function randomMac(): Buffer {
+  const m = Buffer.alloc(6);
+  m[0] = 0x02;
+  m[1] = 0xfe;
+  for (let i = 2; i < 6; i++) m[i] = Math.floor(Math.random() * 256);
+  return m;
+}

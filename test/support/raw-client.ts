@@ -1,0 +1,150 @@
+/**
+ * A deliberately small API client for tests of the simulator (and of a real VPP): it writes
+ * frames as given and collects every payload that comes back, in order, with nothing in between
+ * that could hide a wrong byte. No context matching, no retries, no timeouts beyond waiting.
+ */
+import net from 'node:net';
+import { decodeMessage, encodeMessage } from '../../src/vpp/codec/message-codec.js';
+import type { Message, MessageDef, MessageInput } from '../../src/vpp/codec/schema.js';
+import { msg } from '../../src/vpp/messages/index.js';
+import { FrameParser } from '../../src/vpp/wire/frame.js';
+
+export class RawClient {
+  readonly socket: net.Socket;
+  /** Every payload received (copies), in arrival order. */
+  readonly received: Buffer[] = [];
+  /** Sizes of the socket reads, to see how the server cut its writes. */
+  readonly readSizes: number[] = [];
+  /** Set after a successful handshake. */
+  clientIndex = 0;
+  table = new Map<string, number>();
+  #parser = new FrameParser();
+  #waiters: (() => void)[] = [];
+  #closed = false;
+  readonly closed: Promise<void>;
+
+  private constructor(socket: net.Socket) {
+    this.socket = socket;
+    socket.on('data', (chunk: Buffer) => {
+      this.readSizes.push(chunk.length);
+      this.#parser.push(chunk, (p) => this.received.push(Buffer.from(p)));
+      this.#wake();
+    });
+    this.closed = new Promise((resolve) => {
+      socket.on('close', () => {
+        this.#closed = true;
+        this.#wake();
+        resolve();
+      });
+    });
+    socket.on('error', () => undefined);
+  }
+
+  static connect(socketPath: string): Promise<RawClient> {
+    return new Promise((resolve, reject) => {
+      const s = net.createConnection(socketPath);
+      s.once('connect', () => {
+        s.off('error', reject);
+        resolve(new RawClient(s));
+      });
+      s.once('error', reject);
+    });
+  }
+
+  get isClosed(): boolean {
+    return this.#closed;
+  }
+
+  #wake(): void {
+    const w = this.#waiters;
+    this.#waiters = [];
+    for (const f of w) f();
+  }
+
+  /** Writes one payload with its 16-byte header. */
+  sendPayload(payload: Buffer): void {
+    const h = Buffer.alloc(16);
+    h.writeUInt32BE(payload.length, 8);
+    this.socket.write(Buffer.concat([h, payload]));
+  }
+
+  /** Writes bytes as they are (whole frames, pieces, several at once). */
+  sendRaw(bytes: Buffer): void {
+    this.socket.write(bytes);
+  }
+
+  /** Resolves once `count` payloads have arrived in total (or rejects after `timeoutMs`). */
+  async waitForCount(count: number, timeoutMs = 2000): Promise<Buffer[]> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.received.length < count) {
+      if (this.#closed) throw new Error(`connection closed with ${this.received.length}/${count} payloads`);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`timed out with ${this.received.length}/${count} payloads`);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, left);
+        this.#waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+    return this.received.slice(0, count);
+  }
+
+  /** Waits `ms` and returns how many payloads arrived meanwhile (to show that none did). */
+  async quietFor(ms: number): Promise<number> {
+    const before = this.received.length;
+    await new Promise((r) => setTimeout(r, ms));
+    return this.received.length - before;
+  }
+
+  /** sockclnt_create with the fixed id 15; keeps the handle and the table. */
+  async handshake(name = 'raw-client', context = 0x7c): Promise<Message<typeof msg.sockclnt_create_reply>> {
+    const start = this.received.length;
+    this.sendRaw(encodeMessage(msg.sockclnt_create, 15, { name }, { context }));
+    await this.waitForCount(start + 1, 5000);
+    const reply = decodeMessage(msg.sockclnt_create_reply, this.received[start] as Buffer);
+    this.clientIndex = reply.index;
+    this.table = new Map(reply.message_table.map((e) => [e.name, e.index]));
+    return reply;
+  }
+
+  idOf(def: MessageDef): number {
+    const id = this.table.get(`${def.name}_${def.crc}`);
+    if (id === undefined) throw new Error(`${def.name}_${def.crc} not in the table`);
+    return id;
+  }
+
+  /** Encodes and writes a request with this client's handle and the table's id. */
+  send<M extends MessageDef>(def: M, input: MessageInput<M>, context: number, clientIndex = this.clientIndex): void {
+    this.sendRaw(encodeMessage(def, this.idOf(def), input, { context, clientIndex }));
+  }
+
+  /** Sends a request and waits for exactly `replies` more payloads. */
+  async call<M extends MessageDef>(def: M, input: MessageInput<M>, context: number, replies = 1): Promise<Buffer[]> {
+    const start = this.received.length;
+    this.send(def, input, context);
+    await this.waitForCount(start + replies);
+    return this.received.slice(start, start + replies);
+  }
+
+  /** A dump: the request, then control_ping with the same context; returns details and the ping reply. */
+  async dump<M extends MessageDef>(def: M, input: MessageInput<M>, context: number): Promise<Buffer[]> {
+    const start = this.received.length;
+    this.send(def, input, context);
+    this.send(msg.control_ping, {}, context);
+    const pingId = this.idOf(msg.control_ping_reply);
+    const deadline = Date.now() + 5000;
+    for (;;) {
+      const got = this.received.slice(start);
+      const at = got.findIndex((p) => p.readUInt16BE(0) === pingId && p.readUInt32BE(2) === context);
+      if (at >= 0) return got.slice(0, at + 1);
+      if (Date.now() > deadline) throw new Error('dump did not end');
+      await this.waitForCount(this.received.length + 1, deadline - Date.now());
+    }
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
