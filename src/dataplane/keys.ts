@@ -33,13 +33,33 @@ export const keys = {
   dhcpVss: (table: number): string => `dhcp-vss:${table}`,
 } as const;
 
-/** Tags vppnet gives its interfaces. VPP keeps 63 bytes. */
+/** Tags vppnet gives its objects (interfaces, bridge domains, ACLs, NAT mappings). VPP keeps 63 bytes. */
 export const tags = {
   vpcGateway: (vpc: string): string => `${TAG_PREFIX}gw:${vpc}`,
+  /** A VM port's interface, and its NAT static mapping. */
   vmPort: (port: string): string => `${TAG_PREFIX}vm:${port}`,
   servicesBvi: (): string => `${TAG_PREFIX}services:bvi`,
+  servicesBridge: (): string => `${TAG_PREFIX}services`,
   podPort: (id: string): string => `${TAG_PREFIX}pod:${id}`,
+  /** ACL on a pod port's output: what the pod may receive. */
+  podAclOut: (): string => `${TAG_PREFIX}pod-out`,
+  /** ACL on a pod port's input: what the pod may send. */
+  podAclIn: (): string => `${TAG_PREFIX}pod-in`,
+  /** NAT identity mappings of the service bridge gateway. */
+  natGateway: (): string => `${TAG_PREFIX}gw`,
 } as const;
+
+/** The port name in a VM port tag ("vppnet:vm:vm1" → "vm1"), else undefined. */
+export function vmPortOfTag(tag: string): string | undefined {
+  const prefix = tags.vmPort('');
+  return tag.startsWith(prefix) && tag.length > prefix.length ? tag.slice(prefix.length) : undefined;
+}
+
+/** The pod id in a pod port tag ("vppnet:pod:vpn…" → "vpn…"), else undefined. */
+export function podOfTag(tag: string): string | undefined {
+  const prefix = tags.podPort('');
+  return tag.startsWith(prefix) && tag.length > prefix.length ? tag.slice(prefix.length) : undefined;
+}
 
 export const tableNames = {
   vpc: (vpc: string): string => `${TAG_PREFIX}vpc:${vpc}`,

@@ -41,6 +41,8 @@ export interface VppSnapshot {
   readonly acls: readonly Message<typeof msg.acl_details>[];
   readonly aclBindings: readonly Message<typeof msg.acl_interface_list_details>[];
   readonly natEnabled: boolean;
+  /** Session table size the NAT plugin was enabled with; 0 while disabled. */
+  readonly natSessions: number;
   readonly natOutputInterfaces: readonly number[];
   readonly natStatic: readonly Message<typeof msg.nat44_static_mapping_details>[];
   readonly natIdentity: readonly Message<typeof msg.nat44_identity_mapping_details>[];
@@ -122,10 +124,12 @@ export async function loadSnapshot(client: VppClient, scope: SnapshotScope): Pro
     optionalDump(svc && client.supports(msg.dhcp_proxy_dump), () => client.dump(msg.dhcp_proxy_dump, { is_ip6: false })),
   ]);
   let natEnabled = false;
+  let natSessions = 0;
   if (svc && client.supports(msg.nat44_show_running_config)) {
     const cfg = await client.request(msg.nat44_show_running_config, {});
     // The plugin answers -1 (or reports no sessions) while disabled.
     natEnabled = cfg.retval === 0 && cfg.sessions > 0;
+    natSessions = natEnabled ? cfg.sessions : 0;
   }
   await client.ping();
 
@@ -148,6 +152,7 @@ export async function loadSnapshot(client: VppClient, scope: SnapshotScope): Pro
     acls,
     aclBindings,
     natEnabled,
+    natSessions,
     natOutputInterfaces: natOutput.map((o) => o.sw_if_index),
     natStatic,
     natIdentity,
