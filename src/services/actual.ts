@@ -1,0 +1,187 @@
+/**
+ * The service bridge's objects as found in VPP, read from the snapshot. Ownership (what vppnet may
+ * change or delete): bridge domains, ACLs and NAT mappings tagged "vppnet:…"; bridge membership,
+ * ACL bindings and NAT output of vppnet's interfaces (or in vppnet's bridge domain); DHCP proxies
+ * and VSS of vppnet's tables. Shared globals (the NAT plugin) and objects on someone else's
+ * interfaces count only under the exact key the desired state has, so they are never deleted.
+ * Values are built exactly as desired.ts builds them, so an applied state plans zero operations.
+ */
+import type { AgentConfig } from '../config/model.js';
+import { isOwnedTag, keys, vmPortOfTag } from '../dataplane/keys.js';
+import type { VppSnapshot } from '../dataplane/snapshot.js';
+import type { Resource } from '../reconcile/resource.js';
+import { ruleFromApi, type AclBindingValue, type AclValue } from './acl-descriptors.js';
+import { AclRegistry } from './acl-registry.js';
+import type { BridgeDomainValue, BridgePortValue } from './bridge-descriptors.js';
+import { PORT_TYPE } from './bridge-descriptors.js';
+import { VSS_TYPE, type DhcpProxyValue, type DhcpVssValue } from './dhcp-descriptors.js';
+import {
+  NAT_ADDR_ONLY,
+  type NatIdentityMappingValue,
+  type NatOutputInterfaceValue,
+  type NatPluginValue,
+  type NatStaticMappingValue,
+} from './nat-descriptors.js';
+
+export interface ServicesActualOptions {
+  /** Keys the desired state has: decides ownership inside shared objects. */
+  readonly desiredKeys: ReadonlySet<string>;
+}
+
+export function actualServices(s: VppSnapshot, opts: ServicesActualOptions): Resource[] {
+  const out: Resource[] = [];
+  const want = opts.desiredKeys;
+  const ownedIp4Tables = new Set(
+    s.tables.filter((t) => !t.is_ip6 && isOwnedTag(t.name)).map((t) => t.table_id),
+  );
+  const ifaceOwned = (name: string): boolean => isOwnedTag(name);
+
+  for (const bd of s.bridgeDomains) {
+    const bdKey = keys.bridgeDomain(bd.bd_id);
+    const bdOwned = isOwnedTag(bd.bd_tag) || want.has(bdKey);
+    if (bdOwned) {
+      const value: BridgeDomainValue = {
+        bd: bd.bd_id,
+        flood: bd.flood,
+        uuFlood: bd.uu_flood,
+        forward: bd.forward,
+        learn: bd.learn,
+        arpTerm: bd.arp_term,
+        arpUfwd: bd.arp_ufwd,
+        macAge: bd.mac_age,
+        tag: bd.bd_tag,
+      };
+      out.push({ kind: 'bridge-domain', key: bdKey, deps: [], value });
+    }
+    for (const member of bd.sw_if_details) {
+      const iface = s.interfaces.nameOf(member.sw_if_index);
+      if (iface === undefined) continue;
+      const key = keys.bridgePort(iface);
+      if (!bdOwned && !ifaceOwned(iface) && !want.has(key)) continue;
+      const portType =
+        member.sw_if_index === bd.bvi_sw_if_index
+          ? PORT_TYPE.L2_API_PORT_TYPE_BVI
+          : member.sw_if_index === bd.uu_fwd_sw_if_index
+            ? PORT_TYPE.L2_API_PORT_TYPE_UU_FWD
+            : PORT_TYPE.L2_API_PORT_TYPE_NORMAL;
+      const value: BridgePortValue = { iface, bd: bd.bd_id, portType, shg: member.shg };
+      out.push({ kind: 'bridge-port', key, deps: [keys.interface(iface), bdKey], value });
+    }
+  }
+
+  const acls = AclRegistry.fromDump(s.acls);
+  for (const acl of s.acls) {
+    if (!isOwnedTag(acl.tag)) continue;
+    const name = acls.nameOf(acl.acl_index);
+    const rules = acl.r.map(ruleFromApi);
+    const value: AclValue =
+      name === acl.tag ? { tag: acl.tag, rules } : { tag: acl.tag, rules, duplicateName: name };
+    out.push({ kind: 'acl', key: keys.acl(name), deps: [], value });
+  }
+  for (const b of s.aclBindings) {
+    // VPP lists every interface, bound or not.
+    if (b.count === 0) continue;
+    const iface = s.interfaces.nameOf(b.sw_if_index);
+    if (iface === undefined) continue;
+    const key = keys.aclBinding(iface);
+    if (!ifaceOwned(iface) && !want.has(key)) continue;
+    const names = b.acls.slice(0, b.count).map((i) => acls.nameOf(i));
+    const value: AclBindingValue = {
+      iface,
+      input: names.slice(0, b.n_input),
+      output: names.slice(b.n_input),
+    };
+    const deps = [keys.interface(iface), ...names.filter((n) => acls.has(n)).map((n) => keys.acl(n))];
+    out.push({ kind: 'acl-binding', key, deps, value });
+  }
+
+  const natKey = keys.natPlugin();
+  if (s.natEnabled && want.has(natKey)) {
+    out.push({
+      kind: 'nat44-ed',
+      key: natKey,
+      deps: [],
+      value: { sessions: s.natSessions } satisfies NatPluginValue,
+    });
+  }
+  for (const idx of s.natOutputInterfaces) {
+    const iface = s.interfaces.nameOf(idx);
+    if (iface === undefined) continue;
+    const key = keys.natOutputInterface(iface);
+    if (!ifaceOwned(iface) && !want.has(key)) continue;
+    out.push({
+      kind: 'nat-output',
+      key,
+      deps: [natKey, keys.interface(iface)],
+      value: { iface } satisfies NatOutputInterfaceValue,
+    });
+  }
+  for (const m of s.natStatic) {
+    // vppnet only ever writes address-only mappings; anything else with its tag is not its doing.
+    if (!isOwnedTag(m.tag) || m.flags !== NAT_ADDR_ONLY) continue;
+    const value: NatStaticMappingValue = {
+      vrf: m.vrf_id,
+      local: m.local_ip_address,
+      external: m.external_ip_address,
+      tag: m.tag,
+    };
+    out.push({
+      kind: 'nat-static',
+      key: keys.natStaticMapping(m.vrf_id, m.local_ip_address),
+      deps: [natKey, keys.ipTable(m.vrf_id)],
+      value,
+    });
+  }
+  for (const m of s.natIdentity) {
+    if (!isOwnedTag(m.tag) || m.flags !== NAT_ADDR_ONLY) continue;
+    const value: NatIdentityMappingValue = { vrf: m.vrf_id, address: m.ip_address, tag: m.tag };
+    out.push({
+      kind: 'nat-identity',
+      key: keys.natIdentityMapping(m.vrf_id, m.ip_address),
+      deps: [natKey, keys.ipTable(m.vrf_id)],
+      value,
+    });
+  }
+
+  for (const p of s.dhcpProxies) {
+    const proxyKey = keys.dhcpProxy(p.rx_vrf_id);
+    if (p.is_ipv6 || (!ownedIp4Tables.has(p.rx_vrf_id) && !want.has(proxyKey))) continue;
+    const rxKey = keys.ipTable(p.rx_vrf_id);
+    const servers = p.servers
+      .slice(0, p.count)
+      .map((sv) => ({ table: sv.server_vrf_id, address: sv.dhcp_server.un.ip4 }));
+    const value: DhcpProxyValue = { rxTable: p.rx_vrf_id, src: p.dhcp_src_address.un.ip4, servers };
+    const deps = [...new Set([rxKey, ...servers.map((sv) => keys.ipTable(sv.table))])];
+    out.push({ kind: 'dhcp-proxy', key: proxyKey, deps, value });
+    // VPP reports "no VSS" as VSS_TYPE_INVALID without byte-swapping it: only 0 and 1 are real.
+    let vpnId: string | undefined;
+    if (p.vss_type === VSS_TYPE.VSS_TYPE_API_ASCII) vpnId = p.vss_vpn_ascii_id;
+    else if (p.vss_type === VSS_TYPE.VSS_TYPE_API_VPN_ID) vpnId = `vpn-id:${p.vss_oui}:${p.vss_fib_id}`;
+    if (vpnId !== undefined) {
+      const vss: DhcpVssValue = { table: p.rx_vrf_id, vpnId };
+      out.push({ kind: 'dhcp-vss', key: keys.dhcpVss(p.rx_vrf_id), deps: [rxKey, proxyKey], value: vss });
+    }
+  }
+  return out;
+}
+
+/** A VM's service address as VPP holds it: vppnet's static mapping, found by its tag. */
+export interface ServiceAddressInVpp {
+  readonly port: string;
+  /** The VPC whose table the mapping is in; undefined when no configured VPC has that table. */
+  readonly vpc: string | undefined;
+  readonly ip: string;
+  readonly address: string;
+}
+
+/** The service addresses VPP holds, so that they survive the loss of the agent's state file. */
+export function serviceAddressesInVpp(s: VppSnapshot, config: AgentConfig): ServiceAddressInVpp[] {
+  const vpcByTable = new Map(config.vpcs.map((v) => [v.table, v.name]));
+  const out: ServiceAddressInVpp[] = [];
+  for (const m of s.natStatic) {
+    const port = vmPortOfTag(m.tag);
+    if (port === undefined || m.flags !== NAT_ADDR_ONLY) continue;
+    out.push({ port, vpc: vpcByTable.get(m.vrf_id), ip: m.local_ip_address, address: m.external_ip_address });
+  }
+  return out;
+}

@@ -1,0 +1,80 @@
+/**
+ * The service bridge: an L2 bridge domain and its members (the BVI loopback and the pods' ports).
+ * VPP refuses to delete a bridge domain that still has members (BD_IN_USE), so members depend on
+ * their bridge domain and the planner removes them first.
+ */
+import type { Descriptor } from '../reconcile/descriptor.js';
+import { canonicalEqual } from '../reconcile/descriptor.js';
+import { msg } from '../vpp/messages/index.js';
+import type { ServicesContext } from './context.js';
+
+export interface BridgeDomainValue {
+  readonly bd: number;
+  readonly flood: boolean;
+  readonly uuFlood: boolean;
+  readonly forward: boolean;
+  readonly learn: boolean;
+  readonly arpTerm: boolean;
+  readonly arpUfwd: boolean;
+  /** Minutes; 0 = MAC entries never age. */
+  readonly macAge: number;
+  readonly tag: string;
+}
+
+export const bridgeDomainDescriptor: Descriptor<BridgeDomainValue, ServicesContext> = {
+  kind: 'bridge-domain',
+  equivalent: canonicalEqual,
+  async create(ctx, { value: v }) {
+    await ctx.client.call(msg.bridge_domain_add_del_v2, {
+      bd_id: v.bd,
+      flood: v.flood,
+      uu_flood: v.uuFlood,
+      forward: v.forward,
+      learn: v.learn,
+      arp_term: v.arpTerm,
+      arp_ufwd: v.arpUfwd,
+      mac_age: v.macAge,
+      bd_tag: v.tag,
+      is_add: true,
+    });
+  },
+  async delete(ctx, { value: v }) {
+    await ctx.client.call(msg.bridge_domain_add_del_v2, { bd_id: v.bd, is_add: false });
+  },
+};
+
+export const PORT_TYPE = msg.l2_port_type_t.values;
+
+export interface BridgePortValue {
+  readonly iface: string;
+  readonly bd: number;
+  /** L2_API_PORT_TYPE_*: 1 for the BVI, 0 for an ordinary member. */
+  readonly portType: number;
+  /** Split-horizon group. */
+  readonly shg: number;
+}
+
+export const bridgePortDescriptor: Descriptor<BridgePortValue, ServicesContext> = {
+  kind: 'bridge-port',
+  equivalent: canonicalEqual,
+  async create(ctx, { value: v }) {
+    await ctx.client.call(msg.sw_interface_set_l2_bridge, {
+      rx_sw_if_index: ctx.interfaces.index(v.iface),
+      bd_id: v.bd,
+      port_type: v.portType,
+      shg: v.shg,
+      enable: true,
+    });
+  },
+  async delete(ctx, { value: v }) {
+    // Deleting an interface takes it out of its bridge domain.
+    if (!ctx.interfaces.has(v.iface)) return;
+    await ctx.client.call(msg.sw_interface_set_l2_bridge, {
+      rx_sw_if_index: ctx.interfaces.index(v.iface),
+      bd_id: v.bd,
+      port_type: v.portType,
+      shg: v.shg,
+      enable: false,
+    });
+  },
+};

@@ -1,0 +1,82 @@
+/**
+ * A service pod's port on the bridge, as VPP resources: the interface (a VPP tap into the pod's
+ * netns, or af_packet on the host end of a veth pair), up, a member of the bridge, with the two pod
+ * ACLs. Used by the full desired state and by the attachment manager, which applies one pod's
+ * resources on its own.
+ */
+import type { ServicesConfig } from '../config/model.js';
+import type { AdminUpValue, HostVethValue, InterfaceValue } from '../dataplane/interface-descriptors.js';
+import { keys, tags } from '../dataplane/keys.js';
+import type { Resource } from '../reconcile/resource.js';
+import { derivedMac } from '../srv6/overlay.js';
+import type { AclBindingValue } from './acl-descriptors.js';
+import { PORT_TYPE, type BridgePortValue } from './bridge-descriptors.js';
+
+export type PodPortMode = 'tap' | 'veth';
+
+export interface PodPortSpec {
+  /**
+   * Derived from the CNI attachment (containerId, ifname) alone: the host end of the veth pair
+   * in veth mode, and the interface tag's suffix in both modes, so a DEL without any record
+   * still finds what an ADD made.
+   */
+  readonly id: string;
+  readonly mode: PodPortMode;
+  /** CNI_NETNS: a path. */
+  readonly netns: string;
+  /** CNI_IFNAME. */
+  readonly ifname: string;
+  /** MAC of the pod's interface (in tap mode VPP sets it on the host side of the tap). */
+  readonly podMac: string;
+}
+
+/** The logical interface name (its tag) of a pod port. */
+export function podInterfaceName(id: string): string {
+  return tags.podPort(id);
+}
+
+export function podPortResources(pod: PodPortSpec, services: ServicesConfig): Resource[] {
+  const name = podInterfaceName(pod.id);
+  const ifKey = keys.interface(name);
+  const out: Resource[] = [];
+  if (pod.mode === 'veth') {
+    // The attachment manager creates the pair (with the pod's addresses); the reconciler only uses
+    // it, so a missing pair leaves the port pending instead of re-creating a bare pod interface.
+    const veth: HostVethValue = { hostName: pod.id, netns: pod.netns, ifname: pod.ifname, mac: pod.podMac };
+    out.push({ kind: 'host-veth', key: keys.hostVeth(pod.id), deps: [], value: veth, external: true });
+    const iface: InterfaceValue = { type: 'af_packet', name, hostIfName: pod.id, mac: derivedMac(name) };
+    out.push({ kind: 'interface', key: ifKey, deps: [keys.hostVeth(pod.id)], value: iface });
+  } else {
+    const iface: InterfaceValue = {
+      type: 'tap',
+      name,
+      netns: pod.netns,
+      hostIfName: pod.ifname,
+      mac: derivedMac(name),
+      hostMac: pod.podMac,
+    };
+    out.push({ kind: 'interface', key: ifKey, deps: [], value: iface });
+  }
+  const bd = keys.bridgeDomain(services.bridgeDomain);
+  const port: BridgePortValue = {
+    iface: name,
+    bd: services.bridgeDomain,
+    portType: PORT_TYPE.L2_API_PORT_TYPE_NORMAL,
+    shg: 0,
+  };
+  out.push({ kind: 'bridge-port', key: keys.bridgePort(name), deps: [ifKey, bd], value: port });
+  out.push({
+    kind: 'admin-up',
+    key: keys.adminUp(name),
+    deps: [ifKey],
+    value: { iface: name } satisfies AdminUpValue,
+  });
+  const binding: AclBindingValue = { iface: name, input: [tags.podAclIn()], output: [tags.podAclOut()] };
+  out.push({
+    kind: 'acl-binding',
+    key: keys.aclBinding(name),
+    deps: [ifKey, keys.acl(tags.podAclIn()), keys.acl(tags.podAclOut())],
+    value: binding,
+  });
+  return out;
+}
