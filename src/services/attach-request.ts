@@ -1,0 +1,119 @@
+/**
+ * Checking an ADD request from the wire before anything is done with it: the plugin validated its
+ * config, but the agent must not trust a socket peer with paths and names it passes to `ip`.
+ */
+import { isIP } from 'node:net';
+import { isAbsolute } from 'node:path';
+import {
+  ATTACH_MODES,
+  type AttachIp,
+  type AttachMode,
+  type AttachRequest,
+  type AttachRoute,
+} from '../cni/agent-protocol.js';
+import { CniError, CniErrorCode } from '../cni/errors.js';
+
+const IFNAME = /^[^/:\s]{1,15}$/;
+const MAC = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i;
+
+/** The request, or CniError 7 listing every problem. */
+export function validateAttachRequest(body: unknown): AttachRequest {
+  const problems: string[] = [];
+  const fail = (field: string, why: string): undefined => {
+    problems.push(`${field} ${why}`);
+    return undefined;
+  };
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new CniError(
+      CniErrorCode.INVALID_NETWORK_CONFIG,
+      'invalid attach request',
+      'the body must be a JSON object',
+    );
+  }
+  const b = body as Record<string, unknown>;
+  const network =
+    typeof b.network === 'string' && b.network !== ''
+      ? b.network
+      : fail('network', 'must be a non-empty string');
+  const containerId =
+    typeof b.containerId === 'string' && b.containerId !== ''
+      ? b.containerId
+      : fail('containerId', 'must be a non-empty string');
+  const ifname =
+    typeof b.ifname === 'string' && IFNAME.test(b.ifname) && b.ifname !== '.' && b.ifname !== '..'
+      ? b.ifname
+      : fail('ifname', 'must be a Linux interface name');
+  const netns =
+    typeof b.netns === 'string' && isAbsolute(b.netns) ? b.netns : fail('netns', 'must be an absolute path');
+  const mode = ATTACH_MODES.includes(b.mode as AttachMode)
+    ? (b.mode as AttachMode)
+    : fail('mode', `must be one of ${ATTACH_MODES.join(', ')}`);
+  let mtu: number | undefined;
+  if (b.mtu !== undefined)
+    mtu =
+      Number.isInteger(b.mtu) && (b.mtu as number) >= 68 && (b.mtu as number) <= 65535
+        ? (b.mtu as number)
+        : fail('mtu', 'must be an integer 68..65535');
+  let mac: string | undefined;
+  if (b.mac !== undefined)
+    mac =
+      typeof b.mac === 'string' && MAC.test(b.mac)
+        ? b.mac.toLowerCase()
+        : fail('mac', 'must be a MAC address');
+  const ips: AttachIp[] = [];
+  if (!Array.isArray(b.ips)) fail('ips', 'must be a list');
+  else
+    (b.ips as unknown[]).forEach((ip, i) => {
+      const o = (typeof ip === 'object' && ip !== null ? ip : {}) as Record<string, unknown>;
+      if (!isCidr(o.address)) return fail(`ips[${i}].address`, 'must be address/prefix');
+      if (o.gateway !== undefined && (typeof o.gateway !== 'string' || isIP(o.gateway) === 0))
+        return fail(`ips[${i}].gateway`, 'must be an IP address');
+      ips.push(
+        typeof o.gateway === 'string' ? { address: o.address, gateway: o.gateway } : { address: o.address },
+      );
+    });
+  const routes: AttachRoute[] = [];
+  if (!Array.isArray(b.routes)) fail('routes', 'must be a list');
+  else
+    (b.routes as unknown[]).forEach((r, i) => {
+      const o = (typeof r === 'object' && r !== null ? r : {}) as Record<string, unknown>;
+      if (!isCidr(o.dst)) return fail(`routes[${i}].dst`, 'must be address/prefix');
+      if (o.gw !== undefined && (typeof o.gw !== 'string' || isIP(o.gw) === 0))
+        return fail(`routes[${i}].gw`, 'must be an IP address');
+      routes.push(typeof o.gw === 'string' ? { dst: o.dst, gw: o.gw } : { dst: o.dst });
+    });
+  if (
+    problems.length > 0 ||
+    containerId === undefined ||
+    ifname === undefined ||
+    netns === undefined ||
+    mode === undefined ||
+    network === undefined
+  ) {
+    throw new CniError(CniErrorCode.INVALID_NETWORK_CONFIG, 'invalid attach request', problems.join('; '));
+  }
+  return {
+    network,
+    containerId,
+    ifname,
+    netns,
+    mode,
+    ips,
+    routes,
+    ...(mtu !== undefined && { mtu }),
+    ...(mac !== undefined && { mac }),
+  };
+}
+
+function isCidr(v: unknown): v is string {
+  if (typeof v !== 'string') return false;
+  const [address, len, extra] = v.split('/');
+  const family = isIP(address ?? '');
+  return (
+    extra === undefined &&
+    len !== undefined &&
+    /^\d{1,3}$/.test(len) &&
+    family !== 0 &&
+    Number(len) <= (family === 4 ? 32 : 128)
+  );
+}

@@ -1,0 +1,412 @@
+/**
+ * The agent side of vppnet-cni: plugging service pods into the service bridge and unplugging them.
+ *
+ * - Calls for one attachment run one at a time (keyed by its derived id and by netns + ifname).
+ * - ADD: veth mode creates the pair into the netns (pod end = CNI_IFNAME), configures addresses and
+ *   routes, then applies the pod's VPP resources (af_packet on the host end, bridge member, up,
+ *   ACLs); tap mode lets VPP create a persistent tap in the netns, then configures it. Only this
+ *   pod's resources are planned and applied, never a full reconcile. The attachment is recorded
+ *   last (atomic file). Any failure undoes what this ADD did, newest first.
+ * - DEL removes the record first (it is what makes an attachment desired), then VPP's objects (by
+ *   their tag, derived from the attachment) and the host link (by its derived name), so it works
+ *   with no record, no netns and after an agent restart, and repeated.
+ * - Recorded attachments (and ADDs in progress) are part of every full reconcile's desired state,
+ *   which is what brings pod ports back after a VPP restart. Attachments whose netns is gone are
+ *   dropped: Multus never sends GC or STATUS to a NetworkAttachmentDefinition's plugin.
+ */
+import type {
+  AgentInterface,
+  AttachMode,
+  AttachRequest,
+  AttachResponse,
+  AttachmentKey,
+  AttachmentState,
+  GcRequest,
+} from '../cni/agent-protocol.js';
+import { CniError, CniErrorCode } from '../cni/errors.js';
+import type { ServicesConfig } from '../config/model.js';
+import type { HostLinks } from '../dataplane/context.js';
+import { NetnsError, hostVethName } from '../netns/index.js';
+import { derivedMac } from '../srv6/overlay.js';
+import type { VppClient } from '../vpp/client/vpp-client.js';
+import { VppError } from '../vpp/errors.js';
+import { KeyedLocks, type DataplaneLock } from './async-lock.js';
+import { validateAttachRequest } from './attach-request.js';
+import type { AttachmentRecord, AttachmentStore } from './attachment-store.js';
+import { PodApplyError, PodDataplane } from './pod-dataplane.js';
+import { linuxPodNetns, type PodNetns } from './pod-netns.js';
+import { podInterfaceName, type PodPortMode, type PodPortSpec } from './pod-port.js';
+
+export interface AttachmentManagerOptions {
+  readonly client: VppClient;
+  readonly host: HostLinks;
+  /** Shared with the full reconcile of the same VPP. */
+  readonly lock: DataplaneLock;
+  readonly store: AttachmentStore;
+  /** The service bridge as configured now; undefined while the node has none. */
+  readonly services: () => ServicesConfig | undefined;
+  readonly netns?: PodNetns;
+  readonly clock?: () => number;
+}
+
+type EntryState = 'adding' | 'active' | 'removing';
+
+interface Entry {
+  record: AttachmentRecord;
+  state: EntryState;
+}
+
+/** What the full reconcile needs from the attachments. */
+export interface PodAttachmentSource {
+  /** Drops attachments whose netns is gone; call without holding the dataplane lock. */
+  forgetVanished(): Promise<readonly string[]>;
+  /** The pod ports that should exist now (recorded ones and ADDs in progress). */
+  desiredPods(): PodPortSpec[];
+}
+
+export class AttachmentManager implements PodAttachmentSource {
+  readonly #client: VppClient;
+  readonly #store: AttachmentStore;
+  readonly #services: () => ServicesConfig | undefined;
+  readonly #netns: PodNetns;
+  readonly #clock: () => number;
+  readonly #pods: PodDataplane;
+  readonly #locks = new KeyedLocks();
+  readonly #entries = new Map<string, Entry>();
+  /** Record files that could not be read at start-up (left in place for a human). */
+  readonly loadProblems: readonly string[];
+
+  private constructor(
+    opts: AttachmentManagerOptions,
+    records: readonly AttachmentRecord[],
+    problems: readonly string[],
+  ) {
+    this.#client = opts.client;
+    this.#store = opts.store;
+    this.#services = opts.services;
+    this.#netns = opts.netns ?? linuxPodNetns;
+    this.#clock = opts.clock ?? Date.now;
+    this.#pods = new PodDataplane({ client: opts.client, host: opts.host, lock: opts.lock });
+    for (const record of records) this.#entries.set(record.id, { record, state: 'active' });
+    this.loadProblems = problems;
+  }
+
+  /** A manager with the attachments recorded in the store. */
+  static async open(opts: AttachmentManagerOptions): Promise<AttachmentManager> {
+    const { records, problems } = await opts.store.loadAll();
+    return new AttachmentManager(opts, records, problems);
+  }
+
+  attach(request: AttachRequest): Promise<AttachResponse> {
+    const req = validateAttachRequest(request);
+    const id = hostVethName(req.containerId, req.ifname);
+    return this.#locks.run(lockKeys(id, req.netns, req.ifname), () => this.#attach(req, id));
+  }
+
+  async #attach(req: AttachRequest, id: string): Promise<AttachResponse> {
+    const services = this.#services();
+    if (!services)
+      throw new CniError(
+        CniErrorCode.TRY_AGAIN_LATER,
+        'this node has no service bridge configured (services in the agent config)',
+      );
+    this.#requireVpp();
+    if (this.#entries.has(id)) {
+      throw new CniError(
+        CniErrorCode.POD_IFNAME_EXISTS,
+        `${req.ifname} of container ${req.containerId} is already attached`,
+        `netns ${this.#entries.get(id)?.record.netns ?? ''}`,
+      );
+    }
+    if (!(await this.#netns.exists(req.netns))) {
+      throw new CniError(CniErrorCode.NETNS_NOT_FOUND, `cannot open network namespace ${req.netns}`);
+    }
+    if (await this.#netns.linkExists(req.netns, req.ifname)) {
+      throw new CniError(
+        CniErrorCode.POD_IFNAME_EXISTS,
+        `interface ${req.ifname} already exists in ${req.netns}`,
+      );
+    }
+    const mode = await this.#resolveMode(req.mode);
+    const record: AttachmentRecord = {
+      version: 1,
+      network: req.network,
+      containerId: req.containerId,
+      ifname: req.ifname,
+      netns: req.netns,
+      mode,
+      id,
+      // In veth mode the pair's real MACs replace this below; a tap gets it from VPP.
+      podMac: req.mac?.toLowerCase() ?? derivedMac(`${podInterfaceName(id)}:pod`),
+      ...(req.mtu !== undefined && { mtu: req.mtu }),
+      ips: req.ips,
+      routes: req.routes,
+      createdAt: new Date(this.#clock()).toISOString(),
+    };
+    // Desired from here on, so a full reconcile running meanwhile keeps what this ADD creates.
+    const entry: Entry = { record, state: 'adding' };
+    this.#entries.set(id, entry);
+    const undo: { what: string; run: () => Promise<unknown> }[] = [];
+    try {
+      const configure = (): Promise<void> =>
+        this.#netns.configure({
+          netnsPath: req.netns,
+          ifname: req.ifname,
+          addresses: req.ips.map((ip) => ip.address),
+          routes: req.routes.map((r) => (r.gw === undefined ? { dst: r.dst } : { dst: r.dst, gw: r.gw })),
+        });
+      if (mode === 'veth') {
+        const veth = await this.#netns.createVeth({
+          hostName: id,
+          netnsPath: req.netns,
+          podIfName: req.ifname,
+          ...(req.mtu !== undefined && { mtu: req.mtu }),
+          ...(req.mac !== undefined && { mac: req.mac }),
+        });
+        undo.push({ what: `delete host link ${id}`, run: () => this.#netns.deleteHostLink(id) });
+        entry.record = { ...record, podMac: veth.podMac, hostMac: veth.hostMac, mtu: veth.mtu };
+        await configure();
+        undo.push({ what: `remove pod port ${id} from VPP`, run: () => this.#pods.remove(id) });
+        await this.#pods.apply(specOf(entry.record), services);
+      } else {
+        // Deleting the tap in VPP also removes its device from the netns (VPP clears persistence).
+        undo.push({ what: `remove pod port ${id} from VPP`, run: () => this.#pods.remove(id) });
+        await this.#pods.apply(specOf(entry.record), services);
+        await configure();
+      }
+      await this.#store.save(entry.record);
+      undo.push({ what: `forget attachment ${id}`, run: () => this.#store.remove(id) });
+      entry.state = 'active';
+      return { interfaces: interfacesOf(entry.record), mode };
+    } catch (err) {
+      entry.state = 'removing';
+      const failedUndo: string[] = [];
+      for (const step of undo.reverse()) {
+        try {
+          await step.run();
+        } catch (undoErr) {
+          failedUndo.push(`${step.what}: ${(undoErr as Error).message}`);
+        }
+      }
+      this.#entries.delete(id);
+      throw withUndoProblems(toAttachError(err), failedUndo);
+    }
+  }
+
+  detach(key: AttachmentKey): Promise<void> {
+    if (!key.containerId || !key.ifname)
+      throw new CniError(CniErrorCode.INVALID_NETWORK_CONFIG, 'containerId and ifname are required');
+    const id = hostVethName(key.containerId, key.ifname);
+    const netns = this.#entries.get(id)?.record.netns ?? key.netns;
+    return this.#locks.run(lockKeys(id, netns, key.ifname), () => this.#detach(id));
+  }
+
+  async #detach(id: string): Promise<void> {
+    const entry = this.#entries.get(id);
+    if (entry) entry.state = 'removing';
+    // The record goes first: whatever remains after a failure below is no longer desired, so the
+    // next full reconcile removes it even if the runtime never repeats this DEL.
+    await this.#store.remove(id);
+    this.#entries.delete(id);
+    const problems: string[] = [];
+    if (this.#client.state === 'ready') {
+      await this.#pods.remove(id).catch((err: Error) => problems.push(err.message));
+    }
+    // While VPP is away its objects wait for the resync; the host link cannot wait (it holds the
+    // pod's interface name). A tap's device goes with its VPP interface or with the netns.
+    if (entry?.record.mode !== 'tap') {
+      await this.#netns.deleteHostLink(id).catch((err: Error) => problems.push(err.message));
+    }
+    if (problems.length > 0) {
+      throw new CniError(
+        CniErrorCode.TRY_AGAIN_LATER,
+        `attachment ${id} was only partly removed`,
+        problems.join('; '),
+      );
+    }
+  }
+
+  check(key: AttachmentKey): Promise<AttachmentState> {
+    const id = hostVethName(key.containerId, key.ifname);
+    const entry = this.#entries.get(id);
+    const netns = entry?.record.netns ?? key.netns;
+    return this.#locks.run(lockKeys(id, netns, key.ifname), async () => {
+      const current = this.#entries.get(id);
+      if (!current || current.state !== 'active') {
+        throw new CniError(
+          CniErrorCode.ATTACHMENT_NOT_FOUND,
+          `no attachment of ${key.ifname} for container ${key.containerId}`,
+        );
+      }
+      const record = current.record;
+      if (!(await this.#netns.exists(record.netns))) {
+        throw new CniError(CniErrorCode.NETNS_NOT_FOUND, `cannot open network namespace ${record.netns}`);
+      }
+      let pod;
+      try {
+        pod = await this.#netns.read(record.netns, record.ifname);
+      } catch (err) {
+        throw toAttachError(err);
+      }
+      const services = this.#services();
+      if (services && this.#client.state === 'ready') {
+        const differences = await this.#pods.differences(specOf(record), services);
+        if (differences.length > 0) {
+          throw new CniError(
+            CniErrorCode.INTERNAL,
+            `VPP's port for ${record.ifname} of ${record.containerId} is not as attached`,
+            differences.join('; '),
+          );
+        }
+      }
+      return {
+        containerId: record.containerId,
+        ifname: record.ifname,
+        netns: record.netns,
+        mode: record.mode,
+        interfaces: interfacesOf(record),
+        podInterface: { name: pod.name, mac: pod.mac, up: pod.up, addresses: pod.addresses },
+      };
+    });
+  }
+
+  /** Removes every attachment of `request.network` that is not in its list of valid ones. */
+  async gc(request: GcRequest): Promise<void> {
+    const keep = new Set(request.validAttachments.map((v) => hostVethName(v.containerID, v.ifname)));
+    const problems: string[] = [];
+    for (const entry of [...this.#entries.values()]) {
+      if (entry.state !== 'active' || entry.record.network !== request.network || keep.has(entry.record.id))
+        continue;
+      await this.detach(entry.record).catch((err: Error) => problems.push(err.message));
+    }
+    if (problems.length > 0)
+      throw new CniError(
+        CniErrorCode.TRY_AGAIN_LATER,
+        'some attachments could not be removed',
+        problems.join('; '),
+      );
+  }
+
+  /** Recorded attachments. */
+  list(): AttachmentRecord[] {
+    return [...this.#entries.values()].filter((e) => e.state === 'active').map((e) => e.record);
+  }
+
+  desiredPods(): PodPortSpec[] {
+    return [...this.#entries.values()].filter((e) => e.state !== 'removing').map((e) => specOf(e.record));
+  }
+
+  /**
+   * Drops the records of attachments whose netns is gone (the pod was deleted without a DEL
+   * reaching us); their VPP objects and host links are left to the full reconcile that follows.
+   */
+  async forgetVanished(): Promise<readonly string[]> {
+    const gone: string[] = [];
+    for (const entry of [...this.#entries.values()]) {
+      if (entry.state !== 'active' || (await this.#netns.exists(entry.record.netns))) continue;
+      const { id, netns, ifname } = entry.record;
+      await this.#locks.run(lockKeys(id, netns, ifname), async () => {
+        const current = this.#entries.get(id);
+        if (current?.state !== 'active' || (await this.#netns.exists(netns))) return;
+        await this.#store.remove(id);
+        this.#entries.delete(id);
+        gone.push(id);
+      });
+    }
+    return gone;
+  }
+
+  /** Like forgetVanished, and removes their VPP objects and host links right away (a DEL each). */
+  async pruneVanished(): Promise<readonly string[]> {
+    const gone: string[] = [];
+    for (const entry of [...this.#entries.values()]) {
+      if (entry.state !== 'active' || (await this.#netns.exists(entry.record.netns))) continue;
+      await this.detach(entry.record);
+      gone.push(entry.record.id);
+    }
+    return gone;
+  }
+
+  async #resolveMode(mode: AttachMode): Promise<PodPortMode> {
+    if (mode !== 'auto') return mode;
+    return (await this.#netns.vhostNetAvailable()) ? 'tap' : 'veth';
+  }
+
+  #requireVpp(): void {
+    if (this.#client.state !== 'ready') {
+      throw new CniError(CniErrorCode.TRY_AGAIN_LATER, `VPP is not connected (${this.#client.state})`);
+    }
+  }
+}
+
+function lockKeys(id: string, netns: string, ifname: string): string[] {
+  return netns === '' ? [`id:${id}`] : [`id:${id}`, `netns:${netns}\0${ifname}`];
+}
+
+export function specOf(record: AttachmentRecord): PodPortSpec {
+  return {
+    id: record.id,
+    mode: record.mode,
+    netns: record.netns,
+    ifname: record.ifname,
+    podMac: record.podMac,
+  };
+}
+
+function interfacesOf(record: AttachmentRecord): AgentInterface[] {
+  const pod: AgentInterface = {
+    name: record.ifname,
+    mac: record.podMac,
+    sandbox: record.netns,
+    ...(record.mtu !== undefined && { mtu: record.mtu }),
+  };
+  if (record.mode === 'veth' && record.hostMac !== undefined) {
+    return [
+      { name: record.id, mac: record.hostMac, ...(record.mtu !== undefined && { mtu: record.mtu }) },
+      pod,
+    ];
+  }
+  return [pod];
+}
+
+/** The CNI error the runtime should see for a failed step. */
+function toAttachError(err: unknown): CniError {
+  if (err instanceof CniError) return err;
+  if (err instanceof NetnsError) {
+    switch (err.code) {
+      case 'VPPNET_ERR_POD_IFNAME_EXISTS':
+        return new CniError(CniErrorCode.POD_IFNAME_EXISTS, err.message);
+      case 'VPPNET_ERR_NETNS_NOT_FOUND':
+      case 'VPPNET_ERR_NOT_A_NETNS':
+        return new CniError(CniErrorCode.NETNS_NOT_FOUND, err.message);
+      case 'VPPNET_ERR_INVALID_ARGUMENT':
+        return new CniError(CniErrorCode.INVALID_NETWORK_CONFIG, err.message);
+      default:
+        return new CniError(CniErrorCode.INTERNAL, err.message);
+    }
+  }
+  if (err instanceof PodApplyError) {
+    return new CniError(
+      err.notReady ? CniErrorCode.TRY_AGAIN_LATER : CniErrorCode.INTERNAL,
+      'cannot plug the pod into the service bridge',
+      err.message,
+    );
+  }
+  if (
+    err instanceof VppError &&
+    (err.code === 'VPPNET_ERR_NOT_CONNECTED' ||
+      err.code === 'VPPNET_ERR_CONN_LOST' ||
+      err.code === 'VPPNET_ERR_TIMEOUT')
+  ) {
+    return new CniError(CniErrorCode.TRY_AGAIN_LATER, 'VPP did not answer', err.message);
+  }
+  return new CniError(CniErrorCode.INTERNAL, err instanceof Error ? err.message : String(err));
+}
+
+function withUndoProblems(err: CniError, failedUndo: readonly string[]): CniError {
+  if (failedUndo.length === 0) return err;
+  const details = [err.details, `undo failed: ${failedUndo.join('; ')}`]
+    .filter((d) => d !== undefined)
+    .join('; ');
+  return new CniError(err.code, err.msg, details);
+}

@@ -1,0 +1,220 @@
+/**
+ * One pod port in VPP, on its own: what the attachment manager applies on ADD and removes on DEL.
+ * A full reconcile reads every table's routes (100k of them on a busy node); this reads only the
+ * interfaces, bridge domains and ACLs, plans the pod's resources against them with the same
+ * planner, descriptors and ownership rules, and executes that plan under the dataplane lock.
+ */
+import type { ServicesConfig } from '../config/model.js';
+import { actualDataplane } from '../dataplane/actual.js';
+import type { HostLinks } from '../dataplane/context.js';
+import { InterfaceRegistry } from '../dataplane/interface-registry.js';
+import { keys, podOfTag } from '../dataplane/keys.js';
+import { formatPrefix, type InterfaceFacts, type VppSnapshot } from '../dataplane/snapshot.js';
+import { execute } from '../reconcile/executor.js';
+import { plan as makePlan } from '../reconcile/planner.js';
+import type { Plan, Resource } from '../reconcile/resource.js';
+import type { VppClient } from '../vpp/client/vpp-client.js';
+import { msg } from '../vpp/messages/index.js';
+import { AclRegistry } from './acl-registry.js';
+import { actualServices } from './actual.js';
+import type { DataplaneLock } from './async-lock.js';
+import type { ServicesContext } from './context.js';
+import { podDescriptors } from './descriptors.js';
+import { podInterfaceName, podPortResources, type PodPortSpec } from './pod-port.js';
+import { POD_VETH_PREFIX } from './pod-veth.js';
+
+const ALL = 0xffffffff;
+
+/** The pod's port could not be put in place; `notReady` when the service bridge itself is missing. */
+export class PodApplyError extends Error {
+  readonly notReady: boolean;
+  constructor(message: string, notReady: boolean) {
+    super(message);
+    this.name = 'PodApplyError';
+    this.notReady = notReady;
+  }
+}
+
+export interface PodDataplaneOptions {
+  readonly client: VppClient;
+  readonly host: HostLinks;
+  readonly lock: DataplaneLock;
+}
+
+interface PodView {
+  readonly ctx: ServicesContext;
+  /** Everything read, as resources (the pod's and the bridge's). */
+  readonly actual: readonly Resource[];
+}
+
+export class PodDataplane {
+  readonly #client: VppClient;
+  readonly #host: HostLinks;
+  readonly #lock: DataplaneLock;
+
+  constructor(opts: PodDataplaneOptions) {
+    this.#client = opts.client;
+    this.#host = opts.host;
+    this.#lock = opts.lock;
+  }
+
+  /** Creates what VPP lacks of the pod's port and corrects what differs. */
+  apply(pod: PodPortSpec, services: ServicesConfig): Promise<void> {
+    return this.#lock.run(async () => {
+      const desired = podPortResources(pod, services);
+      const view = await this.#load(pod.id, desired);
+      const plan = planPod(desired, view.actual, pod.id);
+      if (plan.pending.length > 0) {
+        const why = plan.pending.map((p) => `${p.resource.key}: waiting for ${p.waitingFor}`).join('; ');
+        throw new PodApplyError(`the service bridge is not ready for pod port ${pod.id}: ${why}`, true);
+      }
+      await run(plan, view.ctx, `pod port ${pod.id}`);
+    });
+  }
+
+  /** Removes every VPP object of the pod's port, found by its tag; nothing there is fine. */
+  remove(podId: string): Promise<void> {
+    return this.#lock.run(async () => {
+      const view = await this.#load(podId, []);
+      // The host link is the attachment manager's: it goes even while VPP is away.
+      const mine = podResourcesOf(view.actual, podId).filter((r) => r.kind !== 'host-veth');
+      const plan = makePlan([], mine, podDescriptors);
+      await run(plan, view.ctx, `pod port ${podId}`);
+    });
+  }
+
+  /** What differs between VPP and the pod's port, one line per operation a re-apply would run. */
+  differences(pod: PodPortSpec, services: ServicesConfig): Promise<string[]> {
+    return this.#lock.run(async () => {
+      const desired = podPortResources(pod, services);
+      const view = await this.#load(pod.id, desired);
+      const plan = planPod(desired, view.actual, pod.id);
+      return [
+        ...plan.ops.map((o) => `${o.action} ${o.resource.key} (${o.reason})`),
+        ...plan.pending.map((p) => `${p.resource.key} waits for ${p.waitingFor}`),
+      ];
+    });
+  }
+
+  async #load(podId: string, desired: readonly Resource[]): Promise<PodView> {
+    const c = this.#client;
+    const [ifDetails, aclDetails, bridgeDomains, hostLinks] = await Promise.all([
+      c.dump(msg.sw_interface_dump, { sw_if_index: ALL, name_filter_valid: false }),
+      c.supports(msg.acl_dump) ? c.dump(msg.acl_dump, { acl_index: ALL }) : Promise.resolve([]),
+      c.dump(msg.bridge_domain_dump, { bd_id: ALL, sw_if_index: ALL }),
+      this.#host.listVeths(podId),
+    ]);
+    const interfaces = InterfaceRegistry.fromDump(ifDetails);
+    const details = ifDetails.find((d) => podOfTag(d.tag) === podId);
+    const facts = new Map<string, InterfaceFacts>();
+    let afPacket = new Map<number, string>();
+    let taps: VppSnapshot['taps'] = new Map();
+    let aclBindings: VppSnapshot['aclBindings'] = [];
+    if (details) {
+      const idx = details.sw_if_index;
+      const [table, v4, v6, bindings, afp, tap] = await Promise.all([
+        c.call(msg.sw_interface_get_table, { sw_if_index: idx, is_ipv6: false }),
+        c.dump(msg.ip_address_dump, { sw_if_index: idx, is_ipv6: false }),
+        c.dump(msg.ip_address_dump, { sw_if_index: idx, is_ipv6: true }),
+        c.supports(msg.acl_interface_list_dump)
+          ? c.dump(msg.acl_interface_list_dump, { sw_if_index: idx })
+          : Promise.resolve([]),
+        c.supports(msg.af_packet_dump) ? c.dump(msg.af_packet_dump, {}) : Promise.resolve([]),
+        c.supports(msg.sw_interface_tap_v2_dump)
+          ? c.dump(msg.sw_interface_tap_v2_dump, { sw_if_index: idx })
+          : Promise.resolve([]),
+      ]);
+      facts.set(details.tag, {
+        details,
+        table: table.vrf_id,
+        addresses: [...v4, ...v6].map((a) => formatPrefix(a.prefix)),
+      });
+      afPacket = new Map(
+        afp.filter((a) => a.sw_if_index === idx).map((a) => [a.sw_if_index, a.host_if_name]),
+      );
+      taps = new Map(tap.filter((t) => t.sw_if_index === idx).map((t) => [t.sw_if_index, t]));
+      aclBindings = bindings;
+    }
+    const snapshot: VppSnapshot = {
+      ...EMPTY_SNAPSHOT,
+      vppPid: c.vppPid,
+      interfaces,
+      interfaceFacts: facts,
+      afPacket,
+      taps,
+      bridgeDomains,
+      acls: aclDetails,
+      aclBindings,
+    };
+    const desiredKeys = new Set(desired.map((r) => r.key));
+    const hostVeths = hostLinks.filter((n) => n === podId);
+    const actual = [
+      ...actualDataplane(snapshot, { desiredKeys, hostVeths, hostVethPrefixes: [POD_VETH_PREFIX] }),
+      ...actualServices(snapshot, { desiredKeys }),
+    ];
+    const ctx: ServicesContext = {
+      client: c,
+      interfaces,
+      host: this.#host,
+      acls: AclRegistry.fromDump(aclDetails),
+    };
+    return { ctx, actual };
+  }
+}
+
+/** The pod's resources found in VPP: its interface, what hangs off it, its host link. */
+function podResourcesOf(actual: readonly Resource[], podId: string): Resource[] {
+  const ifKey = keys.interface(podInterfaceName(podId));
+  const vethKey = keys.hostVeth(podId);
+  return actual.filter((r) => r.key === ifKey || r.key === vethKey || r.deps.includes(ifKey));
+}
+
+/**
+ * The pod's resources against what VPP has of them; the bridge domain and ACLs they use are
+ * taken as given (external), so this plan can neither create nor delete them.
+ */
+function planPod(desired: readonly Resource[], actual: readonly Resource[], podId: string): Plan {
+  const mine = podResourcesOf(actual, podId);
+  const mineKeys = new Set(mine.map((r) => r.key));
+  const used = new Set(desired.flatMap((r) => r.deps));
+  const given = actual
+    .filter((r) => used.has(r.key) && !mineKeys.has(r.key))
+    .map((r) => ({ ...r, external: true }));
+  return makePlan(desired, [...mine, ...given], podDescriptors);
+}
+
+async function run(plan: Plan, ctx: ServicesContext, what: string): Promise<void> {
+  if (plan.ops.length === 0) return;
+  const result = await execute(plan, podDescriptors, ctx);
+  const problems = [
+    ...result.failed.map((f) => `${f.op.action} ${f.op.resource.key}: ${f.error.message}`),
+    ...result.skipped.map((s) => `${s.op.action} ${s.op.resource.key}: ${s.reason}`),
+  ];
+  if (problems.length > 0) throw new PodApplyError(`${what}: ${problems.join('; ')}`, false);
+}
+
+const EMPTY_SNAPSHOT: VppSnapshot = {
+  vppPid: 0,
+  interfaces: new InterfaceRegistry(),
+  interfaceFacts: new Map(),
+  afPacket: new Map(),
+  vhostUser: new Map(),
+  taps: new Map(),
+  tables: [],
+  routes: new Map(),
+  unnumbered: new Map(),
+  proxyArpRanges: [],
+  proxyArpInterfaces: new Set(),
+  localSids: [],
+  policies: [],
+  steering: [],
+  bridgeDomains: [],
+  acls: [],
+  aclBindings: [],
+  natEnabled: false,
+  natSessions: 0,
+  natOutputInterfaces: [],
+  natStatic: [],
+  natIdentity: [],
+  dhcpProxies: [],
+};

@@ -1,0 +1,60 @@
+/**
+ * What the attachment manager does outside VPP, behind one interface so tests can fail any step:
+ * the pod's veth pair, its addresses and routes, reading it back, and whether a netns still exists.
+ */
+import { access } from 'node:fs/promises';
+import {
+  configurePodInterface,
+  createVethIntoNetns,
+  deleteHostLink,
+  linkExistsInNetns,
+  NetnsError,
+  readPodInterface,
+  resolveNetns,
+  type CreatedVeth,
+  type CreateVethOptions,
+  type PodInterfaceConfig,
+  type PodInterfaceState,
+} from '../netns/index.js';
+
+export interface PodNetns {
+  createVeth(options: CreateVethOptions): Promise<CreatedVeth>;
+  /** False when the link was already gone. */
+  deleteHostLink(name: string): Promise<boolean>;
+  configure(config: PodInterfaceConfig): Promise<void>;
+  read(netnsPath: string, ifname: string): Promise<PodInterfaceState>;
+  linkExists(netnsPath: string, ifname: string): Promise<boolean>;
+  /** False when the path is gone or no longer a network namespace (the pod is gone). */
+  exists(netnsPath: string): Promise<boolean>;
+  /** Whether VPP can make taps here: they need the vhost-net backend. */
+  vhostNetAvailable(): Promise<boolean>;
+}
+
+export const linuxPodNetns: PodNetns = {
+  createVeth: (options) => createVethIntoNetns(options),
+  deleteHostLink: (name) => deleteHostLink(name),
+  configure: (config) => configurePodInterface(config),
+  read: (netnsPath, ifname) => readPodInterface(netnsPath, ifname),
+  linkExists: (netnsPath, ifname) => linkExistsInNetns(netnsPath, ifname),
+  async exists(netnsPath) {
+    try {
+      await resolveNetns(netnsPath);
+      return true;
+    } catch (err) {
+      if (
+        err instanceof NetnsError &&
+        (err.code === 'VPPNET_ERR_NETNS_NOT_FOUND' || err.code === 'VPPNET_ERR_NOT_A_NETNS')
+      )
+        return false;
+      throw err;
+    }
+  },
+  async vhostNetAvailable() {
+    try {
+      await access('/dev/vhost-net');
+      return true;
+    } catch {
+      return false;
+    }
+  },
+};
