@@ -15,11 +15,22 @@ import {
   unnumberedDescriptor,
 } from '../dataplane/interface-descriptors.js';
 import { ipTableDescriptor, proxyArpDescriptor, routeDescriptor } from '../dataplane/ip-descriptors.js';
+import { podOfTag } from '../dataplane/keys.js';
 import { loadSnapshot, type VppSnapshot } from '../dataplane/snapshot.js';
 import type { Descriptor } from '../reconcile/descriptor.js';
 import { execute, type ExecutionResult } from '../reconcile/executor.js';
 import { plan as makePlan } from '../reconcile/planner.js';
 import type { Plan, Resource } from '../reconcile/resource.js';
+import { AclRegistry } from '../services/acl-registry.js';
+import { actualServices, serviceAddressesInVpp } from '../services/actual.js';
+import { memoryAddressBookStore } from '../services/address-store.js';
+import type { ServicesContext } from '../services/context.js';
+import { servicesDescriptors } from '../services/descriptors.js';
+import { desiredServices } from '../services/desired.js';
+import type { PodPortSpec } from '../services/pod-port.js';
+import { isPodVethName, POD_VETH_PREFIX } from '../services/pod-veth.js';
+import { freshServiceAddresses, type ServicesRuntime } from '../services/runtime.js';
+import { ServiceAddresses } from '../services/service-addresses.js';
 import { actualSrv6, existingBsids, type SrGlobalsMemory } from '../srv6/actual.js';
 import {
   encapSourceDescriptor,
@@ -31,9 +42,10 @@ import {
 import { allocateBsids, desiredOverlay, VM_VETH_PREFIX } from '../srv6/overlay.js';
 import type { VppClient } from '../vpp/client/vpp-client.js';
 
-export const descriptors: ReadonlyMap<string, Descriptor<unknown, DataplaneContext>> = new Map(
-  (
-    [
+export const descriptors: ReadonlyMap<string, Descriptor<unknown, ServicesContext>> = new Map(
+  [
+    ...(
+      [
       ipTableDescriptor,
       routeDescriptor,
       proxyArpDescriptor,
@@ -49,12 +61,14 @@ export const descriptors: ReadonlyMap<string, Descriptor<unknown, DataplaneConte
       localSidDescriptor,
       policyDescriptor,
       steeringDescriptor,
-    ] as Descriptor<never, DataplaneContext>[]
-  ).map((d) => [d.kind, d as Descriptor<unknown, DataplaneContext>]),
+      ] as Descriptor<never, DataplaneContext>[]
+    ).map((d) => d as Descriptor<unknown, ServicesContext>),
+    ...servicesDescriptors,
+  ].map((d) => [d.kind, d]),
 );
 
-/** Host veth prefixes vppnet owns. */
-export const HOST_VETH_PREFIXES = [VM_VETH_PREFIX];
+/** Host veth prefixes vppnet owns: VM ports' and pods' (pods' only in their exact shape, pod-veth.ts). */
+export const HOST_VETH_PREFIXES = [VM_VETH_PREFIX, POD_VETH_PREFIX];
 
 /** Remembers SRv6 globals per VPP process (they cannot be read back). */
 export interface SrGlobalsStore {
@@ -73,9 +87,19 @@ export function memoryStore(): SrGlobalsStore {
   };
 }
 
-/** The desired resources for a config, given the BSIDs already in use. */
-export function desiredResources(config: AgentConfig, bsidsInVpp: ReadonlyMap<string, string>): Resource[] {
-  return desiredOverlay(config, allocateBsids(config, bsidsInVpp));
+/**
+ * The desired resources for a config, given the BSIDs already in use and, for the service bridge,
+ * the VMs' service addresses and the attached pods (by default: a fresh allocation, no pods).
+ */
+export function desiredResources(
+  config: AgentConfig,
+  bsidsInVpp: ReadonlyMap<string, string>,
+  services: { readonly addresses: ReadonlyMap<string, string>; readonly pods: readonly PodPortSpec[] } = {
+    addresses: freshServiceAddresses(config),
+    pods: [],
+  },
+): Resource[] {
+  return [...desiredOverlay(config, allocateBsids(config, bsidsInVpp)), ...desiredServices(config, services)];
 }
 
 /**
@@ -93,6 +117,12 @@ export interface ReconcileOptions {
   readonly globals: SrGlobalsStore;
   readonly planOnly?: boolean;
   readonly shouldStop?: () => boolean;
+  /**
+   * The service bridge's runtime state (service addresses, attached pods, the lock shared with
+   * pod attachments). Without it service addresses come from what VPP holds and pods' ports are
+   * left alone.
+   */
+  readonly services?: ServicesRuntime;
 }
 
 export interface ReconcileOutcome {
@@ -101,26 +131,58 @@ export interface ReconcileOutcome {
   readonly snapshot: VppSnapshot;
   /** Resources vppnet owns after the pass, by kind (for metrics and status). */
   readonly owned: ReadonlyMap<string, number>;
+  /** Problems that leave parts of the desired state out (e.g. VMs without a service address). */
+  readonly warnings?: readonly string[];
 }
 
 export async function reconcile(config: AgentConfig, opts: ReconcileOptions): Promise<ReconcileOutcome> {
+  const services = opts.services;
+  // Outside the lock: it waits for attachment calls in progress, which may wait for the lock.
+  if (services?.attachments && !opts.planOnly) await services.attachments.forgetVanished();
+  const pass = (): Promise<ReconcileOutcome> => reconcilePass(config, opts);
+  return services?.lock ? services.lock.run(pass) : pass();
+}
+
+async function reconcilePass(config: AgentConfig, opts: ReconcileOptions): Promise<ReconcileOutcome> {
   const snapshot = await loadSnapshot(opts.client, {
     externalInterfaces: externalInterfaceNames(config),
     sharedTables: [{ id: 0, ip6: true }],
     services: config.services !== undefined,
   });
-  const desired = desiredResources(config, existingBsids(snapshot, config));
-  const desiredKeys = new Set(desired.map((r) => r.key));
-  const hostVeths = (await Promise.all(HOST_VETH_PREFIXES.map((p) => opts.host.listVeths(p)))).flat();
-  const memory = await opts.globals.load();
-  const actual = [
-    ...actualDataplane(snapshot, { desiredKeys, hostVeths, hostVethPrefixes: HOST_VETH_PREFIXES }),
-    ...actualSrv6(snapshot, config, memory),
-  ];
-  const plan = makePlan(desired, actual, descriptors);
-  if (opts.planOnly) return { plan, result: undefined, snapshot, owned: countByKind(actual) };
+  const pods = opts.services?.attachments;
+  const vethPrefixes = pods ? HOST_VETH_PREFIXES : HOST_VETH_PREFIXES.filter((p) => p !== POD_VETH_PREFIX);
+  const hostVeths = (await Promise.all(vethPrefixes.map((p) => opts.host.listVeths(p))))
+    .flat()
+    .filter((name) => !name.startsWith(POD_VETH_PREFIX) || isPodVethName(name));
 
-  const ctx: DataplaneContext = { client: opts.client, interfaces: snapshot.interfaces, host: opts.host };
+  const warnings: string[] = [];
+  let addresses: ReadonlyMap<string, string> = new Map();
+  if (config.services) {
+    const keeper = opts.services?.addresses ?? new ServiceAddresses(memoryAddressBookStore());
+    const assigned = await keeper.assign(config, serviceAddressesInVpp(snapshot, config), { commit: !opts.planOnly });
+    addresses = assigned.addresses;
+    warnings.push(...assigned.problems);
+  }
+  // Read after the snapshot: a pod port VPP or the host already has belongs to an attachment that
+  // was registered before, so it is in this list and not mistaken for a leftover.
+  const desired = desiredResources(config, existingBsids(snapshot, config), { addresses, pods: pods?.desiredPods() ?? [] });
+  const desiredKeys = new Set(desired.map((r) => r.key));
+  const memory = await opts.globals.load();
+  let actual = [
+    ...actualDataplane(snapshot, { desiredKeys, hostVeths, hostVethPrefixes: vethPrefixes }),
+    ...actualSrv6(snapshot, config, memory),
+    ...actualServices(snapshot, { desiredKeys }),
+  ];
+  if (!pods) actual = withoutPodPorts(actual);
+  const plan = makePlan(desired, actual, descriptors);
+  if (opts.planOnly) return { plan, result: undefined, snapshot, owned: countByKind(actual), warnings };
+
+  const ctx: ServicesContext = {
+    client: opts.client,
+    interfaces: snapshot.interfaces,
+    host: opts.host,
+    acls: AclRegistry.fromDump(snapshot.acls),
+  };
   const result = await execute(plan, descriptors, ctx, opts.shouldStop ? { shouldStop: opts.shouldStop } : {});
   const globalsDone = result.failed.every((f) => f.op.resource.kind !== 'sr-encap-source' && f.op.resource.kind !== 'sr-hop-limit');
   if (globalsDone) {
@@ -128,7 +190,15 @@ export async function reconcile(config: AgentConfig, opts: ReconcileOptions): Pr
   }
   const failedKeys = new Set([...result.failed, ...result.skipped].map((f) => f.op.resource.key));
   const owned = countByKind(desired.filter((r) => !r.external && !failedKeys.has(r.key)));
-  return { plan, result, snapshot, owned };
+  return { plan, result, snapshot, owned, warnings };
+}
+
+/** Leaves pods' ports out of a pass that does not know the attachments (nor deletes them). */
+function withoutPodPorts(actual: readonly Resource[]): Resource[] {
+  const podInterfaces = new Set(
+    actual.filter((r) => r.kind === 'interface' && podOfTag((r.value as { name: string }).name) !== undefined).map((r) => r.key),
+  );
+  return actual.filter((r) => !podInterfaces.has(r.key) && !r.deps.some((d) => podInterfaces.has(d)));
 }
 
 function externalInterfaceNames(config: AgentConfig): string[] {
