@@ -243,6 +243,8 @@ export class Fib {
   readonly ip6 = new VppPool<FibTable>();
   readonly #byId4 = new Map<number, FibTable>();
   readonly #byId6 = new Map<number, FibTable>();
+  /** Entries left in tables that were destroyed (VPP logs a BUG and leaks them). */
+  leakedEntries = 0;
 
   constructor() {
     // GUESS: ip4 table 0 is created before ip6 table 0 at start-up (ip4_lookup_init vs
@@ -355,11 +357,9 @@ export class Fib {
       this.sourceRemove(t, { af: 6, addr: ll, len: 10 }, FibSource.SPECIAL);
       this.sourceRemove(t, { af: 6, addr: Buffer.alloc(16), len: 0 }, FibSource.DEFAULT_ROUTE);
     }
-    // GUESS: VPP asserts the table is empty here (debug builds); a release build leaks what is
-    // left. We drop the leftovers so their load-balances return to the pool.
-    for (const e of this.walk(t)) {
-      for (const s of [...e.sources.keys()]) this.#removeSourceFully(e, s);
-    }
+    // fib_table_assert_empty: a release build logs "BUG: ... table N is not empty" and carries on;
+    // entries still in the table (API routes on a deleted table) leak with their load-balances.
+    this.leakedEntries += t.entryCount;
     const byId = t.af === 4 ? this.#byId4 : this.#byId6;
     if (byId.get(t.tableId) === t) byId.delete(t.tableId);
     this.pool(t.af).remove(t.index);

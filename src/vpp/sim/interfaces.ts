@@ -302,10 +302,14 @@ export class Interfaces {
       if (!sw) return call.reply({ retval: Rv.INVALID_SW_IF_INDEX });
       // Only ethernet interfaces (not local0) have a settable frame size.
       if (!sw.mac) return call.reply({ retval: Rv.FEATURE_DISABLED });
-      // GUESS: accepted range 64..9216 (ETHERNET_MAX_PACKET_BYTES); real limits are per device.
-      if (m.mtu < 64 || m.mtu > 9216) return call.reply({ retval: Rv.INVALID_VALUE });
+      // vnet_hw_interface_set_max_frame_size: nothing to do when unchanged; otherwise the driver
+      // must support it (ethernet_set_max_frame_size): loopback and vhost-user do not.
+      if (m.mtu === sw.linkMtu) return call.reply({ retval: 0 });
+      if (sw.kind === 'loopback' || sw.kind === 'vhost_user') return call.reply({ retval: Rv.UNSUPPORTED });
+      // Then every sw interface of the hw interface gets the new L3 MTU.
+      // GUESS: af_packet's callback also sets the host interface's MTU; not done here.
       sw.linkMtu = m.mtu;
-      sw.mtu = [m.mtu, 0, 0, 0];
+      sw.mtu[0] = m.mtu;
       call.reply({ retval: 0 });
     });
 

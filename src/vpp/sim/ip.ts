@@ -45,6 +45,7 @@ export interface ProxyArpRange {
 type ApiFibPath = Message<typeof msg.ip_route_add_del>['route']['paths'][number];
 
 const ANY = 0xffffffff;
+const EMPTY_NH: Readonly<Record<Af, Buffer>> = { 4: Buffer.alloc(4), 6: Buffer.alloc(16) };
 
 function afIndex(af: Af): 0 | 1 {
   return af === 4 ? 0 : 1;
@@ -377,8 +378,8 @@ export class Ip {
     if (p.proto > 4) return -1; // fib_api_path_nh_proto_to_dpo
     const proto = p.proto;
     const base = { proto, weight, preference: p.preference, nh: Buffer.alloc(0), fibIndex: 0, cfg: 0 };
-    const labels = p.label_stack.slice(0, p.n_labels).map((l) => ({ label: l.label, ttl: l.ttl, exp: l.exp, isUniform: l.is_uniform }));
-    const withLabels = (fp: FibPath): FibPath => (labels.length > 0 ? { ...fp, labels } : fp);
+    const labels = p.n_labels === 0 ? undefined : p.label_stack.slice(0, p.n_labels).map((l) => ({ label: l.label, ttl: l.ttl, exp: l.exp, isUniform: l.is_uniform }));
+    const withLabels = (fp: FibPath): FibPath => (labels ? { ...fp, labels } : fp);
     switch (p.type) {
       case 8: // DVR
         return withLabels({ ...base, type: PathType.DVR, swIfIndex: p.sw_if_index });
@@ -404,7 +405,8 @@ export class Ip {
     // NORMAL (and SOURCE_LOOKUP)
     if (proto === DpoProto.IP4 || proto === DpoProto.IP6) {
       const af: Af = proto === DpoProto.IP6 ? 6 : 4;
-      const nh = af === 6 ? ip6Bytes(p.nh.address.ip6) : ip4Bytes(p.nh.address.ip4);
+      const text = af === 6 ? p.nh.address.ip6 : p.nh.address.ip4;
+      const nh = text === '0.0.0.0' || text === '::' ? EMPTY_NH[af] : af === 6 ? ip6Bytes(text) : ip4Bytes(text);
       const sw = p.sw_if_index >>> 0;
       if (sw === ANY) {
         const t = this.fib.find(af, p.table_id);
