@@ -437,6 +437,7 @@ export class Ip {
     }
     if ((af === 4 && r.prefix.len > 32) || (af === 6 && r.prefix.len > 128)) return { rv: Rv.INVALID_PREFIX_LENGTH, statsIndex: ANY };
     const prefix: IpPrefix = { af, addr: fromApiAddress(r.prefix.address), len: r.prefix.len };
+    for (let i = 0; i < paths.length; i++) paths[i] = routePathFixup(prefix, paths[i] as FibPath);
     if (m.is_multipath) {
       if (paths.length === 0) return { rv: Rv.NO_PATHS_IN_ROUTE, statsIndex: ANY };
       if (m.is_add) this.fib.pathAdd(t, prefix, FibSource.API, paths);
@@ -618,6 +619,24 @@ export class Ip {
       for (const sw of [...this.proxyArpEnabled].sort((a, b) => a - b)) call.details(msg.proxy_arp_intfc_details, { sw_if_index: sw });
     });
   }
+}
+
+/**
+ * fib_table_route_path_fixup (fib_table.c), the parts that change what a dump shows:
+ * - a recursive path via the route's own address becomes a drop;
+ * - a host route through an interface without a next hop gets the route's address as its next
+ *   hop (an attached next hop).
+ * (Entry flags LOCAL/DROP turning paths into receive/drop are applied by the callers.)
+ */
+export function routePathFixup(prefix: IpPrefix, p: FibPath): FibPath {
+  const host = prefix.len === (prefix.af === 4 ? 32 : 128);
+  if (p.type === PathType.RECURSIVE && p.nh.length === prefix.addr.length && p.nh.equals(prefix.addr)) {
+    return { ...p, type: PathType.SPECIAL, cfg: p.cfg | PathCfg.DROP };
+  }
+  if (host && p.type === PathType.ATTACHED && p.cfg === 0 && p.proto !== DpoProto.ETHERNET && p.swIfIndex !== ANY) {
+    return { ...p, type: PathType.ATTACHED_NEXT_HOP, nh: Buffer.from(prefix.addr) };
+  }
+  return p;
 }
 
 /** ip6_link_local_address_from_mac: fe80::/64 + modified EUI-64. */

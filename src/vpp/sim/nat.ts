@@ -10,7 +10,7 @@
  */
 import { msg } from '../messages/index.js';
 import type { Dispatcher } from './dispatcher.js';
-import { DpoProto, FibSource, PathType, type FibTable } from './fib.js';
+import { DpoProto, FibSource, PathCfg, PathType, type FibTable } from './fib.js';
 import { ip4Bytes, ipText } from './ip-addr.js';
 import { Rv } from './retval.js';
 import type { Vpp } from './vpp.js';
@@ -106,11 +106,12 @@ export class Nat {
       return;
     }
     const t = this.#vpp.ip.tableOf(swIfIndex, 4);
-    // GUESS: the receive entry's path encodes as an attached path on the interface (the rpath
-    // has the interface and no next hop; LOCAL/EXCLUSIVE are entry flags).
+    // update_one_path (CONNECTED|LOCAL|EXCLUSIVE, no next hop, the interface): the path fixup
+    // gives a host route the route's address as next hop, and the LOCAL entry flag makes the
+    // path a receive path (fib_table_route_path_fixup, fib_path_create).
     this.#fib.sourceAdd(t, { af: 4, addr, len: 32 }, FibSource.NAT_LOW, {
       kind: 'paths',
-      paths: [{ type: PathType.ATTACHED, proto: DpoProto.IP4, swIfIndex, nh: Buffer.alloc(0), fibIndex: 0, weight: 1, preference: 0, cfg: 0 }],
+      paths: [{ type: PathType.RECEIVE, proto: DpoProto.IP4, swIfIndex, nh: Buffer.from(addr), fibIndex: 0, weight: 1, preference: 0, cfg: PathCfg.LOCAL }],
     });
     this.#fibRegs.set(key, { addr: Buffer.from(addr), swIfIndex, fibIndex: t.index, count: 1 });
   }

@@ -205,6 +205,20 @@ describe('ip', () => {
     assert.equal(ok.stats_index, 13); // 8..12: table 10's specials; the address is on an admin-down interface
   });
 
+  it('a host route through an interface shows the route address as next hop (path fixup)', async () => {
+    const { c } = await start();
+    const lo = (await call(c, msg.create_loopback_instance, {})).sw_if_index as number;
+    await call(c, msg.ip_route_add_del, { is_add: true, route: { table_id: 0, prefix: prefix4('10.0.0.5', 32), paths: [{ sw_if_index: lo }] } });
+    const out = await c.dump(msg.ip_route_dump, { table: { table_id: 0 } }, 90);
+    const r = out
+      .slice(0, -1)
+      .map((p) => decodeMessage(msg.ip_route_details, p).route)
+      .find((x) => x.prefix.address.un.ip4 === '10.0.0.5');
+    assert.equal(r?.paths[0]?.nh.address.ip4, '10.0.0.5');
+    assert.equal(r?.paths[0]?.sw_if_index, lo);
+    assert.equal(r?.paths[0]?.weight, 1);
+  });
+
   it('multipath routes, "look up in table S" paths, and a table deleted while in use stays', async () => {
     const { sim, c } = await start();
     await rv(c, msg.ip_table_add_del, { is_add: true, table: { table_id: 10, name: 'vpc' } });
