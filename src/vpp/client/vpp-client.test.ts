@@ -198,10 +198,12 @@ describe('VppClient under faults (simulator)', { skip: SIM_ONLY }, () => {
     const sub = await client.subscribe(msg.want_interface_events, { enable_disable: 1, pid: process.pid }, msg.sw_interface_event);
     const iterator = sub[Symbol.asyncIterator]();
     sim.stallReplies(true);
-    const inflight = client.call(msg.show_version, {});
+    // The assertion is attached now: the rejection comes while restart() is still running.
+    const inflight = assert.rejects(client.call(msg.show_version, {}), { code: 'VPPNET_ERR_CONN_LOST' });
     const ready = new Promise<boolean>((resolve) => client.once('ready', (info) => resolve(info.reconnect)));
     await sim.restart({ reshuffleIds: true, downtimeMs: 100 });
-    await assert.rejects(inflight, { code: 'VPPNET_ERR_CONN_LOST' });
+    sim.stallReplies(false);
+    await inflight;
     // Issued while reconnecting: waits in the offline queue, goes out with the new ids.
     const queued = client.call(msg.show_version, {});
     assert.equal(await ready, true);
