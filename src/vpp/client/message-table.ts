@@ -23,6 +23,8 @@ export class MessageTable {
   readonly #crcsByName = new Map<string, string[]>();
   /** Filled as definitions are resolved; the reverse direction the client routes frames by. */
   readonly #defById = new Map<number, MessageDef>();
+  /** idOf() runs per request: no name_crc string building on the hot path. */
+  readonly #idByDef = new Map<MessageDef, number | undefined>();
 
   constructor(entries: Iterable<{ readonly index: number; readonly name: string }>) {
     const idByNameCrc = new Map<string, number>();
@@ -45,7 +47,10 @@ export class MessageTable {
 
   /** The id of a definition in this VPP, or undefined when absent or changed. */
   idOf(def: MessageDef): number | undefined {
-    return this.#idByNameCrc.get(nameCrc(def));
+    if (this.#idByDef.has(def)) return this.#idByDef.get(def);
+    const id = this.#idByNameCrc.get(nameCrc(def));
+    this.#idByDef.set(def, id);
+    return id;
   }
 
   has(def: MessageDef): boolean {

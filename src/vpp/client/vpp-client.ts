@@ -61,33 +61,29 @@ export interface RequestOptions {
 
 type AnyRecord = Readonly<Record<string, unknown>>;
 
-interface PendingBase {
-  readonly context: number;
-  readonly def: MessageDef;
-  readonly input: AnyRecord;
-  readonly deadline: number;
-  readonly startedAt: number;
+/**
+ * One unsettled request. A class with every field set in the constructor keeps all pending
+ * entries one hidden class: this object is allocated per request on the hot path.
+ */
+class Pending {
   /** The connection generation the request was written on; 0 while still queued. */
-  sentOn: number;
-  readonly reject: (err: Error) => void;
+  sentOn = 0;
+  constructor(
+    readonly kind: 'request' | 'dump' | 'get',
+    readonly context: number,
+    readonly def: MessageDef,
+    readonly input: AnyRecord,
+    readonly startedAt: number,
+    readonly deadline: number,
+    /** The details message of a dump or cursor service; undefined for a plain request. */
+    readonly streamDef: MessageDef | undefined,
+    /** What settles it: the reply, control_ping_reply for a dump, the `_get_reply` for a cursor. */
+    readonly endDef: MessageDef,
+    readonly items: AnyRecord[] | undefined,
+    readonly resolve: (value: unknown) => void,
+    readonly reject: (err: Error) => void,
+  ) {}
 }
-
-interface PendingRequest extends PendingBase {
-  readonly kind: 'request';
-  readonly replyDef: MessageDef;
-  readonly resolve: (reply: AnyRecord) => void;
-}
-
-interface PendingStream extends PendingBase {
-  readonly kind: 'dump' | 'get';
-  readonly streamDef: MessageDef;
-  /** For dumps, control_ping_reply; for cursor services, the `_get_reply`. */
-  readonly endDef: MessageDef;
-  readonly items: AnyRecord[];
-  readonly resolve: (result: { reply: AnyRecord; items: AnyRecord[] }) => void;
-}
-
-type Pending = PendingRequest | PendingStream;
 
 interface SubscriptionEntry {
   readonly wantDef: MessageDef & { readonly reply: MessageDef };
@@ -557,18 +553,19 @@ export class VppClient {
     }
     const now = Date.now();
     const timeoutMs = opts.timeoutMs ?? this.#requestTimeoutMs;
+    let endDef: MessageDef | undefined;
+    let streamDef: MessageDef | undefined;
+    if (kind === 'request') endDef = def.reply;
+    else {
+      streamDef = def.stream;
+      endDef = kind === 'dump' ? msg.control_ping_reply : def.reply;
+      if (!streamDef) return Promise.reject(new VppError('VPPNET_ERR_UNKNOWN_MESSAGE', `${def.name} is not a dump`));
+    }
+    if (!endDef) return Promise.reject(new VppError('VPPNET_ERR_UNKNOWN_MESSAGE', `${def.name} has no reply message`));
+    const settledBy = endDef;
     return new Promise((resolve, reject) => {
-      const base = { context: this.#allocContext(), def, input, deadline: now + timeoutMs, startedAt: now, sentOn: 0, reject };
-      let p: Pending;
-      if (kind === 'request') {
-        if (!def.reply) throw new VppError('VPPNET_ERR_UNKNOWN_MESSAGE', `${def.name} has no reply message`);
-        p = { ...base, kind, replyDef: def.reply, resolve: resolve as PendingRequest['resolve'] };
-      } else {
-        if (!def.stream) throw new VppError('VPPNET_ERR_UNKNOWN_MESSAGE', `${def.name} is not a dump`);
-        const endDef = kind === 'dump' ? msg.control_ping_reply : def.reply;
-        if (!endDef) throw new VppError('VPPNET_ERR_UNKNOWN_MESSAGE', `${def.name} has no reply message`);
-        p = { ...base, kind, streamDef: def.stream, endDef, items: [], resolve: resolve as PendingStream['resolve'] };
-      }
+      const items = kind === 'request' ? undefined : [];
+      const p = new Pending(kind, this.#allocContext(), def, input, now, now + timeoutMs, streamDef, settledBy, items, resolve, reject);
       this.#pending.set(p.context, p);
       this.#armSweep();
       if (this.#canWrite() && this.#unsent.length === 0) this.#write(p);
@@ -646,21 +643,20 @@ export class VppClient {
       if (off < 0 || off + 4 > payload.length) return;
       const p = this.#pending.get(payload.readUInt32BE(off));
       if (!p || p.sentOn !== this.#generation) return; // late reply to a request that timed out
-      if (p.kind === 'request') {
-        if (def !== p.replyDef) return;
+      if (def === p.endDef) {
         const reply = decodeMessage(def, payload);
         this.#pending.delete(p.context);
-        const retval = typeof reply.retval === 'number' ? reply.retval : 0;
-        this.#publish(p, retval === 0 ? 'ok' : 'retval');
-        p.resolve(reply);
+        if (p.items === undefined) {
+          const retval = typeof reply.retval === 'number' ? reply.retval : 0;
+          this.#publish(p, retval === 0 ? 'ok' : 'retval');
+          p.resolve(reply);
+        } else {
+          if (def === msg.control_ping_reply) this.#vppPid = (reply as Message<typeof msg.control_ping_reply>).vpe_pid;
+          this.#publish(p, 'ok');
+          p.resolve({ reply, items: p.items });
+        }
       } else if (def === p.streamDef) {
-        p.items.push(decodeMessage(def, payload));
-      } else if (def === p.endDef) {
-        const reply = decodeMessage(def, payload);
-        if (def === msg.control_ping_reply) this.#vppPid = (reply as Message<typeof msg.control_ping_reply>).vpe_pid;
-        this.#pending.delete(p.context);
-        this.#publish(p, 'ok');
-        p.resolve({ reply, items: p.items });
+        p.items?.push(decodeMessage(def, payload));
       }
     } catch (err) {
       // A reply that does not decode fails its request; the connection itself stays usable.
