@@ -13,6 +13,9 @@ import { fromApiAddress, ipText, isZero } from './ip-addr.js';
 import { Rv } from './retval.js';
 import type { Vpp } from './vpp.js';
 
+// GUESS: DHCPv6 proxies key on IPv6 *multicast* tables (mfib) in VPP; the simulator, which
+// has no mfib, uses the unicast IPv6 table of the same id.
+
 /** VSS types (dhcp_proxy.h) */
 const VSS_TYPE_ASCII = 0;
 const VSS_TYPE_VPN_ID = 1;

@@ -1,5 +1,21 @@
 /**
- * The VPP simulator: a stand-in for VPP 26.06 on its API socket, for tests, benchmarks and demos.
+ * The VPP simulator: a stand-in for VPP 26.06 on its binary-API Unix socket, for tests,
+ * benchmarks and demos.
+ *
+ * ```ts
+ * const sim = await VppSimulator.start({ socketPath: '/tmp/x/api.sock', initialInterfaces: [{ name: 'memif1/0' }] });
+ * // ... point a client at sim.socketPath ...
+ * sim.state.routes(10);                          // what VPP's ip_route_dump would show, as data
+ * await sim.restart({ reshuffleIds: true });     // VPP restarted: state gone, other ids
+ * await sim.close();
+ * ```
+ *
+ * Files, one concept each: api-server (socket, registrations, 4 KiB sends), dispatcher (id →
+ * handler, silent drops), message-table, vpe (handshake, ping, show version, CLI), interfaces and
+ * devices (af_packet, tap, vhost-user, memif), ip (tables, routes, addresses, unnumbered, proxy
+ * ARP), fib (entries, sources, load-balances, walk order) with vpp-hash and vpp-pool, sr, l2,
+ * nat, acl, dhcp, host (kernel side effects), state (snapshots), simulator (lifecycle, faults).
+ * Each follows the VPP source it cites; what could not be read from the source is marked GUESS.
  */
 export { VppSimulator, permissiveHost, realHost } from './simulator.js';
 export type { VppSimulatorOptions, InitialInterface, HostOps, TapSpec } from './simulator.js';

@@ -53,7 +53,8 @@ export class L2 {
     this.#vpp = vpp;
     this.#addIndex(0);
     vpp.interfaces.deleteHooks.push((sw) => {
-      // l2_input_interface_add_del: a deleted interface leaves its bridge
+      // GUESS: a deleted interface leaves its bridge (l2_input_interface_add_del resets xconnects;
+      // bridge members are removed when the interface's L2 config is torn down)
       if (this.#ports.has(sw.swIfIndex)) this.setL3(sw);
     });
   }

@@ -124,7 +124,9 @@ export class VppSimulator {
   #onMessage(conn: SimConnection, payload: Buffer): void {
     try {
       this.#dispatcher.dispatch(conn, payload);
-      // link_state_process runs after the handler: its events follow the reply
+      // link_state_process runs after the handler: its events follow the reply (transcripts
+      // 26.06/31, 33, 37). GUESS: with pipelined requests VPP may run the process only after
+      // several handlers, merging their events; the simulator runs it after every request.
       this.#vpp.interfaces.flushEvents();
     } catch (err) {
       if (err instanceof VppCrash) this.#crash(err.message);
@@ -140,6 +142,8 @@ export class VppSimulator {
   /**
    * What VPP does where the simulator's model says it would dereference an invalid index: the
    * process dies (clients see their sockets close) and comes back with empty state.
+   * GUESS: that a release VPP dies there (pool_elt_at_index (pool, ~0) is unchecked in release
+   * builds and points far outside the pool); the process manager restarting it is assumed.
    */
   #crash(reason: string): void {
     this.#crashes.push(reason);
