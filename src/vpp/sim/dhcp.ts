@@ -9,7 +9,7 @@
 import { msg } from '../messages/index.js';
 import type { Dispatcher } from './dispatcher.js';
 import { FibSource } from './fib.js';
-import { fromApiAddress, ipText, isZero } from './ip-addr.js';
+import { fromApiAddress, isZero } from './ip-addr.js';
 import { Rv } from './retval.js';
 import type { Vpp } from './vpp.js';
 
@@ -168,10 +168,6 @@ export class Dhcp {
         });
       }
     });
-  }
-
-  describe(): { rxFibIndex: number; src: string; servers: string[] }[] {
-    return [...this.proxies[0].values(), ...this.proxies[1].values()].map((p) => ({ rxFibIndex: p.rxFibIndex, src: ipText(p.src), servers: p.servers.map((s) => ipText(s.addr)) }));
   }
 }
 

@@ -21,7 +21,7 @@
  * - Walk order: ip4 by prefix length 0..32, each length in its hash's order; ip6 in the table
  *   hash's order (see vpp-hash.ts).
  */
-import { covers, masked, type Af, type IpPrefix } from './ip-addr.js';
+import { masked, type Af, type IpPrefix } from './ip-addr.js';
 import { hashIp6KeyLow, hashUwordLow, VppHash } from './vpp-hash.js';
 import { LoadBalancePool, VppPool } from './vpp-pool.js';
 
@@ -602,15 +602,5 @@ export class Fib {
   *allEntries(): IterableIterator<FibEntry> {
     for (const t of this.ip4.values()) yield* this.walk(t);
     for (const t of this.ip6.values()) yield* this.walk(t);
-  }
-
-  /** Still in a table (not removed since it was looked up). */
-  isLive(e: FibEntry): boolean {
-    return this.lookupExact(e.table, e.prefix) === e && this.pool(e.table.af).get(e.table.index) === e.table;
-  }
-
-  /** Host route lookups use the prefix's own family. */
-  static covers(p: IpPrefix, addr: Buffer): boolean {
-    return covers(p.addr, p.len, addr);
   }
 }

@@ -19,19 +19,6 @@ export class VppPool<T> {
     return index;
   }
 
-  /** Places an element at a chosen index (state restored or fixed at start-up). */
-  addAt(index: number, item: T): void {
-    if (this.#items[index] !== undefined) throw new Error(`pool index ${index} in use`);
-    while (this.#items.length < index) {
-      this.#free.push(this.#items.length);
-      this.#items.push(undefined);
-    }
-    const at = this.#free.indexOf(index);
-    if (at >= 0) this.#free.splice(at, 1);
-    this.#items[index] = item;
-    this.#used++;
-  }
-
   get(index: number): T | undefined {
     return index >= 0 && index < this.#items.length ? this.#items[index] : undefined;
   }
