@@ -140,7 +140,9 @@ export function validateConfig(raw: unknown, source?: string): AgentConfig {
   const vpcs = validateVpcs(c, root.vpcs, node, services);
   // References to a VPC that is declared but invalid are not errors of their own: its problems
   // are already reported, and "no VPC named x" would mislead.
-  const declared = new Set(c.list(root.vpcs, 'vpcs').map((v) => (v as Obj | null)?.name).filter((n): n is string => typeof n === 'string'));
+  const declared = new Set(
+    (Array.isArray(root.vpcs) ? (root.vpcs as unknown[]) : []).map((v) => (v as Obj | null)?.name).filter((n): n is string => typeof n === 'string'),
+  );
   const ports = validatePorts(c, root.ports, vpcs, declared);
   const remoteRoutes = validateRemoteRoutes(c, root.remoteRoutes, vpcs, node, declared);
 
@@ -338,11 +340,13 @@ function validateRemoteRoutes(
 ): RemoteRouteConfig[] {
   const out: RemoteRouteConfig[] = [];
   const seen = new Map<string, string>();
+  // A node may carry 100k remote routes: look VPCs up by name, not by scanning.
+  const vpcByName = new Map(vpcs.map((v) => [v.name, v]));
   c.list(raw, 'remoteRoutes').forEach((item, i) => {
     const path = `remoteRoutes[${i}]`;
     const r = c.object(item, path, ['vpc', 'prefix', 'sid']);
     if (!r) return;
-    const vpc = vpcs.find((v) => v.name === r.vpc);
+    const vpc = vpcByName.get(r.vpc as string);
     if (!vpc && !declared.has(r.vpc as string)) c.fail(`${path}.vpc`, `no VPC named ${JSON.stringify(r.vpc)}`);
     const prefix = c.ip4Prefix(r.prefix, `${path}.prefix`, true);
     const sid = c.ip6(r.sid, `${path}.sid`);

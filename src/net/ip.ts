@@ -3,6 +3,7 @@
  * derivation). Addresses are kept as canonical strings at the edges and as bigint/number inside.
  */
 import net from 'node:net';
+import { writeIp6 } from '../vpp/codec/text-format.js';
 
 export interface Ip4Prefix {
   readonly address: string;
@@ -31,15 +32,11 @@ export function intToIp4(n: number): string {
   return `${(n >>> 24) & 255}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
 }
 
+const scratch = Buffer.alloc(16);
+
 export function ip6ToBigInt(s: string): bigint {
-  const buf = Buffer.alloc(16);
-  // Reuse the codec's canonical parser semantics through Node's: expand "::" by hand.
-  const [head = '', tail] = s.split('::') as [string, string | undefined];
-  const h = head ? head.split(':') : [];
-  const t = tail !== undefined && tail !== '' ? tail.split(':') : [];
-  const groups = tail === undefined ? h : [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t];
-  groups.forEach((g, i) => buf.writeUInt16BE(parseInt(g, 16), i * 2));
-  return buf.readBigUInt64BE(0) * (1n << 64n) + buf.readBigUInt64BE(8);
+  writeIp6(s, scratch, 0);
+  return (scratch.readBigUInt64BE(0) << 64n) | scratch.readBigUInt64BE(8);
 }
 
 export function bigIntToIp6(n: bigint): string {
@@ -107,10 +104,18 @@ export function ip4PrefixesOverlap(a: Ip4Prefix, b: Ip4Prefix): boolean {
   return ((ip4ToInt(a.address) & mask) >>> 0) === ((ip4ToInt(b.address) & mask) >>> 0);
 }
 
+/** Prefix networks parsed once: ownership checks run per SR object, 100k times a pass. */
+const prefixNetworks = new WeakMap<Ip6Prefix, bigint>();
+
 export function ip6InPrefix(addr: string, p: Ip6Prefix): boolean {
   if (p.len === 0) return true;
   const shift = BigInt(128 - p.len);
-  return ip6ToBigInt(addr) >> shift === ip6ToBigInt(p.address) >> shift;
+  let net = prefixNetworks.get(p);
+  if (net === undefined) {
+    net = ip6ToBigInt(p.address) >> shift;
+    prefixNetworks.set(p, net);
+  }
+  return ip6ToBigInt(addr) >> shift === net;
 }
 
 export function ip6PrefixesOverlap(a: Ip6Prefix, b: Ip6Prefix): boolean {

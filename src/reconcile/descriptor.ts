@@ -14,8 +14,22 @@ export interface Descriptor<V = unknown, C = unknown> {
   update?(ctx: C, desired: Resource<V>, actual: Resource<V>): Promise<void>;
 }
 
+/** Deep equality of canonical values (plain objects, arrays, primitives), key order ignored. */
 export function canonicalEqual(a: unknown, b: unknown): boolean {
-  return stableJson(a) === stableJson(b);
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!canonicalEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  const keys = Object.keys(ao);
+  if (keys.length !== Object.keys(bo).length) return false;
+  for (const k of keys) if (!(k in bo) || !canonicalEqual(ao[k], bo[k])) return false;
+  return true;
 }
 
 /** JSON with object keys sorted, so equal values always print the same. */

@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  bigIntToIp6,
+  canonicalIp6,
+  ip4InPrefix,
+  ip4Network,
+  ip4PrefixesOverlap,
+  ip6AddressInPrefix,
+  ip6InPrefix,
+  ip6IndexInPrefix,
+  ip6PrefixesOverlap,
+  ip6ToBigInt,
+  parseIp4Prefix,
+  parseIp6Prefix,
+} from './ip.js';
+
+describe('ip helpers', () => {
+  it('spells IPv6 canonically (RFC 5952) and round-trips through bigint', () => {
+    assert.equal(canonicalIp6('FC00:0001:0000:0000:0000:0000:0000:000A'), 'fc00:1::a');
+    assert.equal(canonicalIp6('2001:db8:0:0:1:0:0:1'), '2001:db8::1:0:0:1', 'first of equal runs compressed');
+    assert.equal(canonicalIp6('::'), '::');
+    assert.equal(bigIntToIp6(ip6ToBigInt('fd00::ffff:1.2.3.4')), 'fd00::ffff:102:304');
+  });
+
+  it('derives SIDs and BSIDs inside a prefix and back', () => {
+    const loc = { address: 'fc00:1::', len: 48 };
+    assert.equal(ip6AddressInPrefix(loc, 10n), 'fc00:1::a');
+    assert.equal(ip6IndexInPrefix('fc00:1::a', loc), 10n);
+    assert.throws(() => ip6AddressInPrefix({ address: 'fc00::', len: 120 }, 256n), RangeError);
+    assert.ok(ip6InPrefix('fc00:1:0:ffff::1', loc));
+    assert.ok(!ip6InPrefix('fc00:2::1', loc));
+    assert.ok(ip6PrefixesOverlap(loc, { address: 'fc00:1:0:ff::', len: 64 }));
+    assert.ok(!ip6PrefixesOverlap(loc, { address: 'fc00:1:ff::', len: 64 }));
+  });
+
+  it('parses and checks IPv4 prefixes', () => {
+    assert.deepEqual(parseIp4Prefix('10.0.0.0/24'), { address: '10.0.0.0', len: 24 });
+    assert.equal(parseIp4Prefix('10.0.0.0/33'), undefined);
+    assert.equal(parseIp4Prefix('10.0.0/24'), undefined);
+    assert.equal(parseIp6Prefix('fc00:1::/129'), undefined);
+    assert.equal(ip4Network({ address: '10.0.0.77', len: 26 }), '10.0.0.64');
+    assert.ok(ip4InPrefix('10.0.0.255', { address: '10.0.0.0', len: 24 }));
+    assert.ok(!ip4InPrefix('10.0.1.0', { address: '10.0.0.0', len: 24 }));
+    assert.ok(ip4PrefixesOverlap({ address: '10.0.0.0', len: 16 }, { address: '10.0.5.0', len: 24 }));
+  });
+});
