@@ -1,0 +1,57 @@
+/**
+ * Paths and names that tie the manifests to the image (Dockerfile), the agent (src/agent) and the
+ * CNI plugin (src/cni). They are not values: changing one means changing the other side too, and
+ * test/deploy checks each pair.
+ */
+import { DEFAULT_CONFIG_PATH, DEFAULT_STATE_DIR } from '../../src/agent/agent-flags.js';
+import { DEFAULT_AGENT_SOCKET } from '../../src/cni/agent-protocol.js';
+
+/** Where the Dockerfile puts the things the DaemonSet runs. */
+export const IMAGE = {
+  /** The agent executable on PATH (dist/src/agent/main.js). */
+  agentCommand: 'vppnet-agent',
+  /** The operator CLI on PATH (dist/src/cli/vppnet.js); the init container runs `vppnet install-cni`. */
+  cliCommand: 'vppnet',
+  /** The self-contained (Node SEA) vppnet-cni binary that install-cni copies to the host. */
+  cniBinary: '/opt/vppnet/bin/vppnet-cni',
+} as const;
+
+/** The host directories the agent needs, mounted at the same path inside the container. */
+export const HOST_PATHS = {
+  /**
+   * The pods' network namespaces (containerd and CRI-O pin them here). Same path inside so that
+   * CNI_NETNS, which the plugin forwards unchanged, resolves in the agent's container too.
+   */
+  netnsDir: '/run/netns',
+  /** The agent's state across restarts (SRv6 globals, service addresses, attachments). */
+  stateDir: DEFAULT_STATE_DIR,
+  /** Holds agent.sock, which vppnet-cni (run by the kubelet's runtime on the host) connects to. */
+  runDir: '/run/vppnet',
+} as const;
+
+/** Where the init container sees the host's CNI bin directory. */
+export const CNI_BIN_MOUNT = '/host/opt/cni/bin';
+
+/** The ConfigMap is mounted as a directory with one `<node name>.yaml` per hypervisor. */
+export const CONFIG_MOUNT_DIR = '/etc/vppnet/nodes';
+
+export const AGENT_SOCKET = DEFAULT_AGENT_SOCKET;
+
+/** The agent's built-in default, for the documentation: the DaemonSet always passes --config. */
+export const AGENT_DEFAULT_CONFIG_PATH = DEFAULT_CONFIG_PATH;
+
+/** The Multus annotation that attaches a pod to additional networks. */
+export const MULTUS_NETWORKS_ANNOTATION = 'k8s.v1.cni.cncf.io/networks';
+
+export const NAD_API_VERSION = 'k8s.cni.cncf.io/v1';
+export const NAD_KIND = 'NetworkAttachmentDefinition';
+
+/** The CNI plugin's type: the executable's file name in the CNI bin directory. */
+export const CNI_TYPE = 'vppnet-cni';
+
+/** Object names. */
+export const NAMES = {
+  agent: 'vppnet-agent',
+  agentConfig: 'vppnet-agent-config',
+  serviceExamples: 'vppnet-service-example',
+} as const;

@@ -1,0 +1,517 @@
+/**
+ * The renderer's input: deploy/values/default.yaml (every setting, documented) with an overlay
+ * file merged over it. `parseValues` checks the merged tree and reports every problem at once,
+ * each naming its field (`agent.resources.limits.memory`); unknown fields are errors, as in the
+ * agent's own config, so a typo never silently becomes a default.
+ *
+ * The hypervisors' agent configs (`nodes`) and the service bridge (`serviceBridge`) are kept raw
+ * here: the agent's validator (src/config/validate.ts) checks them in render.ts, where the
+ * service bridge is merged into each node's config.
+ */
+import { parse, YAMLParseError } from 'yaml';
+import type { IToleration } from 'kubernetes-models/v1/Toleration';
+import {
+  LOG_LEVELS,
+  parseDuration,
+  parseListenAddress,
+  UsageError,
+  type LogLevel,
+} from '../../src/agent/agent-flags.js';
+import { ATTACH_MODES, type AttachMode } from '../../src/cni/agent-protocol.js';
+import { SUPPORTED_CNI_VERSIONS } from '../../src/cni/version.js';
+
+export interface ValuesProblem {
+  readonly path: string;
+  readonly message: string;
+}
+
+export class ValuesError extends Error {
+  readonly code = 'VPPNET_ERR_DEPLOY_VALUES';
+  readonly problems: readonly ValuesProblem[];
+  constructor(problems: readonly ValuesProblem[], source: string) {
+    super(
+      `invalid deploy values (${source}):\n${problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`,
+    );
+    this.name = 'ValuesError';
+    this.problems = problems;
+  }
+}
+
+export type PullPolicy = 'Always' | 'IfNotPresent' | 'Never';
+const PULL_POLICIES: readonly PullPolicy[] = ['Always', 'IfNotPresent', 'Never'];
+
+/** CPU and memory, each as a Kubernetes quantity string. */
+export interface ComputeResources {
+  readonly requests: { readonly cpu: string; readonly memory: string };
+  readonly limits: { readonly cpu: string; readonly memory: string };
+}
+
+export type ExampleService = 'dhcp' | 'dnsProxy' | 'metadata';
+export const EXAMPLE_SERVICES: readonly ExampleService[] = ['dhcp', 'dnsProxy', 'metadata'];
+
+export interface ExampleServiceValues {
+  readonly image: string;
+  readonly command: readonly string[] | undefined;
+  readonly args: readonly string[];
+}
+
+export interface Values {
+  readonly namespace: string;
+  readonly image: { readonly repository: string; readonly tag: string; readonly pullPolicy: PullPolicy };
+  readonly imagePullSecrets: readonly string[];
+  readonly placement: {
+    readonly nodeSelector: Readonly<Record<string, string>>;
+    /** A core/v1 Affinity, passed through; undefined when empty. */
+    readonly affinity: Readonly<Record<string, unknown>> | undefined;
+    readonly tolerations: readonly IToleration[];
+  };
+  readonly agent: {
+    readonly logLevel: LogLevel;
+    /** As given (e.g. `60s`): the agent parses it; checked here with the agent's own parser. */
+    readonly driftInterval: string;
+    readonly listen: { readonly host: string; readonly port: number };
+    readonly priorityClassName: string;
+    readonly terminationGracePeriodSeconds: number;
+    readonly minReadySeconds: number;
+    readonly resources: ComputeResources;
+    readonly installCniResources: ComputeResources;
+  };
+  readonly host: {
+    /** VPP's binary API socket; its directory is mounted. */
+    readonly vppApiSocket: string;
+    readonly cniBinDir: string;
+  };
+  /** The `services:` section of every node's config, raw (validated by src/config). */
+  readonly serviceBridge: Readonly<Record<string, unknown>>;
+  readonly serviceNetworks: {
+    readonly cniVersion: string;
+    readonly mode: AttachMode;
+    readonly mtu: number | undefined;
+    /** The interface name the service pods get for the service bridge (Multus `interface`). */
+    readonly podInterface: string;
+    readonly ipamType: string;
+  };
+  readonly examples: {
+    readonly enabled: boolean;
+    readonly services: Readonly<Record<ExampleService, ExampleServiceValues>>;
+    readonly resources: ComputeResources;
+  };
+  /** Kubernetes node name → that hypervisor's agent config without `services`, raw. */
+  readonly nodes: ReadonlyMap<string, Readonly<Record<string, unknown>>>;
+}
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** RFC 1123 label: namespaces and most object names. */
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+/** RFC 1123 subdomain: node names. */
+const DNS_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** A label key with an optional DNS-subdomain prefix; values are up to 63 such characters. */
+const LABEL_NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/;
+const IFNAME = /^[A-Za-z0-9_.-]{1,15}$/;
+const IMAGE_REPOSITORY = /^[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]+)?(\/[a-z0-9]+([._-]{1,2}[a-z0-9]+)*)*$/;
+const IMAGE_TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
+const TOLERATION_FIELDS = ['key', 'operator', 'value', 'effect', 'tolerationSeconds'];
+
+class Checker {
+  readonly problems: ValuesProblem[] = [];
+
+  fail(path: string, message: string): undefined {
+    this.problems.push({ path, message });
+    return undefined;
+  }
+
+  object(v: unknown, path: string, allowed: readonly string[]): Obj {
+    if (!isObj(v)) {
+      this.fail(path, 'must be a mapping');
+      return {};
+    }
+    for (const k of Object.keys(v)) {
+      if (!allowed.includes(k)) this.fail(`${path}.${k}`, `unknown field (allowed: ${allowed.join(', ')})`);
+    }
+    return v;
+  }
+
+  string(v: unknown, path: string, re?: RegExp, what = 'a non-empty string'): string {
+    if (typeof v !== 'string' || v === '' || (re !== undefined && !re.test(v))) {
+      this.fail(path, `must be ${what}, got ${JSON.stringify(v) ?? 'nothing'}`);
+      return '';
+    }
+    return v;
+  }
+
+  int(v: unknown, path: string, min: number, max: number): number {
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+      this.fail(path, `must be an integer from ${min} to ${max}`);
+      return min;
+    }
+    return v;
+  }
+
+  boolean(v: unknown, path: string): boolean {
+    if (typeof v !== 'boolean') {
+      this.fail(path, 'must be true or false');
+      return false;
+    }
+    return v;
+  }
+
+  oneOf<T extends string>(v: unknown, path: string, allowed: readonly T[]): T {
+    const found = allowed.find((a) => a === v);
+    if (found === undefined) {
+      this.fail(path, `must be one of ${allowed.join(', ')}, got ${JSON.stringify(v) ?? 'nothing'}`);
+      return allowed[0] as T;
+    }
+    return found;
+  }
+
+  stringList(v: unknown, path: string, re?: RegExp, what?: string): string[] {
+    if (!Array.isArray(v)) {
+      this.fail(path, 'must be a list');
+      return [];
+    }
+    return v.map((item, i) => this.string(item, `${path}[${i}]`, re, what));
+  }
+
+  absolutePath(v: unknown, path: string): string {
+    const s = this.string(v, path);
+    if (
+      s !== '' &&
+      (!s.startsWith('/') || s.split('/').includes('..') || (s.length > 1 && s.endsWith('/')))
+    ) {
+      this.fail(path, `must be an absolute path without '..' or a trailing '/', got ${JSON.stringify(s)}`);
+    }
+    return s;
+  }
+
+  quantity(v: unknown, path: string, kind: 'cpu' | 'memory'): string {
+    const s = typeof v === 'number' ? String(v) : v;
+    if (typeof s !== 'string' || parseQuantity(s, kind) === undefined) {
+      const example = kind === 'cpu' ? '100m or 1' : '128Mi';
+      this.fail(path, `must be a ${kind} quantity such as ${example}, got ${JSON.stringify(v) ?? 'nothing'}`);
+      return '0';
+    }
+    return s;
+  }
+
+  resources(v: unknown, path: string): ComputeResources {
+    const r = this.object(v, path, ['requests', 'limits']);
+    const side = (key: 'requests' | 'limits') => {
+      const o = this.object(r[key], `${path}.${key}`, ['cpu', 'memory']);
+      return {
+        cpu: this.quantity(o.cpu, `${path}.${key}.cpu`, 'cpu'),
+        memory: this.quantity(o.memory, `${path}.${key}.memory`, 'memory'),
+      };
+    };
+    const requests = side('requests');
+    const limits = side('limits');
+    for (const kind of ['cpu', 'memory'] as const) {
+      const req = parseQuantity(requests[kind], kind);
+      const lim = parseQuantity(limits[kind], kind);
+      if (req !== undefined && lim !== undefined && req > lim) {
+        this.fail(`${path}.requests.${kind}`, `is more than the limit ${limits[kind]}`);
+      }
+    }
+    return { requests, limits };
+  }
+}
+
+const QUANTITY = /^(\d+(?:\.\d+)?)(m|k|M|G|T|Ki|Mi|Gi|Ti)?$/;
+const QUANTITY_FACTORS: Readonly<Record<string, number>> = {
+  '': 1,
+  m: 1e-3,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+};
+
+/** A quantity in cores or bytes; undefined when it is not one we accept for `kind`. */
+export function parseQuantity(text: string, kind: 'cpu' | 'memory'): number | undefined {
+  const m = QUANTITY.exec(text);
+  if (!m) return undefined;
+  const suffix = m[2] ?? '';
+  // Millibytes are legal in Kubernetes but always a mistake; binary suffixes on CPU likewise.
+  if (kind === 'memory' && suffix === 'm') return undefined;
+  if (kind === 'cpu' && suffix !== '' && suffix !== 'm') return undefined;
+  return Number(m[1]) * (QUANTITY_FACTORS[suffix] ?? 1);
+}
+
+const TOP_LEVEL = [
+  'namespace',
+  'image',
+  'imagePullSecrets',
+  'placement',
+  'agent',
+  'host',
+  'serviceBridge',
+  'serviceNetworks',
+  'examples',
+  'nodes',
+] as const;
+
+/** Checks the merged values tree. Throws ValuesError listing every problem. */
+export function parseValues(raw: unknown, source: string): Values {
+  const c = new Checker();
+  const root = c.object(raw, '(root)', TOP_LEVEL);
+  for (const key of TOP_LEVEL) if (root[key] === undefined) c.fail(key, 'is required');
+
+  const namespace = c.string(
+    root.namespace,
+    'namespace',
+    DNS_LABEL,
+    'a DNS label (lowercase letters, digits, "-")',
+  );
+
+  const img = c.object(root.image, 'image', ['repository', 'tag', 'pullPolicy']);
+  const image = {
+    repository: c.string(
+      img.repository,
+      'image.repository',
+      IMAGE_REPOSITORY,
+      'an image repository such as registry.example.com/vppnet',
+    ),
+    tag: c.string(
+      typeof img.tag === 'number' ? String(img.tag) : img.tag,
+      'image.tag',
+      IMAGE_TAG,
+      'an image tag',
+    ),
+    pullPolicy: c.oneOf(img.pullPolicy, 'image.pullPolicy', PULL_POLICIES),
+  };
+  const imagePullSecrets = c.stringList(
+    root.imagePullSecrets ?? [],
+    'imagePullSecrets',
+    DNS_SUBDOMAIN,
+    'a Secret name',
+  );
+
+  const pl = c.object(root.placement, 'placement', ['nodeSelector', 'affinity', 'tolerations']);
+  const nodeSelector: Record<string, string> = {};
+  for (const [k, v] of Object.entries(
+    c.object(pl.nodeSelector ?? {}, 'placement.nodeSelector', Object.keys(pl.nodeSelector ?? {})),
+  )) {
+    const [prefix, name] = k.includes('/')
+      ? [k.slice(0, k.indexOf('/')), k.slice(k.indexOf('/') + 1)]
+      : ['', k];
+    if ((prefix !== '' && !DNS_SUBDOMAIN.test(prefix)) || !LABEL_NAME.test(name))
+      c.fail(`placement.nodeSelector.${k}`, 'is not a label key');
+    nodeSelector[k] = c.string(v, `placement.nodeSelector.${k}`, LABEL_VALUE, 'a label value (quote "true")');
+  }
+  let affinity: Record<string, unknown> | undefined;
+  if (pl.affinity !== undefined && pl.affinity !== null) {
+    affinity = c.object(pl.affinity, 'placement.affinity', [
+      'nodeAffinity',
+      'podAffinity',
+      'podAntiAffinity',
+    ]);
+    if (Object.keys(affinity).length === 0) affinity = undefined;
+  }
+  const tolerations: IToleration[] = [];
+  if (!Array.isArray(pl.tolerations)) c.fail('placement.tolerations', 'must be a list');
+  else {
+    pl.tolerations.forEach((t, i) => {
+      const path = `placement.tolerations[${i}]`;
+      const o = c.object(t, path, TOLERATION_FIELDS);
+      if (o.operator !== undefined) c.oneOf(o.operator, `${path}.operator`, ['Exists', 'Equal']);
+      if (o.effect !== undefined)
+        c.oneOf(o.effect, `${path}.effect`, ['NoSchedule', 'PreferNoSchedule', 'NoExecute']);
+      tolerations.push(o);
+    });
+  }
+
+  const ag = c.object(root.agent, 'agent', [
+    'logLevel',
+    'driftInterval',
+    'listen',
+    'priorityClassName',
+    'terminationGracePeriodSeconds',
+    'minReadySeconds',
+    'resources',
+    'installCniResources',
+  ]);
+  const logLevel = c.oneOf(ag.logLevel, 'agent.logLevel', LOG_LEVELS);
+  const driftInterval = c.string(ag.driftInterval, 'agent.driftInterval');
+  agentParser(c, 'agent.driftInterval', () => parseDuration(driftInterval));
+  const listenText = c.string(ag.listen, 'agent.listen');
+  const listen = agentParser(c, 'agent.listen', () => parseListenAddress(listenText)) ?? {
+    host: '127.0.0.1',
+    port: 9464,
+  };
+  // The kubelet probes 127.0.0.1 (hostNetwork): the agent must listen there.
+  if (!['127.0.0.1', '0.0.0.0', '::'].includes(listen.host)) {
+    c.fail(
+      'agent.listen',
+      `the kubelet probes 127.0.0.1: listen on 127.0.0.1, 0.0.0.0 or :PORT, not ${listen.host}`,
+    );
+  }
+  const agent = {
+    logLevel,
+    driftInterval,
+    listen,
+    priorityClassName: c.string(
+      ag.priorityClassName,
+      'agent.priorityClassName',
+      DNS_SUBDOMAIN,
+      'a PriorityClass name',
+    ),
+    terminationGracePeriodSeconds: c.int(
+      ag.terminationGracePeriodSeconds,
+      'agent.terminationGracePeriodSeconds',
+      30,
+      3600,
+    ),
+    minReadySeconds: c.int(ag.minReadySeconds, 'agent.minReadySeconds', 0, 3600),
+    resources: c.resources(ag.resources, 'agent.resources'),
+    installCniResources: c.resources(ag.installCniResources, 'agent.installCniResources'),
+  };
+
+  const h = c.object(root.host, 'host', ['vppApiSocket', 'cniBinDir']);
+  const host = {
+    vppApiSocket: c.absolutePath(h.vppApiSocket, 'host.vppApiSocket'),
+    cniBinDir: c.absolutePath(h.cniBinDir, 'host.cniBinDir'),
+  };
+  if (host.vppApiSocket !== '' && host.vppApiSocket.lastIndexOf('/') === 0) {
+    c.fail(
+      'host.vppApiSocket',
+      'must be inside a directory other than /: that directory is mounted into the agent',
+    );
+  }
+
+  // Contents are the agent's `services:` section; src/config checks them.
+  const serviceBridge = c.object(
+    root.serviceBridge ?? {},
+    'serviceBridge',
+    Object.keys(isObj(root.serviceBridge) ? root.serviceBridge : {}),
+  );
+
+  const sn = c.object(root.serviceNetworks, 'serviceNetworks', [
+    'cniVersion',
+    'mode',
+    'mtu',
+    'podInterface',
+    'ipamType',
+  ]);
+  const serviceNetworks = {
+    cniVersion: c.oneOf(sn.cniVersion, 'serviceNetworks.cniVersion', SUPPORTED_CNI_VERSIONS),
+    mode: c.oneOf(sn.mode, 'serviceNetworks.mode', ATTACH_MODES),
+    mtu:
+      sn.mtu === undefined || sn.mtu === null ? undefined : c.int(sn.mtu, 'serviceNetworks.mtu', 68, 65535),
+    podInterface: c.string(
+      sn.podInterface,
+      'serviceNetworks.podInterface',
+      IFNAME,
+      'a Linux interface name (1-15 characters)',
+    ),
+    ipamType: c.string(
+      sn.ipamType,
+      'serviceNetworks.ipamType',
+      /^[A-Za-z0-9_.-]+$/,
+      'a CNI plugin file name',
+    ),
+  };
+  if (serviceNetworks.podInterface === 'eth0')
+    c.fail('serviceNetworks.podInterface', "eth0 is the pod's primary (Cilium) interface");
+
+  const ex = c.object(root.examples, 'examples', ['enabled', 'resources', ...EXAMPLE_SERVICES]);
+  const services = {} as Record<ExampleService, ExampleServiceValues>;
+  for (const name of EXAMPLE_SERVICES) {
+    const path = `examples.${name}`;
+    const s = c.object(ex[name], path, ['image', 'command', 'args']);
+    services[name] = {
+      image: c.string(s.image, `${path}.image`, /^\S+$/, 'an image reference'),
+      command:
+        s.command === undefined || s.command === null
+          ? undefined
+          : c.stringList(s.command, `${path}.command`),
+      args: c.stringList(s.args ?? [], `${path}.args`),
+    };
+  }
+  const examples = {
+    enabled: c.boolean(ex.enabled, 'examples.enabled'),
+    services,
+    resources: c.resources(ex.resources, 'examples.resources'),
+  };
+
+  const nodes = new Map<string, Record<string, unknown>>();
+  const n = c.object(root.nodes ?? {}, 'nodes', Object.keys(isObj(root.nodes) ? root.nodes : {}));
+  for (const [name, cfg] of Object.entries(n)) {
+    if (!DNS_SUBDOMAIN.test(name))
+      c.fail(`nodes.${name}`, 'must be a Kubernetes node name (lowercase DNS subdomain)');
+    const o = c.object(cfg, `nodes.${name}`, ['node', 'vpcs', 'ports', 'remoteRoutes']);
+    nodes.set(name, o);
+  }
+  if (isObj(root.nodes) && nodes.size === 0) c.fail('nodes', 'must describe at least one hypervisor');
+
+  if (c.problems.length > 0) throw new ValuesError(c.problems, source);
+  return {
+    namespace,
+    image,
+    imagePullSecrets,
+    placement: { nodeSelector, affinity, tolerations },
+    agent,
+    host,
+    serviceBridge,
+    serviceNetworks,
+    examples,
+    nodes,
+  };
+}
+
+/** Runs one of the agent's own flag parsers, turning its UsageError into a problem. */
+function agentParser<T>(c: Checker, path: string, parse: () => T): T | undefined {
+  try {
+    return parse();
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    return c.fail(path, err.message.replace(/^--[a-z-]+: /, ''));
+  }
+}
+
+/**
+ * The overlay merged over the base: mappings merge key by key, anything else (lists included) is
+ * replaced, and `null` removes a key. `nodes` is replaced as a whole: an overlay describes its
+ * own hypervisors, never the base's plus its own.
+ */
+export function mergeValues(base: unknown, overlay: unknown): unknown {
+  if (!isObj(base) || !isObj(overlay)) return overlay;
+  const out: Obj = { ...base };
+  for (const [k, v] of Object.entries(overlay)) {
+    if (v === null) delete out[k];
+    else if (k === 'nodes') out[k] = v;
+    else out[k] = deepMerge(out[k], v);
+  }
+  return out;
+}
+
+function deepMerge(base: unknown, overlay: unknown): unknown {
+  if (!isObj(base) || !isObj(overlay)) return overlay;
+  const out: Obj = { ...base };
+  for (const [k, v] of Object.entries(overlay)) {
+    if (v === null) delete out[k];
+    else out[k] = deepMerge(out[k], v);
+  }
+  return out;
+}
+
+/** Parses one values file; a YAML error becomes a ValuesError naming the line. */
+export function parseValuesYaml(text: string, source: string): unknown {
+  try {
+    return parse(text, { uniqueKeys: true, prettyErrors: true }) ?? {};
+  } catch (err) {
+    const where = err instanceof YAMLParseError && err.linePos ? `line ${err.linePos[0].line}` : '(yaml)';
+    throw new ValuesError(
+      [{ path: where, message: (err as Error).message.split('\n')[0] ?? 'YAML syntax error' }],
+      source,
+    );
+  }
+}
