@@ -1,0 +1,145 @@
+/**
+ * deploy/render's values: overlay merging, the checks on the merged tree, and the agent configs
+ * checked with the agent's own validator at render time.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { BASE_OVERLAY, VALUES_DIR } from '../../deploy/render/overlays.js';
+import { renderManifests } from '../../deploy/render/render.js';
+import {
+  ValuesError,
+  mergeValues,
+  parseQuantity,
+  parseValues,
+  parseValuesYaml,
+} from '../../deploy/render/values.js';
+
+const base = (): Record<string, unknown> =>
+  parseValuesYaml(readFileSync(join(VALUES_DIR, `${BASE_OVERLAY}.yaml`), 'utf8'), 'default.yaml') as Record<
+    string,
+    unknown
+  >;
+
+function problemsOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ValuesError) return err.problems.map((p) => `${p.path}: ${p.message}`);
+    throw err;
+  }
+  assert.fail('expected a ValuesError');
+}
+
+const render = (raw: unknown) => renderManifests(parseValues(raw, 'test'), { valuesFiles: 'test' });
+
+describe('deploy values', () => {
+  it('merges overlays: mappings by key, lists replaced, null removes, nodes replaced whole', () => {
+    const merged = mergeValues(
+      { a: { b: 1, c: [1, 2], d: 'x' }, nodes: { hv1: { node: 1 } }, e: 1 },
+      { a: { b: 2, c: [3], d: null }, nodes: { hv2: { node: 2 } } },
+    );
+    assert.deepEqual(merged, { a: { b: 2, c: [3] }, nodes: { hv2: { node: 2 } }, e: 1 });
+  });
+
+  it('parses the documented defaults', () => {
+    const v = parseValues(base(), 'default.yaml');
+    assert.equal(v.namespace, 'vppnet-system');
+    assert.deepEqual(v.agent.listen, { host: '127.0.0.1', port: 9464 });
+    assert.deepEqual([...v.nodes.keys()], ['hv1']);
+    assert.equal(v.examples.enabled, false);
+  });
+
+  it('reports every problem at once, each with its path', () => {
+    const raw = mergeValues(base(), {
+      namespce: 'typo',
+      image: { pullPolicy: 'Sometimes' },
+      agent: {
+        terminationGracePeriodSeconds: 5,
+        driftInterval: 'often',
+        resources: { requests: { memory: '512Mi' }, limits: { memory: '256m' } },
+      },
+      host: { cniBinDir: 'opt/cni/bin' },
+      serviceNetworks: { podInterface: 'eth0', mode: 'bridge' },
+      placement: { tolerations: [{ operator: 'Exists', effects: 'NoSchedule' }] },
+    });
+    const problems = problemsOf(() => parseValues(raw, 'test'));
+    for (const expected of [
+      /^\(root\)\.namespce: unknown field/,
+      /^image\.pullPolicy: must be one of Always, IfNotPresent, Never/,
+      /^agent\.terminationGracePeriodSeconds: must be an integer from 30/,
+      /^agent\.driftInterval: expected a duration/,
+      /^agent\.resources\.limits\.memory: must be a memory quantity/,
+      /^host\.cniBinDir: must be an absolute path/,
+      /^serviceNetworks\.podInterface: eth0 is the pod's primary/,
+      /^serviceNetworks\.mode: must be one of auto, tap, veth/,
+      /^placement\.tolerations\[0\]\.effects: unknown field/,
+    ]) {
+      assert.ok(
+        problems.some((p) => expected.test(p)),
+        `${String(expected)} in\n${problems.join('\n')}`,
+      );
+    }
+  });
+
+  it('refuses requests above limits', () => {
+    const raw = mergeValues(base(), { agent: { resources: { requests: { cpu: '2' } } } });
+    assert.deepEqual(
+      problemsOf(() => parseValues(raw, 'test')),
+      ['agent.resources.requests.cpu: is more than the limit 1'],
+    );
+  });
+
+  it("checks each node's agent config with the agent's validator, naming the node", () => {
+    const raw = base() as { nodes: { hv1: { vpcs: { gateway: string }[] } } };
+    const first = raw.nodes.hv1.vpcs[0];
+    assert.ok(first);
+    first.gateway = '10.9.9.9';
+    const problems = problemsOf(() => render(raw));
+    assert.deepEqual(problems, [
+      'nodes.hv1.vpcs[0].gateway: must be a host address inside one of the subnets',
+    ]);
+  });
+
+  it('reports a bad service bridge once, as serviceBridge, however many nodes share it', () => {
+    const b = base() as { nodes: Record<string, unknown> };
+    const raw = mergeValues(b, {
+      serviceBridge: { dnsAddress: '10.0.0.53' },
+      nodes: { a: b.nodes.hv1, b: b.nodes.hv1 },
+    });
+    const problems = problemsOf(() => render(raw));
+    assert.deepEqual(problems, [
+      'serviceBridge.dnsAddress: is not inside the service bridge subnet 169.254.169.0/24',
+    ]);
+  });
+
+  it('refuses services inside a node config: the bridge is the same everywhere', () => {
+    const b = base() as { nodes: { hv1: Record<string, unknown> } };
+    b.nodes.hv1.services = { dnsAddress: '169.254.169.53' };
+    assert.match(problemsOf(() => parseValues(b, 'test')).join('\n'), /nodes\.hv1\.services: unknown field/);
+  });
+
+  it('leaves out the networks of services that are not configured', () => {
+    const raw = mergeValues(base(), { serviceBridge: { dnsAddress: null }, examples: { enabled: true } });
+    const files = render(raw);
+    const names = (file: string) =>
+      files.find((f) => f.name === file)?.docs.map((d) => (d.object.metadata as { name: string }).name);
+    assert.deepEqual(names('40-service-networks.yaml'), ['vppnet-dhcp', 'vppnet-metadata']);
+    assert.deepEqual(names('50-service-examples.yaml'), [
+      'vppnet-service-example',
+      'vppnet-example-dhcp',
+      'vppnet-example-metadata',
+    ]);
+  });
+
+  it('parses Kubernetes quantities', () => {
+    assert.equal(parseQuantity('256Mi', 'memory'), 256 * 2 ** 20);
+    assert.equal(parseQuantity('150M', 'memory'), 150e6);
+    assert.equal(parseQuantity('50m', 'cpu'), 0.05);
+    assert.equal(parseQuantity('1', 'cpu'), 1);
+    assert.equal(parseQuantity('256m', 'memory'), undefined, 'millibytes are a typo');
+    assert.equal(parseQuantity('1Gi', 'cpu'), undefined);
+    assert.equal(parseQuantity('lots', 'memory'), undefined);
+  });
+});
