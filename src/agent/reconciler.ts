@@ -15,7 +15,7 @@ import {
   unnumberedDescriptor,
 } from '../dataplane/interface-descriptors.js';
 import { ipTableDescriptor, proxyArpDescriptor, routeDescriptor } from '../dataplane/ip-descriptors.js';
-import { podOfTag } from '../dataplane/keys.js';
+import { keys, podOfTag } from '../dataplane/keys.js';
 import { loadSnapshot, type VppSnapshot } from '../dataplane/snapshot.js';
 import type { Descriptor } from '../reconcile/descriptor.js';
 import { execute, type ExecutionResult } from '../reconcile/executor.js';
@@ -164,7 +164,8 @@ async function reconcilePass(config: AgentConfig, opts: ReconcileOptions): Promi
     warnings.push(...assigned.problems);
   }
   // Read after the snapshot: a pod port VPP or the host already has belongs to an attachment that
-  // was registered before, so it is in this list and not mistaken for a leftover.
+  // was registered before, so it is in one of these lists and not mistaken for a leftover.
+  const podsInProgress = new Set(pods?.podsInProgress());
   const desired = desiredResources(config, existingBsids(snapshot, config), { addresses, pods: pods?.desiredPods() ?? [] });
   const desiredKeys = new Set(desired.map((r) => r.key));
   const memory = await opts.globals.load();
@@ -173,7 +174,8 @@ async function reconcilePass(config: AgentConfig, opts: ReconcileOptions): Promi
     ...actualSrv6(snapshot, config, memory),
     ...actualServices(snapshot, { desiredKeys }),
   ];
-  if (!pods) actual = withoutPodPorts(actual);
+  // Pods' ports are the attachment manager's while it works on them, and entirely so without it.
+  actual = withoutPodPorts(actual, (pod) => !pods || podsInProgress.has(pod));
   const plan = makePlan(desired, actual, descriptors);
   if (opts.planOnly) return { plan, result: undefined, snapshot, owned: countByKind(actual), warnings };
 
@@ -193,12 +195,17 @@ async function reconcilePass(config: AgentConfig, opts: ReconcileOptions): Promi
   return { plan, result, snapshot, owned, warnings };
 }
 
-/** Leaves pods' ports out of a pass that does not know the attachments (nor deletes them). */
-function withoutPodPorts(actual: readonly Resource[]): Resource[] {
-  const podInterfaces = new Set(
-    actual.filter((r) => r.kind === 'interface' && podOfTag((r.value as { name: string }).name) !== undefined).map((r) => r.key),
-  );
-  return actual.filter((r) => !podInterfaces.has(r.key) && !r.deps.some((d) => podInterfaces.has(d)));
+/** Leaves the ports of some pods (their interfaces, what hangs off them, host links) out of a pass. */
+function withoutPodPorts(actual: readonly Resource[], leaveAlone: (pod: string) => boolean): Resource[] {
+  const skipped = new Set<string>();
+  for (const r of actual) {
+    const pod = r.kind === 'interface' ? podOfTag((r.value as { name: string }).name) : undefined;
+    if (pod !== undefined && leaveAlone(pod)) skipped.add(r.key).add(keys.hostVeth(pod));
+    if (r.kind === 'host-veth' && isPodVethName((r.value as { hostName: string }).hostName) && leaveAlone((r.value as { hostName: string }).hostName)) {
+      skipped.add(r.key);
+    }
+  }
+  return actual.filter((r) => !skipped.has(r.key) && !r.deps.some((d) => skipped.has(d)));
 }
 
 function externalInterfaceNames(config: AgentConfig): string[] {

@@ -10,8 +10,8 @@
  * - DEL removes the record first (it is what makes an attachment desired), then VPP's objects (by
  *   their tag, derived from the attachment) and the host link (by its derived name), so it works
  *   with no record, no netns and after an agent restart, and repeated.
- * - Recorded attachments (and ADDs in progress) are part of every full reconcile's desired state,
- *   which is what brings pod ports back after a VPP restart. Attachments whose netns is gone are
+ * - Recorded attachments are part of every full reconcile's desired state, which is what brings
+ *   pod ports back after a VPP restart; the ports of ADDs and DELs in progress are left alone. Attachments whose netns is gone are
  *   dropped: Multus never sends GC or STATUS to a NetworkAttachmentDefinition's plugin.
  */
 import type {
@@ -51,6 +51,9 @@ export interface AttachmentManagerOptions {
 
 type EntryState = 'adding' | 'active' | 'removing';
 
+/** Size of tap_create_v3.host_namespace, terminating NUL included. */
+const TAP_NETNS_MAX = 64;
+
 interface Entry {
   record: AttachmentRecord;
   state: EntryState;
@@ -60,8 +63,13 @@ interface Entry {
 export interface PodAttachmentSource {
   /** Drops attachments whose netns is gone; call without holding the dataplane lock. */
   forgetVanished(): Promise<readonly string[]>;
-  /** The pod ports that should exist now (recorded ones and ADDs in progress). */
+  /** The pod ports that should exist now (recorded attachments). */
   desiredPods(): PodPortSpec[];
+  /**
+   * Pods an ADD or DEL is working on right now: a full reconcile leaves their objects alone (the
+   * call in progress creates or removes them, and undoes its own work if it fails).
+   */
+  podsInProgress(): string[];
 }
 
 export class AttachmentManager implements PodAttachmentSource {
@@ -127,7 +135,7 @@ export class AttachmentManager implements PodAttachmentSource {
         `interface ${req.ifname} already exists in ${req.netns}`,
       );
     }
-    const mode = await this.#resolveMode(req.mode);
+    const mode = await this.#resolveMode(req.mode, req.netns);
     const record: AttachmentRecord = {
       version: 1,
       network: req.network,
@@ -143,7 +151,7 @@ export class AttachmentManager implements PodAttachmentSource {
       routes: req.routes,
       createdAt: new Date(this.#clock()).toISOString(),
     };
-    // Desired from here on, so a full reconcile running meanwhile keeps what this ADD creates.
+    // In progress from here on: a full reconcile running meanwhile leaves what this ADD creates alone.
     const entry: Entry = { record, state: 'adding' };
     this.#entries.set(id, entry);
     const undo: { what: string; run: () => Promise<unknown> }[] = [];
@@ -169,7 +177,12 @@ export class AttachmentManager implements PodAttachmentSource {
         undo.push({ what: `remove pod port ${id} from VPP`, run: () => this.#pods.remove(id) });
         await this.#pods.apply(specOf(entry.record), services);
       } else {
-        // Deleting the tap in VPP also removes its device from the netns (VPP clears persistence).
+        // VPP clears a tap's persistence when it deletes it or fails to create it, so its device
+        // goes too; should one stay behind anyway, the name was free when this ADD began.
+        undo.push({
+          what: `delete ${req.ifname} in ${req.netns}`,
+          run: () => this.#deleteTapDevice(req.netns, req.ifname),
+        });
         undo.push({ what: `remove pod port ${id} from VPP`, run: () => this.#pods.remove(id) });
         await this.#pods.apply(specOf(entry.record), services);
         await configure();
@@ -204,18 +217,25 @@ export class AttachmentManager implements PodAttachmentSource {
   async #detach(id: string): Promise<void> {
     const entry = this.#entries.get(id);
     if (entry) entry.state = 'removing';
-    // The record goes first: whatever remains after a failure below is no longer desired, so the
-    // next full reconcile removes it even if the runtime never repeats this DEL.
-    await this.#store.remove(id);
-    this.#entries.delete(id);
     const problems: string[] = [];
-    if (this.#client.state === 'ready') {
-      await this.#pods.remove(id).catch((err: Error) => problems.push(err.message));
-    }
-    // While VPP is away its objects wait for the resync; the host link cannot wait (it holds the
-    // pod's interface name). A tap's device goes with its VPP interface or with the netns.
-    if (entry?.record.mode !== 'tap') {
-      await this.#netns.deleteHostLink(id).catch((err: Error) => problems.push(err.message));
+    try {
+      // The record goes first: whatever remains after a failure below is no longer desired, so
+      // the next full reconcile removes it even if the runtime never repeats this DEL.
+      await this.#store.remove(id);
+      if (this.#client.state === 'ready') {
+        await this.#pods.remove(id).catch((err: Error) => problems.push(err.message));
+      }
+      // While VPP is away its objects wait for the resync; the host link cannot wait (it holds
+      // the pod's interface name).
+      if (entry?.record.mode === 'tap') {
+        // A persistent tap outlives VPP: after a VPP crash its device is still in the netns.
+        const { netns, ifname } = entry.record;
+        await this.#deleteTapDevice(netns, ifname).catch((err: Error) => problems.push(err.message));
+      } else {
+        await this.#netns.deleteHostLink(id).catch((err: Error) => problems.push(err.message));
+      }
+    } finally {
+      this.#entries.delete(id);
     }
     if (problems.length > 0) {
       throw new CniError(
@@ -293,7 +313,11 @@ export class AttachmentManager implements PodAttachmentSource {
   }
 
   desiredPods(): PodPortSpec[] {
-    return [...this.#entries.values()].filter((e) => e.state !== 'removing').map((e) => specOf(e.record));
+    return [...this.#entries.values()].filter((e) => e.state === 'active').map((e) => specOf(e.record));
+  }
+
+  podsInProgress(): string[] {
+    return [...this.#entries.values()].filter((e) => e.state !== 'active').map((e) => e.record.id);
   }
 
   /**
@@ -327,9 +351,22 @@ export class AttachmentManager implements PodAttachmentSource {
     return gone;
   }
 
-  async #resolveMode(mode: AttachMode): Promise<PodPortMode> {
+  async #deleteTapDevice(netns: string, ifname: string): Promise<void> {
+    if (await this.#netns.exists(netns)) await this.#netns.deleteLink(netns, ifname);
+  }
+
+  async #resolveMode(mode: AttachMode, netns: string): Promise<PodPortMode> {
+    // tap_create_v3 carries the netns path in a 64-byte string: a longer one would be cut short.
+    const tapFits = Buffer.byteLength(netns) < TAP_NETNS_MAX;
+    if (mode === 'tap' && !tapFits) {
+      throw new CniError(
+        CniErrorCode.INVALID_NETWORK_CONFIG,
+        `netns path too long for a VPP tap (${TAP_NETNS_MAX - 1} bytes at most)`,
+        netns,
+      );
+    }
     if (mode !== 'auto') return mode;
-    return (await this.#netns.vhostNetAvailable()) ? 'tap' : 'veth';
+    return tapFits && (await this.#netns.vhostNetAvailable()) ? 'tap' : 'veth';
   }
 
   #requireVpp(): void {

@@ -16,6 +16,7 @@ import {
   type PodInterfaceConfig,
   type PodInterfaceState,
 } from '../netns/index.js';
+import { commandError, execaRunner, isNoSuchDevice, runIp } from '../netns/ip-command.js';
 
 export interface PodNetns {
   createVeth(options: CreateVethOptions): Promise<CreatedVeth>;
@@ -24,6 +25,8 @@ export interface PodNetns {
   configure(config: PodInterfaceConfig): Promise<void>;
   read(netnsPath: string, ifname: string): Promise<PodInterfaceState>;
   linkExists(netnsPath: string, ifname: string): Promise<boolean>;
+  /** Deletes a link inside the netns; false when it was not there. */
+  deleteLink(netnsPath: string, ifname: string): Promise<boolean>;
   /** False when the path is gone or no longer a network namespace (the pod is gone). */
   exists(netnsPath: string): Promise<boolean>;
   /** Whether VPP can make taps here: they need the vhost-net backend. */
@@ -36,6 +39,14 @@ export const linuxPodNetns: PodNetns = {
   configure: (config) => configurePodInterface(config),
   read: (netnsPath, ifname) => readPodInterface(netnsPath, ifname),
   linkExists: (netnsPath, ifname) => linkExistsInNetns(netnsPath, ifname),
+  async deleteLink(netnsPath, ifname) {
+    const netns = await resolveNetns(netnsPath);
+    const args = ['link', 'del', 'dev', ifname];
+    const result = await runIp(execaRunner, netns, args);
+    if (result.exitCode === 0) return true;
+    if (isNoSuchDevice(result.stderr)) return false;
+    throw commandError(netns, args, result);
+  },
   async exists(netnsPath) {
     try {
       await resolveNetns(netnsPath);
