@@ -1,0 +1,183 @@
+/**
+ * The local API over a real Unix socket, driven by vppnet-cni's own client (src/cni/agent-client.ts),
+ * so both sides of src/cni/agent-protocol.ts are held to the same contract.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { request } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+import type { AttachRequest, AttachmentKey, GcRequest } from '../cni/agent-protocol.js';
+import { AgentClient } from '../cni/agent-client.js';
+import { CniError, CniErrorCode } from '../cni/errors.js';
+import { LocalApiServer, SERVICE_MAP_PATH, type AttachmentOperations } from './local-api.js';
+import type { ServiceMapEntry } from './service-map.js';
+
+const MAP: ServiceMapEntry[] = [
+  {
+    serviceAddress: '169.252.252.1',
+    vpc: 'vpc-a',
+    vpcId: 10,
+    port: 'vm1',
+    vmIp: '10.0.0.5',
+    mac: '52:54:00:00:0a:05',
+  },
+];
+
+class FakeAttachments implements AttachmentOperations {
+  readonly calls: string[] = [];
+  attach(req: AttachRequest) {
+    this.calls.push(`attach ${req.containerId}`);
+    if (req.ifname === 'taken')
+      return Promise.reject(new CniError(CniErrorCode.POD_IFNAME_EXISTS, 'interface taken exists'));
+    if (req.ifname === 'boom') return Promise.reject(new Error('unexpected'));
+    return Promise.resolve({
+      interfaces: [{ name: req.ifname, mac: '02:00:00:00:00:01', sandbox: req.netns }],
+      mode: 'veth' as const,
+    });
+  }
+  detach(key: AttachmentKey) {
+    this.calls.push(`detach ${key.containerId} ${key.ifname} ${key.netns}`);
+    return Promise.resolve();
+  }
+  check(key: AttachmentKey) {
+    this.calls.push(`check ${key.containerId}`);
+    if (key.containerId === 'missing')
+      return Promise.reject(new CniError(CniErrorCode.ATTACHMENT_NOT_FOUND, 'no such attachment'));
+    return Promise.resolve({
+      ...key,
+      mode: 'veth' as const,
+      interfaces: [],
+      podInterface: {
+        name: key.ifname,
+        mac: '02:00:00:00:00:01',
+        up: true,
+        addresses: ['169.254.169.103/24'],
+      },
+    });
+  }
+  gc(req: GcRequest) {
+    this.calls.push(`gc ${req.network} ${req.validAttachments.length}`);
+    return Promise.resolve();
+  }
+}
+
+void describe('local API', () => {
+  let dir = '';
+  let socketPath = '';
+  let server: LocalApiServer;
+  let connected = true;
+  const attachments = new FakeAttachments();
+  const client = (): AgentClient => new AgentClient({ socketPath, connectBudgetMs: 0 });
+  const req = (ifname: string): AttachRequest => ({
+    network: 'svc',
+    containerId: 'c1',
+    ifname,
+    netns: '/var/run/netns/x',
+    mode: 'auto',
+    ips: [],
+    routes: [],
+  });
+
+  before(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-api-'));
+    socketPath = path.join(dir, 'run', 'agent.sock');
+    server = new LocalApiServer({ attachments, vppConnected: () => connected, serviceMap: () => MAP });
+    await server.listen(socketPath);
+  });
+  after(async () => {
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  void it('listens on a socket only its owner can use, creating the directory', async () => {
+    const s = await stat(socketPath);
+    assert.ok(s.isSocket());
+    assert.equal(s.mode & 0o777, 0o600);
+  });
+
+  void it('serves the attachment routes the plugin calls', async () => {
+    const answer = await client().attach(req('net1'));
+    assert.equal(answer.mode, 'veth');
+    const state = await client().getAttachment({
+      containerId: 'c1',
+      ifname: 'net1',
+      netns: '/var/run/netns/x',
+    });
+    assert.deepEqual(state.podInterface.addresses, ['169.254.169.103/24']);
+    await client().detach({ containerId: 'c1', ifname: 'net1', netns: '' });
+    await client().gc({ network: 'svc', validAttachments: [{ containerID: 'c2', ifname: 'net1' }] });
+    assert.deepEqual(attachments.calls.slice(-4), ['attach c1', 'check c1', 'detach c1 net1 ', 'gc svc 1']);
+  });
+
+  void it("passes the manager's CNI errors through and turns anything else into 999", async () => {
+    const code = async (p: Promise<unknown>): Promise<number> => {
+      const err = await p.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof CniError, String(err));
+      return err.code;
+    };
+    assert.equal(await code(client().attach(req('taken'))), 100);
+    assert.equal(await code(client().attach(req('boom'))), 999);
+    assert.equal(
+      await code(client().getAttachment({ containerId: 'missing', ifname: 'net1', netns: '' })),
+      101,
+    );
+  });
+
+  void it('answers STATUS with 50 while VPP is not connected', async () => {
+    await client().status();
+    connected = false;
+    try {
+      const err = await client()
+        .status()
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      assert.ok(err instanceof CniError && err.code === CniErrorCode.PLUGIN_NOT_AVAILABLE);
+    } finally {
+      connected = true;
+    }
+  });
+
+  void it('serves the service map, and rejects malformed requests with code 7', async () => {
+    const get = (method: string, p: string, body?: string): Promise<{ status: number; body: unknown }> =>
+      new Promise((resolve, reject) => {
+        const r = request(
+          { socketPath, method, path: p, headers: { 'content-type': 'application/json' } },
+          (res) => {
+            let text = '';
+            res.on('data', (c: Buffer) => (text += c.toString()));
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                body: text === '' ? undefined : (JSON.parse(text) as unknown),
+              }),
+            );
+          },
+        );
+        r.on('error', reject);
+        r.end(body);
+      });
+    assert.deepEqual(await get('GET', SERVICE_MAP_PATH), { status: 200, body: MAP });
+    const noKey = await get('DELETE', '/v1/attachments?ifname=net1');
+    assert.equal(noKey.status, 400);
+    assert.equal((noKey.body as { code: number }).code, 7);
+    const badGc = await get('POST', '/v1/gc', JSON.stringify({ validAttachments: [] }));
+    assert.equal((badGc.body as { code: number }).code, 7, 'GC must name its network');
+    const notJson = await get('POST', '/v1/attachments', '{');
+    assert.equal((notJson.body as { code: number }).code, CniErrorCode.DECODING_FAILURE);
+    assert.equal((await get('PUT', '/v1/status')).status, 405);
+    assert.equal((await get('GET', '/v2/nothing')).status, 404);
+  });
+
+  void it('refuses to take over the socket of a live agent', async () => {
+    const second = new LocalApiServer({ attachments, vppConnected: () => true, serviceMap: () => [] });
+    await assert.rejects(second.listen(socketPath), /another process/);
+  });
+});

@@ -1,0 +1,594 @@
+/**
+ * The service bridge end to end: full reconciles and pod attachments against a VPP (the simulator
+ * by default, a real VPP 26.06 with VPP_API_SOCKET), pods in real network namespaces on veth pairs
+ * (root only). Each test leaves VPP, the host and the state directory as it found them.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, afterEach, before, describe, it } from 'node:test';
+
+import { SIM_ONLY, startVppTarget, type VppTarget } from '../../test/support/vpp-target.js';
+import type { AttachRequest } from '../cni/agent-protocol.js';
+import { CniError } from '../cni/errors.js';
+import type { AgentConfig } from '../config/model.js';
+import { validateConfig } from '../config/validate.js';
+import { linuxHostLinks } from '../agent/host-links.js';
+import { memoryStore, reconcile, type ReconcileOutcome, type SrGlobalsStore } from '../agent/reconciler.js';
+import { hostVethName } from '../netns/index.js';
+import { VppClient } from '../vpp/client/vpp-client.js';
+import { msg } from '../vpp/messages/index.js';
+import { AddressBookFileStore } from './address-store.js';
+import { AsyncLock } from './async-lock.js';
+import { AttachmentManager } from './attachment-manager.js';
+import { ATTACHMENTS_DIR, AttachmentFileStore } from './attachment-store.js';
+import { linuxPodNetns, type PodNetns } from './pod-netns.js';
+import type { ServicesRuntime } from './runtime.js';
+import { ServiceAddresses } from './service-addresses.js';
+
+const IS_ROOT = process.getuid?.() === 0;
+const NEEDS_ROOT = IS_ROOT ? false : 'needs root (network namespaces and veth pairs)';
+const NETWORK = 'vppnet-services';
+
+interface Fixture {
+  target: VppTarget;
+  client: VppClient;
+  /** Someone else's client: makes the "underlay NIC" as an existing interface would be. */
+  other: VppClient;
+  underlay: string;
+  dir: string;
+  stateDir: string;
+  lock: AsyncLock;
+  globals: SrGlobalsStore;
+  addresses: ServiceAddresses;
+  manager: AttachmentManager;
+}
+
+function rawConfig(f: Fixture): Record<string, unknown> {
+  return {
+    node: {
+      name: 'hv1',
+      underlay: { interface: f.underlay, address: '2001:db8::1/64', gateway: '2001:db8::2' },
+      srv6: { locator: 'fc00:1::/48' },
+    },
+    vpcs: [
+      { name: 'vpc-a', id: 10, subnets: ['10.0.0.0/24'], gateway: '10.0.0.1' },
+      { name: 'vpc-b', id: 20, subnets: ['10.0.0.0/24'], gateway: '10.0.0.1' },
+    ],
+    ports: ['vm1', 'vm2'].map((name, i) => ({
+      name,
+      vpc: i === 0 ? 'vpc-a' : 'vpc-b',
+      mac: `52:54:00:00:0${i + 1}:05`,
+      ip: '10.0.0.5',
+      attach: { type: 'vhost-user', socket: path.join(f.dir, `${name}.sock`) },
+    })),
+    remoteRoutes: [{ vpc: 'vpc-a', prefix: '10.0.0.7/32', sid: 'fc00:2::a' }],
+    services: { dhcpServer: '169.254.169.103', dnsAddress: '169.254.169.53' },
+  };
+}
+
+async function newUnderlay(other: VppClient): Promise<string> {
+  const lo = await other.call(msg.create_loopback_instance, {});
+  const [details] = await other.dump(msg.sw_interface_dump, {
+    sw_if_index: lo.sw_if_index,
+    name_filter_valid: false,
+  });
+  return details!.interface_name;
+}
+
+async function setup(simOptions: { vhostNet?: boolean } = {}): Promise<Fixture> {
+  const target = await startVppTarget(simOptions);
+  const other = new VppClient({
+    socketPath: target.socketPath,
+    clientName: 'someone-else',
+    healthCheckIntervalMs: 0,
+    retryStrategy: () => 20,
+  });
+  await other.connect();
+  const underlay = await newUnderlay(other);
+  const client = new VppClient({
+    socketPath: target.socketPath,
+    clientName: 'vppnet-services-test',
+    healthCheckIntervalMs: 0,
+    retryStrategy: () => 20,
+  });
+  await client.connect();
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-svc-'));
+  const stateDir = path.join(dir, 'state');
+  const lock = new AsyncLock();
+  const f = { target, client, other, underlay, dir, stateDir, lock, globals: memoryStore() } as Omit<
+    Fixture,
+    'addresses' | 'manager'
+  >;
+  const addresses = new ServiceAddresses(new AddressBookFileStore(stateDir));
+  const manager = await openManager(f as Fixture);
+  return { ...f, addresses, manager };
+}
+
+function openManager(f: Fixture, netns: PodNetns = linuxPodNetns): Promise<AttachmentManager> {
+  return AttachmentManager.open({
+    client: f.client,
+    host: linuxHostLinks,
+    lock: f.lock,
+    store: new AttachmentFileStore(f.stateDir),
+    services: () => config(f).services,
+    netns,
+  });
+}
+
+function config(f: Fixture): AgentConfig {
+  return validateConfig(rawConfig(f));
+}
+
+function runtime(f: Fixture, manager = f.manager): ServicesRuntime {
+  return { addresses: f.addresses, attachments: manager, lock: f.lock };
+}
+
+async function apply(f: Fixture, cfg = config(f), manager = f.manager): Promise<ReconcileOutcome> {
+  const outcome = await reconcile(cfg, {
+    client: f.client,
+    host: linuxHostLinks,
+    globals: f.globals,
+    services: runtime(f, manager),
+  });
+  assert.deepEqual(
+    outcome.result?.failed.map((x) => `${x.op.action} ${x.op.resource.key}: ${x.error.message}`),
+    [],
+    'no operation failed',
+  );
+  assert.deepEqual(outcome.plan.pending, []);
+  assert.deepEqual(outcome.warnings, []);
+  return outcome;
+}
+
+async function planOps(f: Fixture, cfg = config(f), manager = f.manager): Promise<string[]> {
+  const { plan } = await reconcile(cfg, {
+    client: f.client,
+    host: linuxHostLinks,
+    globals: f.globals,
+    services: runtime(f, manager),
+    planOnly: true,
+  });
+  return plan.ops.map((o) => `${o.action} ${o.resource.key}`);
+}
+
+async function teardown(f: Fixture): Promise<void> {
+  if (f.target.real) {
+    // Leave a real VPP as found: an empty desired state removes everything vppnet owns.
+    const empty = validateConfig({
+      ...rawConfig(f),
+      vpcs: [],
+      ports: [],
+      remoteRoutes: [],
+      services: undefined,
+    });
+    await reconcile(empty, { client: f.client, host: linuxHostLinks, globals: memoryStore() });
+  }
+  await f.client.close();
+  await f.other.close();
+  await f.target.close();
+  await rm(f.dir, { recursive: true, force: true });
+}
+
+/** What VPP and the host hold of one pod attachment. */
+async function traces(f: Fixture, containerId: string, ifname: string): Promise<string[]> {
+  const id = hostVethName(containerId, ifname);
+  const out: string[] = [];
+  const ifs = await f.client.dump(msg.sw_interface_dump, {
+    sw_if_index: 0xffffffff,
+    name_filter_valid: false,
+  });
+  const port = ifs.find((i) => i.tag === `vppnet:pod:${id}`);
+  if (port) out.push(`VPP interface ${port.interface_name}`);
+  const afp = await f.client.dump(msg.af_packet_dump, {});
+  if (afp.some((a) => a.host_if_name === id)) out.push(`af_packet on ${id}`);
+  if (existsSync(`/sys/class/net/${id}`)) out.push(`host link ${id}`);
+  const records = await readdir(path.join(f.stateDir, ATTACHMENTS_DIR)).catch(() => [] as string[]);
+  if (records.includes(`${id}.json`)) out.push(`record ${id}`);
+  return out;
+}
+
+function ip(...args: string[]): string {
+  return execFileSync('ip', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+class TestNetns {
+  readonly name = `vppnet-t-${randomBytes(3).toString('hex')}`;
+  readonly path = `/var/run/netns/${this.name}`;
+  constructor() {
+    ip('netns', 'add', this.name);
+  }
+  hasLink(ifname: string): boolean {
+    try {
+      ip('-n', this.name, 'link', 'show', 'dev', ifname);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  remove(): void {
+    try {
+      ip('netns', 'del', this.name);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+function podRequest(
+  ns: TestNetns,
+  containerId: string,
+  ifname = 'net1',
+  mode: AttachRequest['mode'] = 'veth',
+): AttachRequest {
+  return {
+    network: NETWORK,
+    containerId,
+    ifname,
+    netns: ns.path,
+    mode,
+    ips: [{ address: '169.254.169.103/24', gateway: '169.254.169.1' }],
+    routes: [{ dst: '169.252.252.0/24', gw: '169.254.169.1' }],
+  };
+}
+
+void describe('service bridge reconcile', () => {
+  let f: Fixture;
+  before(async () => {
+    f = await setup();
+  });
+  after(async () => {
+    await teardown(f);
+  });
+
+  void it('converges from empty with the design objects, and a second pass plans nothing', async () => {
+    const first = await apply(f);
+    assert.ok((first.result?.applied ?? 0) > 30);
+    assert.deepEqual(await planOps(f), []);
+
+    const bds = await f.client.dump(msg.bridge_domain_dump, { bd_id: 100, sw_if_index: 0xffffffff });
+    assert.equal(bds[0]?.bd_tag, 'vppnet:services');
+    const ifs = await f.client.dump(msg.sw_interface_dump, {
+      sw_if_index: 0xffffffff,
+      name_filter_valid: false,
+    });
+    const bvi = ifs.find((i) => i.tag === 'vppnet:services:bvi');
+    assert.equal(bds[0]?.bvi_sw_if_index, bvi?.sw_if_index);
+    const statics = await f.client.dump(msg.nat44_static_mapping_dump, {});
+    assert.deepEqual(
+      statics.map((m) => [m.tag, m.vrf_id, m.local_ip_address, m.external_ip_address, m.flags]).sort(),
+      [
+        ['vppnet:vm:vm1', 10, '10.0.0.5', '169.252.252.1', 8],
+        ['vppnet:vm:vm2', 20, '10.0.0.5', '169.252.252.2', 8],
+      ],
+    );
+    const identities = await f.client.dump(msg.nat44_identity_mapping_dump, {});
+    assert.deepEqual(
+      identities.map((m) => m.vrf_id).sort((a, b) => a - b),
+      [10, 20, 4000],
+    );
+    const proxies = await f.client.dump(msg.dhcp_proxy_dump, { is_ip6: false });
+    assert.deepEqual(proxies.map((p) => [p.rx_vrf_id, p.vss_vpn_ascii_id]).sort(), [
+      [10, 'vpc-a'],
+      [20, 'vpc-b'],
+    ]);
+    assert.deepEqual(
+      f.addresses.serviceMap().map((e) => [e.serviceAddress, e.port, e.vpcId]),
+      [
+        ['169.252.252.1', 'vm1', 10],
+        ['169.252.252.2', 'vm2', 20],
+      ],
+    );
+  });
+
+  void it('moves a VM to a new service address only when it becomes another VM', async () => {
+    await apply(f);
+    const raw = rawConfig(f);
+    (raw.ports as { ip: string }[])[0]!.ip = '10.0.0.9';
+    const ops = await planOps(f, validateConfig(raw));
+    assert.ok(ops.includes('create nat-static:10:10.0.0.9'), ops.join('\n'));
+    assert.ok(ops.includes('delete nat-static:10:10.0.0.5'), ops.join('\n'));
+    await apply(f, validateConfig(raw));
+    const statics = await f.client.dump(msg.nat44_static_mapping_dump, {});
+    // .1 is held back, so vm1 (now another VM) gets .3.
+    assert.ok(statics.some((m) => m.tag === 'vppnet:vm:vm1' && m.external_ip_address === '169.252.252.3'));
+    await apply(f);
+  });
+});
+
+void describe('pod attachments', { skip: NEEDS_ROOT }, () => {
+  let f: Fixture;
+  const namespaces: TestNetns[] = [];
+  const netns = (): TestNetns => {
+    const ns = new TestNetns();
+    namespaces.push(ns);
+    return ns;
+  };
+  before(async () => {
+    f = await setup();
+    await apply(f);
+  });
+  afterEach(async () => {
+    // A failed test must not leave its pods to the next one.
+    for (const r of f.manager.list()) await f.manager.detach(r).catch(() => undefined);
+    for (const ns of namespaces.splice(0)) ns.remove();
+  });
+  after(async () => {
+    await teardown(f);
+  });
+
+  void it('attaches a pod on a veth pair and detaches it without a trace', async () => {
+    const ns = netns();
+    const req = podRequest(ns, 'c-attach');
+    const id = hostVethName(req.containerId, req.ifname);
+    const answer = await f.manager.attach(req);
+    assert.equal(answer.mode, 'veth');
+    assert.deepEqual(
+      answer.interfaces.map((i) => [i.name, i.sandbox]),
+      [
+        [id, undefined],
+        ['net1', ns.path],
+      ],
+    );
+
+    // VPP: af_packet on the host end, member of the bridge, up, with pod-in in and pod-out out.
+    const ifs = await f.client.dump(msg.sw_interface_dump, {
+      sw_if_index: 0xffffffff,
+      name_filter_valid: false,
+    });
+    const port = ifs.find((i) => i.tag === `vppnet:pod:${id}`);
+    assert.ok(port, 'pod port in VPP');
+    assert.equal(port.flags & 1, 1, 'admin up');
+    const [bd] = await f.client.dump(msg.bridge_domain_dump, { bd_id: 100, sw_if_index: 0xffffffff });
+    assert.ok(bd?.sw_if_details.some((m) => m.sw_if_index === port.sw_if_index));
+    const acls = await f.client.dump(msg.acl_dump, { acl_index: 0xffffffff });
+    const aclIndex = (tag: string): number | undefined => acls.find((a) => a.tag === tag)?.acl_index;
+    const [binding] = await f.client.dump(msg.acl_interface_list_dump, { sw_if_index: port.sw_if_index });
+    assert.deepEqual(
+      [binding?.n_input, ...(binding?.acls ?? [])],
+      [1, aclIndex('vppnet:pod-in'), aclIndex('vppnet:pod-out')],
+    );
+
+    // The pod sees its interface with the address IPAM gave.
+    const state = await f.manager.check({ containerId: req.containerId, ifname: req.ifname, netns: ns.path });
+    assert.deepEqual(
+      state.podInterface.addresses.filter((a) => !a.includes(':')),
+      ['169.254.169.103/24'],
+    );
+    assert.equal(state.podInterface.up, true);
+    assert.deepEqual(await traces(f, req.containerId, req.ifname), [
+      `VPP interface host-${id}`,
+      `af_packet on ${id}`,
+      `host link ${id}`,
+      `record ${id}`,
+    ]);
+    assert.deepEqual(await planOps(f), [], 'a full reconcile keeps the pod as it is');
+
+    await f.manager.detach({ containerId: req.containerId, ifname: req.ifname, netns: ns.path });
+    assert.deepEqual(await traces(f, req.containerId, req.ifname), []);
+    assert.equal(ns.hasLink('net1'), false);
+    // DEL is repeatable, also without a netns.
+    await f.manager.detach({ containerId: req.containerId, ifname: req.ifname, netns: '' });
+    assert.deepEqual(await planOps(f), []);
+  });
+
+  void it('refuses an ifname the netns already has, touching nothing', async () => {
+    const ns = netns();
+    ip('-n', ns.name, 'link', 'add', 'net1', 'type', 'veth', 'peer', 'name', 'other1');
+    const req = podRequest(ns, 'c-taken');
+    await assert.rejects(
+      f.manager.attach(req),
+      (err: unknown) => err instanceof CniError && err.code === 100,
+    );
+    assert.equal(ns.hasLink('net1'), true);
+    assert.deepEqual(await traces(f, req.containerId, req.ifname), []);
+  });
+
+  void it('undoes everything when a step of ADD fails', async () => {
+    const ns = netns();
+    const failing: PodNetns = {
+      ...linuxPodNetns,
+      configure: () => Promise.reject(new Error('injected: cannot add address')),
+    };
+    const manager = await openManager(f, failing);
+    const req = podRequest(ns, 'c-fail');
+    await assert.rejects(
+      manager.attach(req),
+      (err: unknown) => err instanceof CniError && err.code === 999 && /injected/.test(err.message),
+    );
+    assert.deepEqual(await traces(f, req.containerId, req.ifname), []);
+    assert.equal(ns.hasLink('net1'), false);
+    assert.deepEqual(manager.list(), []);
+  });
+
+  void it(
+    'reports a VPP that cannot make taps (no /dev/vhost-net) and leaves nothing behind',
+    { skip: existsSync('/dev/vhost-net') && 'this host has vhost-net' },
+    async () => {
+      const ns = netns();
+      const req = podRequest(ns, 'c-no-vhost', 'net1', 'tap');
+      await assert.rejects(
+        f.manager.attach(req),
+        (err: unknown) => err instanceof CniError && err.code === 999 && /tap_create_v3/.test(err.message),
+      );
+      assert.deepEqual(await traces(f, req.containerId, req.ifname), []);
+      assert.equal(ns.hasLink('net1'), false, 'no tap device left in the netns');
+    },
+  );
+
+  void it('detaches after an agent restart, with only the state directory to go by', async () => {
+    const ns = netns();
+    const req = podRequest(ns, 'c-restart');
+    await f.manager.attach(req);
+    const restarted = await openManager(f);
+    assert.deepEqual(
+      restarted.list().map((r) => r.containerId),
+      ['c-restart'],
+    );
+    assert.deepEqual(
+      await planOps(f, config(f), restarted),
+      [],
+      'the restarted agent wants the pod as it is',
+    );
+    await restarted.detach({ containerId: req.containerId, ifname: req.ifname, netns: '' });
+    assert.deepEqual(await traces(f, req.containerId, req.ifname), []);
+    // The first manager still thinks it is attached; a DEL through it finds nothing and succeeds.
+    await f.manager.detach({ containerId: req.containerId, ifname: req.ifname, netns: ns.path });
+  });
+
+  void it('removes attachments whose netns is gone', async () => {
+    const ns = netns();
+    const req = podRequest(ns, 'c-vanish');
+    await f.manager.attach(req);
+    ns.remove(); // the pod is deleted, no DEL reaches the agent
+    await apply(f);
+    assert.deepEqual(f.manager.list(), []);
+    assert.deepEqual(await traces(f, req.containerId, req.ifname), []);
+  });
+
+  void it('collects the attachments of its network that the runtime no longer lists', async () => {
+    const [a, b] = [netns(), netns()];
+    await f.manager.attach(podRequest(a, 'c-keep'));
+    await f.manager.attach(podRequest(b, 'c-drop'));
+    await f.manager.gc({ network: 'another-network', validAttachments: [] });
+    assert.equal(f.manager.list().length, 2, 'GC of another network touches nothing');
+    await f.manager.gc({ network: NETWORK, validAttachments: [{ containerID: 'c-keep', ifname: 'net1' }] });
+    assert.deepEqual(
+      f.manager.list().map((r) => r.containerId),
+      ['c-keep'],
+    );
+    assert.deepEqual(await traces(f, 'c-drop', 'net1'), []);
+    await f.manager.detach({ containerId: 'c-keep', ifname: 'net1', netns: a.path });
+  });
+
+  void it('keeps a pod attached while full reconciles run alongside its ADD and DEL', async () => {
+    const ns = netns();
+    const req = podRequest(ns, 'c-race');
+    const passes = (): Promise<ReconcileOutcome[]> => Promise.all([apply(f), apply(f), apply(f)]);
+    await Promise.all([f.manager.attach(req), passes()]);
+    assert.equal((await traces(f, req.containerId, req.ifname)).length, 4);
+    assert.deepEqual(await planOps(f), []);
+    await Promise.all([
+      f.manager.detach({ containerId: req.containerId, ifname: req.ifname, netns: ns.path }),
+      passes(),
+    ]);
+    assert.deepEqual(await traces(f, req.containerId, req.ifname), []);
+  });
+
+  void it('restores pod ports after a VPP restart', { skip: SIM_ONLY }, async () => {
+    const ns = netns();
+    const req = podRequest(ns, 'c-vpp-restart');
+    const id = hostVethName(req.containerId, req.ifname);
+    await f.manager.attach(req);
+    const ready = new Promise<void>((resolve) => f.client.on('ready', (info) => info.reconnect && resolve()));
+    await f.target.sim!.restart({ downtimeMs: 20 });
+    await ready;
+    await f.other.whenReady(5000);
+    f.underlay = await newUnderlay(f.other); // the "NIC" comes back with VPP
+    const before = await traces(f, req.containerId, req.ifname);
+    assert.deepEqual(
+      before,
+      [`host link ${id}`, `record ${id}`],
+      'VPP lost the port, the veth pair and record stayed',
+    );
+    await apply(f);
+    assert.deepEqual(await traces(f, req.containerId, req.ifname), [
+      `VPP interface host-${id}`,
+      `af_packet on ${id}`,
+      `host link ${id}`,
+      `record ${id}`,
+    ]);
+    const state = await f.manager.check({ containerId: req.containerId, ifname: req.ifname, netns: ns.path });
+    assert.deepEqual(
+      state.podInterface.addresses.filter((a) => !a.includes(':')),
+      ['169.254.169.103/24'],
+    );
+    assert.deepEqual(await planOps(f), []);
+    await f.manager.detach({ containerId: req.containerId, ifname: req.ifname, netns: ns.path });
+    assert.deepEqual(await traces(f, req.containerId, req.ifname), []);
+  });
+});
+
+void describe(
+  'pod attachments on VPP taps (simulator with vhost-net)',
+  { skip: NEEDS_ROOT || SIM_ONLY },
+  () => {
+    let f: Fixture;
+    const namespaces: TestNetns[] = [];
+    before(async () => {
+      f = await setup({ vhostNet: true });
+      await apply(f);
+    });
+    after(async () => {
+      for (const ns of namespaces.splice(0)) ns.remove();
+      await teardown(f);
+    });
+
+    void it('prefers a tap where vhost-net exists and removes it on DEL', async () => {
+      const ns = new TestNetns();
+      namespaces.push(ns);
+      const vhostNet: PodNetns = { ...linuxPodNetns, vhostNetAvailable: () => Promise.resolve(true) };
+      const manager = await openManager(f, vhostNet);
+      const req = podRequest(ns, 'c-tap', 'net1', 'auto');
+      const id = hostVethName(req.containerId, req.ifname);
+      const answer = await manager.attach(req);
+      assert.equal(answer.mode, 'tap');
+      assert.deepEqual(
+        answer.interfaces.map((i) => i.name),
+        ['net1'],
+      );
+      const taps = await f.client.dump(msg.sw_interface_tap_v2_dump, { sw_if_index: 0xffffffff });
+      const tap = taps.find((t) => t.host_if_name === 'net1' && t.host_namespace === ns.path);
+      assert.ok(tap, 'VPP made the tap in the pod netns');
+      assert.equal(tap.tap_flags & 12, 12, 'persistent, re-attachable after a VPP restart');
+      const ifs = await f.client.dump(msg.sw_interface_dump, {
+        sw_if_index: tap.sw_if_index,
+        name_filter_valid: false,
+      });
+      assert.equal(ifs[0]?.tag, `vppnet:pod:${id}`);
+      const state = await manager.check({ containerId: req.containerId, ifname: req.ifname, netns: ns.path });
+      assert.equal(state.podInterface.mac, answer.interfaces[0]?.mac);
+      assert.deepEqual(
+        state.podInterface.addresses.filter((a) => !a.includes(':')),
+        ['169.254.169.103/24'],
+      );
+      assert.deepEqual(await planOps(f, config(f), manager), []);
+
+      await manager.detach({ containerId: req.containerId, ifname: req.ifname, netns: '' });
+      const after = await f.client.dump(msg.sw_interface_tap_v2_dump, { sw_if_index: 0xffffffff });
+      assert.ok(!after.some((t) => t.host_namespace === ns.path));
+      assert.equal(ns.hasLink('net1'), false);
+      assert.deepEqual(await traces(f, req.containerId, req.ifname), []);
+    });
+
+    void it('re-attaches the persistent tap after a VPP restart, addresses intact', async () => {
+      const ns = new TestNetns();
+      namespaces.push(ns);
+      const manager = await openManager(f);
+      const req = podRequest(ns, 'c-tap-restart', 'net1', 'tap');
+      await manager.attach(req);
+      const ready = new Promise<void>((resolve) =>
+        f.client.on('ready', (info) => info.reconnect && resolve()),
+      );
+      await f.target.sim!.restart({ downtimeMs: 20 });
+      await ready;
+      await f.other.whenReady(5000);
+      f.underlay = await newUnderlay(f.other);
+      assert.equal(ns.hasLink('net1'), true, 'the tap device outlived VPP');
+      await apply(f, config(f), manager);
+      const taps = await f.client.dump(msg.sw_interface_tap_v2_dump, { sw_if_index: 0xffffffff });
+      assert.ok(taps.some((t) => t.host_if_name === 'net1' && t.host_namespace === ns.path));
+      const state = await manager.check({ containerId: req.containerId, ifname: req.ifname, netns: ns.path });
+      assert.deepEqual(
+        state.podInterface.addresses.filter((a) => !a.includes(':')),
+        ['169.254.169.103/24'],
+      );
+      await manager.detach({ containerId: req.containerId, ifname: req.ifname, netns: ns.path });
+      assert.equal(ns.hasLink('net1'), false);
+    });
+  },
+);
