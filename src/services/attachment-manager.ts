@@ -29,6 +29,7 @@ import type { HostLinks } from '../dataplane/context.js';
 import { NetnsError, hostVethName } from '../netns/index.js';
 import { derivedMac } from '../srv6/overlay.js';
 import type { VppClient } from '../vpp/client/vpp-client.js';
+import { VppRetvalError } from '../vpp/client/retval-error.js';
 import { VppError } from '../vpp/errors.js';
 import { KeyedLocks, type DataplaneLock } from './async-lock.js';
 import { validateAttachRequest } from './attach-request.js';
@@ -50,6 +51,9 @@ export interface AttachmentManagerOptions {
 }
 
 type EntryState = 'adding' | 'active' | 'removing';
+
+/** VNET_API_ERROR_SYSCALL_ERROR_1, tap_create_v3's answer when /dev/vhost-net cannot be opened. */
+const TAP_NO_VHOST_NET = -11;
 
 /** Size of tap_create_v3.host_namespace, terminating NUL included. */
 const TAP_NETNS_MAX = 64;
@@ -136,6 +140,24 @@ export class AttachmentManager implements PodAttachmentSource {
       );
     }
     const mode = await this.#resolveMode(req.mode, req.netns);
+    try {
+      return await this.#attachAs(req, id, services, mode);
+    } catch (err) {
+      // `auto` saw /dev/vhost-net, but VPP (in its own container, say) could not open it.
+      if (req.mode === 'auto' && mode === 'tap' && err instanceof CniError && isNoVhostNet(err.cause)) {
+        return this.#attachAs(req, id, services, 'veth');
+      }
+      throw err;
+    }
+  }
+
+  /** One ADD in one mode; on failure everything it did is undone before the error is thrown. */
+  async #attachAs(
+    req: AttachRequest,
+    id: string,
+    services: ServicesConfig,
+    mode: PodPortMode,
+  ): Promise<AttachResponse> {
     const record: AttachmentRecord = {
       version: 1,
       network: req.network,
@@ -427,6 +449,7 @@ function toAttachError(err: unknown): CniError {
       err.notReady ? CniErrorCode.TRY_AGAIN_LATER : CniErrorCode.INTERNAL,
       'cannot plug the pod into the service bridge',
       err.message,
+      { cause: err },
     );
   }
   if (
@@ -445,5 +468,16 @@ function withUndoProblems(err: CniError, failedUndo: readonly string[]): CniErro
   const details = [err.details, `undo failed: ${failedUndo.join('; ')}`]
     .filter((d) => d !== undefined)
     .join('; ');
-  return new CniError(err.code, err.msg, details);
+  return new CniError(err.code, err.msg, details, { cause: err.cause });
+}
+
+/** tap_create_v3 answered SYSCALL_ERROR_1: VPP could not open /dev/vhost-net. */
+function isNoVhostNet(err: unknown): boolean {
+  return (
+    err instanceof PodApplyError &&
+    err.causes.some(
+      (c) =>
+        c instanceof VppRetvalError && c.messageName === 'tap_create_v3' && c.retval === TAP_NO_VHOST_NET,
+    )
+  );
 }

@@ -12,7 +12,10 @@ import { after, before, describe, it } from 'node:test';
 import type { AttachRequest, AttachmentKey, GcRequest } from '../cni/agent-protocol.js';
 import { AgentClient } from '../cni/agent-client.js';
 import { CniError, CniErrorCode } from '../cni/errors.js';
+import type { HostLinks } from '../dataplane/context.js';
+import { VppClient } from '../vpp/client/vpp-client.js';
 import { LocalApiServer, SERVICE_MAP_PATH, type AttachmentOperations } from './local-api.js';
+import { openServices } from './open-services.js';
 import type { ServiceMapEntry } from './service-map.js';
 
 const MAP: ServiceMapEntry[] = [
@@ -179,5 +182,46 @@ void describe('local API', () => {
   void it('refuses to take over the socket of a live agent', async () => {
     const second = new LocalApiServer({ attachments, vppConnected: () => true, serviceMap: () => [] });
     await assert.rejects(second.listen(socketPath), /another process/);
+  });
+});
+
+void describe('openServices', () => {
+  void it('wires a local API that says so while VPP is away', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-open-'));
+    const client = new VppClient({ socketPath: path.join(dir, 'no-vpp.sock'), healthCheckIntervalMs: 0 });
+    const host: HostLinks = {
+      createVeth: () => Promise.reject(new Error('unexpected')),
+      deleteVeth: () => Promise.reject(new Error('unexpected')),
+      listVeths: () => Promise.resolve([]),
+    };
+    const opened = await openServices({
+      client,
+      host,
+      stateDir: path.join(dir, 'state'),
+      services: () => undefined,
+    });
+    const socketPath = path.join(dir, 'agent.sock');
+    await opened.localApi.listen(socketPath);
+    try {
+      const agent = new AgentClient({ socketPath, connectBudgetMs: 0 });
+      await assert.rejects(agent.status(), (e: unknown) => e instanceof CniError && e.code === 50);
+      const req: AttachRequest = {
+        network: 'svc',
+        containerId: 'c',
+        ifname: 'net1',
+        netns: '/var/run/netns/x',
+        mode: 'veth',
+        ips: [],
+        routes: [],
+      };
+      await assert.rejects(agent.attach(req), (e: unknown) => e instanceof CniError && e.code === 11);
+      await agent.detach({ containerId: 'c', ifname: 'net1', netns: '' });
+      assert.equal(opened.runtime.attachments, opened.manager);
+      assert.deepEqual(opened.addresses.serviceMap(), []);
+    } finally {
+      await opened.localApi.close();
+      await client.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -28,10 +28,13 @@ const ALL = 0xffffffff;
 /** The pod's port could not be put in place; `notReady` when the service bridge itself is missing. */
 export class PodApplyError extends Error {
   readonly notReady: boolean;
-  constructor(message: string, notReady: boolean) {
+  /** The errors of the operations that failed. */
+  readonly causes: readonly Error[];
+  constructor(message: string, notReady: boolean, causes: readonly Error[] = []) {
     super(message);
     this.name = 'PodApplyError';
     this.notReady = notReady;
+    this.causes = causes;
   }
 }
 
@@ -190,7 +193,13 @@ async function run(plan: Plan, ctx: ServicesContext, what: string): Promise<void
     ...result.failed.map((f) => `${f.op.action} ${f.op.resource.key}: ${f.error.message}`),
     ...result.skipped.map((s) => `${s.op.action} ${s.op.resource.key}: ${s.reason}`),
   ];
-  if (problems.length > 0) throw new PodApplyError(`${what}: ${problems.join('; ')}`, false);
+  if (problems.length > 0) {
+    throw new PodApplyError(
+      `${what}: ${problems.join('; ')}`,
+      false,
+      result.failed.map((f) => f.error),
+    );
+  }
 }
 
 const EMPTY_SNAPSHOT: VppSnapshot = {

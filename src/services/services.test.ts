@@ -420,6 +420,25 @@ void describe('pod attachments', { skip: NEEDS_ROOT }, () => {
     },
   );
 
+  void it(
+    'falls back to veth in auto mode when VPP cannot open /dev/vhost-net',
+    { skip: existsSync('/dev/vhost-net') && 'this host has vhost-net' },
+    async () => {
+      const ns = netns();
+      // The agent sees vhost-net, VPP (say, in another container) does not.
+      const manager = await openManager(f, {
+        ...linuxPodNetns,
+        vhostNetAvailable: () => Promise.resolve(true),
+      });
+      const req = podRequest(ns, 'c-auto', 'net1', 'auto');
+      const answer = await manager.attach(req);
+      assert.equal(answer.mode, 'veth');
+      assert.equal((await traces(f, req.containerId, req.ifname)).length, 4);
+      await manager.detach(req);
+      assert.deepEqual(await traces(f, req.containerId, req.ifname), []);
+    },
+  );
+
   void it('detaches after an agent restart, with only the state directory to go by', async () => {
     const ns = netns();
     const req = podRequest(ns, 'c-restart');

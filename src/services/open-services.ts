@@ -1,0 +1,60 @@
+/**
+ * Everything the agent runtime needs for the service bridge, wired once per VPP client: the lock
+ * shared by full reconciles and pod attachments, the service address keeper, the attachment
+ * manager (both persisted under the state directory) and the local API server over them.
+ *
+ *   const services = await openServices({ client, host, stateDir, services: () => config?.services });
+ *   await services.localApi.listen(DEFAULT_AGENT_SOCKET);
+ *   await reconcile(config, { client, host, globals, services: services.runtime });
+ */
+import type { ServicesConfig } from '../config/model.js';
+import type { HostLinks } from '../dataplane/context.js';
+import type { VppClient } from '../vpp/client/vpp-client.js';
+import { AddressBookFileStore } from './address-store.js';
+import { AsyncLock } from './async-lock.js';
+import { AttachmentManager } from './attachment-manager.js';
+import { AttachmentFileStore } from './attachment-store.js';
+import { LocalApiServer, vppConnectedOf } from './local-api.js';
+import type { PodNetns } from './pod-netns.js';
+import type { ServicesRuntime } from './runtime.js';
+import { ServiceAddresses } from './service-addresses.js';
+
+export interface OpenServicesOptions {
+  readonly client: VppClient;
+  readonly host: HostLinks;
+  /** The agent's state directory: service-addresses.json and attachments/ live here. */
+  readonly stateDir: string;
+  /** The service bridge of the config in force; undefined while there is none. */
+  readonly services: () => ServicesConfig | undefined;
+  readonly netns?: PodNetns;
+  readonly clock?: () => number;
+}
+
+export interface OpenedServices {
+  /** Pass as ReconcileOptions.services to every reconcile. */
+  readonly runtime: ServicesRuntime;
+  readonly manager: AttachmentManager;
+  readonly addresses: ServiceAddresses;
+  /** Not listening yet: the runtime decides where and when. */
+  readonly localApi: LocalApiServer;
+}
+
+export async function openServices(opts: OpenServicesOptions): Promise<OpenedServices> {
+  const lock = new AsyncLock();
+  const addresses = new ServiceAddresses(new AddressBookFileStore(opts.stateDir), opts.clock);
+  const manager = await AttachmentManager.open({
+    client: opts.client,
+    host: opts.host,
+    lock,
+    store: new AttachmentFileStore(opts.stateDir),
+    services: opts.services,
+    ...(opts.netns !== undefined && { netns: opts.netns }),
+    ...(opts.clock !== undefined && { clock: opts.clock }),
+  });
+  const localApi = new LocalApiServer({
+    attachments: manager,
+    vppConnected: vppConnectedOf(opts.client),
+    serviceMap: () => addresses.serviceMap(),
+  });
+  return { runtime: { addresses, attachments: manager, lock }, manager, addresses, localApi };
+}
