@@ -26,8 +26,7 @@ import { actualServices, serviceAddressesInVpp } from '../services/actual.js';
 import { memoryAddressBookStore } from '../services/address-store.js';
 import type { ServicesContext } from '../services/context.js';
 import { servicesDescriptors } from '../services/descriptors.js';
-import { desiredServices } from '../services/desired.js';
-import type { PodPortSpec } from '../services/pod-port.js';
+import { desiredServices, type ServicesDesiredInput } from '../services/desired.js';
 import { isPodVethName, POD_VETH_PREFIX } from '../services/pod-veth.js';
 import { freshServiceAddresses, type ServicesRuntime } from '../services/runtime.js';
 import { ServiceAddresses } from '../services/service-addresses.js';
@@ -94,7 +93,7 @@ export function memoryStore(): SrGlobalsStore {
 export function desiredResources(
   config: AgentConfig,
   bsidsInVpp: ReadonlyMap<string, string>,
-  services: { readonly addresses: ReadonlyMap<string, string>; readonly pods: readonly PodPortSpec[] } = {
+  services: ServicesDesiredInput = {
     addresses: freshServiceAddresses(config),
     pods: [],
   },
