@@ -157,8 +157,18 @@ describe('Dockerfile', () => {
       .map((l) => l.trim())
       .filter((l) => l !== '' && !l.startsWith('#'));
     for (const entry of ['node_modules', 'dist', '.git']) assert.ok(ignored.includes(entry), entry);
-    // tsc -b compiles everything tsconfig includes: none of it may be left out.
-    for (const needed of ['src', 'test', 'bench', 'deploy', 'deploy/render', 'examples']) {
+    // tsc -b compiles everything tsconfig includes, and build:cni-sea reads scripts/ and
+    // sea-config.json: none of it may be left out.
+    for (const needed of [
+      'src',
+      'test',
+      'bench',
+      'deploy',
+      'deploy/render',
+      'examples',
+      'scripts',
+      'sea-config.json',
+    ]) {
       assert.ok(!ignored.includes(needed), needed);
     }
   });
