@@ -109,7 +109,7 @@ export class AttachmentManager implements PodAttachmentSource {
     return new AttachmentManager(opts, records, problems);
   }
 
-  attach(request: AttachRequest): Promise<AttachResponse> {
+  async attach(request: AttachRequest): Promise<AttachResponse> {
     const req = validateAttachRequest(request);
     const id = hostVethName(req.containerId, req.ifname);
     return this.#locks.run(lockKeys(id, req.netns, req.ifname), () => this.#attach(req, id));
@@ -228,7 +228,7 @@ export class AttachmentManager implements PodAttachmentSource {
     }
   }
 
-  detach(key: AttachmentKey): Promise<void> {
+  async detach(key: AttachmentKey): Promise<void> {
     if (!key.containerId || !key.ifname)
       throw new CniError(CniErrorCode.INVALID_NETWORK_CONFIG, 'containerId and ifname are required');
     const id = hostVethName(key.containerId, key.ifname);
@@ -268,7 +268,7 @@ export class AttachmentManager implements PodAttachmentSource {
     }
   }
 
-  check(key: AttachmentKey): Promise<AttachmentState> {
+  async check(key: AttachmentKey): Promise<AttachmentState> {
     const id = hostVethName(key.containerId, key.ifname);
     const entry = this.#entries.get(id);
     const netns = entry?.record.netns ?? key.netns;
