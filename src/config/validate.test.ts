@@ -7,7 +7,18 @@ import { ConfigError, validateConfig } from './validate.js';
 
 const EXAMPLE = readFileSync(new URL('../../../examples/hypervisor-1.yaml', import.meta.url), 'utf8');
 
-function base(): Record<string, unknown> {
+type Obj = Record<string, unknown>;
+
+/** The raw YAML shape, loosely typed so that each case can break one field. */
+interface RawConfig {
+  node: Obj & { underlay: Obj; srv6: Obj };
+  vpcs: Obj[];
+  ports: Obj[];
+  remoteRoutes: Obj[];
+  services?: Obj;
+}
+
+function base(): RawConfig {
   return {
     node: {
       name: 'hv1',
@@ -21,9 +32,9 @@ function base(): Record<string, unknown> {
 }
 
 /** Applies `edit` to a fresh base config and returns the problems validation reports. */
-function problems(edit: (c: Record<string, any>) => void): { path: string; message: string }[] {
+function problems(edit: (c: RawConfig) => void): { path: string; message: string }[] {
   const c = base();
-  edit(c as Record<string, any>);
+  edit(c);
   try {
     validateConfig(c);
   } catch (err) {
@@ -50,31 +61,31 @@ describe('config validation', () => {
     assert.deepEqual(problems(() => undefined), []);
   });
 
-  const cases: [string, (c: Record<string, any>) => void, string, RegExp][] = [
-    ['missing node', (c) => delete c.node, 'node', /required/],
-    ['unknown field (typo)', (c) => (c.vpcs[0].subnet = ['10.0.0.0/24']), 'vpcs[0].subnet', /unknown field/],
-    ['bad VPC name', (c) => (c.vpcs[0].name = 'VPC A'), 'vpcs[0].name', /lowercase/],
+  const cases: [string, (c: RawConfig) => void, string, RegExp][] = [
+    ['missing node', (c) => delete (c as Partial<RawConfig>).node, 'node', /required/],
+    ['unknown field (typo)', (c) => (c.vpcs[0]!.subnet = ['10.0.0.0/24']), 'vpcs[0].subnet', /unknown field/],
+    ['bad VPC name', (c) => (c.vpcs[0]!.name = 'VPC A'), 'vpcs[0].name', /lowercase/],
     ['duplicate VPC id', (c) => c.vpcs.push({ name: 'vpc-b', id: 10, subnets: ['10.1.0.0/24'], gateway: '10.1.0.1' }), 'vpcs[1].id', /already used/],
-    ['subnet with host bits', (c) => (c.vpcs[0].subnets = ['10.0.0.1/24']), 'vpcs[0].subnets[0]', /host bits set/],
-    ['overlapping subnets in one VPC', (c) => (c.vpcs[0].subnets = ['10.0.0.0/24', '10.0.0.0/25']), 'vpcs[0].subnets[1]', /overlaps/],
-    ['gateway outside the subnets', (c) => (c.vpcs[0].gateway = '10.9.0.1'), 'vpcs[0].gateway', /inside one of the subnets/],
-    ['SID outside the locator', (c) => (c.vpcs[0].sid = 'fc00:9::a'), 'vpcs[0].sid', /outside the locator/],
-    ['port in an unknown VPC', (c) => (c.ports[0].vpc = 'nope'), 'ports[0].vpc', /no VPC named/],
-    ['port IP outside its VPC', (c) => (c.ports[0].ip = '192.168.1.5'), 'ports[0].ip', /not a host address/],
-    ['port IP = gateway', (c) => (c.ports[0].ip = '10.0.0.1'), 'ports[0].ip', /gateway/],
-    ['multicast MAC', (c) => (c.ports[0].mac = '01:00:5e:00:00:01'), 'ports[0].mac', /multicast/],
-    ['bad attach type', (c) => (c.ports[0].attach = { type: 'pci' }), 'ports[0].attach.type', /one of/],
-    ['relative vhost socket', (c) => (c.ports[0].attach = { type: 'vhost-user', socket: 'vm1.sock' }), 'ports[0].attach.socket', /absolute/],
-    ['veth ifname too long', (c) => (c.ports[0].attach = { type: 'veth', netns: 'vm1', ifname: 'a-very-long-ifname' }), 'ports[0].attach.ifname', /1-15/],
-    ['remote SID in own locator', (c) => (c.remoteRoutes[0].sid = 'fc00:1::b'), 'remoteRoutes[0].sid', /own locator/],
-    ['duplicate remote route', (c) => c.remoteRoutes.push({ ...c.remoteRoutes[0] }), 'remoteRoutes[1].prefix', /already used/],
+    ['subnet with host bits', (c) => (c.vpcs[0]!.subnets = ['10.0.0.1/24']), 'vpcs[0].subnets[0]', /host bits set/],
+    ['overlapping subnets in one VPC', (c) => (c.vpcs[0]!.subnets = ['10.0.0.0/24', '10.0.0.0/25']), 'vpcs[0].subnets[1]', /overlaps/],
+    ['gateway outside the subnets', (c) => (c.vpcs[0]!.gateway = '10.9.0.1'), 'vpcs[0].gateway', /inside one of the subnets/],
+    ['SID outside the locator', (c) => (c.vpcs[0]!.sid = 'fc00:9::a'), 'vpcs[0].sid', /outside the locator/],
+    ['port in an unknown VPC', (c) => (c.ports[0]!.vpc = 'nope'), 'ports[0].vpc', /no VPC named/],
+    ['port IP outside its VPC', (c) => (c.ports[0]!.ip = '192.168.1.5'), 'ports[0].ip', /not a host address/],
+    ['port IP = gateway', (c) => (c.ports[0]!.ip = '10.0.0.1'), 'ports[0].ip', /gateway/],
+    ['multicast MAC', (c) => (c.ports[0]!.mac = '01:00:5e:00:00:01'), 'ports[0].mac', /multicast/],
+    ['bad attach type', (c) => (c.ports[0]!.attach = { type: 'pci' }), 'ports[0].attach.type', /one of/],
+    ['relative vhost socket', (c) => (c.ports[0]!.attach = { type: 'vhost-user', socket: 'vm1.sock' }), 'ports[0].attach.socket', /absolute/],
+    ['veth ifname too long', (c) => (c.ports[0]!.attach = { type: 'veth', netns: 'vm1', ifname: 'a-very-long-ifname' }), 'ports[0].attach.ifname', /1-15/],
+    ['remote SID in own locator', (c) => (c.remoteRoutes[0]!.sid = 'fc00:1::b'), 'remoteRoutes[0].sid', /own locator/],
+    ['duplicate remote route', (c) => c.remoteRoutes.push({ ...c.remoteRoutes[0]! }), 'remoteRoutes[1].prefix', /already used/],
     ['underlay gateway off-link', (c) => (c.node.underlay.gateway = '2001:db9::1'), 'node.underlay.gateway', /not inside/],
     ['locator holding the underlay address', (c) => (c.node.srv6.locator = '2001:db8::/32'), 'node.srv6.locator', /underlay address/],
     ['BSID prefix inside the locator', (c) => (c.node.srv6.bsidPrefix = 'fc00:1:0:1::/64'), 'node.srv6.bsidPrefix', /overlaps the locator/],
     ['hop limit 0', (c) => (c.node.srv6.hopLimit = 0), 'node.srv6.hopLimit', /from 1 to 255/],
     ['services range overlapping the bridge', (c) => (c.services = { vmAddressRange: '169.254.169.0/25' }), 'services.vmAddressRange', /overlaps/],
     ['DHCP server outside the bridge subnet', (c) => (c.services = { dhcpServer: '10.0.0.3' }), 'services.dhcpServer', /not inside/],
-    ['VPC table = services table', (c) => ((c.services = {}), (c.vpcs[0].table = 4000)), 'vpcs[0].table', /services table/],
+    ['VPC table = services table', (c) => ((c.services = {}), (c.vpcs[0]!.table = 4000)), 'vpcs[0].table', /services table/],
   ];
   for (const [name, edit, path, message] of cases) {
     it(`rejects ${name}, naming ${path}`, () => {
@@ -87,9 +98,9 @@ describe('config validation', () => {
 
   it('reports every problem at once', () => {
     const found = problems((c) => {
-      c.vpcs[0].gateway = 'x';
-      c.ports[0].mac = 'y';
-      c.remoteRoutes[0].prefix = 'z';
+      c.vpcs[0]!.gateway = 'x';
+      c.ports[0]!.mac = 'y';
+      c.remoteRoutes[0]!.prefix = 'z';
     });
     // The port's IP cannot be checked against an invalid VPC, and is not blamed for it.
     assert.deepEqual(found.map((p) => p.path).sort(), ['ports[0].mac', 'remoteRoutes[0].prefix', 'vpcs[0].gateway']);

@@ -5,7 +5,7 @@ import { execute } from './executor.js';
 import { plan } from './planner.js';
 import type { Resource } from './resource.js';
 
-const noop = async (): Promise<void> => undefined;
+const noop = (): Promise<void> => Promise.resolve();
 const plain: Descriptor = { kind: 'thing', equivalent: canonicalEqual, create: noop, delete: noop };
 const updatable: Descriptor = { kind: 'knob', equivalent: canonicalEqual, create: noop, delete: noop, update: noop };
 const descriptors = new Map<string, Descriptor>([
@@ -78,9 +78,10 @@ describe('executor', () => {
     const flaky: Descriptor<unknown, null> = {
       kind: 'thing',
       equivalent: canonicalEqual,
-      create: async (_ctx, res) => {
-        if (res.key === 'bad') throw new Error('VPP said no');
+      create: (_ctx, res) => {
+        if (res.key === 'bad') return Promise.reject(new Error('VPP said no'));
         created.push(res.key);
+        return Promise.resolve();
       },
       delete: noop,
     };

@@ -22,7 +22,7 @@ export const SIM_ONLY = REAL_VPP_SOCKET ? 'needs the simulator (fault injection)
 
 export async function startVppTarget(opts: Partial<VppSimulatorOptions> = {}): Promise<VppTarget> {
   if (REAL_VPP_SOCKET) {
-    return { socketPath: REAL_VPP_SOCKET, sim: undefined, real: true, close: async () => undefined };
+    return { socketPath: REAL_VPP_SOCKET, sim: undefined, real: true, close: () => Promise.resolve() };
   }
   const dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-sim-'));
   const socketPath = path.join(dir, 'api.sock');

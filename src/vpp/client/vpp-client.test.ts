@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { SIM_ONLY, startVppTarget, type VppTarget } from '../../../test/support/vpp-target.js';
 import { msg } from '../messages/index.js';
 import type { ConnectionState } from './connection-state.js';
+import type { SubscriptionItem } from './event-subscription.js';
 import { VppRetvalError } from './retval-error.js';
 import { VppClient, type VppClientOptions } from './vpp-client.js';
 
@@ -145,15 +146,16 @@ describe('VppClient', () => {
       const results = await Promise.allSettled(Array.from({ length: 11 }, () => client.call(msg.control_ping, {})));
       const rejected = results.filter((r) => r.status === 'rejected');
       assert.equal(rejected.length, 1);
-      assert.equal((rejected[0] as PromiseRejectedResult).reason.code, 'VPPNET_ERR_QUEUE_FULL');
+      assert.equal(((rejected[0] as PromiseRejectedResult).reason as { code?: string }).code, 'VPPNET_ERR_QUEUE_FULL');
     });
   });
 
   it('picks the first message version the connected VPP offers', async () => {
-    await withClient(target, {}, async (client) => {
+    await withClient(target, {}, (client) => {
       assert.ok(client.supports(msg.sr_policy_add));
       const picked = client.pick([msg.sr_policy_add_v2, msg.sr_policy_add]);
       assert.ok(picked === msg.sr_policy_add_v2 || picked === msg.sr_policy_add);
+      return Promise.resolve();
     });
   });
 
@@ -210,9 +212,9 @@ describe('VppClient under faults (simulator)', { skip: SIM_ONLY }, () => {
     assert.equal((await queued).retval, 0);
     assert.deepEqual((await iterator.next()).value, { type: 'resync', reason: 'reconnected' });
     const { sw_if_index } = await client.call(msg.create_loopback_instance, {});
-    const next = await iterator.next();
-    assert.equal(next.value?.type, 'event');
-    assert.equal(next.value?.type === 'event' && next.value.event.sw_if_index, sw_if_index);
+    const next: IteratorResult<SubscriptionItem<{ sw_if_index: number }>> = await iterator.next();
+    assert.ok(!next.done && next.value.type === 'event', 'an event follows the resync');
+    assert.equal(next.value.event.sw_if_index, sw_if_index);
     await client.close();
   });
 
@@ -257,9 +259,10 @@ describe('VppClient under faults (simulator)', { skip: SIM_ONLY }, () => {
       assert.match(err.message, /sr_steering_add_del: want crc e46b0a0f, VPP has none/);
       assert.equal(client.state, 'closed');
       // A client that can use either version picks what is there.
-      await withClient(target, {}, async (c) => {
+      await withClient(target, {}, (c) => {
         assert.equal(c.supports(msg.sr_policy_add), false);
         assert.equal(c.pick([msg.sr_policy_add, msg.sr_policy_add_v2]), msg.sr_policy_add_v2);
+        return Promise.resolve();
       });
     } finally {
       await sim.restart({ reshuffleIds: false });

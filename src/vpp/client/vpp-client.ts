@@ -432,12 +432,12 @@ export class VppClient {
 
   /** Sends a request and resolves with its reply, whatever its retval. */
   request<M extends WithReply>(def: M, input: MessageInput<M>, opts: RequestOptions = {}): Promise<ReplyMessage<M>> {
-    return this.#enqueue('request', def, input as AnyRecord, opts) as Promise<ReplyMessage<M>>;
+    return this.#enqueue('request', def, input, opts) as Promise<ReplyMessage<M>>;
   }
 
   /** Like request(), but a non-zero retval rejects with VppRetvalError naming message and error. */
   async call<M extends WithReply>(def: M, input: MessageInput<M>, opts: RequestOptions = {}): Promise<ReplyMessage<M>> {
-    const reply = (await this.#enqueue('request', def, input as AnyRecord, opts)) as AnyRecord;
+    const reply = (await this.#enqueue('request', def, input, opts)) as AnyRecord;
     const retval = typeof reply.retval === 'number' ? reply.retval : 0;
     if (retval !== 0) throw new VppRetvalError(def.name, retval);
     return reply as ReplyMessage<M>;
@@ -445,7 +445,7 @@ export class VppClient {
 
   /** Runs a dump (`X_dump` + `control_ping`) and resolves with all its details. */
   async dump<M extends WithStream>(def: M, input: MessageInput<M>, opts: RequestOptions = {}): Promise<StreamMessage<M>[]> {
-    const result = (await this.#enqueue('dump', def, input as AnyRecord, opts)) as { items: AnyRecord[] };
+    const result = (await this.#enqueue('dump', def, input, opts)) as { items: AnyRecord[] };
     return result.items as StreamMessage<M>[];
   }
 
@@ -504,7 +504,7 @@ export class VppClient {
   ): Promise<EventSubscription<Message<E>>> {
     const entry: SubscriptionEntry = {
       wantDef,
-      enableInput: enableInput as AnyRecord,
+      enableInput: enableInput,
       disableInput: (disableInput as AnyRecord | undefined) ?? { ...(enableInput as AnyRecord), enable_disable: 0 },
       eventDef,
       subscription: new EventSubscription<AnyRecord>(this.#eventBufferSize, async () => {

@@ -89,7 +89,7 @@ export function encodeMessage<M extends MessageDef>(
   header: MessageHeader = {},
 ): Buffer {
   try {
-    return compiled(def).encode(msgId, input as Readonly<Record<string, unknown>>, header);
+    return compiled(def).encode(msgId, input, header);
   } catch (err) {
     if (err instanceof VppError) throw err;
     throw new VppError('VPPNET_ERR_ENCODE', `${def.name}: ${(err as Error).message}`, { cause: err });

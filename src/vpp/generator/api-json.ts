@@ -78,7 +78,7 @@ export async function loadApiIndex(dir: string): Promise<ApiIndex> {
     for (const m of api.messages ?? []) {
       const name = m[0] as string;
       const { items, options } = splitOptions(m.slice(1));
-      const crc = String(options.crc ?? '').replace(/^0x/, '');
+      const crc = (typeof options.crc === 'string' ? options.crc : '').replace(/^0x/, '');
       index.messages.set(name, {
         name,
         fields: items as ApiField[],

@@ -49,8 +49,8 @@ export function emitDefinitions(index: ApiIndex, opts: EmitOptions): string {
       const [type, name, ...rest] = f;
       const last = rest[rest.length - 1];
       const dims = last !== null && typeof last === 'object' ? rest.slice(0, -1) : rest;
-      if (last !== null && typeof last === 'object' && 'default' in (last as object)) {
-        let d = (last as { default: unknown }).default;
+      if (last !== null && typeof last === 'object' && 'default' in (last)) {
+        let d = (last).default;
         if (type === 'bool' && typeof d === 'string') d = d === 'true';
         defaults[name] = d;
       }
