@@ -1,0 +1,174 @@
+/**
+ * pg mode: builds both configurations of every path in one VPP on packet-generator interfaces and
+ * measures each path, frame size and configuration on its own: create its streams, enable them,
+ * let traffic settle (warmup), `clear runtime`, wait the duration, `show runtime`, disable and
+ * delete the streams. All streams of a measurement start with one `packet-generator
+ * enable-stream` (no name: every stream, enable_disable_stream in src/vnet/pg/cli.c).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { VppClient } from '../../src/vpp/client/vpp-client.js';
+import { medianRun, pathFigures, type PathFigures } from './metrics.js';
+import type { Options } from './options.js';
+import type { Measurement, RunMeta } from './report.js';
+import { parseShowCpu, parseShowRuntime, parseShowThreads } from './runtime.js';
+import { attachPodPort, programVppnet, runSteps, vppnetBviName } from './setup.js';
+import { buildStreams, pgStreamCommand, type SizeClass } from './streams.js';
+import {
+  allPgIds,
+  baselineSteps,
+  baselineWorldSteps,
+  HAND,
+  handSteps,
+  PATH_IDS,
+  pathPlans,
+  pgCreateCommands,
+  pgIdOf,
+  pgMac,
+  pgPeerMac,
+  pgTopology,
+  txNode,
+  VPPNET,
+  vppnetConfig,
+  worldSteps,
+  type Macs,
+  type PathPlan,
+  type Peers,
+} from './topology.js';
+import { BenchError, cli, ensureFresh, type VppFacts } from './vpp-checks.js';
+
+export interface Log {
+  (line: string): void;
+}
+
+export interface DatapathInfo {
+  readonly workers: number;
+  readonly cpuModel: string | undefined;
+  readonly ghz: number | undefined;
+}
+
+export async function datapathInfo(client: VppClient): Promise<DatapathInfo> {
+  const threads = parseShowThreads(await cli(client, 'show threads'));
+  const cpu = parseShowCpu(await cli(client, 'show cpu'));
+  return { workers: threads.workers, cpuModel: cpu.model, ghz: cpu.ghz };
+}
+
+const pgMacs: Macs = { macOf: (iface) => pgMac(pgIdOf(iface) ?? -1) };
+const pgPeers: Peers = { macBehind: (iface) => pgPeerMac(pgIdOf(iface) ?? -1) };
+
+/** Creates the pg interfaces and both configurations; returns the path plans to measure. */
+export async function buildPgTestbed(client: VppClient, socketPath: string, opts: Options, log: Log): Promise<PathPlan[]> {
+  const t = pgTopology();
+  await ensureFresh(client, socketPath, {
+    interfaces: [...allPgIds().map((id) => `pg${id}`), `loop${HAND.gatewayLoopback}`, `loop${HAND.bviLoopback}`],
+    tables: [VPPNET.table, VPPNET.servicesTable, HAND.table, HAND.servicesTable],
+  });
+  log(`creating ${allPgIds().length} packet-generator interfaces`);
+  await runSteps(client, pgCreateCommands());
+
+  const config = vppnetConfig(t.vppnet, { vm1: pgPeerMac(pgIdOf(t.vppnet.vm1) ?? -1), vm2: pgPeerMac(pgIdOf(t.vppnet.vm2) ?? -1) });
+  const started = Date.now();
+  const applied = await programVppnet(client, config);
+  log(`vppnet: reconciler applied ${applied} operations in ${Date.now() - started} ms`);
+  if (!config.services) throw new BenchError('VPPNET_BENCH_SETUP', 'the generated config has no service bridge');
+  await attachPodPort(client, t.vppnet.pod, config.services);
+  const bvi = await vppnetBviName(client);
+  await runSteps(client, worldSteps('vppnet', t.vppnet, bvi, pgPeers));
+
+  const steps = handSteps(t.hand, { globals: false });
+  await runSteps(client, steps);
+  await runSteps(client, worldSteps('hand', t.hand, `loop${HAND.bviLoopback}`, pgPeers));
+  log(`hand: ${steps.length} CLI commands`);
+
+  await runSteps(client, [...baselineSteps(t.baseline), ...baselineWorldSteps(t.baseline, pgPeers)]);
+  return pathPlans(t, pgMacs, pgPeers, opts.flows).filter((p) => opts.paths.includes(p.path));
+}
+
+/** One run: the plan's streams for one size class, traffic for warmup + duration, figures of the window. */
+export async function measureOnce(
+  client: VppClient,
+  plan: PathPlan,
+  size: SizeClass,
+  workers: number,
+  opts: Pick<Options, 'duration' | 'warmup'>,
+): Promise<{ figures: PathFigures; streams: string[]; errors: string | undefined }> {
+  const source = pgIdOf(plan.ingress);
+  if (source === undefined) throw new BenchError('VPPNET_BENCH_SETUP', `${plan.ingress} is not a pg interface`);
+  const streams = buildStreams({ prefix: `${plan.config}-${plan.path}-${size.label}`, source, traffic: plan.traffic, size, workers });
+  let text: string;
+  try {
+    for (const s of streams) await cli(client, pgStreamCommand(s));
+    await cli(client, 'clear errors');
+    await cli(client, 'packet-generator enable-stream');
+    if (opts.warmup > 0) await sleep(opts.warmup * 1000);
+    await cli(client, 'clear runtime');
+    await sleep(opts.duration * 1000);
+    text = await cli(client, 'show runtime');
+  } finally {
+    await cli(client, 'packet-generator disable-stream').catch(() => undefined);
+    for (const s of streams) await cli(client, `packet-generator delete ${s.name}`).catch(() => undefined);
+  }
+  const figures = pathFigures(parseShowRuntime(text), { egress: [txNode(plan.egress)], expect: plan.expect });
+  const broken = figures.packets === 0 || figures.missing.length > 0 || figures.dropped > 0.01 * figures.received;
+  const errors = broken ? await cli(client, 'show errors').catch((e: Error) => e.message) : undefined;
+  return { figures, streams: streams.map((s) => s.name), errors };
+}
+
+/** Every selected path × size × configuration, `repeat` times each, in an order that interleaves them. */
+export async function measureAll(
+  client: VppClient,
+  plans: readonly PathPlan[],
+  info: DatapathInfo,
+  opts: Options,
+  log: Log,
+): Promise<Measurement[]> {
+  const out: Measurement[] = [];
+  const jobs = opts.sizes.flatMap((size) =>
+    PATH_IDS.flatMap((path) => plans.filter((p) => p.path === path).map((plan) => ({ plan, size }))),
+  );
+  let n = 0;
+  for (const { plan, size } of jobs) {
+    n++;
+    const runs: { figures: PathFigures; streams: string[] }[] = [];
+    for (let r = 0; r < opts.repeat; r++) {
+      const run = await measureOnce(client, plan, size, info.workers, opts);
+      runs.push(run);
+      const f = run.figures;
+      log(
+        `[${n}/${jobs.length}${opts.repeat > 1 ? ` run ${r + 1}/${opts.repeat}` : ''}] ${plan.path} ${size.label} ${plan.config}: ` +
+          `${f.mpps.toFixed(2)} Mpps, ${f.pathClocksPerPacket.toFixed(1)} path clocks/packet`,
+      );
+      if (f.missing.length > 0) log(`  WARNING: no packet went through ${f.missing.join(', ')}: the path is not the one intended`);
+      if (f.packets === 0) log(`  WARNING: nothing left ${plan.egress}`);
+      if (f.dropped > 0.01 * f.received) log(`  WARNING: ${f.dropped} of ${f.received} packets dropped`);
+      if (run.errors) log(`  show errors:\n${run.errors.split('\n').slice(0, 25).map((l) => `    ${l}`).join('\n')}`);
+    }
+    const median = medianRun(runs);
+    out.push({
+      path: plan.path,
+      config: plan.config,
+      size: size.label,
+      ingress: plan.ingress,
+      egress: plan.egress,
+      streams: median.streams,
+      figures: median.figures,
+      runsMpps: runs.map((r) => r.figures.mpps),
+    });
+  }
+  return out;
+}
+
+export function runMeta(mode: 'pg' | 'nic', facts: VppFacts, info: DatapathInfo, opts: Pick<Options, 'duration' | 'warmup' | 'flows'>): RunMeta {
+  return {
+    mode,
+    vppVersion: facts.version,
+    vppBanner: facts.banner,
+    workers: info.workers,
+    cpuModel: info.cpuModel,
+    ghz: info.ghz,
+    durationSeconds: opts.duration,
+    warmupSeconds: opts.warmup,
+    flows: opts.flows,
+    date: new Date().toISOString(),
+    node: process.version,
+  };
+}

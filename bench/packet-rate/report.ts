@@ -1,0 +1,153 @@
+/** Tables, JSON and the chart of a packet-rate run (pure: figures in, rows and documents out). */
+import { fmt, type Row } from '../support/report.js';
+import { compare, pathOnlyMppsPerCore, TOLERANCE, type Comparison, type PathFigures } from './metrics.js';
+import type { BarChart } from './svg.js';
+import { PATH_IDS, PATH_TITLES, type ConfigKind, type PathId } from './topology.js';
+
+export interface Measurement {
+  readonly path: PathId;
+  readonly config: ConfigKind;
+  /** Size class label: "64B", "IMIX". */
+  readonly size: string;
+  readonly ingress: string;
+  readonly egress: string;
+  readonly streams: readonly string[];
+  /** Of the median run. */
+  readonly figures: PathFigures;
+  /** Mpps of every run, in order. */
+  readonly runsMpps: readonly number[];
+}
+
+export interface RunMeta {
+  readonly mode: 'pg' | 'nic';
+  readonly vppVersion: string;
+  readonly vppBanner: string;
+  readonly workers: number;
+  readonly cpuModel: string | undefined;
+  readonly ghz: number | undefined;
+  readonly durationSeconds: number;
+  readonly warmupSeconds: number;
+  readonly flows: number;
+  readonly date: string;
+  readonly node: string;
+}
+
+export interface ComparisonRow extends Comparison {
+  readonly path: PathId;
+  readonly size: string;
+  readonly vppnetMpps: number;
+  readonly handMpps: number;
+}
+
+export function comparisons(ms: readonly Measurement[]): ComparisonRow[] {
+  const out: ComparisonRow[] = [];
+  for (const m of ms) {
+    if (m.config !== 'vppnet') continue;
+    const hand = ms.find((h) => h.config === 'hand' && h.path === m.path && h.size === m.size);
+    if (!hand) continue;
+    out.push({ path: m.path, size: m.size, vppnetMpps: m.figures.mpps, handMpps: hand.figures.mpps, ...compare(m.figures, hand.figures) });
+  }
+  return out;
+}
+
+const CONFIG_LABEL: Readonly<Record<ConfigKind, string>> = { vppnet: 'vppnet', hand: 'hand CLI', baseline: 'baseline' };
+
+function order(a: Measurement, b: Measurement): number {
+  return PATH_IDS.indexOf(a.path) - PATH_IDS.indexOf(b.path) || a.size.localeCompare(b.size) || a.config.localeCompare(b.config) * -1;
+}
+
+export function resultRows(ms: readonly Measurement[], meta: RunMeta): Row[] {
+  const cmp = comparisons(ms);
+  const cores = Math.max(1, meta.workers);
+  return [...ms].sort(order).map((m) => {
+    const f = m.figures;
+    const c = m.config === 'vppnet' ? cmp.find((x) => x.path === m.path && x.size === m.size) : undefined;
+    return {
+      path: m.path,
+      frames: m.size,
+      config: CONFIG_LABEL[m.config],
+      Mpps: fmt(f.mpps, 2),
+      'Mpps/core': fmt(f.mpps / cores, 2),
+      'path clk/pkt': fmt(f.pathClocksPerPacket, 1),
+      'graph clk/pkt': fmt(f.graphClocksPerPacket, 1),
+      'path-only Mpps/core': fmt(pathOnlyMppsPerCore(f, meta.ghz), 1),
+      'drop %': fmt(f.received > 0 ? (100 * f.dropped) / f.received : NaN, 2),
+      'vs hand': c ? `${fmt(100 * c.mppsRatio, 1)} %` : '',
+    };
+  });
+}
+
+export function verdictRows(ms: readonly Measurement[]): Row[] {
+  return comparisons(ms).map((c) => ({
+    path: c.path,
+    frames: c.size,
+    'vppnet Mpps': fmt(c.vppnetMpps, 2),
+    'hand Mpps': fmt(c.handMpps, 2),
+    'Mpps ratio': fmt(c.mppsRatio, 3),
+    'clocks ratio': fmt(c.clocksRatio, 3),
+    [`within ${TOLERANCE * 100} %`]: c.withinTolerance ? 'yes' : 'NO',
+  }));
+}
+
+/**
+ * Per-node clocks per packet of one path and size, the configurations side by side (nodes of both
+ * by name; a node only one of them uses shows '-' in the other's column).
+ */
+export function breakdownRows(ms: readonly Measurement[]): Row[] {
+  const cols = [...ms].sort(order).reverse();
+  const names: string[] = [];
+  for (const m of cols) for (const n of m.figures.nodes) if (!names.includes(n.name)) names.push(n.name);
+  const rows: Row[] = names.map((name) => {
+    const row: Record<string, string> = { node: name };
+    for (const m of cols) {
+      const n = m.figures.nodes.find((x) => x.name === name);
+      row[`${CONFIG_LABEL[m.config]} clk/pkt`] = n ? fmt(n.clocksPerPacket, 1) : '-';
+      row[`${CONFIG_LABEL[m.config]} vec/call`] = n ? fmt(n.vectorsPerCall, 1) : '-';
+    }
+    return row;
+  });
+  const total: Record<string, string> = { node: 'graph total' };
+  for (const m of cols) {
+    total[`${CONFIG_LABEL[m.config]} clk/pkt`] = fmt(m.figures.graphClocksPerPacket, 1);
+    total[`${CONFIG_LABEL[m.config]} vec/call`] = '';
+  }
+  return [...rows, total];
+}
+
+export const SERIES = [
+  { key: 'vppnet', label: 'vppnet (reconciler)', color: '#1f77b4' },
+  { key: 'hand', label: 'hand-configured (CLI)', color: '#ff7f0e' },
+  { key: 'baseline', label: 'baseline: IPv4 table 0', color: '#7f7f7f' },
+] as const;
+
+export function chartOf(ms: readonly Measurement[], meta: RunMeta): BarChart {
+  const sizes = [...new Set(ms.map((m) => m.size))];
+  const paths = PATH_IDS.filter((p) => ms.some((m) => m.path === p));
+  return {
+    title: 'vppnet datapaths: Mpps per path',
+    subtitle:
+      `VPP ${meta.vppVersion}, ${meta.workers === 0 ? 'no workers (main thread)' : `${meta.workers} worker${meta.workers > 1 ? 's' : ''}`}, ` +
+      `${meta.mode === 'pg' ? 'packet generator' : 'NICs'}${meta.cpuModel ? `, ${meta.cpuModel}` : ''}, ${meta.date.slice(0, 10)}`,
+    yLabel: 'Mpps',
+    series: SERIES,
+    panels: sizes.map((size) => ({
+      title: size === '64B' ? '64 B frames' : size,
+      groups: paths.map((path) => {
+        const values: Record<string, number | undefined> = {};
+        for (const m of ms) if (m.path === path && m.size === size) values[m.config] = m.figures.mpps;
+        return { label: path, values };
+      }),
+    })),
+  };
+}
+
+export interface ReportJson {
+  readonly meta: RunMeta;
+  readonly measurements: readonly Measurement[];
+  readonly comparisons: readonly ComparisonRow[];
+  readonly pathTitles: Readonly<Record<PathId, string>>;
+}
+
+export function reportJson(ms: readonly Measurement[], meta: RunMeta): ReportJson {
+  return { meta, measurements: ms, comparisons: comparisons(ms), pathTitles: PATH_TITLES };
+}
