@@ -8,6 +8,7 @@ describe('parseAgentFlags', () => {
       configPath: '/etc/vppnet/config.yaml',
       vppSocketPath: '/run/vpp/api.sock',
       stateDir: '/var/lib/vppnet',
+      agentSocketPath: '/run/vppnet/agent.sock',
       listen: { host: '127.0.0.1', port: 9464 },
       driftIntervalMs: 60_000,
       logLevel: 'info',

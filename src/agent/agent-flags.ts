@@ -3,6 +3,7 @@
  * DaemonSet sets it), else the default. Every bad value is a UsageError naming the flag.
  */
 import { parseArgs } from 'node:util';
+import { DEFAULT_AGENT_SOCKET } from '../cni/agent-protocol.js';
 import { DEFAULT_SOCKET_PATH } from '../vpp/client/vpp-client.js';
 import { DEFAULT_DRIFT_INTERVAL_MS } from './agent.js';
 import { DEFAULT_LISTEN_HOST, DEFAULT_LISTEN_PORT } from './http-server.js';
@@ -16,6 +17,8 @@ export const USAGE = `usage: vppnet-agent [options]
   --config FILE          agent config (env VPPNET_CONFIG; default ${DEFAULT_CONFIG_PATH})
   --vpp-socket PATH      VPP binary API socket (env VPPNET_VPP_SOCKET; default ${DEFAULT_SOCKET_PATH})
   --state-dir DIR        state kept across restarts (env VPPNET_STATE_DIR; default ${DEFAULT_STATE_DIR})
+  --agent-socket PATH    local API for vppnet-cni and the service map, mode 0600
+                         (env VPPNET_AGENT_SOCKET; default ${DEFAULT_AGENT_SOCKET})
   --listen HOST:PORT     metrics and health endpoints (env VPPNET_LISTEN; default ${DEFAULT_LISTEN_HOST}:${DEFAULT_LISTEN_PORT})
   --drift-interval DUR   period of the drift check, e.g. 60s, 500ms, 5m; 0 disables
                          (env VPPNET_DRIFT_INTERVAL; default ${DEFAULT_DRIFT_INTERVAL_MS / 1000}s)
@@ -30,6 +33,7 @@ export interface AgentFlags {
   readonly configPath: string;
   readonly vppSocketPath: string;
   readonly stateDir: string;
+  readonly agentSocketPath: string;
   readonly listen: { readonly host: string; readonly port: number };
   readonly driftIntervalMs: number;
   readonly logLevel: LogLevel;
@@ -45,6 +49,7 @@ export function parseAgentFlags(argv: readonly string[], env: NodeJS.ProcessEnv)
         config: { type: 'string' },
         'vpp-socket': { type: 'string' },
         'state-dir': { type: 'string' },
+        'agent-socket': { type: 'string' },
         listen: { type: 'string' },
         'drift-interval': { type: 'string' },
         'log-level': { type: 'string' },
@@ -68,6 +73,7 @@ export function parseAgentFlags(argv: readonly string[], env: NodeJS.ProcessEnv)
     configPath: setting('config', 'VPPNET_CONFIG') ?? DEFAULT_CONFIG_PATH,
     vppSocketPath: setting('vpp-socket', 'VPPNET_VPP_SOCKET') ?? DEFAULT_SOCKET_PATH,
     stateDir: setting('state-dir', 'VPPNET_STATE_DIR') ?? DEFAULT_STATE_DIR,
+    agentSocketPath: setting('agent-socket', 'VPPNET_AGENT_SOCKET') ?? DEFAULT_AGENT_SOCKET,
     listen: parseListenAddress(
       setting('listen', 'VPPNET_LISTEN') ?? `${DEFAULT_LISTEN_HOST}:${DEFAULT_LISTEN_PORT}`,
     ),

@@ -21,6 +21,7 @@ import { ConfigError, type ConfigProblem } from '../config/validate.js';
 import type { HostLinks } from '../dataplane/context.js';
 import type { ConnectionState } from '../vpp/client/connection-state.js';
 import { DEFAULT_SOCKET_PATH, VppClient, type VppClientEvents } from '../vpp/client/vpp-client.js';
+import { openServices, type OpenedServices } from '../services/open-services.js';
 import { CoalescingRunner } from './coalescing-runner.js';
 import { ConfigFileWatcher } from './config-watcher.js';
 import { linuxHostLinks } from './host-links.js';
@@ -67,6 +68,11 @@ export interface AgentOptions {
   readonly hostLinks?: HostLinks;
   /** A client to use instead of creating one for vppSocketPath; the agent starts and closes it. */
   readonly client?: VppClient;
+  /**
+   * Where the local API (vppnet-cni's attachments, the service map) listens; undefined: no local
+   * API and no pod attachments (tests of the SRv6 side alone).
+   */
+  readonly agentSocketPath?: string;
   /** Milliseconds since the epoch, for timestamps and durations. */
   readonly clock?: () => number;
 }
@@ -92,6 +98,10 @@ export class Agent {
   readonly #clock: () => number;
   readonly #client: VppClient;
   readonly #globals: SrGlobalsFileStore;
+  readonly #stateDir: string;
+  readonly #agentSocketPath: string | undefined;
+  /** The service bridge's runtime (addresses, attachments, lock), once started. */
+  #services: OpenedServices | undefined;
   readonly #watcher: ConfigFileWatcher;
   readonly #runner: CoalescingRunner<ReconcileTrigger, PassResult>;
   readonly #events = new EventEmitter();
@@ -138,6 +148,8 @@ export class Agent {
         offlineQueue: false,
       });
     this.#globals = new SrGlobalsFileStore(join(opts.stateDir, SR_GLOBALS_FILE), this.#logger);
+    this.#stateDir = opts.stateDir;
+    this.#agentSocketPath = opts.agentSocketPath;
     this.#watcher = new ConfigFileWatcher({
       path: this.#configPath,
       debounceMs: opts.configDebounceMs ?? DEFAULT_CONFIG_DEBOUNCE_MS,
@@ -179,6 +191,18 @@ export class Agent {
     this.#watcher.ensureWatching();
     await this.reloadConfig();
     if (this.#phase !== 'running') return;
+    if (this.#agentSocketPath !== undefined) {
+      // Pods attach through this socket; their records are restored from the state dir first,
+      // so every full reconcile knows them from the start.
+      this.#services = await openServices({
+        client: this.#client,
+        host: this.#hostLinks,
+        stateDir: this.#stateDir,
+        services: () => this.#config?.services,
+      });
+      await this.#services.localApi.listen(this.#agentSocketPath);
+      this.#logger.info({ socket: this.#agentSocketPath }, 'local API listening');
+    }
     this.#client.start();
     if (this.#client.state === 'ready') {
       // An injected client that was connected already: its handshake's event is gone.
@@ -205,6 +229,8 @@ export class Agent {
     );
     this.#watcher.close();
     this.#clearTimers();
+    // No new attachments; the socket file is removed, the CNI plugin waits for the next agent.
+    await this.#services?.localApi.close();
     await this.#runner.close();
     await this.#configReads;
     await this.#client.close();
@@ -388,6 +414,7 @@ export class Agent {
         client: this.#client,
         host: this.#hostLinks,
         globals: this.#globals,
+        ...(this.#services ? { services: this.#services.runtime } : {}),
         // Stop between batches on shutdown, and when the connection the snapshot came from is gone:
         // the rest of the plan was made for a VPP process that may no longer exist.
         shouldStop: () =>
@@ -468,6 +495,7 @@ export class Agent {
         `${op.action} ${op.resource.key} failed: ${errorMessage(error)}`,
       );
     }
+    for (const warning of outcome.warnings ?? []) this.#logger.warn({ warning }, warning);
     for (const { op, reason } of outcome.result?.skipped ?? []) {
       this.#logger.debug(
         { action: op.action, kind: op.resource.kind, key: op.resource.key, reason },

@@ -45,6 +45,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
     configPath: flags.configPath,
     vppSocketPath: flags.vppSocketPath,
     stateDir: flags.stateDir,
+    agentSocketPath: flags.agentSocketPath,
     driftIntervalMs: flags.driftIntervalMs,
     logger,
   });
