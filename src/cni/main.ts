@@ -2,11 +2,14 @@
 // vppnet-cni: the executable a runtime (or Multus) runs. Everything lives in runCni; only here does
 // the process meet its real environment and streams. A terminal on stdin (someone typing
 // `CNI_COMMAND=VERSION vppnet-cni`) is treated as empty input instead of waiting for EOF.
+//
+// No top-level await: scripts/build-cni-sea.mjs bundles this file into CommonJS for the single
+// executable (Node's SEA runs CommonJS only), and CommonJS has none. runCni never rejects.
 import { createPlugin } from './plugin.js';
 import { runCni } from './skel.js';
 import { SUPPORTED_CNI_VERSIONS } from './version.js';
 
-process.exitCode = await runCni(
+void runCni(
   {
     env: process.env,
     stdin: process.stdin.isTTY ? '' : process.stdin,
@@ -15,4 +18,6 @@ process.exitCode = await runCni(
   },
   createPlugin(),
   SUPPORTED_CNI_VERSIONS,
-);
+).then((code) => {
+  process.exitCode = code;
+});
