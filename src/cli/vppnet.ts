@@ -4,6 +4,7 @@
  *   vppnet plan   [--config FILE] [--vpp SOCKET] [--json] [--verbose]
  *   vppnet status [--config FILE] [--vpp SOCKET] [--json]
  *   vppnet version
+ *   vppnet install-cni --source FILE --dest DIR [--name vppnet-cni]
  * Without --config, plan uses the bundled example (examples/hypervisor-1.yaml).
  */
 import { fileURLToPath } from 'node:url';
@@ -14,6 +15,7 @@ import { linuxHostLinks } from '../agent/host-links.js';
 import { memoryStore, planFresh, reconcile } from '../agent/reconciler.js';
 import { VppClient, DEFAULT_SOCKET_PATH } from '../vpp/client/vpp-client.js';
 import { formatPlan, planToJson } from './format-plan.js';
+import { INSTALL_CNI_USAGE, installCniCommand } from './install-cni.js';
 
 export const EXAMPLE_CONFIG = fileURLToPath(new URL('../../../examples/hypervisor-1.yaml', import.meta.url));
 
@@ -23,10 +25,13 @@ const USAGE = `usage:
       changes nothing
   vppnet status [--config FILE] [--vpp SOCKET] [--json]
       what vppnet owns in a live VPP, and whether it matches the config
-  vppnet version`;
+  vppnet version
+${INSTALL_CNI_USAGE}`;
 
 export async function main(argv: readonly string[], out: NodeJS.WritableStream = process.stdout): Promise<number> {
   const [command, ...rest] = argv;
+  // Its own options (--source, --dest, --name), which the other commands do not take.
+  if (command === 'install-cni') return installCniCommand(rest, out);
   const { values } = parseArgs({
     args: [...rest],
     options: {
