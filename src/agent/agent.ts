@@ -27,7 +27,7 @@ import { ConfigFileWatcher } from './config-watcher.js';
 import { linuxHostLinks } from './host-links.js';
 import { errorMessage, silentLogger, type AgentLogger } from './logger.js';
 import { AgentMetrics } from './metrics.js';
-import { reconcile, type ReconcileOptions, type ReconcileOutcome } from './reconciler.js';
+import { reconcile, REQUIRED_MESSAGES, type ReconcileOptions, type ReconcileOutcome } from './reconciler.js';
 import { SR_GLOBALS_FILE, SrGlobalsFileStore } from './sr-globals-file-store.js';
 import {
   readinessOf,
@@ -82,6 +82,11 @@ export interface AgentEvents {
   config: (status: ConfigStatus) => void;
   /** A reconcile pass finished. */
   reconcile: (summary: ReconcileSummary) => void;
+  /**
+   * The VPP client gave up for good (e.g. VPP lacks required messages): the agent cannot do its
+   * job until restarted, so the executable exits non-zero and Kubernetes shows CrashLoopBackOff.
+   */
+  fatal: (reason: string) => void;
 }
 
 export class Agent {
@@ -143,6 +148,7 @@ export class Agent {
       new VppClient({
         socketPath: this.#socketPath,
         clientName: 'vppnet-agent',
+        requiredMessages: REQUIRED_MESSAGES,
         // Never queue while disconnected: a queued op would reach the next VPP process with the
         // interface indexes of the last one. Fail it; the resync after the reconnect redoes it.
         offlineQueue: false,
@@ -587,6 +593,7 @@ export class Agent {
         { socket: this.#socketPath, err: this.#vppLastError },
         'the VPP client stopped reconnecting; the agent cannot program VPP until it is restarted',
       );
+      this.#events.emit('fatal', `VPP client closed: ${this.#vppLastError ?? 'gave up reconnecting'}`);
     }
   };
 

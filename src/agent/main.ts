@@ -80,8 +80,16 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
     void agent.reloadConfig();
   });
 
+  let fatal: string | undefined;
+  const fatalOrSignal = new Promise<NodeJS.Signals | 'fatal'>((resolve) => {
+    agent.on('fatal', (reason) => {
+      fatal = reason;
+      resolve('fatal');
+    });
+    void signalled.then(resolve);
+  });
   await agent.start();
-  const signal = await signalled;
+  const signal = await fatalOrSignal;
   logger.info({ signal }, 'shutting down');
   const forceExit = (again: NodeJS.Signals): void => {
     logger.warn({ signal: again }, 'second signal: exiting without waiting for the shutdown');
@@ -98,6 +106,10 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   await agent.stop();
   await server.close();
   clearTimeout(deadline);
+  if (fatal !== undefined) {
+    logger.fatal({ reason: fatal }, 'vppnet-agent cannot continue; exiting so that it is restarted');
+    return 1;
+  }
   logger.info({}, 'vppnet-agent exited cleanly');
   return 0;
 }

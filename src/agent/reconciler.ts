@@ -40,6 +40,7 @@ import {
 } from '../srv6/descriptors.js';
 import { allocateBsids, desiredOverlay, VM_VETH_PREFIX } from '../srv6/overlay.js';
 import type { VppClient } from '../vpp/client/vpp-client.js';
+import { msg } from '../vpp/messages/index.js';
 
 export const descriptors: ReadonlyMap<string, Descriptor<unknown, ServicesContext>> = new Map(
   [
@@ -65,6 +66,43 @@ export const descriptors: ReadonlyMap<string, Descriptor<unknown, ServicesContex
     ...servicesDescriptors,
   ].map((d) => [d.kind, d]),
 );
+
+/**
+ * Messages the SRv6 overlay cannot work without: the agent's client refuses, at connect, a VPP
+ * that lacks any of them or has changed its layout, listing every one. The service bridge's
+ * plugins (nat, acl, dhcp, af_packet, tap) are checked per operation instead: a node without
+ * services configured does not need them.
+ */
+export const REQUIRED_MESSAGES = [
+  msg.sw_interface_dump,
+  msg.sw_interface_set_flags,
+  msg.sw_interface_tag_add_del,
+  msg.sw_interface_set_table,
+  msg.sw_interface_get_table,
+  msg.sw_interface_add_del_address,
+  msg.sw_interface_set_unnumbered,
+  msg.create_loopback_instance,
+  msg.delete_loopback,
+  msg.ip_address_dump,
+  msg.ip_unnumbered_dump,
+  msg.ip_table_add_del,
+  msg.ip_table_dump,
+  msg.ip_route_add_del,
+  msg.ip_route_dump,
+  msg.proxy_arp_add_del,
+  msg.proxy_arp_intfc_enable_disable,
+  msg.proxy_arp_dump,
+  msg.proxy_arp_intfc_dump,
+  msg.sr_set_encap_source,
+  msg.sr_set_encap_hop_limit,
+  msg.sr_localsid_add_del,
+  msg.sr_localsids_dump,
+  msg.sr_policy_add,
+  msg.sr_policy_del,
+  msg.sr_policies_v2_dump,
+  msg.sr_steering_add_del,
+  msg.sr_steering_pol_dump,
+] as const;
 
 /** Host veth prefixes vppnet owns: VM ports' and pods' (pods' only in their exact shape, pod-veth.ts). */
 export const HOST_VETH_PREFIXES = [VM_VETH_PREFIX, POD_VETH_PREFIX];
@@ -176,7 +214,7 @@ async function reconcilePass(config: AgentConfig, opts: ReconcileOptions): Promi
   // Pods' ports are the attachment manager's while it works on them, and entirely so without it.
   actual = withoutPodPorts(actual, (pod) => !pods || podsInProgress.has(pod));
   const plan = makePlan(desired, actual, descriptors);
-  if (opts.planOnly) return { plan, result: undefined, snapshot, owned: countByKind(actual), warnings };
+  if (opts.planOnly) return { plan, result: undefined, snapshot, owned: countByKind(actual.filter((r) => !r.external)), warnings };
 
   const ctx: ServicesContext = {
     client: opts.client,
@@ -185,12 +223,14 @@ async function reconcilePass(config: AgentConfig, opts: ReconcileOptions): Promi
     acls: AclRegistry.fromDump(snapshot.acls),
   };
   const result = await execute(plan, descriptors, ctx, opts.shouldStop ? { shouldStop: opts.shouldStop } : {});
-  const globalsDone = result.failed.every((f) => f.op.resource.kind !== 'sr-encap-source' && f.op.resource.kind !== 'sr-hop-limit');
-  if (globalsDone) {
+  // Remember the SRv6 globals only when their ops really ran (not failed, not skipped by a stop):
+  // they cannot be read back, and a wrong memory would keep them unset on this VPP for good.
+  const notDone = new Set([...result.failed, ...result.skipped].map((f) => f.op.resource.key));
+  if (!notDone.has(keys.srEncapSource()) && !notDone.has(keys.srHopLimit())) {
     await opts.globals.save({ vppPid: snapshot.vppPid, encapSource: config.node.srv6.encapSource, hopLimit: config.node.srv6.hopLimit });
   }
-  const failedKeys = new Set([...result.failed, ...result.skipped].map((f) => f.op.resource.key));
-  const owned = countByKind(desired.filter((r) => !r.external && !failedKeys.has(r.key)));
+  const pendingKeys = new Set(plan.pending.map((p) => p.resource.key));
+  const owned = countByKind(desired.filter((r) => !r.external && !notDone.has(r.key) && !pendingKeys.has(r.key)));
   return { plan, result, snapshot, owned, warnings };
 }
 
