@@ -1,0 +1,168 @@
+/**
+ * bench/cni: ADD and DEL latency of vppnet-cni as a container runtime sees it, sequential and with
+ * 20 pods at once. Everything is real except VPP: the vppnet-agent executable (against the
+ * simulator, or a real VPP with VPP_API_SOCKET), the plugin executable started per call as
+ * Multus would, Debian's `static` IPAM plugin, and one network namespace per pod. Root only.
+ *   sudo npm run bench:cni
+ * BENCH_PODS (default 100) pods per round; BENCH_CONCURRENCY (default 20).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { stringify } from 'yaml';
+import { VppClient } from '../../src/vpp/client/vpp-client.js';
+import { msg } from '../../src/vpp/messages/index.js';
+import { fmt, percentile, printTable, type Row } from '../support/report.js';
+import { vppUnderTest } from '../support/vpp-under-test.js';
+
+const PODS = Number(process.env.BENCH_PODS ?? 100);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 20);
+const CNI_PATH = process.env.VPPNET_CNI_PLUGIN_DIR ?? '/usr/lib/cni';
+const AGENT = fileURLToPath(new URL('../../src/agent/main.js', import.meta.url));
+/** The single executable if built (npm run build:cni-sea), else the plugin on Node. */
+const SEA = fileURLToPath(new URL('../../sea/vppnet-cni', import.meta.url));
+const PLUGIN_JS = fileURLToPath(new URL('../../src/cni/main.js', import.meta.url));
+const RUN = `vbc${process.pid.toString(36)}`;
+
+interface Env {
+  readonly dir: string;
+  readonly agentSocket: string;
+}
+
+function netConfig(env: Env, i: number): string {
+  // Each pod its own static address: like many service pods across a fleet, measured on one node.
+  return JSON.stringify({
+    cniVersion: '1.0.0',
+    name: 'vppnet-services',
+    type: 'vppnet-cni',
+    agentSocket: env.agentSocket,
+    mode: 'veth',
+    ipam: {
+      type: 'static',
+      addresses: [{ address: `169.254.169.${10 + (i % 200)}/24`, gateway: '169.254.169.1' }],
+      routes: [{ dst: '169.252.252.0/24', gw: '169.254.169.1' }],
+    },
+  });
+}
+
+function runPlugin(command: 'ADD' | 'DEL', env: Env, i: number): Promise<number> {
+  const [file, args] = existsSync(SEA) ? [SEA, []] : [process.execPath, [PLUGIN_JS]];
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, {
+      env: {
+        CNI_COMMAND: command,
+        CNI_CONTAINERID: `${RUN}-${i}`,
+        CNI_NETNS: `/run/netns/${RUN}-${i}`,
+        CNI_IFNAME: 'net1',
+        CNI_PATH,
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+      },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) reject(new Error(`${command} pod ${i} exited ${code}: ${out}`));
+      else resolve(performance.now() - started);
+    });
+    child.stdin.end(netConfig(env, i));
+  });
+}
+
+async function round(env: Env, name: string, concurrency: number): Promise<Row[]> {
+  const add: number[] = [];
+  const del: number[] = [];
+  const run = async (command: 'ADD' | 'DEL', into: number[]): Promise<void> => {
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < PODS) {
+        const i = next++;
+        into.push(await runPlugin(command, env, i));
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  };
+  await run('ADD', add);
+  await run('DEL', del);
+  const row = (op: string, lat: number[]): Row => {
+    const s = [...lat].sort((a, b) => a - b);
+    return { round: name, op, pods: PODS, 'p50 ms': fmt(percentile(s, 50), 1), 'p99 ms': fmt(percentile(s, 99), 1), 'max ms': fmt(s[s.length - 1] ?? NaN, 1) };
+  };
+  return [row('ADD', add), row('DEL', del)];
+}
+
+async function main(): Promise<void> {
+  if (process.getuid?.() !== 0) throw new Error('bench/cni needs root: it creates network namespaces and veth pairs');
+  if (!existsSync(path.join(CNI_PATH, 'static'))) throw new Error(`no static IPAM plugin in ${CNI_PATH} (apt-get install containernetworking-plugins)`);
+  const vpp = await vppUnderTest();
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-bench-cni-'));
+  const env: Env = { dir, agentSocket: path.join(dir, 'agent.sock') };
+  let agent: ChildProcess | undefined;
+  try {
+    // The "underlay NIC": someone else's interface the config names.
+    const other = new VppClient({ socketPath: vpp.socketPath, healthCheckIntervalMs: 0 });
+    await other.connect();
+    const lo = await other.call(msg.create_loopback_instance, {});
+    const [d] = await other.dump(msg.sw_interface_dump, { sw_if_index: lo.sw_if_index });
+    await other.close();
+    const configPath = path.join(dir, 'config.yaml');
+    await writeFile(
+      configPath,
+      stringify({
+        node: { name: 'bench', underlay: { interface: d!.interface_name, address: '2001:db8::1/64', gateway: '2001:db8::2' }, srv6: { locator: 'fc00:1::/48' } },
+        vpcs: [{ name: 'vpc-a', id: 10, subnets: ['10.0.0.0/24'], gateway: '10.0.0.1' }],
+        services: { dhcpServer: '169.254.169.103' },
+      }),
+    );
+    agent = spawn(
+      process.execPath,
+      [AGENT, '--config', configPath, '--vpp-socket', vpp.socketPath, '--state-dir', path.join(dir, 'state'), '--agent-socket', env.agentSocket, '--listen', '127.0.0.1:0', '--log-level', 'warn'],
+      { stdio: ['ignore', 'inherit', 'inherit'] },
+    );
+    // Ready = the first reconcile built the bridge; STATUS through the plugin says when.
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      if (existsSync(env.agentSocket)) {
+        const res = await fetchStatus(env.agentSocket);
+        if (res) break;
+      }
+      if (Date.now() > deadline) throw new Error('vppnet-agent did not become ready');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await new Promise((r) => setTimeout(r, 500)); // let the first reconcile finish the bridge
+    for (let i = 0; i < PODS; i++) await execa('ip', ['netns', 'add', `${RUN}-${i}`]);
+    const rows = [...(await round(env, 'sequential', 1)), ...(await round(env, `${CONCURRENCY} at once`, CONCURRENCY))];
+    printTable(
+      `bench/cni: vppnet-cni ${existsSync(SEA) ? 'single executable' : 'on node'} + vppnet-agent against ${vpp.description}, static IPAM, veth mode`,
+      rows,
+    );
+  } finally {
+    for (let i = 0; i < PODS; i++) await execa('ip', ['netns', 'del', `${RUN}-${i}`]).catch(() => undefined);
+    if (agent) {
+      agent.kill('SIGTERM');
+      await new Promise((r) => agent?.once('exit', r));
+    }
+    await vpp.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function fetchStatus(socketPath: string): Promise<boolean> {
+  const http = await import('node:http');
+  return new Promise((resolve) => {
+    const req = http.get({ socketPath, path: '/v1/status' }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('error', () => resolve(false));
+  });
+}
+
+await main();
