@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfigFile } from '../config/load.js';
 import { ConfigError } from '../config/validate.js';
+import { configReferenceMarkdown } from '../config/schema.js';
 import { linuxHostLinks } from '../agent/host-links.js';
 import { memoryStore, planFresh, reconcile } from '../agent/reconciler.js';
 import { VppClient, DEFAULT_SOCKET_PATH } from '../vpp/client/vpp-client.js';
@@ -82,6 +83,9 @@ export async function main(argv: readonly string[], out: NodeJS.WritableStream =
         return 0;
       });
     }
+    case 'config-reference':
+      write(configReferenceMarkdown());
+      return 0;
     case 'version':
       write('vppnet 0.1.0 (VPP API 26.06)');
       return 0;

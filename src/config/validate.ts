@@ -24,6 +24,8 @@ import {
   type Ip4Prefix,
   type Ip6Prefix,
 } from '../net/ip.js';
+import { SERVICE_DEFAULTS } from './defaults.js';
+import { fieldsUnder } from './schema.js';
 import type { AgentConfig, NodeConfig, PortAttachment, PortConfig, RemoteRouteConfig, ServicesConfig, VpcConfig } from './model.js';
 
 export interface ConfigProblem {
@@ -48,14 +50,7 @@ const NAME_RE = /^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$/;
 const IFNAME_RE = /^[A-Za-z0-9_.-]{1,15}$/;
 const NETNS_RE = /^[A-Za-z0-9_.-]{1,64}$/;
 
-export const SERVICE_DEFAULTS = {
-  table: 4000,
-  bridgeDomain: 100,
-  gateway: '169.254.169.1/24',
-  vmAddressRange: '169.252.252.0/24',
-  metadataAddress: '169.254.169.254',
-  addressHoldSeconds: 300,
-} as const;
+export { SERVICE_DEFAULTS };
 
 type Obj = Record<string, unknown>;
 
@@ -132,7 +127,7 @@ class Checker {
 
 export function validateConfig(raw: unknown, source?: string): AgentConfig {
   const c = new Checker();
-  const root = c.object(raw ?? {}, '(root)', ['node', 'vpcs', 'ports', 'remoteRoutes', 'services']);
+  const root = c.object(raw ?? {}, '(root)', fieldsUnder(''));
   if (!root) throw new ConfigError(c.problems, source);
 
   const node = validateNode(c, root.node);
@@ -152,11 +147,11 @@ export function validateConfig(raw: unknown, source?: string): AgentConfig {
 
 function validateNode(c: Checker, raw: unknown): NodeConfig | undefined {
   if (raw === undefined) return c.fail('node', 'is required');
-  const n = c.object(raw, 'node', ['name', 'underlay', 'srv6']);
+  const n = c.object(raw, 'node', fieldsUnder('node'));
   if (!n) return undefined;
   const name = c.name(n.name, 'node.name');
-  const u = n.underlay === undefined ? c.fail('node.underlay', 'is required') : c.object(n.underlay, 'node.underlay', ['interface', 'address', 'gateway']);
-  const s = n.srv6 === undefined ? c.fail('node.srv6', 'is required') : c.object(n.srv6, 'node.srv6', ['locator', 'encapSource', 'hopLimit', 'bsidPrefix']);
+  const u = n.underlay === undefined ? c.fail('node.underlay', 'is required') : c.object(n.underlay, 'node.underlay', fieldsUnder('node.underlay'));
+  const s = n.srv6 === undefined ? c.fail('node.srv6', 'is required') : c.object(n.srv6, 'node.srv6', fieldsUnder('node.srv6'));
   if (!u || !s) return undefined;
   const iface = typeof u.interface === 'string' && u.interface.length > 0 ? u.interface : c.fail('node.underlay.interface', 'must name an existing VPP interface');
   const addr = c.ip6Prefix(u.address, 'node.underlay.address');
@@ -190,16 +185,7 @@ function validateNode(c: Checker, raw: unknown): NodeConfig | undefined {
 }
 
 function validateServices(c: Checker, raw: unknown): ServicesConfig | undefined {
-  const s = c.object(raw ?? {}, 'services', [
-    'table',
-    'bridgeDomain',
-    'gateway',
-    'vmAddressRange',
-    'metadataAddress',
-    'dnsAddress',
-    'dhcpServer',
-    'addressHoldSeconds',
-  ]);
+  const s = c.object(raw ?? {}, 'services', fieldsUnder('services'));
   if (!s) return undefined;
   const table = c.int(s.table, 'services.table', 1, 0xfffffffe, SERVICE_DEFAULTS.table);
   const bridgeDomain = c.int(s.bridgeDomain, 'services.bridgeDomain', 1, 0xffffff, SERVICE_DEFAULTS.bridgeDomain);
@@ -227,7 +213,7 @@ function validateVpcs(c: Checker, raw: unknown, node: NodeConfig | undefined, se
   const sids = new Map<string, string>();
   c.list(raw, 'vpcs').forEach((item, i) => {
     const path = `vpcs[${i}]`;
-    const v = c.object(item, path, ['name', 'id', 'table', 'sid', 'subnets', 'gateway']);
+    const v = c.object(item, path, fieldsUnder('vpcs[]'));
     if (!v) return;
     const name = c.name(v.name, `${path}.name`);
     const id = c.int(v.id, `${path}.id`, 1, 0xffffff);
@@ -281,7 +267,7 @@ function validatePorts(c: Checker, raw: unknown, vpcs: readonly VpcConfig[], dec
   const attachments = new Map<string, string>();
   c.list(raw, 'ports').forEach((item, i) => {
     const path = `ports[${i}]`;
-    const p = c.object(item, path, ['name', 'vpc', 'mac', 'ip', 'attach']);
+    const p = c.object(item, path, fieldsUnder('ports[]'));
     if (!p) return;
     const name = c.name(p.name, `${path}.name`);
     c.unique(names, name, `${path}.name`, 'name');
@@ -307,7 +293,7 @@ function validatePorts(c: Checker, raw: unknown, vpcs: readonly VpcConfig[], dec
 
 function validateAttachment(c: Checker, raw: unknown, path: string): PortAttachment | undefined {
   if (raw === undefined) return c.fail(path, 'is required (type: vhost-user, veth, tap or interface)');
-  const base = c.object(raw, path, ['type', 'socket', 'netns', 'ifname', 'name']);
+  const base = c.object(raw, path, fieldsUnder('ports[].attach'));
   if (!base) return undefined;
   switch (base.type) {
     case 'vhost-user':
@@ -344,7 +330,7 @@ function validateRemoteRoutes(
   const vpcByName = new Map(vpcs.map((v) => [v.name, v]));
   c.list(raw, 'remoteRoutes').forEach((item, i) => {
     const path = `remoteRoutes[${i}]`;
-    const r = c.object(item, path, ['vpc', 'prefix', 'sid']);
+    const r = c.object(item, path, fieldsUnder('remoteRoutes[]'));
     if (!r) return;
     const vpc = vpcByName.get(r.vpc as string);
     if (!vpc && !declared.has(r.vpc as string)) c.fail(`${path}.vpc`, `no VPC named ${JSON.stringify(r.vpc)}`);

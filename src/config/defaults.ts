@@ -1,0 +1,9 @@
+/** Defaults of the service bridge, shared by validation and the configuration reference. */
+export const SERVICE_DEFAULTS = {
+  table: 4000,
+  bridgeDomain: 100,
+  gateway: '169.254.169.1/24',
+  vmAddressRange: '169.252.252.0/24',
+  metadataAddress: '169.254.169.254',
+  addressHoldSeconds: 300,
+} as const;
