@@ -116,6 +116,7 @@ export function nicInstructions(t: Topology, n: NicOptions, macs: Macs | undefin
     for (const line of pgData(plan.traffic, 64)) out.push(`##     ${line}`);
     out.push(`##   IMIX sizes on this port: ${IMIX.parts.map((x) => pgPacketBytes(plan.traffic, x.frame) + 4).join('/')} B`);
   }
+  out.push(`## (after --program hand, remote-to-vm goes to the SID ${HAND.localSid} from ${HAND.underlayGateway}; everything else is the same)`);
   out.push('');
   out.push('# 5. measure: VPP_API_SOCKET=… npm run bench:packet-rate -- --nic … --collect-seconds 30 --path vm-to-remote --config vppnet --size 64B');
   return `${out.join('\n')}\n`;
