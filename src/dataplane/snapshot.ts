@@ -36,7 +36,8 @@ export interface VppSnapshot {
   readonly proxyArpInterfaces: ReadonlySet<number>;
   readonly localSids: readonly Message<typeof msg.sr_localsids_details>[];
   readonly policies: readonly Message<typeof msg.sr_policies_v2_details>[];
-  readonly steering: readonly Message<typeof msg.sr_steering_pol_details>[];
+  /** Compact: a node may steer 100k prefixes, so details are reduced as they arrive. */
+  readonly steering: readonly SteeringEntry[];
   readonly bridgeDomains: readonly Message<typeof msg.bridge_domain_details>[];
   readonly acls: readonly Message<typeof msg.acl_details>[];
   readonly aclBindings: readonly Message<typeof msg.acl_interface_list_details>[];
@@ -49,6 +50,13 @@ export interface VppSnapshot {
   readonly dhcpProxies: readonly Message<typeof msg.dhcp_proxy_details>[];
 }
 
+export interface SteeringEntry {
+  readonly trafficType: number;
+  readonly table: number;
+  readonly prefix: string;
+  readonly bsid: string;
+}
+
 export interface SnapshotScope {
   /** VPP names of interfaces vppnet configures without owning (the underlay NIC). */
   readonly externalInterfaces: readonly string[];
@@ -59,7 +67,8 @@ export interface SnapshotScope {
 }
 
 export async function loadSnapshot(client: VppClient, scope: SnapshotScope): Promise<VppSnapshot> {
-  const [ifDetails, tableDetails, unnumbered, proxyArpRanges, proxyArpIntfs, localSids, policies, steering] = await Promise.all([
+  const steering: SteeringEntry[] = [];
+  const [ifDetails, tableDetails, unnumbered, proxyArpRanges, proxyArpIntfs, localSids, policies] = await Promise.all([
     client.dump(msg.sw_interface_dump, { sw_if_index: 0xffffffff, name_filter_valid: false }),
     client.dump(msg.ip_table_dump, {}),
     client.dump(msg.ip_unnumbered_dump, { sw_if_index: 0xffffffff }),
@@ -67,7 +76,9 @@ export async function loadSnapshot(client: VppClient, scope: SnapshotScope): Pro
     client.dump(msg.proxy_arp_intfc_dump, {}),
     client.dump(msg.sr_localsids_dump, {}),
     client.dump(msg.sr_policies_v2_dump, {}),
-    client.dump(msg.sr_steering_pol_dump, {}),
+    client.dumpEach(msg.sr_steering_pol_dump, {}, (d) =>
+      steering.push({ trafficType: d.traffic_type, table: d.fib_table, prefix: formatPrefix(d.prefix), bsid: d.bsid }),
+    ),
   ]);
   const interfaces = InterfaceRegistry.fromDump(ifDetails);
   const optionalDump = <T>(supported: boolean, run: () => Promise<T[]>): Promise<T[]> => (supported ? run() : Promise.resolve([]));

@@ -6,7 +6,7 @@
  */
 import type { AgentConfig } from '../config/model.js';
 import { keys } from '../dataplane/keys.js';
-import { formatPrefix, type VppSnapshot } from '../dataplane/snapshot.js';
+import type { VppSnapshot } from '../dataplane/snapshot.js';
 import { ip6InPrefix } from '../net/ip.js';
 import type { Resource } from '../reconcile/resource.js';
 import { msg } from '../vpp/messages/index.js';
@@ -69,11 +69,15 @@ export function actualSrv6(s: VppSnapshot, config: AgentConfig, memory: SrGlobal
     out.push({ kind: 'sr-policy', key: keys.srPolicy(p.bsid), deps: [keys.srEncapSource(), keys.srHopLimit()], value });
   }
 
+  // Steering entries of one policy and table share their dependency list.
+  const depsByTarget = new Map<string, readonly string[]>();
   for (const st of s.steering) {
-    if (st.traffic_type !== STEER_IPV4 || !ip6InPrefix(st.bsid, bsidPrefix)) continue;
-    const prefix = formatPrefix(st.prefix);
-    const value: SteeringValue = { table: st.fib_table, prefix, bsid: st.bsid };
-    out.push({ kind: 'sr-steering', key: keys.srSteering(st.fib_table, prefix), deps: [keys.srPolicy(st.bsid), keys.ipTable(st.fib_table)], value });
+    if (st.trafficType !== STEER_IPV4 || !ip6InPrefix(st.bsid, bsidPrefix)) continue;
+    const target = `${st.bsid} ${st.table}`;
+    let deps = depsByTarget.get(target);
+    if (!deps) depsByTarget.set(target, (deps = [keys.srPolicy(st.bsid), keys.ipTable(st.table)]));
+    const value: SteeringValue = { table: st.table, prefix: st.prefix, bsid: st.bsid };
+    out.push({ kind: 'sr-steering', key: keys.srSteering(st.table, st.prefix), deps, value });
   }
   return out;
 }

@@ -183,12 +183,17 @@ export function desiredOverlay(config: AgentConfig, bsids: ReadonlyMap<string, s
   for (const [sid, bsid] of [...bsids].sort()) {
     out.push(res<PolicyValue>('sr-policy', keys.srPolicy(bsid), policyDeps, { bsid, sids: [sid], encapSource: node.srv6.encapSource, fibTable: 0 }));
   }
+  // 100k steering entries share a few hundred dependency lists: one array per (policy, table).
+  const steeringDeps = new Map<string, string[]>();
   for (const route of config.remoteRoutes) {
     const vpc = vpcByName.get(route.vpc) as VpcConfig;
     const bsid = bsids.get(route.sid) as string;
     const prefix = `${route.prefix.address}/${route.prefix.len}`;
+    const target = `${bsid} ${vpc.table}`;
+    let deps = steeringDeps.get(target);
+    if (!deps) steeringDeps.set(target, (deps = [keys.srPolicy(bsid), keys.ipTable(vpc.table)]));
     out.push(
-      res<SteeringValue>('sr-steering', keys.srSteering(vpc.table, prefix), [keys.srPolicy(bsid), keys.ipTable(vpc.table)], {
+      res<SteeringValue>('sr-steering', keys.srSteering(vpc.table, prefix), deps, {
         table: vpc.table,
         prefix,
         bsid,

@@ -80,6 +80,8 @@ class Pending {
     /** What settles it: the reply, control_ping_reply for a dump, the `_get_reply` for a cursor. */
     readonly endDef: MessageDef,
     readonly items: AnyRecord[] | undefined,
+    /** For dumpEach(): each details message goes here instead of into `items`. */
+    readonly onItem: ((item: AnyRecord) => void) | undefined,
     readonly resolve: (value: unknown) => void,
     readonly reject: (err: Error) => void,
   ) {}
@@ -450,6 +452,25 @@ export class VppClient {
   }
 
   /**
+   * Runs a dump and hands each details message to `onDetails` as it arrives, keeping none: for
+   * dumps too large to hold at once (100k steering entries). Resolves with the count.
+   */
+  async dumpEach<M extends WithStream>(
+    def: M,
+    input: MessageInput<M>,
+    onDetails: (details: StreamMessage<M>) => void,
+    opts: RequestOptions = {},
+  ): Promise<number> {
+    let n = 0;
+    const each = (item: AnyRecord): void => {
+      n++;
+      onDetails(item as StreamMessage<M>);
+    };
+    await this.#enqueue('dump', def, input, opts, false, each);
+    return n;
+  }
+
+  /**
    * Follows a cursor service (`X_get` → details… → `X_get_reply`, retval -165 = more) to its end.
    * `cursor` is the name of the cursor field in both request and reply.
    */
@@ -541,7 +562,14 @@ export class VppClient {
     return c;
   }
 
-  #enqueue(kind: Pending['kind'], def: MessageDef, input: AnyRecord, opts: RequestOptions, front = false): Promise<unknown> {
+  #enqueue(
+    kind: Pending['kind'],
+    def: MessageDef,
+    input: AnyRecord,
+    opts: RequestOptions,
+    front = false,
+    onItem?: (item: AnyRecord) => void,
+  ): Promise<unknown> {
     if (this.#state === 'closed' || (this.#state === 'closing' && def !== msg.sockclnt_delete)) {
       return Promise.reject(new VppError('VPPNET_ERR_CLOSED', `${def.name}: client is closed`));
     }
@@ -565,7 +593,7 @@ export class VppClient {
     const settledBy = endDef;
     return new Promise((resolve, reject) => {
       const items = kind === 'request' ? undefined : [];
-      const p = new Pending(kind, this.#allocContext(), def, input, now, now + timeoutMs, streamDef, settledBy, items, resolve, reject);
+      const p = new Pending(kind, this.#allocContext(), def, input, now, now + timeoutMs, streamDef, settledBy, items, onItem, resolve, reject);
       this.#pending.set(p.context, p);
       this.#armSweep();
       if (this.#canWrite() && this.#unsent.length === 0) this.#write(p);
@@ -656,7 +684,9 @@ export class VppClient {
           p.resolve({ reply, items: p.items });
         }
       } else if (def === p.streamDef) {
-        p.items?.push(decodeMessage(def, payload));
+        const item = decodeMessage(def, payload);
+        if (p.onItem) p.onItem(item);
+        else p.items?.push(item);
       }
     } catch (err) {
       // A reply that does not decode fails its request; the connection itself stays usable.
