@@ -97,6 +97,13 @@ describe('VppClient', () => {
         const prefixes = new Set(routes.map((r) => `${r.route.prefix.address.un.ip4}/${r.route.prefix.len}`));
         for (let i = 0; i < 10_000; i += 997) assert.ok(prefixes.has(`${ip4(i)}/32`), `route ${ip4(i)}/32 dumped`);
         assert.ok(routes.length >= 10_000);
+        // The streaming form sees the same entries without the client holding them.
+        let streamed = 0;
+        const count = await client.dumpEach(msg.ip_route_dump, { table: { table_id: TEST_TABLE, is_ip6: false } }, (d) => {
+          if (d.route.table_id === TEST_TABLE) streamed++;
+        });
+        assert.equal(count, routes.length);
+        assert.equal(streamed, routes.length);
       } finally {
         await client.call(msg.ip_table_add_del, { is_add: false, table: { table_id: TEST_TABLE, is_ip6: false } });
       }
