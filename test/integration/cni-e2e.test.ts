@@ -1,0 +1,608 @@
+/**
+ * vppnet-cni as it is shipped (the single executable of `npm run build:cni-sea`) driven by a real
+ * libcni client: containerd's `ctr run --cni`, with a busybox container in its own netns. The agent
+ * side runs in this process: the VPP simulator, the service bridge reconciled into it, and the
+ * agent's services (openServices: attachment manager + local API) on a temp Unix socket.
+ *
+ * ctr reads CNI configs from /etc/cni/net.d and plugins from /opt/cni/bin (Debian's adds
+ * /usr/lib/cni to CNI_PATH) and caches results in /var/lib/cni, with no option to change them. So
+ * ctr runs in a private mount namespace where temp dirs are bind-mounted over those three paths
+ * (and /dev/null over the node binary: the plugin must not need it): the host's own CNI setup is
+ * neither read nor touched. Missing mount points are created first and removed afterwards.
+ *
+ * containerd runs as a child process with its own root, state dir and socket; ctr keeps its FIFOs
+ * and runc state in the temp dir and creates no cgroup. What stays outside: containerd's shim
+ * sockets in /run/containerd/s (removed when the shim exits).
+ *
+ * The executable is built here (scripts/build-cni-sea.mjs --out TEMP), not by `npm test`'s script:
+ * these suites are its only users in the test run. The first suite (VERSION with an empty
+ * environment, and in a chroot holding nothing but the binary and libc) also runs without root.
+ */
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, realpathSync } from 'node:fs';
+import {
+  chmod,
+  copyFile,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  rmdir,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+import { linuxHostLinks } from '../../src/agent/host-links.js';
+import { memoryStore, reconcile } from '../../src/agent/reconciler.js';
+import { installCni } from '../../src/cli/install-cni.js';
+import { validateConfig } from '../../src/config/validate.js';
+import { hostVethName } from '../../src/netns/index.js';
+import { ATTACHMENTS_DIR } from '../../src/services/attachment-store.js';
+import { openServices, type OpenedServices } from '../../src/services/open-services.js';
+import { VppClient } from '../../src/vpp/client/vpp-client.js';
+import { msg } from '../../src/vpp/messages/index.js';
+import { VppSimulator } from '../../src/vpp/sim/index.js';
+
+const run = promisify(execFile);
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const BUILD_SCRIPT = join(ROOT, 'scripts/build-cni-sea.mjs');
+const CNI_PLUGIN_DIR = process.env['VPPNET_CNI_PLUGIN_DIR'] ?? '/usr/lib/cni';
+const BUSYBOX = ['/bin/busybox', '/usr/bin/busybox'].find((p) => existsSync(p));
+const IS_ROOT = process.getuid?.() === 0;
+
+function onPath(command: string): boolean {
+  return (process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin')
+    .split(':')
+    .some((dir) => dir !== '' && existsSync(join(dir, command)));
+}
+
+const SEA_SKIP =
+  process.platform !== 'linux'
+    ? 'the single executable is built for Linux'
+    : !existsSync(join(ROOT, 'node_modules/esbuild')) || !existsSync(join(ROOT, 'node_modules/postject'))
+      ? 'needs the dev dependencies esbuild and postject (npm ci)'
+      : false;
+
+const CTR_SKIP =
+  SEA_SKIP ||
+  (!IS_ROOT
+    ? 'needs root: runs containers, bind-mounts in a private mount namespace, creates veth pairs'
+    : !['containerd', 'ctr', 'runc', 'unshare', 'nsenter', 'ip', 'ldd'].every(onPath)
+      ? 'needs containerd, ctr and runc (apt-get install containerd), unshare/nsenter, ip and ldd'
+      : BUSYBOX === undefined
+        ? 'needs busybox for the container rootfs (apt-get install busybox-static)'
+        : !existsSync(join(CNI_PLUGIN_DIR, 'static'))
+          ? `needs the reference static IPAM plugin in ${CNI_PLUGIN_DIR} (apt-get install containernetworking-plugins)`
+          : false);
+
+/** Where the CNI client looks, bind-mounted over in ctr's mount namespace. */
+const CTR_CNI_CONF_DIR = '/etc/cni/net.d';
+const CTR_CNI_BIN_DIR = '/opt/cni/bin';
+const CTR_CNI_CACHE_DIR = '/var/lib/cni';
+
+const NETWORK = 'vppnet-services';
+const CTR_NAMESPACE = 'vppnet-e2e';
+const POD_IFNAME = 'eth0';
+
+let seaDir: string | undefined;
+let seaBuild: Promise<{ path: string; ms: number }> | undefined;
+
+/**
+ * Builds the executable once per test run, from the current sources into a temp dir: never a stale
+ * or half-built dist/sea, and the ~10 s build is paid only where these suites run.
+ */
+function builtSea(): Promise<{ path: string; ms: number }> {
+  seaBuild ??= (async () => {
+    seaDir = await mkdtemp(join(tmpdir(), 'vppnet-sea-'));
+    const out = join(seaDir, 'vppnet-cni');
+    const started = Date.now();
+    await run(process.execPath, [BUILD_SCRIPT, '--out', out], { cwd: ROOT, maxBuffer: 1 << 24 });
+    return { path: out, ms: Date.now() - started };
+  })();
+  return seaBuild;
+}
+
+after(async () => {
+  if (seaDir !== undefined) await rm(seaDir, { recursive: true, force: true });
+});
+
+/** Runs `file` with stdin at EOF, an exact environment and a time limit. */
+function execWith(
+  file: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  input = '',
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { env, stdio: ['pipe', 'pipe', 'pipe'], timeout: 20_000 });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
+/** Copies an executable and the shared libraries ldd lists for it under `root`, at the same paths. */
+async function copyWithLibraries(binary: string, root: string, at = binary): Promise<void> {
+  await mkdir(join(root, dirname(at)), { recursive: true });
+  await copyFile(binary, join(root, at));
+  await chmod(join(root, at), 0o755);
+  const { stdout } = await run('ldd', [binary]).catch(() => ({ stdout: '' })); // static: ldd fails
+  for (const lib of stdout.match(/\/\S+/g) ?? []) {
+    await mkdir(join(root, dirname(lib)), { recursive: true });
+    await copyFile(realpathSync(lib), join(root, lib));
+  }
+}
+
+void describe('vppnet-cni single executable', { skip: SEA_SKIP }, () => {
+  let sea = '';
+  let buildMs = 0;
+  before(async () => {
+    ({ path: sea, ms: buildMs } = await builtSea());
+  });
+
+  void it('answers VERSION with an empty environment, no PATH and no node', async (t) => {
+    t.diagnostic(`npm run build:cni-sea took ${buildMs} ms`);
+    const { code, stdout } = await execWith(sea, [], { CNI_COMMAND: 'VERSION' }, '{"cniVersion":"1.0.0"}');
+    assert.equal(code, 0);
+    assert.deepEqual(JSON.parse(stdout), {
+      cniVersion: '1.0.0',
+      supportedVersions: ['0.3.0', '0.3.1', '0.4.0', '1.0.0', '1.1.0'],
+    });
+    const empty = await execWith(sea, [], {});
+    assert.equal(empty.code, 1);
+    assert.equal((JSON.parse(empty.stdout) as { code: number }).code, 4, 'CNI_COMMAND missing is code 4');
+    assert.equal(empty.stderr, '', 'no experimental-feature warning on stderr');
+  });
+
+  void it(
+    'runs chrooted into a root holding only itself and the C libraries',
+    { skip: IS_ROOT ? (onPath('ldd') ? false : 'needs ldd') : 'needs root for chroot' },
+    async () => {
+      const root = await mkdtemp(join(tmpdir(), 'vppnet-chroot-'));
+      try {
+        await copyWithLibraries(sea, root, '/opt/cni/bin/vppnet-cni');
+        const files = (await readdir(root, { recursive: true })).sort();
+        assert.ok(!files.some((f) => /node/.test(f.split('/').at(-1) ?? '')), files.join(' '));
+        const chroot = ['/usr/sbin/chroot', '/sbin/chroot', '/usr/bin/chroot'].find((p) => existsSync(p));
+        assert.ok(chroot, 'chroot(8)');
+        const { code, stdout, stderr } = await execWith(
+          chroot,
+          [root, '/opt/cni/bin/vppnet-cni'],
+          { CNI_COMMAND: 'VERSION' },
+          '{"cniVersion":"0.4.0"}',
+        );
+        assert.equal(code, 0, stderr);
+        assert.equal((JSON.parse(stdout) as { cniVersion: string }).cniVersion, '0.4.0');
+      } finally {
+        await rm(root, { recursive: true, force: true });
+      }
+    },
+  );
+});
+
+void describe(
+  'vppnet-cni through containerd (ctr run --cni) into the service bridge',
+  { skip: CTR_SKIP },
+  () => {
+    let dir = '';
+    let sim: VppSimulator | undefined;
+    /** The agent's VPP connection. */
+    let agentClient: VppClient | undefined;
+    /** Another VPP client, for looking at what the agent made. */
+    let client: VppClient | undefined;
+    let services: OpenedServices | undefined;
+    let containerd: ChildProcess | undefined;
+    let containerdLog = '';
+    const createdMountPoints: string[] = [];
+    const paths = {
+      containerdSock: '',
+      agentSock: '',
+      stateDir: '',
+      confDir: '',
+      binDir: '',
+      cacheDir: '',
+      rootfs: '',
+    };
+
+    const ctr = (...args: string[]): string[] => [
+      '--address',
+      paths.containerdSock,
+      '--namespace',
+      CTR_NAMESPACE,
+      ...args,
+    ];
+
+    async function ensureMountPoint(path: string): Promise<void> {
+      const missing: string[] = [];
+      for (let p = path; !existsSync(p); p = dirname(p)) missing.unshift(p);
+      for (const p of missing) {
+        await mkdir(p);
+        createdMountPoints.unshift(p); // removed deepest first
+      }
+    }
+
+    before(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'vppnet-cni-e2e-'));
+      for (const [key, sub] of [
+        ['agentSock', 'run/agent.sock'],
+        ['stateDir', 'state'],
+        ['confDir', 'cni/net.d'],
+        ['binDir', 'cni/bin'],
+        ['cacheDir', 'cni/cache'],
+        ['rootfs', 'rootfs'],
+      ] as const) {
+        paths[key] = join(dir, sub);
+      }
+      paths.containerdSock = join(dir, 'containerd/containerd.sock');
+      await Promise.all(
+        [paths.confDir, paths.binDir, paths.cacheDir].map((d) => mkdir(d, { recursive: true })),
+      );
+
+      // The plugin, installed as the init container does; static IPAM beside it.
+      const sea = (await builtSea()).path;
+      await installCni({ source: sea, dest: paths.binDir });
+      await symlink(join(CNI_PLUGIN_DIR, 'static'), join(paths.binDir, 'static'));
+      await writeFile(
+        join(paths.confDir, '10-vppnet.conflist'),
+        JSON.stringify({
+          cniVersion: '1.0.0',
+          name: NETWORK,
+          plugins: [
+            {
+              type: 'vppnet-cni',
+              agentSocket: paths.agentSock,
+              mode: 'veth',
+              ipam: {
+                type: 'static',
+                addresses: [{ address: '169.254.169.103/24', gateway: '169.254.169.1' }],
+                routes: [{ dst: '169.252.252.0/24', gw: '169.254.169.1' }],
+              },
+            },
+          ],
+        }),
+      );
+
+      // A busybox rootfs.
+      await copyWithLibraries(BUSYBOX!, paths.rootfs, '/bin/busybox');
+      for (const applet of ['sh', 'ip', 'echo', 'cat'])
+        await symlink('busybox', join(paths.rootfs, 'bin', applet));
+      for (const d of ['proc', 'sys', 'dev', 'tmp', 'etc'])
+        await mkdir(join(paths.rootfs, d), { recursive: true });
+
+      // VPP and the agent's services, with the service bridge reconciled into VPP.
+      sim = await VppSimulator.start({ socketPath: join(dir, 'vpp-api.sock') });
+      client = new VppClient({
+        socketPath: sim.socketPath,
+        clientName: 'vppnet-cni-e2e',
+        healthCheckIntervalMs: 0,
+      });
+      await client.connect();
+      agentClient = new VppClient({
+        socketPath: sim.socketPath,
+        clientName: 'vppnet-agent',
+        healthCheckIntervalMs: 0,
+      });
+      await agentClient.connect();
+      const lo = await client.call(msg.create_loopback_instance, {}); // the "underlay NIC"
+      const [underlay] = await client.dump(msg.sw_interface_dump, {
+        sw_if_index: lo.sw_if_index,
+        name_filter_valid: false,
+      });
+      const config = validateConfig({
+        node: {
+          name: 'hv1',
+          underlay: {
+            interface: underlay!.interface_name,
+            address: '2001:db8::1/64',
+            gateway: '2001:db8::2',
+          },
+          srv6: { locator: 'fc00:1::/48' },
+        },
+        vpcs: [{ name: 'vpc-a', id: 10, subnets: ['10.0.0.0/24'], gateway: '10.0.0.1' }],
+        ports: [
+          {
+            name: 'vm1',
+            vpc: 'vpc-a',
+            mac: '52:54:00:00:01:05',
+            ip: '10.0.0.5',
+            attach: { type: 'vhost-user', socket: join(dir, 'vm1.sock') },
+          },
+        ],
+        remoteRoutes: [],
+        services: { dhcpServer: '169.254.169.103', dnsAddress: '169.254.169.53' },
+      });
+      services = await openServices({
+        client: agentClient,
+        host: linuxHostLinks,
+        stateDir: paths.stateDir,
+        services: () => config.services,
+      });
+      const outcome = await reconcile(config, {
+        client: agentClient,
+        host: linuxHostLinks,
+        globals: memoryStore(),
+        services: services.runtime,
+      });
+      assert.deepEqual(
+        outcome.result?.failed.map((f) => f.error.message),
+        [],
+      );
+      await services.localApi.listen(paths.agentSock);
+
+      // containerd, on its own.
+      const containerdDir = dirname(paths.containerdSock);
+      await mkdir(containerdDir, { recursive: true });
+      await writeFile(
+        join(containerdDir, 'config.toml'),
+        [
+          'version = 2',
+          `root = "${join(containerdDir, 'root')}"`,
+          `state = "${join(containerdDir, 'state')}"`,
+          'disabled_plugins = ["io.containerd.grpc.v1.cri"]',
+          '[grpc]',
+          `  address = "${paths.containerdSock}"`,
+          '[ttrpc]',
+          `  address = "${paths.containerdSock}.ttrpc"`,
+          '',
+        ].join('\n'),
+      );
+      containerd = spawn('containerd', ['--config', join(containerdDir, 'config.toml')], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      containerd.stderr?.on(
+        'data',
+        (c: Buffer) => (containerdLog = (containerdLog + c.toString()).slice(-20_000)),
+      );
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        const version = await run('ctr', ctr('version')).catch((err: Error) => err);
+        if (!(version instanceof Error)) break;
+        if (Date.now() > deadline || containerd.exitCode !== null) {
+          throw new Error(`containerd did not come up: ${version.message}\n${containerdLog}`);
+        }
+        await sleep(100);
+      }
+
+      for (const p of [CTR_CNI_CONF_DIR, CTR_CNI_BIN_DIR, CTR_CNI_CACHE_DIR]) await ensureMountPoint(p);
+    });
+
+    after(async () => {
+      if (containerd && containerd.exitCode === null) {
+        await removeCtrLeftovers();
+        const exited = new Promise((resolve) => containerd?.once('exit', resolve));
+        containerd.kill('SIGTERM');
+        const killer = setTimeout(() => containerd?.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(killer);
+      }
+      for (const p of createdMountPoints) await rmdir(p).catch(() => undefined);
+      await services?.localApi.close();
+      for (const r of services?.manager.list() ?? [])
+        await services?.manager.detach(r).catch(() => undefined);
+      await agentClient?.close();
+      await client?.close();
+      await sim?.close();
+      if (dir !== '') await rm(dir, { recursive: true, force: true });
+    });
+
+    /** Tasks and containers left by a failed test (or by ctr): their shims exit with them. */
+    async function removeCtrLeftovers(): Promise<void> {
+      const tasks = await run('ctr', ctr('task', 'ls', '-q')).catch(() => ({ stdout: '' }));
+      for (const id of tasks.stdout.split('\n').filter((t) => t !== '')) {
+        await run('ctr', ctr('task', 'kill', '-s', 'SIGKILL', id)).catch(() => undefined);
+        await run('ctr', ctr('task', 'rm', '-f', id)).catch(() => undefined);
+      }
+      const containers = await run('ctr', ctr('container', 'ls', '-q')).catch(() => ({ stdout: '' }));
+      for (const id of containers.stdout.split('\n').filter((c) => c !== '')) {
+        await run('ctr', ctr('container', 'rm', id)).catch(() => undefined);
+      }
+    }
+
+    /** What VPP, the host and the agent's state dir hold of one attachment. */
+    async function traces(id: string): Promise<string[]> {
+      const out: string[] = [];
+      const ifs = await client!.dump(msg.sw_interface_dump, {
+        sw_if_index: 0xffffffff,
+        name_filter_valid: false,
+      });
+      const port = ifs.find((i) => i.tag === `vppnet:pod:${id}`);
+      if (port) out.push(`VPP interface ${port.interface_name}`);
+      if ((await client!.dump(msg.af_packet_dump, {})).some((a) => a.host_if_name === id))
+        out.push(`af_packet on ${id}`);
+      const bds = await client!.dump(msg.bridge_domain_dump, { bd_id: 0xffffffff, sw_if_index: 0xffffffff });
+      const bridge = bds.find(
+        (bd) => port && bd.sw_if_details.some((m) => m.sw_if_index === port.sw_if_index),
+      );
+      if (bridge) out.push(`member of bridge ${bridge.bd_tag}`);
+      if (existsSync(`/sys/class/net/${id}`)) out.push(`host link ${id}`);
+      const records = await readdir(join(paths.stateDir, ATTACHMENTS_DIR)).catch(() => [] as string[]);
+      if (records.includes(`${id}.json`)) out.push(`record ${id}`);
+      return out;
+    }
+
+    interface CtrRun {
+      readonly child: ChildProcessWithoutNullStreams;
+      readonly output: { stdout: string; stderr: string };
+      readonly exited: Promise<number | null>;
+      /** ctr's output, for assertion messages. */
+      readonly diag: () => string;
+    }
+
+    /**
+     * `ctr run --rm --cni` of the busybox rootfs, as container `name`, in a private mount namespace
+     * whose CNI dirs are ours and where node cannot run.
+     */
+    function ctrRun(name: string, containerScript: string, pidFile: string): CtrRun {
+      const node = realpathSync(process.execPath);
+      const mounts = [
+        [paths.confDir, CTR_CNI_CONF_DIR],
+        [paths.binDir, CTR_CNI_BIN_DIR],
+        [paths.cacheDir, CTR_CNI_CACHE_DIR],
+        ['/dev/null', node],
+      ];
+      const script = [
+        'set -e',
+        ...mounts.map(([from, to]) => `mount --bind '${from}' '${to}'`),
+        // Prove the mounts took: node is not runnable in here.
+        `! '${node}' --version >/dev/null 2>&1`,
+        'exec ctr "$@"',
+      ].join('\n');
+      const args = ctr(
+        'run',
+        '--rm',
+        '--cni',
+        ...['--cgroup', '', '--fifo-dir', join(dir, 'fifo'), '--runc-root', join(dir, 'runc')],
+        ...['--pid-file', pidFile, '--rootfs', paths.rootfs, name],
+        ...['/bin/sh', '-c', containerScript],
+      );
+      const child = spawn(
+        'unshare',
+        ['--mount', '--propagation', 'private', 'sh', '-c', script, 'sh', ...args],
+        {
+          stdio: ['pipe', 'pipe', 'pipe'],
+        },
+      );
+      const output = { stdout: '', stderr: '' };
+      child.stdout.on('data', (c: Buffer) => (output.stdout += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (output.stderr += c.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+      const diag = (): string => `\n--- ctr stdout:\n${output.stdout}\n--- ctr stderr:\n${output.stderr}`;
+      return { child, output, exited, diag };
+    }
+
+    void it('ADD when the container starts, DEL when it exits, nothing left behind', async (t) => {
+      const name = `pod-${process.pid}`;
+      const containerId = `${CTR_NAMESPACE}-${name}`; // what ctr passes as CNI_CONTAINERID
+      const id = hostVethName(containerId, POD_IFNAME);
+      const pidFile = join(dir, `${name}.pid`);
+      const containerScript = [
+        'echo "== addr"; ip -4 addr show dev eth0',
+        'echo "== route"; ip -4 route',
+        'echo READY',
+        'read line',
+        'echo "BYE $line"',
+      ].join('; ');
+      const started = Date.now();
+      const { child, output, exited, diag } = ctrRun(name, containerScript, pidFile);
+      try {
+        const readyBy = Date.now() + 60_000;
+        while (!output.stdout.includes('READY')) {
+          if (child.exitCode !== null || Date.now() > readyBy)
+            assert.fail(`the container did not start${diag()}`);
+          await sleep(50);
+        }
+        t.diagnostic(`container up with its interface ${Date.now() - started} ms after ctr run`);
+
+        // Inside the container: what busybox sees.
+        const { stdout } = output;
+        const addr = stdout.slice(stdout.indexOf('== addr'), stdout.indexOf('== route'));
+        const route = stdout.slice(stdout.indexOf('== route'), stdout.indexOf('READY'));
+        assert.match(addr, /inet 169\.254\.169\.103\/24 .*eth0/, diag());
+        assert.match(route, /169\.252\.252\.0\/24 via 169\.254\.169\.1 dev eth0/, diag());
+
+        // The same netns seen from the host, and what the agent recorded for it.
+        const pid = (await readFile(pidFile, 'utf8')).trim();
+        const netns = `/proc/${pid}/ns/net`;
+        const [record] = services!.manager.list();
+        assert.deepEqual(
+          [record?.containerId, record?.ifname, record?.netns, record?.network, record?.mode],
+          [containerId, POD_IFNAME, netns, NETWORK, 'veth'],
+        );
+        const podAddrs = JSON.parse(
+          (await run('nsenter', [`--net=${netns}`, 'ip', '-j', 'addr', 'show', 'dev', POD_IFNAME])).stdout,
+        ) as {
+          addr_info: { family: string; local: string; prefixlen: number }[];
+          address: string;
+        }[];
+        assert.deepEqual(
+          podAddrs[0]?.addr_info.filter((a) => a.family === 'inet').map((a) => `${a.local}/${a.prefixlen}`),
+          ['169.254.169.103/24'],
+        );
+        assert.equal(podAddrs[0]?.address, record?.podMac);
+        const podRoutes = JSON.parse(
+          (await run('nsenter', [`--net=${netns}`, 'ip', '-j', '-4', 'route', 'show'])).stdout,
+        ) as {
+          dst: string;
+          gateway?: string;
+          dev: string;
+        }[];
+        assert.ok(
+          podRoutes.some(
+            (r) => r.dst === '169.252.252.0/24' && r.gateway === '169.254.169.1' && r.dev === POD_IFNAME,
+          ),
+          JSON.stringify(podRoutes),
+        );
+
+        // VPP: af_packet on the host end, a bridge member, up, pod-in on input and pod-out on output.
+        assert.deepEqual(await traces(id), [
+          `VPP interface host-${id}`,
+          `af_packet on ${id}`,
+          'member of bridge vppnet:services',
+          `host link ${id}`,
+          `record ${id}`,
+        ]);
+        const ifs = await client!.dump(msg.sw_interface_dump, {
+          sw_if_index: 0xffffffff,
+          name_filter_valid: false,
+        });
+        const port = ifs.find((i) => i.tag === `vppnet:pod:${id}`)!;
+        assert.equal(port.flags & 1, 1, 'admin up');
+        const acls = await client!.dump(msg.acl_dump, { acl_index: 0xffffffff });
+        const aclIndex = (tag: string): number | undefined => acls.find((a) => a.tag === tag)?.acl_index;
+        const [binding] = await client!.dump(msg.acl_interface_list_dump, { sw_if_index: port.sw_if_index });
+        assert.deepEqual(
+          [binding?.n_input, ...(binding?.acls ?? [])],
+          [1, aclIndex('vppnet:pod-in'), aclIndex('vppnet:pod-out')],
+        );
+        // libcni cached the result (it hands it to DEL as prevResult).
+        assert.deepEqual((await readdir(join(paths.cacheDir, 'results'))).length, 1);
+
+        // The container exits; ctr --rm runs CNI DEL (with no netns: the namespace died with it).
+        child.stdin.end('done\n');
+        const code = await Promise.race([exited, sleep(60_000, 'timeout' as const, { ref: false })]);
+        assert.equal(code, 0, diag());
+        assert.match(output.stdout, /BYE done/);
+        t.diagnostic(`ctr run --rm finished ${Date.now() - started} ms after it started`);
+
+        assert.deepEqual(await traces(id), [], 'VPP objects, host veth and attachment record are gone');
+        assert.deepEqual(services!.manager.list(), []);
+        assert.deepEqual(await readdir(join(paths.cacheDir, 'results')), []);
+        assert.equal((await run('ctr', ctr('container', 'ls', '-q'))).stdout.trim(), '');
+        assert.equal(existsSync(netns), false);
+      } finally {
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+    });
+
+    // Last: it takes VPP away from the agent for good.
+    void it("a failed ADD (the agent has no VPP) is the runtime's error and leaves nothing", async () => {
+      await agentClient!.close();
+      const name = `pod-novpp-${process.pid}`;
+      const id = hostVethName(`${CTR_NAMESPACE}-${name}`, POD_IFNAME);
+      const { exited, output, diag } = ctrRun(name, 'echo STARTED', join(dir, `${name}.pid`));
+      const code = await Promise.race([exited, sleep(60_000, 'timeout' as const, { ref: false })]);
+      assert.notEqual(code, 0, diag());
+      assert.doesNotMatch(output.stdout, /STARTED/, 'the container never ran');
+      // libcni reports the plugin's CNI error (code 11, try again later) with its message.
+      assert.match(output.stderr, /vppnet-cni.*VPP is not connected/, diag());
+      assert.deepEqual(await traces(id), []);
+      assert.deepEqual(services!.manager.list(), []);
+      assert.deepEqual(await readdir(join(paths.cacheDir, 'results')), []);
+      // ctr 1.6 itself leaves the container (and its created task) after a failed network setup.
+      await removeCtrLeftovers();
+    });
+  },
+);
