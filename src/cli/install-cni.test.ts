@@ -148,21 +148,21 @@ void describe('vppnet install-cni', () => {
         () => JSON.parse(out) as { reads: number; seen: Record<string, number> },
       );
     });
+    // Installs go on for as long as any reader reads, whatever the machine's speed.
+    let readersDone = false;
+    const results = Promise.all(readers).finally(() => (readersDone = true));
     let installs = 0;
-    const deadline = Date.now() + 2000;
-    while (Date.now() < deadline) {
+    while (!readersDone) {
       await installCni({ source: installs % 2 === 0 ? sourceB : sourceA, dest });
       installs++;
     }
-    const results = await Promise.all(readers);
-    for (const { reads, seen } of results) {
+    for (const { reads, seen } of await results) {
       const unknown = Object.keys(seen).filter((hash) => !known.has(hash));
       assert.deepEqual(unknown, [], `a reader saw something else than a or b (${reads} reads)`);
-      assert.ok(Object.keys(seen).length === 2, `a reader saw both versions: ${JSON.stringify(seen)}`);
+      assert.equal(Object.keys(seen).length, 2, `a reader saw both versions: ${JSON.stringify(seen)}`);
     }
-    assert.ok(installs >= 4, `${installs} installs`);
     t.diagnostic(
-      `${installs} installs; reads per version: ${results.map((r) => JSON.stringify(Object.values(r.seen))).join(' ')}`,
+      `${installs} installs; reads per version: ${(await results).map((r) => JSON.stringify(Object.values(r.seen))).join(' ')}`,
     );
     assert.deepEqual(await readdir(dest), ['vppnet-cni']);
   });
