@@ -9,7 +9,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { SrGlobalsMemory } from '../srv6/actual.js';
-import { removeStaleTempFiles, writeFileAtomic } from './atomic-file.js';
+import { removeStaleTempFiles, writeFileAtomic } from '../util/atomic-file.js';
 import { errorMessage, silentLogger, type AgentLogger } from './logger.js';
 import type { SrGlobalsStore } from './reconciler.js';
 

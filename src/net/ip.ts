@@ -3,7 +3,7 @@
  * derivation). Addresses are kept as canonical strings at the edges and as bigint/number inside.
  */
 import net from 'node:net';
-import { writeIp6 } from '../vpp/codec/text-format.js';
+import { readIp6, writeIp6 } from '../vpp/codec/text-format.js';
 
 export interface Ip4Prefix {
   readonly address: string;
@@ -40,26 +40,9 @@ export function ip6ToBigInt(s: string): bigint {
 }
 
 export function bigIntToIp6(n: bigint): string {
-  const words: number[] = [];
-  for (let i = 7; i >= 0; i--) words.push(Number((n >> BigInt(i * 16)) & 0xffffn));
-  let bestStart = -1;
-  let bestLen = 1;
-  for (let i = 0; i < 8; ) {
-    if (words[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && words[j] === 0) j++;
-    if (j - i > bestLen) {
-      bestStart = i;
-      bestLen = j - i;
-    }
-    i = j;
-  }
-  const hex = (ws: number[]): string => ws.map((w) => w.toString(16)).join(':');
-  if (bestStart < 0) return hex(words);
-  return `${hex(words.slice(0, bestStart))}::${hex(words.slice(bestStart + bestLen))}`;
+  scratch.writeBigUInt64BE(n >> 64n, 0);
+  scratch.writeBigUInt64BE(n & 0xffffffffffffffffn, 8);
+  return readIp6(scratch, 0);
 }
 
 /** Canonical spelling of an IPv6 address (RFC 5952), as VPP's dumps decode to. */

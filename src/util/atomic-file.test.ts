@@ -3,7 +3,7 @@ import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { writeFileAtomic } from './atomic-file.js';
-import { makeTempDir } from './testing/agent-fixtures.js';
+import { makeTempDir } from '../agent/testing/agent-fixtures.js';
 
 describe('writeFileAtomic', () => {
   let tmp: Awaited<ReturnType<typeof makeTempDir>>;

@@ -7,9 +7,17 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
-export async function writeFileAtomic(path: string, data: string, mode = 0o644): Promise<void> {
+export interface AtomicWriteOptions {
+  /** Mode of the file (default 0644). */
+  readonly mode?: number;
+  /** Mode of directories created on the way (default: the process umask's). */
+  readonly dirMode?: number;
+}
+
+export async function writeFileAtomic(path: string, data: string, opts: AtomicWriteOptions | number = {}): Promise<void> {
+  const { mode = 0o644, dirMode } = typeof opts === 'number' ? { mode: opts } : opts;
   const dir = dirname(path);
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, dirMode === undefined ? { recursive: true } : { recursive: true, mode: dirMode });
   const temp = join(dir, `${tempPrefix(path)}${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   let handle: FileHandle | undefined;
   try {
@@ -41,6 +49,12 @@ export async function removeStaleTempFiles(path: string): Promise<void> {
 
 function tempPrefix(path: string): string {
   return `.${basename(path)}.`;
+}
+
+/** Removes a file and makes the removal durable; absent is fine. */
+export async function removeFileDurably(path: string): Promise<void> {
+  await rm(path, { force: true });
+  await syncDirectory(dirname(path));
 }
 
 async function syncDirectory(dir: string): Promise<void> {
