@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SIM_ONLY, startVppTarget, type VppTarget } from '../../../test/support/vpp-target.js';
+import { REAL_VPP_SOCKET, SIM_ONLY, startVppTarget, type VppTarget } from '../../../test/support/vpp-target.js';
 import { msg } from '../messages/index.js';
 import type { ConnectionState } from './connection-state.js';
 import type { SubscriptionItem } from './event-subscription.js';
@@ -285,5 +285,11 @@ describe('VppClient under faults (simulator)', { skip: SIM_ONLY }, () => {
     await sleep(20);
     assert.equal(sim.state.clients.length, before - 1);
     assert.ok((sim.state.requestCounts.get('sockclnt_delete') ?? 0) >= 1);
+  });
+});
+
+describe('VppClient against a real VPP 26.06', () => {
+  it('ran the suite above against the VPP at VPP_API_SOCKET', { skip: REAL_VPP_SOCKET ? false : 'VPP_API_SOCKET is not set: the suite above ran against the simulator' }, () => {
+    assert.ok(REAL_VPP_SOCKET);
   });
 });
