@@ -88,7 +88,7 @@ export const REQUIRED_MESSAGES = [
   msg.ip_table_add_del,
   msg.ip_table_dump,
   msg.ip_route_add_del,
-  msg.ip_route_dump,
+  msg.ip_route_v2_dump,
   msg.proxy_arp_add_del,
   msg.proxy_arp_intfc_enable_disable,
   msg.proxy_arp_dump,

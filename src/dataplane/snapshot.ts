@@ -10,7 +10,14 @@ import { InterfaceRegistry } from './interface-registry.js';
 import { isOwnedTag } from './keys.js';
 
 export type InterfaceDetails = Message<typeof msg.sw_interface_details>;
-export type RouteDetails = Message<typeof msg.ip_route_details>['route'];
+export type RouteDetails = Message<typeof msg.ip_route_v2_details>['route'];
+
+/**
+ * fib_source_t FIB_SOURCE_API (src/vnet/fib/fib_source.h, a static enum): routes added through
+ * ip_route_add_del. Dumping only those skips a VPC table's connected, special and SR-steering
+ * entries, which with 100k steered prefixes are nearly all of it.
+ */
+export const FIB_SOURCE_API = 8;
 
 export interface InterfaceFacts {
   readonly details: InterfaceDetails;
@@ -109,15 +116,18 @@ export async function loadSnapshot(client: VppClient, scope: SnapshotScope): Pro
     ...tableDetails.map((d) => d.table).filter((t) => isOwnedTag(t.name)).map((t) => ({ id: t.table_id, ip6: t.is_ip6 })),
     ...scope.sharedTables,
   ];
-  // Tables are read a few at a time and only routes that could be vppnet's are kept: a VPC table
-  // also holds every steering entry's route, and a node with 100k of those must not hold them all.
+  // Tables are read a few at a time, only API-sourced routes, and only those that could be
+  // vppnet's are kept.
   const routes = new Map<string, RouteDetails[]>();
   let nextTable = 0;
   const readTables = async (): Promise<void> => {
     while (nextTable < routeTables.length) {
       const t = routeTables[nextTable++] as { id: number; ip6: boolean };
-      const details = await client.dump(msg.ip_route_dump, { table: { table_id: t.id, is_ip6: t.ip6 } });
-      routes.set(`${t.ip6 ? 'ip6' : 'ip4'}:${t.id}`, details.map((d) => d.route).filter(mayBeConfiguredRoute));
+      const kept: RouteDetails[] = [];
+      await client.dumpEach(msg.ip_route_v2_dump, { src: FIB_SOURCE_API, table: { table_id: t.id, is_ip6: t.ip6 } }, (d) => {
+        if (mayBeConfiguredRoute(d.route)) kept.push(d.route);
+      });
+      routes.set(`${t.ip6 ? 'ip6' : 'ip4'}:${t.id}`, kept);
     }
   };
   await Promise.all(Array.from({ length: Math.min(ROUTE_TABLES_IN_FLIGHT, routeTables.length) }, readTables));

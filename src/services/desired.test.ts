@@ -5,6 +5,7 @@
  * back as exactly the desired values.
  */
 import assert from 'node:assert/strict';
+import { FIB_SOURCE_API } from '../dataplane/snapshot.js';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 
@@ -291,9 +292,10 @@ void describe(
         routes: new Map([
           [
             'ip4:10',
+            // v1 details as the recording has them; the agent reads v2 (with the FIB source).
             of(msg.ip_route_details)
               .filter((r) => r.route.table_id === 10)
-              .map((r) => r.route),
+              .map((r) => ({ ...r.route, src: FIB_SOURCE_API })),
           ],
         ]),
         bridgeDomains: of(msg.bridge_domain_details),
