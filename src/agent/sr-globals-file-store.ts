@@ -24,10 +24,13 @@ export class SrGlobalsFileStore implements SrGlobalsStore {
   #loaded = false;
   /** The file's content as last read or written, to skip rewriting an unchanged value. */
   #persisted: string | undefined;
+  /** For the CLI: read what the agent remembers, never write or tidy up its directory. */
+  readonly #readOnly: boolean;
 
-  constructor(path: string, logger: AgentLogger = silentLogger) {
+  constructor(path: string, logger: AgentLogger = silentLogger, opts: { readonly readOnly?: boolean } = {}) {
     this.#path = path;
     this.#logger = logger;
+    this.#readOnly = opts.readOnly ?? false;
   }
 
   get path(): string {
@@ -37,13 +40,14 @@ export class SrGlobalsFileStore implements SrGlobalsStore {
   async load(): Promise<SrGlobalsMemory | undefined> {
     if (!this.#loaded) {
       this.#loaded = true;
-      await removeStaleTempFiles(this.#path);
+      if (!this.#readOnly) await removeStaleTempFiles(this.#path);
       this.#memory = await this.#readFile();
     }
     return this.#memory;
   }
 
   async save(memory: SrGlobalsMemory): Promise<void> {
+    if (this.#readOnly) return;
     this.#loaded = true;
     this.#memory = memory;
     const text = serialize(memory);

@@ -13,7 +13,10 @@ import { loadConfigFile } from '../config/load.js';
 import { ConfigError } from '../config/validate.js';
 import { configReferenceMarkdown } from '../config/schema.js';
 import { linuxHostLinks } from '../agent/host-links.js';
-import { memoryStore, planFresh, reconcile } from '../agent/reconciler.js';
+import { planFresh, reconcile, type SrGlobalsStore } from '../agent/reconciler.js';
+import { DEFAULT_STATE_DIR } from '../agent/agent-flags.js';
+import { SR_GLOBALS_FILE, SrGlobalsFileStore } from '../agent/sr-globals-file-store.js';
+import path from 'node:path';
 import { VppClient, DEFAULT_SOCKET_PATH } from '../vpp/client/vpp-client.js';
 import { formatPlan, planToJson } from './format-plan.js';
 import { INSTALL_CNI_USAGE, installCniCommand } from './install-cni.js';
@@ -21,7 +24,7 @@ import { INSTALL_CNI_USAGE, installCniCommand } from './install-cni.js';
 export const EXAMPLE_CONFIG = fileURLToPath(new URL('../../../examples/hypervisor-1.yaml', import.meta.url));
 
 const USAGE = `usage:
-  vppnet plan   [--config FILE] [--vpp SOCKET] [--json] [--verbose]
+  vppnet plan   [--config FILE] [--vpp SOCKET] [--state-dir DIR] [--json] [--verbose]
       the ordered VPP operations for a fresh VPP, or with --vpp the diff against a live one;
       changes nothing
   vppnet status [--config FILE] [--vpp SOCKET] [--json]
@@ -40,6 +43,7 @@ export async function main(argv: readonly string[], out: NodeJS.WritableStream =
       vpp: { type: 'string' },
       json: { type: 'boolean', default: false },
       verbose: { type: 'boolean', default: false },
+      'state-dir': { type: 'string', default: DEFAULT_STATE_DIR },
     },
     allowPositionals: false,
   });
@@ -55,7 +59,7 @@ export async function main(argv: readonly string[], out: NodeJS.WritableStream =
         return 0;
       }
       return await withVpp(values.vpp, async (client) => {
-        const { plan } = await reconcile(config, { client, host: linuxHostLinks, globals: memoryStore(), planOnly: true });
+        const { plan } = await reconcile(config, { client, host: linuxHostLinks, globals: agentGlobals(values['state-dir']), planOnly: true });
         if (values.json) write(JSON.stringify(planToJson(plan), null, 2));
         else write(`vppnet plan: ${configPath} against the VPP at ${values.vpp}\n\n${formatPlan(plan, { verbose: values.verbose })}`);
         return 0;
@@ -66,7 +70,7 @@ export async function main(argv: readonly string[], out: NodeJS.WritableStream =
       const config = await loadConfigFile(values.config ?? EXAMPLE_CONFIG);
       return await withVpp(socket, async (client) => {
         const version = await client.call((await import('../vpp/messages/index.js')).msg.show_version, {});
-        const { plan, owned } = await reconcile(config, { client, host: linuxHostLinks, globals: memoryStore(), planOnly: true });
+        const { plan, owned } = await reconcile(config, { client, host: linuxHostLinks, globals: agentGlobals(values['state-dir']), planOnly: true });
         const summary = {
           vpp: { socket, version: version.version, pid: client.vppPid },
           owned: Object.fromEntries([...owned].sort()),
@@ -93,6 +97,14 @@ export async function main(argv: readonly string[], out: NodeJS.WritableStream =
       process.stderr.write(`${USAGE}\n`);
       return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
   }
+}
+
+/**
+ * What the agent on this node remembers of the SRv6 globals (they cannot be read from VPP), read
+ * only; without it a plan would always show the hop limit as to be set.
+ */
+function agentGlobals(stateDir: string): SrGlobalsStore {
+  return new SrGlobalsFileStore(path.join(stateDir, SR_GLOBALS_FILE), undefined, { readOnly: true });
 }
 
 async function withVpp(socket: string, fn: (client: VppClient) => Promise<number>): Promise<number> {
