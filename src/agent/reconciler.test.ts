@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { removeUnderlay } from '../../test/support/underlay.js';
 import { SIM_ONLY, startVppTarget, type VppTarget } from '../../test/support/vpp-target.js';
 import type { AgentConfig } from '../config/model.js';
 import { validateConfig } from '../config/validate.js';
@@ -106,6 +107,10 @@ async function teardown(f: Fixture, cleanup: boolean): Promise<void> {
     // Leave a real VPP as we found it: an empty desired state removes everything vppnet owns.
     const empty = validateConfig({ ...rawConfig(f, { vpcs: 0 }), vpcs: [], ports: [], remoteRoutes: [] });
     await reconcile(empty, { client: f.client, host: noHostLinks, globals: memoryStore() });
+    // And someone else's "NIC", with the default route vppnet put through it.
+    const all = await f.other.dump(msg.sw_interface_dump, { sw_if_index: 0xffffffff });
+    const lo = all.find((i) => i.interface_name === f.underlay);
+    if (lo) await removeUnderlay(f.other, { name: lo.interface_name, swIfIndex: lo.sw_if_index });
   }
   await f.client.close();
   await f.other.close();
@@ -249,7 +254,12 @@ describe('reconciler', () => {
     // The underlay interface is someone else's: configured, never deleted.
     assert.ok(ifs.some((i) => i.interface_name === f.underlay));
 
-    // Clean up someone else's objects for the next tests.
+    // Clean up someone else's objects for the next tests, routes before their table: VPP leaks the
+    // API routes of a deleted table, and they resurface in the next table to reuse its index.
+    await o.call(msg.ip_route_add_del, {
+      is_add: false,
+      route: { table_id: 77, prefix: { address: { af: 0, un: { ip4: '198.51.100.0' } }, len: 24 }, paths: [{ sw_if_index: lo.sw_if_index, proto: 0, nh: { address: { ip4: '192.0.2.2' } } }] },
+    });
     await o.call(msg.sr_steering_add_del, { is_del: true, bsid_addr: 'fd99::1', table_id: 77, prefix: { address: { af: 0, un: { ip4: '203.0.113.0' } }, len: 24 }, traffic_type: 4 });
     await o.call(msg.sr_policy_del, { bsid_addr: 'fd99::1' });
     await o.call(msg.sr_localsid_add_del, { is_del: true, localsid: 'fd97::1', behavior: 1, sw_if_index: 0xffffffff });

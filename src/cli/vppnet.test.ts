@@ -5,6 +5,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { stringify } from 'yaml';
+import { removeUnderlay } from '../../test/support/underlay.js';
 import { startVppTarget, type VppTarget } from '../../test/support/vpp-target.js';
 import { linuxHostLinks } from '../agent/host-links.js';
 import { memoryStore, reconcile } from '../agent/reconciler.js';
@@ -54,6 +55,7 @@ describe('vppnet CLI', () => {
     let target: VppTarget;
     let dir: string;
     let configPath: string;
+    let underlayIndex = 0;
     before(async () => {
       target = await startVppTarget();
       dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-cli-'));
@@ -61,6 +63,7 @@ describe('vppnet CLI', () => {
       await c.connect();
       const lo = await c.call(msg.create_loopback_instance, {});
       const [d] = await c.dump(msg.sw_interface_dump, { sw_if_index: lo.sw_if_index });
+      underlayIndex = lo.sw_if_index;
       await c.close();
       configPath = path.join(dir, 'config.yaml');
       await writeFile(
@@ -73,6 +76,17 @@ describe('vppnet CLI', () => {
       );
     });
     after(async () => {
+      if (target.real) {
+        // Leave a real VPP as found: nothing of vppnet's, and not the test's "NIC" either.
+        const c = new VppClient({ socketPath: target.socketPath, healthCheckIntervalMs: 0 });
+        await c.connect();
+        const cfg = await loadConfigFile(configPath);
+        await reconcile({ ...cfg, vpcs: [], ports: [], remoteRoutes: [] }, { client: c, host: linuxHostLinks, globals: memoryStore() });
+        const all = await c.dump(msg.sw_interface_dump, { sw_if_index: 0xffffffff });
+        const lo = all.find((i) => i.sw_if_index === underlayIndex);
+        if (lo) await removeUnderlay(c, { name: lo.interface_name, swIfIndex: underlayIndex });
+        await c.close();
+      }
       await target.close();
       await rm(dir, { recursive: true, force: true });
     });

@@ -1,0 +1,31 @@
+/**
+ * The "underlay NIC" of reconciler tests: a loopback that a second client creates, as someone
+ * else's interface would be, and removes again with the IPv6 default route vppnet put through it
+ * (VPP keeps an API route whose interface is deleted), so a real VPP is left as found.
+ */
+import type { VppClient } from '../../src/vpp/client/vpp-client.js';
+import { msg } from '../../src/vpp/messages/index.js';
+
+export interface TestUnderlay {
+  readonly name: string;
+  readonly swIfIndex: number;
+}
+
+export async function createUnderlay(client: VppClient): Promise<TestUnderlay> {
+  const lo = await client.call(msg.create_loopback_instance, {});
+  const [d] = await client.dump(msg.sw_interface_dump, { sw_if_index: lo.sw_if_index });
+  if (!d) throw new Error(`loopback ${lo.sw_if_index} not in the dump`);
+  return { name: d.interface_name, swIfIndex: lo.sw_if_index };
+}
+
+export async function removeUnderlay(client: VppClient, u: TestUnderlay, gateway = '2001:db8::2'): Promise<void> {
+  await client.request(msg.ip_route_add_del, {
+    is_add: false,
+    route: {
+      table_id: 0,
+      prefix: { address: { af: 1, un: { ip6: '::' } }, len: 0 },
+      paths: [{ sw_if_index: u.swIfIndex, proto: 1, nh: { address: { ip6: gateway } } }],
+    },
+  });
+  await client.request(msg.delete_loopback, { sw_if_index: u.swIfIndex });
+}
