@@ -220,6 +220,21 @@ describe('reconciler', () => {
     }
   });
 
+  it('converges with the service bridge, and a second pass plans nothing', async () => {
+    const raw = { ...rawConfig(f), services: { dhcpServer: '169.254.169.103', dnsAddress: '169.254.169.53' } };
+    const cfg = validateConfig(raw);
+    const first = await apply(f, cfg, globals);
+    assert.ok(first.plan.ops.some((o) => o.resource.kind === 'nat-static'));
+    assert.deepEqual(await planOps(f, cfg, globals), []);
+    const bds = await f.client.dump(msg.bridge_domain_dump, { bd_id: 0xffffffff, sw_if_index: 0xffffffff });
+    assert.ok(bds.some((b) => b.bd_tag === 'vppnet:services' && b.bvi_sw_if_index !== 0xffffffff));
+    const statics = await f.client.dump(msg.nat44_static_mapping_dump, {});
+    assert.equal(statics.filter((m) => m.tag.startsWith('vppnet:vm:')).length, 2, 'one identity per VM');
+    assert.ok(statics.every((m) => m.external_ip_address.startsWith('169.252.252.')));
+    const proxies = await f.client.dump(msg.dhcp_proxy_dump, { is_ip6: false });
+    assert.deepEqual(proxies.map((p) => p.rx_vrf_id).sort(), [100, 101]);
+  });
+
   it("leaves other clients' VPP configuration alone", async () => {
     const o = f.other;
     await o.call(msg.ip_table_add_del, { is_add: true, table: { table_id: 77, is_ip6: false, name: 'not-vppnet' } });

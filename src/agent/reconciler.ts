@@ -184,7 +184,8 @@ async function reconcilePass(config: AgentConfig, opts: ReconcileOptions): Promi
   const snapshot = await loadSnapshot(opts.client, {
     externalInterfaces: externalInterfaceNames(config),
     sharedTables: [{ id: 0, ip6: true }],
-    services: config.services !== undefined,
+    // Always: a service bridge removed from the config must be removed from VPP too.
+    services: true,
   });
   const pods = opts.services?.attachments;
   const vethPrefixes = pods ? HOST_VETH_PREFIXES : HOST_VETH_PREFIXES.filter((p) => p !== POD_VETH_PREFIX);

@@ -236,7 +236,14 @@ function podRequest(
   };
 }
 
-void describe('service bridge reconcile', () => {
+/**
+ * Each suite here builds its node on a VPP of its own (same underlay address, same tables): on one
+ * shared real VPP they would collide. Against a real VPP the service bridge is exercised through
+ * the reconciler with services configured instead (see the notes of the issue).
+ */
+const OWN_VPP_PER_SUITE = SIM_ONLY && 'these suites need a fresh VPP each (the simulator); VPP_API_SOCKET is set';
+
+void describe('service bridge reconcile', { skip: OWN_VPP_PER_SUITE }, () => {
   let f: Fixture;
   before(async () => {
     f = await setup();
@@ -300,7 +307,7 @@ void describe('service bridge reconcile', () => {
   });
 });
 
-void describe('pod attachments', { skip: NEEDS_ROOT }, () => {
+void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () => {
   let f: Fixture;
   const namespaces: TestNetns[] = [];
   const netns = (): TestNetns => {
