@@ -90,17 +90,27 @@ export function verdictRows(ms: readonly Measurement[]): Row[] {
 }
 
 /**
+ * A node's name with the interface it belongs to replaced by its role, so that the two
+ * configurations' rows line up: "pg12-tx" → "<out>-tx", a loopback's (the BVI's) → "<bvi>-output".
+ */
+export function nodeRole(name: string, m: Pick<Measurement, 'egress'>): string {
+  if (name.startsWith(`${m.egress}-`)) return `<out>-${name.slice(m.egress.length + 1)}`;
+  const loop = /^loop\d+-(.*)$/.exec(name);
+  return loop ? `<bvi>-${loop[1]}` : name;
+}
+
+/**
  * Per-node clocks per packet of one path and size, the configurations side by side (nodes of both
  * by name; a node only one of them uses shows '-' in the other's column).
  */
 export function breakdownRows(ms: readonly Measurement[]): Row[] {
-  const cols = [...ms].sort(order).reverse();
+  const cols = [...ms].sort(order);
   const names: string[] = [];
-  for (const m of cols) for (const n of m.figures.nodes) if (!names.includes(n.name)) names.push(n.name);
+  for (const m of cols) for (const n of m.figures.nodes) if (!names.includes(nodeRole(n.name, m))) names.push(nodeRole(n.name, m));
   const rows: Row[] = names.map((name) => {
     const row: Record<string, string> = { node: name };
     for (const m of cols) {
-      const n = m.figures.nodes.find((x) => x.name === name);
+      const n = m.figures.nodes.find((x) => nodeRole(x.name, m) === name);
       row[`${CONFIG_LABEL[m.config]} clk/pkt`] = n ? fmt(n.clocksPerPacket, 1) : '-';
       row[`${CONFIG_LABEL[m.config]} vec/call`] = n ? fmt(n.vectorsPerCall, 1) : '-';
     }
