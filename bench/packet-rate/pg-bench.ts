@@ -122,37 +122,40 @@ export async function measureAll(
   log: Log,
 ): Promise<Measurement[]> {
   const out: Measurement[] = [];
-  const jobs = opts.sizes.flatMap((size) =>
-    PATH_IDS.flatMap((path) => plans.filter((p) => p.path === path).map((plan) => ({ plan, size }))),
-  );
+  // Per path and size, repeats alternate between the configurations (vppnet, hand, vppnet, …) so
+  // that a slow spell of the machine falls on both rather than on one configuration's runs.
+  const groups = opts.sizes.flatMap((size) => PATH_IDS.map((path) => ({ size, plans: plans.filter((p) => p.path === path) }))).filter((g) => g.plans.length > 0);
+  const total = groups.reduce((s, g) => s + g.plans.length, 0) * opts.repeat;
   let n = 0;
-  for (const { plan, size } of jobs) {
-    n++;
-    const runs: { figures: PathFigures; streams: string[] }[] = [];
+  for (const { size, plans: group } of groups) {
+    const runs = new Map<PathPlan, { figures: PathFigures; streams: string[] }[]>(group.map((p) => [p, []]));
     for (let r = 0; r < opts.repeat; r++) {
-      const run = await measureOnce(client, plan, size, info.workers, opts);
-      runs.push(run);
-      const f = run.figures;
-      log(
-        `[${n}/${jobs.length}${opts.repeat > 1 ? ` run ${r + 1}/${opts.repeat}` : ''}] ${plan.path} ${size.label} ${plan.config}: ` +
-          `${f.mpps.toFixed(2)} Mpps, ${f.pathClocksPerPacket.toFixed(1)} path clocks/packet`,
-      );
-      if (f.missing.length > 0) log(`  WARNING: no packet went through ${f.missing.join(', ')}: the path is not the one intended`);
-      if (f.packets === 0) log(`  WARNING: nothing left ${plan.egress}`);
-      if (f.dropped > 0.01 * f.received) log(`  WARNING: ${f.dropped} of ${f.received} packets dropped`);
-      if (run.errors) log(`  show errors:\n${run.errors.split('\n').slice(0, 25).map((l) => `    ${l}`).join('\n')}`);
+      for (const plan of group) {
+        n++;
+        const run = await measureOnce(client, plan, size, info.workers, opts);
+        runs.get(plan)?.push(run);
+        const f = run.figures;
+        log(`[${n}/${total}] ${plan.path} ${size.label} ${plan.config}: ${f.mpps.toFixed(2)} Mpps, ${f.pathClocksPerPacket.toFixed(1)} path clocks/packet`);
+        if (f.missing.length > 0) log(`  WARNING: no packet went through ${f.missing.join(', ')}: the path is not the one intended`);
+        if (f.packets === 0) log(`  WARNING: nothing left ${plan.egress}`);
+        if (f.dropped > 0.01 * f.received) log(`  WARNING: ${f.dropped} of ${f.received} packets dropped`);
+        if (run.errors) log(`  show errors:\n${run.errors.split('\n').slice(0, 25).map((l) => `    ${l}`).join('\n')}`);
+      }
     }
-    const median = medianRun(runs);
-    out.push({
-      path: plan.path,
-      config: plan.config,
-      size: size.label,
-      ingress: plan.ingress,
-      egress: plan.egress,
-      streams: median.streams,
-      figures: median.figures,
-      runsMpps: runs.map((r) => r.figures.mpps),
-    });
+    for (const plan of group) {
+      const planRuns = runs.get(plan) ?? [];
+      const median = medianRun(planRuns);
+      out.push({
+        path: plan.path,
+        config: plan.config,
+        size: size.label,
+        ingress: plan.ingress,
+        egress: plan.egress,
+        streams: median.streams,
+        figures: median.figures,
+        runsMpps: planRuns.map((r) => r.figures.mpps),
+      });
+    }
   }
   return out;
 }
