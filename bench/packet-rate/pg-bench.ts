@@ -7,7 +7,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { VppClient } from '../../src/vpp/client/vpp-client.js';
-import { medianRun, pathFigures, type PathFigures } from './metrics.js';
+import { pathFigures, pickRun, type PathFigures } from './metrics.js';
 import type { Options } from './options.js';
 import type { Measurement, RunMeta } from './report.js';
 import { parseShowCpu, parseShowRuntime, parseShowThreads } from './runtime.js';
@@ -144,15 +144,15 @@ export async function measureAll(
     }
     for (const plan of group) {
       const planRuns = runs.get(plan) ?? [];
-      const median = medianRun(planRuns);
+      const chosen = pickRun(planRuns, opts.pick);
       out.push({
         path: plan.path,
         config: plan.config,
         size: size.label,
         ingress: plan.ingress,
         egress: plan.egress,
-        streams: median.streams,
-        figures: median.figures,
+        streams: chosen.streams,
+        figures: chosen.figures,
         runsMpps: planRuns.map((r) => r.figures.mpps),
       });
     }

@@ -12,7 +12,7 @@ export interface Measurement {
   readonly ingress: string;
   readonly egress: string;
   readonly streams: readonly string[];
-  /** Of the median run. */
+  /** Of the reported run (--pick). */
   readonly figures: PathFigures;
   /** Mpps of every run, in order. */
   readonly runsMpps: readonly number[];
