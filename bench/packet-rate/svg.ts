@@ -32,10 +32,10 @@ export interface BarChart {
 export const LAYOUT = {
   panelWidth: 520,
   plotHeight: 300,
-  top: 84,
+  top: 100,
   left: 64,
   right: 24,
-  bottom: 96,
+  bottom: 40,
   groupGap: 18,
   barGap: 3,
 } as const;
