@@ -193,6 +193,35 @@ function mayBeConfiguredRoute(r: RouteDetails): boolean {
   return r.paths.length > 0 && r.paths.every((p) => p.type === 0 && !(p.sw_if_index === NO_INDEX && p.table_id === NO_INDEX));
 }
 
+/** A snapshot of a VPP with nothing in it: the base for partial snapshots and tests. */
+export function emptySnapshot(): VppSnapshot {
+  return {
+    vppPid: 0,
+    interfaces: new InterfaceRegistry(),
+    interfaceFacts: new Map(),
+    afPacket: new Map(),
+    vhostUser: new Map(),
+    taps: new Map(),
+    tables: [],
+    routes: new Map(),
+    unnumbered: new Map(),
+    proxyArpRanges: [],
+    proxyArpInterfaces: new Set(),
+    localSids: [],
+    policies: [],
+    steering: [],
+    bridgeDomains: [],
+    acls: [],
+    aclBindings: [],
+    natEnabled: false,
+    natSessions: 0,
+    natOutputInterfaces: [],
+    natStatic: [],
+    natIdentity: [],
+    dhcpProxies: [],
+  };
+}
+
 /** "10.0.0.1/24" or "2001:db8::1/64" from a VPP prefix. */
 export function formatPrefix(p: { readonly address: { readonly af: number; readonly un: { readonly ip4: string; readonly ip6: string } }; readonly len: number }): string {
   return `${p.address.af === 1 ? p.address.un.ip6 : p.address.un.ip4}/${p.len}`;

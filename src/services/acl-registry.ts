@@ -4,10 +4,12 @@
  * snapshot and kept current as ACLs are created and deleted, like the InterfaceRegistry.
  */
 import { isOwnedTag } from '../dataplane/keys.js';
+import { NameIndex } from '../dataplane/name-index.js';
 
-export class AclRegistry {
-  readonly #byName = new Map<string, number>();
-  readonly #byIndex = new Map<number, string>();
+export class AclRegistry extends NameIndex {
+  constructor() {
+    super('ACL');
+  }
 
   /**
    * The lowest index with a tag gets the tag as its name; should VPP hold several ACLs with one
@@ -23,31 +25,9 @@ export class AclRegistry {
     return r;
   }
 
-  set(name: string, aclIndex: number): void {
-    this.#byName.set(name, aclIndex);
-    this.#byIndex.set(aclIndex, name);
-  }
-
-  remove(name: string): void {
-    const idx = this.#byName.get(name);
-    this.#byName.delete(name);
-    if (idx !== undefined) this.#byIndex.delete(idx);
-  }
-
-  /** The ACL index of a name; throws a clear error when VPP has no such ACL. */
-  index(name: string): number {
-    const idx = this.#byName.get(name);
-    if (idx === undefined) throw new Error(`ACL ${name} does not exist in VPP`);
-    return idx;
-  }
-
-  has(name: string): boolean {
-    return this.#byName.has(name);
-  }
-
   /** The name of an index: vppnet's tag, or "acl#<index>" for an ACL that is not vppnet's. */
   nameOf(aclIndex: number): string {
-    return this.#byIndex.get(aclIndex) ?? `acl#${aclIndex}`;
+    return this.lookupName(aclIndex) ?? `acl#${aclIndex}`;
   }
 }
 

@@ -5,7 +5,7 @@
  * back as exactly the desired values.
  */
 import assert from 'node:assert/strict';
-import { FIB_SOURCE_API } from '../dataplane/snapshot.js';
+import { emptySnapshot, FIB_SOURCE_API } from '../dataplane/snapshot.js';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 
@@ -341,30 +341,3 @@ void describe(
   },
 );
 
-function emptySnapshot(): VppSnapshot {
-  return {
-    vppPid: 1,
-    interfaces: new InterfaceRegistry(),
-    interfaceFacts: new Map(),
-    afPacket: new Map(),
-    vhostUser: new Map(),
-    taps: new Map(),
-    tables: [],
-    routes: new Map(),
-    unnumbered: new Map(),
-    proxyArpRanges: [],
-    proxyArpInterfaces: new Set(),
-    localSids: [],
-    policies: [],
-    steering: [],
-    bridgeDomains: [],
-    acls: [],
-    aclBindings: [],
-    natEnabled: false,
-    natSessions: 0,
-    natOutputInterfaces: [],
-    natStatic: [],
-    natIdentity: [],
-    dhcpProxies: [],
-  };
-}

@@ -9,7 +9,7 @@ import { actualDataplane } from '../dataplane/actual.js';
 import type { HostLinks } from '../dataplane/context.js';
 import { InterfaceRegistry } from '../dataplane/interface-registry.js';
 import { keys, podOfTag } from '../dataplane/keys.js';
-import { formatPrefix, type InterfaceFacts, type VppSnapshot } from '../dataplane/snapshot.js';
+import { emptySnapshot, formatPrefix, type InterfaceFacts, type VppSnapshot } from '../dataplane/snapshot.js';
 import { execute } from '../reconcile/executor.js';
 import { plan as makePlan } from '../reconcile/planner.js';
 import type { Plan, Resource } from '../reconcile/resource.js';
@@ -139,7 +139,7 @@ export class PodDataplane {
       aclBindings = bindings;
     }
     const snapshot: VppSnapshot = {
-      ...EMPTY_SNAPSHOT,
+      ...emptySnapshot(),
       vppPid: c.vppPid,
       interfaces,
       interfaceFacts: facts,
@@ -202,28 +202,3 @@ async function run(plan: Plan, ctx: ServicesContext, what: string): Promise<void
   }
 }
 
-const EMPTY_SNAPSHOT: VppSnapshot = {
-  vppPid: 0,
-  interfaces: new InterfaceRegistry(),
-  interfaceFacts: new Map(),
-  afPacket: new Map(),
-  vhostUser: new Map(),
-  taps: new Map(),
-  tables: [],
-  routes: new Map(),
-  unnumbered: new Map(),
-  proxyArpRanges: [],
-  proxyArpInterfaces: new Set(),
-  localSids: [],
-  policies: [],
-  steering: [],
-  bridgeDomains: [],
-  acls: [],
-  aclBindings: [],
-  natEnabled: false,
-  natSessions: 0,
-  natOutputInterfaces: [],
-  natStatic: [],
-  natIdentity: [],
-  dhcpProxies: [],
-};
