@@ -16,7 +16,10 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { stringify } from 'yaml';
 import { VppClient } from '../../src/vpp/client/vpp-client.js';
-import { msg } from '../../src/vpp/messages/index.js';
+import { memoryStore, reconcile } from '../../src/agent/reconciler.js';
+import { validateConfig } from '../../src/config/validate.js';
+import { createUnderlay, removeUnderlay, type TestUnderlay } from '../../test/support/underlay.js';
+import { noHostLinks } from '../support/no-host-links.js';
 import { fmt, percentile, printTable, type Row } from '../support/report.js';
 import { vppUnderTest } from '../support/vpp-under-test.js';
 
@@ -105,22 +108,15 @@ async function main(): Promise<void> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-bench-cni-'));
   const env: Env = { dir, agentSocket: path.join(dir, 'agent.sock') };
   let agent: ChildProcess | undefined;
+  let other: VppClient | undefined;
+  let underlay: TestUnderlay | undefined;
   try {
     // The "underlay NIC": someone else's interface the config names.
-    const other = new VppClient({ socketPath: vpp.socketPath, healthCheckIntervalMs: 0 });
+    other = new VppClient({ socketPath: vpp.socketPath, healthCheckIntervalMs: 0 });
     await other.connect();
-    const lo = await other.call(msg.create_loopback_instance, {});
-    const [d] = await other.dump(msg.sw_interface_dump, { sw_if_index: lo.sw_if_index });
-    await other.close();
+    underlay = await createUnderlay(other);
     const configPath = path.join(dir, 'config.yaml');
-    await writeFile(
-      configPath,
-      stringify({
-        node: { name: 'bench', underlay: { interface: d!.interface_name, address: '2001:db8::1/64', gateway: '2001:db8::2' }, srv6: { locator: 'fc00:1::/48' } },
-        vpcs: [{ name: 'vpc-a', id: 10, subnets: ['10.0.0.0/24'], gateway: '10.0.0.1' }],
-        services: { dhcpServer: '169.254.169.103' },
-      }),
-    );
+    await writeFile(configPath, stringify(benchConfig(underlay.name)));
     agent = spawn(
       process.execPath,
       [AGENT, '--config', configPath, '--vpp-socket', vpp.socketPath, '--state-dir', path.join(dir, 'state'), '--agent-socket', env.agentSocket, '--listen', '127.0.0.1:0', '--log-level', 'warn'],
@@ -149,9 +145,29 @@ async function main(): Promise<void> {
       agent.kill('SIGTERM');
       await new Promise((r) => agent?.once('exit', r));
     }
+    // The agent leaves the dataplane programmed when it stops; a real VPP is left as found, so the
+    // next run starts from the same place.
+    if (other && underlay) await removeEverything(other, underlay).catch((err: Error) => console.error(`cleanup: ${err.message}`));
+    await other?.close();
     await vpp.stop();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+function benchConfig(underlay: string, withVpc = true): Record<string, unknown> {
+  return {
+    node: { name: 'bench', underlay: { interface: underlay, address: '2001:db8::1/64', gateway: '2001:db8::2' }, srv6: { locator: 'fc00:1::/48' } },
+    vpcs: withVpc ? [{ name: 'vpc-a', id: 10, subnets: ['10.0.0.0/24'], gateway: '10.0.0.1' }] : [],
+    ...(withVpc && { services: { dhcpServer: '169.254.169.103' } }),
+  };
+}
+
+/** An empty desired state removes what vppnet owns; then the underlay goes with its default route. */
+async function removeEverything(client: VppClient, underlay: TestUnderlay): Promise<void> {
+  const outcome = await reconcile(validateConfig(benchConfig(underlay.name, false)), { client, host: noHostLinks, globals: memoryStore() });
+  const failed = outcome.result?.failed ?? [];
+  if (failed.length > 0) throw new Error(failed.map((f) => `${f.op.action} ${f.op.resource.key}: ${f.error.message}`).join('; '));
+  await removeUnderlay(client, underlay);
 }
 
 async function fetchStatus(socketPath: string): Promise<boolean> {

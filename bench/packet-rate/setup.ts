@@ -5,7 +5,6 @@
  */
 import { memoryStore, reconcile } from '../../src/agent/reconciler.js';
 import type { AgentConfig, ServicesConfig } from '../../src/config/model.js';
-import type { HostLinks } from '../../src/dataplane/context.js';
 import { InterfaceRegistry } from '../../src/dataplane/interface-registry.js';
 import { keys, tags } from '../../src/dataplane/keys.js';
 import { execute } from '../../src/reconcile/executor.js';
@@ -17,16 +16,11 @@ import { podDescriptors } from '../../src/services/descriptors.js';
 import type { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { msg } from '../../src/vpp/messages/index.js';
 import { fillAcls, parseAclIndex, type CliStep } from './topology.js';
+import { noHostLinks } from '../support/no-host-links.js';
 import { BenchError, cli } from './vpp-checks.js';
 
 const ALL = 0xffffffff;
 
-/** The benchmark's VM ports and underlay are existing interfaces: no veth pairs on the host. */
-export const noHostLinks: HostLinks = {
-  createVeth: () => Promise.reject(new Error('no veth ports in this benchmark')),
-  deleteVeth: () => Promise.resolve(),
-  listVeths: () => Promise.resolve([]),
-};
 
 /** One reconcile pass of vppnet-agent's reconciler; any failed, skipped or pending resource is an error. */
 export async function programVppnet(client: VppClient, config: AgentConfig): Promise<number> {

@@ -9,20 +9,15 @@ import { performance } from 'node:perf_hooks';
 import { memoryStore, reconcile } from '../../src/agent/reconciler.js';
 import type { AgentConfig } from '../../src/config/model.js';
 import { validateConfig } from '../../src/config/validate.js';
-import type { HostLinks } from '../../src/dataplane/context.js';
 import { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { msg } from '../../src/vpp/messages/index.js';
+import { noHostLinks } from '../support/no-host-links.js';
 import { fmt, peakRssMiB, printTable, rssMiB, type Row } from '../support/report.js';
 import { vppUnderTest } from '../support/vpp-under-test.js';
 
 const N_VPCS = Number(process.env.BENCH_VPCS ?? 1000);
 const N_ROUTES = Number(process.env.BENCH_ROUTES ?? 100);
 
-const noHostLinks: HostLinks = {
-  createVeth: () => Promise.reject(new Error('no veth ports in this benchmark')),
-  deleteVeth: () => Promise.resolve(),
-  listVeths: () => Promise.resolve([]),
-};
 
 function benchConfig(underlay: string): AgentConfig {
   const vpcs = Array.from({ length: N_VPCS }, (_, i) => ({ name: `vpc-${i}`, id: 1000 + i, subnets: ['10.0.0.0/24'], gateway: '10.0.0.1' }));

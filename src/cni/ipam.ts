@@ -11,12 +11,12 @@
 import { constants as fsConstants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { execa } from 'execa';
 
 import type { NetworkConfig } from './config.js';
 import { CniError, CniErrorCode, cniErrorFromJson } from './errors.js';
 import { FieldProblems, isRecord } from './json-fields.js';
 import { formatResult, parseResult, type CniResult } from './result.js';
+import { runPlugin } from './run-plugin.js';
 import type { CmdArgs } from './skel.js';
 import { SUPPORTED_CNI_VERSIONS, compareVersions } from './version.js';
 
@@ -183,14 +183,12 @@ export class ExecIpam implements IpamDelegate {
   }
 
   async #exec(pluginPath: string, command: string, stdinData: string, env: CmdArgs['env']): Promise<string> {
-    const result = await execa(pluginPath, [], {
-      input: stdinData,
-      env: { ...definedOnly(env), CNI_COMMAND: command },
-      extendEnv: false,
-      reject: false,
-      timeout: this.#timeoutMs,
-      stripFinalNewline: false,
-    });
+    const result = await runPlugin(
+      pluginPath,
+      stdinData,
+      { ...definedOnly(env), CNI_COMMAND: command },
+      this.#timeoutMs,
+    );
     if (result.timedOut) {
       throw new CniError(
         CniErrorCode.TRY_AGAIN_LATER,
@@ -199,11 +197,7 @@ export class ExecIpam implements IpamDelegate {
     }
     if (result.exitCode === 0) return result.stdout;
     if (result.exitCode === undefined) {
-      throw new CniError(
-        CniErrorCode.INTERNAL,
-        `cannot run IPAM plugin ${pluginPath}`,
-        result.originalMessage,
-      );
+      throw new CniError(CniErrorCode.INTERNAL, `cannot run IPAM plugin ${pluginPath}`, result.error);
     }
     let decoded: unknown;
     try {

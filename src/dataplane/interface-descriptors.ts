@@ -12,7 +12,17 @@ import { vppPrefix } from './ip-values.js';
 export type InterfaceValue =
   /** VPP picks the instance: a fixed one could collide with loopbacks others created. */
   | { readonly type: 'loopback'; readonly name: string; readonly mac: string }
-  | { readonly type: 'af_packet'; readonly name: string; readonly hostIfName: string; readonly mac: string }
+  | {
+      readonly type: 'af_packet';
+      readonly name: string;
+      readonly hostIfName: string;
+      readonly mac: string;
+      /**
+       * TX ring size in frames, VPP's default (1024) when absent. Set at creation only and not in
+       * af_packet_dump, so it is not compared either.
+       */
+      readonly txFrames?: number;
+    }
   | { readonly type: 'vhost-user'; readonly name: string; readonly socket: string; readonly mac: string }
   | { readonly type: 'tap'; readonly name: string; readonly netns: string; readonly hostIfName: string; readonly mac: string; readonly hostMac: string }
   | { readonly type: 'external'; readonly name: string };
@@ -35,6 +45,7 @@ async function createInterface(ctx: DataplaneContext, v: InterfaceValue): Promis
           use_random_hw_addr: false,
           host_if_name: v.hostIfName,
           flags: AF_PACKET_FLAGS,
+          ...(v.txFrames !== undefined && { tx_frames_per_block: v.txFrames }),
           num_rx_queues: 1,
           num_tx_queues: 1,
         })
@@ -90,9 +101,16 @@ async function deleteInterface(ctx: DataplaneContext, v: InterfaceValue, swIfInd
   }
 }
 
+/** What a dump can tell: the creation-only settings left out. */
+function comparable(v: InterfaceValue): InterfaceValue {
+  if (v.type !== 'af_packet' || v.txFrames === undefined) return v;
+  const { txFrames: _creationOnly, ...rest } = v;
+  return rest;
+}
+
 export const interfaceDescriptor: Descriptor<InterfaceValue, DataplaneContext> = {
   kind: 'interface',
-  equivalent: canonicalEqual,
+  equivalent: (a, b) => canonicalEqual(comparable(a), comparable(b)),
   async create(ctx, { value }) {
     const swIfIndex = await createInterface(ctx, value);
     try {

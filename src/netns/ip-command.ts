@@ -13,14 +13,21 @@ export interface CommandResult {
   readonly stderr: string;
 }
 
-/** Runs a program with arguments (no shell) and reports how it ended; throws only if it could not run. */
-export type CommandRunner = (file: string, args: readonly string[]) => Promise<CommandResult>;
+/**
+ * Runs a program with arguments (no shell), `input` on its stdin, and reports how it ended; throws
+ * only if it could not run.
+ */
+export type CommandRunner = (file: string, args: readonly string[], input?: string) => Promise<CommandResult>;
 
 /** `ip` must not hang the agent; 30 s is far beyond any rtnetlink request. */
 const COMMAND_TIMEOUT_MS = 30_000;
 
-export const execaRunner: CommandRunner = async (file, args) => {
-  const result = await execa(file, args, { reject: false, timeout: COMMAND_TIMEOUT_MS, stdin: 'ignore' });
+export const execaRunner: CommandRunner = async (file, args, input) => {
+  const result = await execa(file, args, {
+    reject: false,
+    timeout: COMMAND_TIMEOUT_MS,
+    ...(input === undefined ? { stdin: 'ignore' } : { input }),
+  });
   if (result.exitCode === undefined) {
     throw new NetnsError('VPPNET_ERR_IP_COMMAND', `cannot run ${file}: ${result.originalMessage}`);
   }
@@ -35,10 +42,43 @@ export function runIp(
   runner: CommandRunner,
   netns: ResolvedNetns | undefined,
   args: readonly string[],
+  input?: string,
 ): Promise<CommandResult> {
-  if (netns === undefined) return runner('ip', args);
-  if (netns.kind === 'named') return runner('ip', ['-n', netns.name, ...args]);
-  return runner('nsenter', [`--net=${netns.path}`, '--', 'ip', ...args]);
+  if (netns === undefined) return runner('ip', args, input);
+  if (netns.kind === 'named') return runner('ip', ['-n', netns.name, ...args], input);
+  return runner('nsenter', [`--net=${netns.path}`, '--', 'ip', ...args], input);
+}
+
+/** How a batch ended: `failed` is the index of the command that stopped it. */
+export interface BatchResult extends CommandResult {
+  readonly failed?: number;
+}
+
+/**
+ * Several `ip` commands in one run (`ip -batch -`), so one fork/exec and one namespace switch serve
+ * them all: each `ip` run costs ~10 ms of the agent's time, and an ADD used to need six. `ip` stops
+ * at the first command that fails and names its line; the commands before it took effect.
+ * Arguments must not contain whitespace or quotes (names and addresses, checked by the callers).
+ */
+export async function runIpBatch(
+  runner: CommandRunner,
+  netns: ResolvedNetns | undefined,
+  commands: readonly (readonly string[])[],
+): Promise<BatchResult> {
+  for (const args of commands) {
+    const bad = args.find((arg) => arg === '' || /[\s"'\\#]/.test(arg));
+    if (bad !== undefined) {
+      throw new NetnsError('VPPNET_ERR_INVALID_ARGUMENT', `cannot pass ${JSON.stringify(bad)} to ip -batch`);
+    }
+  }
+  const input = commands.map((args) => `${args.join(' ')}\n`).join('');
+  const result = await runIp(runner, netns, ['-batch', '-'], input);
+  if (result.exitCode === 0) return result;
+  // iproute2: "Command failed -:LINE" after the failing command's own message.
+  const line = /Command failed -:(\d+)/.exec(result.stderr)?.[1];
+  if (line === undefined) return result;
+  const stderr = result.stderr.replace(/\n?Command failed -:\d+\s*$/, '');
+  return { ...result, stderr, failed: Number(line) - 1 };
 }
 
 /** Like runIp, but a non-zero exit becomes a NetnsError naming the command and carrying its stderr. */

@@ -24,18 +24,48 @@ import {
 const NETNS = '/proc/self/ns/net';
 const IN_NETNS = `nsenter --net=${NETNS} -- ip`;
 
-/** Answers each command line with `script(line)` (success when it returns nothing) and records it. */
+/**
+ * Answers each command line with `script(line)` (success when it returns nothing) and records it.
+ * An `ip -batch -` run is recorded as its commands, each with the run's prefix (`ip -n NS`), and
+ * stops at the first that fails, as iproute2 does.
+ */
 function scriptedRunner(script: (line: string) => Partial<CommandResult> | undefined): {
   runner: CommandRunner;
   lines: string[];
+  runs: number;
 } {
-  const lines: string[] = [];
-  const runner: CommandRunner = (file, args) => {
-    const line = [file, ...args].join(' ');
-    lines.push(line);
-    return Promise.resolve({ exitCode: 0, stdout: '', stderr: '', ...script(line) });
+  const record = { lines: [] as string[], runs: 0 };
+  const runner: CommandRunner = (file, args, input) => {
+    record.runs++;
+    const prefix = [file, ...args].join(' ');
+    if (!prefix.endsWith(' -batch -')) {
+      record.lines.push(prefix);
+      return Promise.resolve({ exitCode: 0, stdout: '', stderr: '', ...script(prefix) });
+    }
+    const commands = (input ?? '').split('\n').filter((c) => c !== '');
+    for (const [i, command] of commands.entries()) {
+      const line = `${prefix.slice(0, -' -batch -'.length)} ${command}`;
+      record.lines.push(line);
+      const answer = script(line);
+      if (answer && answer.exitCode !== undefined && answer.exitCode !== 0) {
+        return Promise.resolve({
+          exitCode: 1,
+          stdout: '',
+          stderr: `${answer.stderr ?? ''}\nCommand failed -:${i + 1}\n`,
+        });
+      }
+    }
+    return Promise.resolve({ exitCode: 0, stdout: '', stderr: '' });
   };
-  return { runner, lines };
+  return {
+    runner,
+    get lines() {
+      return record.lines;
+    },
+    get runs() {
+      return record.runs;
+    },
+  };
 }
 
 const NO_DEVICE = (name: string): Partial<CommandResult> => ({
@@ -96,10 +126,19 @@ void describe('createVethIntoNetns', () => {
     mac: '02:00:00:00:00:42',
   };
   const EEXIST = { exitCode: 2, stderr: 'RTNETLINK answers: File exists\n' };
+  const HOST_NS = `/proc/${process.pid}/ns/net`;
 
-  void it('creates the pod end directly in the netns in one request, then sets it up', async () => {
-    const { runner, lines } = scriptedRunner(() => undefined);
-    const veth = await createVethIntoNetns(options, runner);
+  void it('creates both ends, configures the pod end, all in one ip run', async () => {
+    const recorded = scriptedRunner(() => undefined);
+    const { runner, lines } = recorded;
+    const veth = await createVethIntoNetns(
+      {
+        ...options,
+        addresses: ['169.254.169.103/24'],
+        routes: [{ dst: '169.252.252.0/24', gw: '169.254.169.1' }],
+      },
+      runner,
+    );
     assert.match(veth.hostMac, /^[0-9a-f][26ae](:[0-9a-f]{2}){5}$/, 'random, unicast, locally administered');
     assert.deepEqual(veth, {
       ...veth,
@@ -109,15 +148,18 @@ void describe('createVethIntoNetns', () => {
       mtu: 1400,
     });
     assert.deepEqual(lines, [
-      `ip link add vpn0123456789ab address ${veth.hostMac} mtu 1400 up type veth ` +
-        `peer name eth1 address 02:00:00:00:00:42 mtu 1400 netns ${NETNS}`,
+      `${IN_NETNS} link add vpn0123456789ab address ${veth.hostMac} mtu 1400 up netns ${HOST_NS} ` +
+        `type veth peer name eth1 address 02:00:00:00:00:42 mtu 1400`,
       `${IN_NETNS} link set dev eth1 up`,
+      `${IN_NETNS} addr add 169.254.169.103/24 dev eth1`,
+      `${IN_NETNS} route add 169.252.252.0/24 via 169.254.169.1 dev eth1`,
     ]);
+    assert.equal(recorded.runs, 1);
   });
 
   void it('reports a pod interface name already taken in the netns', async () => {
     const { runner, lines } = scriptedRunner((line) => {
-      if (line.startsWith('ip link add')) return EEXIST;
+      if (line.startsWith(`${IN_NETNS} link add`)) return EEXIST;
       if (line === `${IN_NETNS} -j link show dev eth1`) return LINK_JSON('eth1', '02:00:00:00:00:01');
       return undefined;
     });
@@ -127,7 +169,7 @@ void describe('createVethIntoNetns', () => {
 
   void it('reports a host name already in use', async () => {
     const { runner } = scriptedRunner((line) => {
-      if (line.startsWith('ip link add')) return EEXIST;
+      if (line.startsWith(`${IN_NETNS} link add`)) return EEXIST;
       if (line.endsWith('show dev eth1')) return NO_DEVICE('eth1');
       return undefined;
     });
@@ -141,7 +183,7 @@ void describe('createVethIntoNetns', () => {
         : undefined,
     );
     await rejectsWithCode(createVethIntoNetns(options, runner), 'VPPNET_ERR_IP_COMMAND');
-    assert.equal(lines.at(-1), 'ip link del dev vpn0123456789ab');
+    assert.equal(lines.at(-1), `${IN_NETNS} link del dev eth1`);
   });
 
   void it('validates its arguments before running anything', async () => {
@@ -170,9 +212,11 @@ void describe('configurePodInterface', () => {
     routes: [{ dst: '169.252.252.0/24', gw: '169.254.169.1' }],
   };
 
-  void it('sets the link up, then addresses, then routes', async () => {
-    const { runner, lines } = scriptedRunner(() => undefined);
+  void it('sets the link up, then addresses, then routes, in one ip run', async () => {
+    const recorded = scriptedRunner(() => undefined);
+    const { runner, lines } = recorded;
     await configurePodInterface(config, runner);
+    assert.equal(recorded.runs, 1);
     assert.deepEqual(lines, [
       `${IN_NETNS} link set dev eth1 up`,
       `${IN_NETNS} addr add 169.254.169.103/24 dev eth1`,
@@ -181,17 +225,35 @@ void describe('configurePodInterface', () => {
     ]);
   });
 
-  void it('removes what it added (not what was there) when a step fails', async () => {
-    const { runner, lines } = scriptedRunner((line) => {
-      if (line.includes('addr add 169.254.169.103/24'))
-        return { exitCode: 2, stderr: 'RTNETLINK answers: File exists' };
-      if (line.includes('route add')) return { exitCode: 2, stderr: 'Error: Nexthop has invalid gateway.' };
-      return undefined;
+  void it('removes what it added, newest first, when a step fails, and names that step', async () => {
+    const { runner, lines } = scriptedRunner((line) =>
+      line.includes('route add') ? { exitCode: 2, stderr: 'Error: Nexthop has invalid gateway.' } : undefined,
+    );
+    await assert.rejects(configurePodInterface(config, runner), (err: unknown) => {
+      assert.ok(err instanceof NetnsError);
+      assert.equal(err.code, 'VPPNET_ERR_IP_COMMAND');
+      assert.match(err.message, /ip route add 169\.252\.252\.0\/24 via 169\.254\.169\.1 dev eth1 failed/);
+      assert.match(err.message, /Nexthop has invalid gateway/);
+      assert.doesNotMatch(err.message, /Command failed/);
+      return true;
     });
+    assert.deepEqual(
+      lines.filter((line) => line.includes(' del ')),
+      [`${IN_NETNS} addr del 169.254.169.104/24 dev eth1`, `${IN_NETNS} addr del 169.254.169.103/24 dev eth1`],
+    );
+  });
+
+  void it('does not share an address someone else already put there', async () => {
+    const { runner, lines } = scriptedRunner((line) =>
+      line.includes('addr add 169.254.169.103/24')
+        ? { exitCode: 2, stderr: 'RTNETLINK answers: File exists' }
+        : undefined,
+    );
     await rejectsWithCode(configurePodInterface(config, runner), 'VPPNET_ERR_IP_COMMAND');
     assert.deepEqual(
       lines.filter((line) => line.includes(' del ')),
-      [`${IN_NETNS} addr del 169.254.169.104/24 dev eth1`],
+      [],
+      'the existing address stays, nothing else was added',
     );
   });
 

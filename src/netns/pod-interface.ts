@@ -8,14 +8,14 @@ import { NetnsError } from './errors.js';
 import {
   commandError,
   execaRunner,
-  isAlreadyExists,
   isNoSuchDevice,
   runIp,
+  runIpBatch,
   runIpOrThrow,
   type CommandRunner,
 } from './ip-command.js';
 import { assertValidIfname } from './link-names.js';
-import { resolveNetns, type ResolvedNetns } from './resolve-netns.js';
+import { resolveNetns } from './resolve-netns.js';
 
 export interface PodRoute {
   /** Prefix, e.g. '169.252.252.0/24'. */
@@ -44,17 +44,37 @@ export interface PodInterfaceState {
 
 /**
  * Sets the link up, adds the addresses, then the routes (a route via a gateway needs the address
- * that makes the gateway reachable). Entries already present are left alone and are not removed on
- * failure; the ones added here are, in reverse order, before the error is rethrown.
+ * that makes the gateway reachable), all in one `ip` run. The link is expected to be new: an address
+ * or route already there is an error (EEXIST), as in the reference plugins, rather than something
+ * silently shared with whoever put it there. On failure the entries this call added are removed
+ * again before the error is thrown.
  */
 export async function configurePodInterface(
   config: PodInterfaceConfig,
   runner: CommandRunner = execaRunner,
 ): Promise<void> {
-  const { ifname } = config;
+  const commands = podInterfaceCommands(config.ifname, config.addresses, config.routes);
+  const netns = await resolveNetns(config.netnsPath);
+  const result = await runIpBatch(runner, netns, commands);
+  if (result.exitCode === 0) return;
+  const failed = result.failed ?? 0;
+  const added = commands.slice(1, failed).map(undoCommand).reverse();
+  if (added.length > 0) await runIpBatch(runner, netns, added).catch(() => undefined);
+  throw commandError(netns, commands[failed] ?? ['-batch', '-'], result);
+}
+
+/**
+ * The commands that bring a pod interface up with its addresses and routes; validates them first,
+ * so nothing runs for a malformed request.
+ */
+export function podInterfaceCommands(
+  ifname: string,
+  addresses: readonly string[],
+  routes: readonly PodRoute[],
+): string[][] {
   assertValidIfname(ifname, 'pod interface name');
-  for (const address of config.addresses) assertCidr(address, 'address');
-  for (const route of config.routes) {
+  for (const address of addresses) assertCidr(address, 'address');
+  for (const route of routes) {
     assertCidr(route.dst, 'route destination');
     if (route.gw !== undefined && isIP(route.gw) === 0) {
       throw new NetnsError(
@@ -63,25 +83,17 @@ export async function configurePodInterface(
       );
     }
   }
-  const netns = await resolveNetns(config.netnsPath);
-  await runIpOrThrow(runner, netns, ['link', 'set', 'dev', ifname, 'up']);
+  return [
+    ['link', 'set', 'dev', ifname, 'up'],
+    ...addresses.map((address) => ['addr', 'add', address, 'dev', ifname]),
+    ...routes.map((r) => ['route', 'add', r.dst, ...(r.gw === undefined ? [] : ['via', r.gw]), 'dev', ifname]),
+  ];
+}
 
-  const undo: (readonly string[])[] = [];
-  try {
-    for (const address of config.addresses) {
-      if (await addUnlessPresent(runner, netns, ['addr', 'add', address, 'dev', ifname])) {
-        undo.push(['addr', 'del', address, 'dev', ifname]);
-      }
-    }
-    for (const route of config.routes) {
-      const spec = [route.dst, ...(route.gw === undefined ? [] : ['via', route.gw]), 'dev', ifname];
-      if (await addUnlessPresent(runner, netns, ['route', 'add', ...spec]))
-        undo.push(['route', 'del', ...spec]);
-    }
-  } catch (err) {
-    for (const args of undo.reverse()) await runIp(runner, netns, args).catch(() => undefined);
-    throw err;
-  }
+/** `addr add ...` → `addr del ...`, `route add ...` → `route del ...`. */
+function undoCommand(command: readonly string[]): string[] {
+  const [object, , ...rest] = command;
+  return [object ?? '', 'del', ...rest];
 }
 
 /** False when the link is absent; throws when the netns itself cannot be entered. */
@@ -145,18 +157,6 @@ function parseIpJson(stdout: string, args: readonly string[]): Record<string, un
     throw new NetnsError('VPPNET_ERR_IP_COMMAND', `ip ${args.join(' ')} printed JSON that is not a list`);
   }
   return decoded.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null);
-}
-
-/** True when `ip ... add` added the entry, false when it was already there (EEXIST). */
-async function addUnlessPresent(
-  runner: CommandRunner,
-  netns: ResolvedNetns,
-  args: readonly string[],
-): Promise<boolean> {
-  const result = await runIp(runner, netns, args);
-  if (result.exitCode === 0) return true;
-  if (isAlreadyExists(result.stderr)) return false;
-  throw commandError(netns, args, result);
 }
 
 function assertCidr(value: string, what: string): void {

@@ -11,11 +11,11 @@ import {
   isAlreadyExists,
   isNoSuchDevice,
   runIp,
-  runIpOrThrow,
+  runIpBatch,
   type CommandRunner,
 } from './ip-command.js';
 import { assertValidIfname } from './link-names.js';
-import { linkExistsInNetns } from './pod-interface.js';
+import { linkExistsInNetns, podInterfaceCommands, type PodRoute } from './pod-interface.js';
 import { resolveNetns } from './resolve-netns.js';
 
 /** What the kernel gives a veth without an explicit mtu (ETH_DATA_LEN). */
@@ -31,6 +31,12 @@ export interface CreateVethOptions {
   readonly mtu?: number;
   /** Pod end's MAC; random when absent. */
   readonly mac?: string;
+  /** Addresses (with prefix length) for the pod end. */
+  readonly addresses?: readonly string[];
+  /** Routes through the pod end, added after the addresses. */
+  readonly routes?: readonly PodRoute[];
+  /** Where the host end goes: the agent's own network namespace unless given. */
+  readonly hostNetnsPath?: string;
 }
 
 export interface CreatedVeth {
@@ -42,14 +48,18 @@ export interface CreatedVeth {
 }
 
 /**
- * Creates the pair with the pod end already inside the netns under its final name, then sets the
- * pod end up (the host end is created up). One rtnetlink request (`ip link add ... peer name POD
- * netns NS`) replaces "create, move, rename": the kernel creates both ends or neither, no temporary
- * name can collide on the host, and the pod end never shows up in the host namespace.
+ * Creates the pair from inside the pod's netns, with the host end sent to the host namespace, and
+ * configures the pod end, in one `ip` run:
  *
- * MACs are chosen here (random, locally administered, as the kernel would) so nothing has to be
- * read back: every `ip` run costs a fork/exec and a namespace switch, and the agent attaches pods
- * in bursts when a node starts.
+ *   link add HOST address M up netns /proc/AGENT/ns/net type veth peer name POD address M
+ *   link set dev POD up
+ *   addr add ... / route add ...
+ *
+ * One rtnetlink request creates both ends or neither, under their final names (no temporary name
+ * can collide on the host, the pod end never shows up there), and the host end is created up. MACs
+ * are chosen here (random, locally administered, as the kernel would) so nothing is read back:
+ * every `ip` run costs a fork/exec and a namespace switch, and the agent attaches pods in bursts
+ * when a node starts.
  *
  * Throws NetnsError: VPPNET_ERR_POD_IFNAME_EXISTS when podIfName is taken in the netns,
  * VPPNET_ERR_HOST_LINK_EXISTS when hostName is taken on the host, VPPNET_ERR_NETNS_NOT_FOUND, ...
@@ -71,38 +81,37 @@ export async function createVethIntoNetns(
       `mac ${JSON.stringify(options.mac)} is not a MAC address`,
     );
   }
+  const configure = podInterfaceCommands(podIfName, options.addresses ?? [], options.routes ?? []);
   const netns = await resolveNetns(options.netnsPath);
   const hostMac = randomMac();
   const podMac = options.mac?.toLowerCase() ?? randomMac();
 
   const mtuArgs = mtu === undefined ? [] : ['mtu', String(mtu)];
-  // The peer cannot be created up (the kernel answers ENOTCONN), so it is set up afterwards.
-  const addArgs = [
-    ...['link', 'add', hostName, 'address', hostMac, ...mtuArgs, 'up', 'type', 'veth'],
-    ...['peer', 'name', podIfName, 'address', podMac, ...mtuArgs],
-    ...['netns', netns.kind === 'named' ? netns.name : netns.path],
+  const hostNetns = options.hostNetnsPath ?? `/proc/${process.pid}/ns/net`;
+  const add = [
+    ...['link', 'add', hostName, 'address', hostMac, ...mtuArgs, 'up', 'netns', hostNetns],
+    ...['type', 'veth', 'peer', 'name', podIfName, 'address', podMac, ...mtuArgs],
   ];
-  const added = await runIp(runner, undefined, addArgs);
-  if (added.exitCode !== 0) {
-    // Nothing was created; find out which name is taken to report it precisely.
-    if (isAlreadyExists(added.stderr)) {
-      if (await linkExistsInNetns(options.netnsPath, podIfName, runner)) {
-        throw new NetnsError(
-          'VPPNET_ERR_POD_IFNAME_EXISTS',
-          `interface ${podIfName} already exists in ${options.netnsPath}`,
-        );
+  const commands = [add, ...configure];
+  const result = await runIpBatch(runner, netns, commands);
+  if (result.exitCode !== 0) {
+    const failed = result.failed ?? 0;
+    if (failed === 0) {
+      // Nothing was created; find out which name is taken to report it precisely.
+      if (isAlreadyExists(result.stderr)) {
+        if (await linkExistsInNetns(options.netnsPath, podIfName, runner)) {
+          throw new NetnsError(
+            'VPPNET_ERR_POD_IFNAME_EXISTS',
+            `interface ${podIfName} already exists in ${options.netnsPath}`,
+          );
+        }
+        throw new NetnsError('VPPNET_ERR_HOST_LINK_EXISTS', `host link ${hostName} already exists`);
       }
-      throw new NetnsError('VPPNET_ERR_HOST_LINK_EXISTS', `host link ${hostName} already exists`);
+      throw commandError(netns, add, result);
     }
-    throw commandError(undefined, addArgs, added);
-  }
-
-  try {
-    await runIpOrThrow(runner, netns, ['link', 'set', 'dev', podIfName, 'up']);
-  } catch (err) {
-    // Deleting the host end removes the pod end with it.
-    await deleteHostLink(hostName, runner).catch(() => undefined);
-    throw err;
+    // Deleting one end removes the other, and the pod end's addresses and routes, with it.
+    await runIp(runner, netns, ['link', 'del', 'dev', podIfName]).catch(() => undefined);
+    throw commandError(netns, commands[failed] ?? add, result);
   }
   return { hostName, hostMac, podIfName, podMac, mtu: mtu ?? VETH_DEFAULT_MTU };
 }

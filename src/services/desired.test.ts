@@ -152,6 +152,7 @@ void describe('desired service bridge for the example config', () => {
       name,
       hostIfName: 'vsmd',
       mac: (byKey.get(keys.interface(name))?.value as { mac: string }).mac,
+      txFrames: 64,
     });
     assert.deepEqual(valueOf(keys.bridgePort(name)), { iface: name, bd: 100, portType: 0, shg: 0 });
     assert.deepEqual(valueOf(keys.aclBinding(name)), {
@@ -266,6 +267,13 @@ void describe(
         }
       }
       assert.equal(compared, 25, 'every comparable request of steps 10–14');
+
+      // The design's pods got VPP's default rings; vppnet's get a small TX ring (the rest as designed).
+      const afPackets = vpp.calls.filter((c) => c.def.name === 'af_packet_create_v3');
+      assert.deepEqual(
+        afPackets.map((c) => [c.input.host_if_name, c.input.tx_frames_per_block, c.input.flags]).sort(),
+        pods.map((p) => [p.id, 64, 3]).sort(),
+      );
     });
 
     void it('reads the dumps of the verified state back as exactly the desired values', () => {

@@ -25,7 +25,7 @@ import { msg } from '../vpp/messages/index.js';
 import { AddressBookFileStore } from './address-store.js';
 import { AsyncLock } from './async-lock.js';
 import { AttachmentManager } from './attachment-manager.js';
-import { ATTACHMENTS_DIR, AttachmentFileStore } from './attachment-store.js';
+import { ATTACHMENTS_DIR, AttachmentFileStore, type AttachmentStore } from './attachment-store.js';
 import { linuxPodNetns, type PodNetns } from './pod-netns.js';
 import type { ServicesRuntime } from './runtime.js';
 import { ServiceAddresses } from './service-addresses.js';
@@ -109,12 +109,16 @@ async function setup(simOptions: { vhostNet?: boolean } = {}): Promise<Fixture> 
   return { ...f, addresses, manager };
 }
 
-function openManager(f: Fixture, netns: PodNetns = linuxPodNetns): Promise<AttachmentManager> {
+function openManager(
+  f: Fixture,
+  netns: PodNetns = linuxPodNetns,
+  store: AttachmentStore = new AttachmentFileStore(f.stateDir),
+): Promise<AttachmentManager> {
   return AttachmentManager.open({
     client: f.client,
     host: linuxHostLinks,
     lock: f.lock,
-    store: new AttachmentFileStore(f.stateDir),
+    store,
     services: () => config(f).services,
     netns,
   });
@@ -395,13 +399,16 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
     assert.deepEqual(await traces(f, req.containerId, req.ifname), []);
   });
 
-  void it('undoes everything when a step of ADD fails', async () => {
+  void it('undoes everything when the last step of ADD fails', async () => {
     const ns = netns();
-    const failing: PodNetns = {
-      ...linuxPodNetns,
-      configure: () => Promise.reject(new Error('injected: cannot add address')),
+    // The pair exists, VPP has the port: then the record cannot be written (disk full, say).
+    const files = new AttachmentFileStore(f.stateDir);
+    const failing: AttachmentStore = {
+      loadAll: () => files.loadAll(),
+      save: () => Promise.reject(new Error('injected: ENOSPC')),
+      remove: (id) => files.remove(id),
     };
-    const manager = await openManager(f, failing);
+    const manager = await openManager(f, linuxPodNetns, failing);
     const req = podRequest(ns, 'c-fail');
     await assert.rejects(
       manager.attach(req),
@@ -410,6 +417,19 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
     assert.deepEqual(await traces(f, req.containerId, req.ifname), []);
     assert.equal(ns.hasLink('net1'), false);
     assert.deepEqual(manager.list(), []);
+  });
+
+  void it('undoes the pair when the pod end cannot be configured', async () => {
+    const ns = netns();
+    // A route via a gateway the pod's addresses do not reach: the kernel refuses it.
+    const req = { ...podRequest(ns, 'c-bad-route'), routes: [{ dst: '10.9.0.0/16', gw: '192.0.2.1' }] };
+    await assert.rejects(
+      f.manager.attach(req),
+      (err: unknown) => err instanceof CniError && err.code === 999 && /route add 10\.9\.0\.0\/16/.test(err.message),
+    );
+    assert.deepEqual(await traces(f, req.containerId, req.ifname), []);
+    assert.equal(ns.hasLink('net1'), false);
+    assert.deepEqual(f.manager.list(), []);
   });
 
   void it(
