@@ -79,9 +79,24 @@ function runPlugin(command: 'ADD' | 'DEL', env: Env, i: number): Promise<number>
   });
 }
 
-async function round(env: Env, name: string, concurrency: number): Promise<Row[]> {
+/** The agent's "pod attached"/"pod detached" log lines (info level), in arrival order. */
+interface AgentCall {
+  readonly op: 'attach' | 'detach';
+  readonly ms: number;
+  readonly phasesMs: Readonly<Record<string, number>>;
+}
+
+const PHASES = ['queue', 'netns', 'vpp_lock', 'vpp', 'record'] as const;
+
+async function round(
+  env: Env,
+  name: string,
+  concurrency: number,
+  agentCalls: AgentCall[],
+): Promise<{ rows: Row[]; phases: Row[] }> {
   const add: number[] = [];
   const del: number[] = [];
+  const seen = agentCalls.length;
   const run = async (command: 'ADD' | 'DEL', into: number[]): Promise<void> => {
     let next = 0;
     const worker = async (): Promise<void> => {
@@ -94,16 +109,64 @@ async function round(env: Env, name: string, concurrency: number): Promise<Row[]
   };
   await run('ADD', add);
   await run('DEL', del);
-  const row = (op: string, lat: number[]): Row => {
-    const s = [...lat].sort((a, b) => a - b);
-    return { round: name, op, pods: PODS, 'p50 ms': fmt(percentile(s, 50), 1), 'p99 ms': fmt(percentile(s, 99), 1), 'max ms': fmt(s[s.length - 1] ?? NaN, 1) };
-  };
-  return [row('ADD', add), row('DEL', del)];
+  await new Promise((r) => setTimeout(r, 100)); // the agent's last log lines
+  const p = (values: readonly number[], q: number): number =>
+    percentile(
+      [...values].sort((a, b) => a - b),
+      q,
+    );
+  const row = (op: string, lat: number[]): Row => ({
+    round: name,
+    op,
+    pods: PODS,
+    'p50 ms': fmt(p(lat, 50), 1),
+    'p99 ms': fmt(p(lat, 99), 1),
+    'max ms': fmt(Math.max(...lat), 1),
+  });
+  // Where the agent's part of each call went, p50 (p99) per phase.
+  const calls = agentCalls.slice(seen);
+  const phases = (['attach', 'detach'] as const).map((op): Row => {
+    const mine = calls.filter((c) => c.op === op);
+    const cell = (values: number[]): string => `${fmt(p(values, 50), 1)} (${fmt(p(values, 99), 1)})`;
+    const out: Record<string, string | number> = {
+      round: name,
+      op: op === 'attach' ? 'ADD' : 'DEL',
+      calls: mine.length,
+      'agent ms': cell(mine.map((c) => c.ms)),
+    };
+    for (const phase of PHASES) out[phase] = cell(mine.map((c) => c.phasesMs[phase] ?? 0));
+    return out;
+  });
+  return { rows: [row('ADD', add), row('DEL', del)], phases };
+}
+
+/** Collects the agent's attach/detach log lines from its stdout (JSON lines); passes the rest on. */
+function collectAgentCalls(agent: ChildProcess, into: AgentCall[]): void {
+  let pending = '';
+  agent.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    pending += chunk;
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      let entry: Record<string, unknown>;
+      try {
+        entry = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        process.stdout.write(`${line}\n`);
+        continue;
+      }
+      if (entry.msg === 'pod attached' || entry.msg === 'pod detached')
+        into.push(entry as unknown as AgentCall);
+      else if (typeof entry.level === 'number' && entry.level >= 40) process.stdout.write(`${line}\n`);
+    }
+  });
 }
 
 async function main(): Promise<void> {
-  if (process.getuid?.() !== 0) throw new Error('bench/cni needs root: it creates network namespaces and veth pairs');
-  if (!existsSync(path.join(CNI_PATH, 'static'))) throw new Error(`no static IPAM plugin in ${CNI_PATH} (apt-get install containernetworking-plugins)`);
+  if (process.getuid?.() !== 0)
+    throw new Error('bench/cni needs root: it creates network namespaces and veth pairs');
+  if (!existsSync(path.join(CNI_PATH, 'static')))
+    throw new Error(`no static IPAM plugin in ${CNI_PATH} (apt-get install containernetworking-plugins)`);
   const vpp = await vppUnderTest();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-bench-cni-'));
   const env: Env = { dir, agentSocket: path.join(dir, 'agent.sock') };
@@ -119,9 +182,25 @@ async function main(): Promise<void> {
     await writeFile(configPath, stringify(benchConfig(underlay.name)));
     agent = spawn(
       process.execPath,
-      [AGENT, '--config', configPath, '--vpp-socket', vpp.socketPath, '--state-dir', path.join(dir, 'state'), '--agent-socket', env.agentSocket, '--listen', '127.0.0.1:0', '--log-level', 'warn'],
-      { stdio: ['ignore', 'inherit', 'inherit'] },
+      [
+        AGENT,
+        '--config',
+        configPath,
+        '--vpp-socket',
+        vpp.socketPath,
+        '--state-dir',
+        path.join(dir, 'state'),
+        '--agent-socket',
+        env.agentSocket,
+        '--listen',
+        '127.0.0.1:0',
+        '--log-level',
+        'info',
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
     );
+    const agentCalls: AgentCall[] = [];
+    collectAgentCalls(agent, agentCalls);
     // Ready = the first reconcile built the bridge; STATUS through the plugin says when.
     const deadline = Date.now() + 30_000;
     for (;;) {
@@ -134,11 +213,16 @@ async function main(): Promise<void> {
     }
     await new Promise((r) => setTimeout(r, 500)); // let the first reconcile finish the bridge
     for (let i = 0; i < PODS; i++) await execa('ip', ['netns', 'add', `${RUN}-${i}`]);
-    const rows = [...(await round(env, 'sequential', 1)), ...(await round(env, `${CONCURRENCY} at once`, CONCURRENCY))];
+    const sequential = await round(env, 'sequential', 1, agentCalls);
+    const concurrent = await round(env, `${CONCURRENCY} at once`, CONCURRENCY, agentCalls);
     printTable(
       `bench/cni: vppnet-cni ${existsSync(SEA) ? 'single executable' : 'on node'} + vppnet-agent against ${vpp.description}, static IPAM, veth mode`,
-      rows,
+      [...sequential.rows, ...concurrent.rows],
     );
+    printTable('inside the agent, from its log: p50 (p99) ms per phase', [
+      ...sequential.phases,
+      ...concurrent.phases,
+    ]);
   } finally {
     for (let i = 0; i < PODS; i++) await execa('ip', ['netns', 'del', `${RUN}-${i}`]).catch(() => undefined);
     if (agent) {
@@ -147,7 +231,8 @@ async function main(): Promise<void> {
     }
     // The agent leaves the dataplane programmed when it stops; a real VPP is left as found, so the
     // next run starts from the same place.
-    if (other && underlay) await removeEverything(other, underlay).catch((err: Error) => console.error(`cleanup: ${err.message}`));
+    if (other && underlay)
+      await removeEverything(other, underlay).catch((err: Error) => console.error(`cleanup: ${err.message}`));
     await other?.close();
     await vpp.stop();
     await rm(dir, { recursive: true, force: true });
@@ -156,7 +241,11 @@ async function main(): Promise<void> {
 
 function benchConfig(underlay: string, withVpc = true): Record<string, unknown> {
   return {
-    node: { name: 'bench', underlay: { interface: underlay, address: '2001:db8::1/64', gateway: '2001:db8::2' }, srv6: { locator: 'fc00:1::/48' } },
+    node: {
+      name: 'bench',
+      underlay: { interface: underlay, address: '2001:db8::1/64', gateway: '2001:db8::2' },
+      srv6: { locator: 'fc00:1::/48' },
+    },
     vpcs: withVpc ? [{ name: 'vpc-a', id: 10, subnets: ['10.0.0.0/24'], gateway: '10.0.0.1' }] : [],
     ...(withVpc && { services: { dhcpServer: '169.254.169.103' } }),
   };
@@ -164,9 +253,14 @@ function benchConfig(underlay: string, withVpc = true): Record<string, unknown> 
 
 /** An empty desired state removes what vppnet owns; then the underlay goes with its default route. */
 async function removeEverything(client: VppClient, underlay: TestUnderlay): Promise<void> {
-  const outcome = await reconcile(validateConfig(benchConfig(underlay.name, false)), { client, host: noHostLinks, globals: memoryStore() });
+  const outcome = await reconcile(validateConfig(benchConfig(underlay.name, false)), {
+    client,
+    host: noHostLinks,
+    globals: memoryStore(),
+  });
   const failed = outcome.result?.failed ?? [];
-  if (failed.length > 0) throw new Error(failed.map((f) => `${f.op.action} ${f.op.resource.key}: ${f.error.message}`).join('; '));
+  if (failed.length > 0)
+    throw new Error(failed.map((f) => `${f.op.action} ${f.op.resource.key}: ${f.error.message}`).join('; '));
   await removeUnderlay(client, underlay);
 }
 

@@ -13,6 +13,7 @@
  *   VPP session politely and leaves the dataplane programmed, so restarting or upgrading the agent
  *   does not interrupt traffic.
  */
+import diagnostics from 'node:diagnostics_channel';
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import { loadConfigFile } from '../config/load.js';
@@ -21,6 +22,7 @@ import { ConfigError, type ConfigProblem } from '../config/validate.js';
 import type { HostLinks } from '../dataplane/context.js';
 import type { ConnectionState } from '../vpp/client/connection-state.js';
 import { DEFAULT_SOCKET_PATH, VppClient, type VppClientEvents } from '../vpp/client/vpp-client.js';
+import { ATTACHMENT_CHANNEL, type AttachmentDiagnostic } from '../services/attachment-timing.js';
 import { openServices, type OpenedServices } from '../services/open-services.js';
 import { CoalescingRunner } from './coalescing-runner.js';
 import { ConfigFileWatcher } from './config-watcher.js';
@@ -181,6 +183,7 @@ export class Agent {
     if (this.#phase !== 'created') throw new Error(`Agent.start() called in phase ${this.#phase}`);
     this.#phase = 'running';
     this.metrics.listen();
+    diagnostics.subscribe(ATTACHMENT_CHANNEL, this.#onAttachment);
     this.#client.on('state', this.#onVppState);
     this.#client.on('ready', this.#onVppReady);
     this.#client.on('error', this.#onVppError);
@@ -245,6 +248,7 @@ export class Agent {
     this.#client.off('error', this.#onVppError);
     this.metrics.setConnectionState(this.#client.state);
     this.metrics.close();
+    diagnostics.unsubscribe(ATTACHMENT_CHANNEL, this.#onAttachment);
     this.#phase = 'stopped';
     this.#logger.info({}, 'vppnet-agent stopped');
   }
@@ -579,6 +583,24 @@ export class Agent {
 
   // -------------------------------------------------------------------------------------------
   // VPP connection
+
+  /** One line per ADD/DEL, with where its time went: what an operator asks first about a slow pod. */
+  readonly #onAttachment = (message: unknown): void => {
+    const m = message as AttachmentDiagnostic;
+    const phasesMs = Object.fromEntries(
+      Object.entries(m.phasesMs).map(([p, ms]) => [p, Math.round(ms * 10) / 10]),
+    );
+    const fields = {
+      op: m.op,
+      attachment: m.id,
+      outcome: m.outcome,
+      ms: Math.round(m.durationMs * 10) / 10,
+      phasesMs,
+    };
+    const what = m.op === 'attach' ? 'pod attached' : 'pod detached';
+    if (m.outcome === 'ok') this.#logger.info(fields, what);
+    else this.#logger.warn(fields, `${m.op} failed`);
+  };
 
   readonly #onVppState: VppClientEvents['state'] = (to: ConnectionState, from: ConnectionState) => {
     this.metrics.setConnectionState(to);

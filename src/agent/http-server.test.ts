@@ -72,6 +72,13 @@ describe('AgentHttpServer', () => {
     diagnostics
       .channel('vppnet:vpp:request')
       .publish({ name: 'ip_route_add_del', durationMs: 0.4, outcome: 'ok' });
+    diagnostics.channel('vppnet:attachment').publish({
+      op: 'attach',
+      id: 'vpn0123456789ab',
+      outcome: 11,
+      durationMs: 120,
+      phasesMs: { queue: 0.1, netns: 30, vpp_lock: 60, vpp: 29.9 },
+    });
 
     const reply = await call(port, '/metrics');
     assert.equal(reply.status, 200);
@@ -85,6 +92,8 @@ describe('AgentHttpServer', () => {
       'vppnet_vpp_connection_state',
       'vppnet_owned_objects',
       'vppnet_config_valid',
+      'vppnet_attachment_duration_seconds',
+      'vppnet_attachment_phase_seconds',
       'process_cpu_user_seconds_total',
       'nodejs_eventloop_lag_seconds',
     ]) {
@@ -98,6 +107,11 @@ describe('AgentHttpServer', () => {
     assert.match(reply.body, /^vppnet_vpp_connection_state\{state="connecting"\} 0$/m);
     assert.match(reply.body, /^vppnet_owned_objects\{kind="route"\} 3$/m);
     assert.match(reply.body, /^vppnet_config_valid 1$/m);
+    assert.match(reply.body, /^vppnet_attachment_duration_seconds_bucket\{le="0.1",op="attach",outcome="11"\} 0$/m);
+    assert.match(reply.body, /^vppnet_attachment_duration_seconds_bucket\{le="0.15",op="attach",outcome="11"\} 1$/m);
+    assert.match(reply.body, /^vppnet_attachment_phase_seconds_bucket\{le="0.05",op="attach",phase="vpp_lock"\} 0$/m);
+    assert.match(reply.body, /^vppnet_attachment_phase_seconds_bucket\{le="0.1",op="attach",phase="vpp_lock"\} 1$/m);
+    assert.doesNotMatch(reply.body, /phase="record"/, 'a phase the call never reached is not observed');
   });
 
   it('stops counting diagnostics once the agent stopped', async () => {

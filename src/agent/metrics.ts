@@ -9,11 +9,16 @@
 import diagnostics from 'node:diagnostics_channel';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { OpDiagnostic } from '../reconcile/executor.js';
+import { ATTACHMENT_CHANNEL, type AttachmentDiagnostic } from '../services/attachment-timing.js';
 import type { ConnectionState } from '../vpp/client/connection-state.js';
 import type { RequestDiagnostic } from '../vpp/client/vpp-client.js';
 import type { ReconcileSummary } from './status.js';
 
 const OP_CHANNEL = 'vppnet:plan:op';
+/** Where a CNI call's time goes: 1 ms to a minute. */
+const ATTACHMENT_BUCKETS = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
+];
 const REQUEST_CHANNEL = 'vppnet:vpp:request';
 
 /** Every connection state, so the gauge shows 0 for the others (a Record catches a new state). */
@@ -36,6 +41,8 @@ export class AgentMetrics {
   readonly #connectionState: Gauge<'state'>;
   readonly #owned: Gauge<'kind'>;
   readonly #configValid: Gauge;
+  readonly #attachmentDuration: Histogram<'op' | 'outcome'>;
+  readonly #attachmentPhase: Histogram<'op' | 'phase'>;
   #subscribed = false;
 
   constructor() {
@@ -90,6 +97,20 @@ export class AgentMetrics {
       help: '1 when the config file as last read is valid; 0 while it is invalid (the last good config stays in force).',
       registers,
     });
+    this.#attachmentDuration = new Histogram({
+      name: 'vppnet_attachment_duration_seconds',
+      help: "vppnet-cni's ADD (attach) and DEL (detach) as the agent serves them, by outcome (ok or the CNI error code).",
+      labelNames: ['op', 'outcome'],
+      buckets: ATTACHMENT_BUCKETS,
+      registers,
+    });
+    this.#attachmentPhase = new Histogram({
+      name: 'vppnet_attachment_phase_seconds',
+      help: 'Time of attach/detach calls by phase: queue, netns, vpp_lock (waiting for a reconcile or another pod), vpp, record.',
+      labelNames: ['op', 'phase'],
+      buckets: ATTACHMENT_BUCKETS,
+      registers,
+    });
     this.#configValid.set(0);
     this.setConnectionState('idle');
   }
@@ -100,6 +121,7 @@ export class AgentMetrics {
     this.#subscribed = true;
     diagnostics.subscribe(OP_CHANNEL, this.#onOp);
     diagnostics.subscribe(REQUEST_CHANNEL, this.#onRequest);
+    diagnostics.subscribe(ATTACHMENT_CHANNEL, this.#onAttachment);
   }
 
   get contentType(): string {
@@ -136,6 +158,7 @@ export class AgentMetrics {
     this.#subscribed = false;
     diagnostics.unsubscribe(OP_CHANNEL, this.#onOp);
     diagnostics.unsubscribe(REQUEST_CHANNEL, this.#onRequest);
+    diagnostics.unsubscribe(ATTACHMENT_CHANNEL, this.#onAttachment);
   }
 
   readonly #onOp = (message: unknown): void => {
@@ -147,6 +170,14 @@ export class AgentMetrics {
     if (!isRequestDiagnostic(message)) return;
     this.#requestDuration.observe({ message: message.name }, message.durationMs / 1000);
     this.#requests.inc({ message: message.name, outcome: message.outcome });
+  };
+
+  readonly #onAttachment = (message: unknown): void => {
+    const m = message as AttachmentDiagnostic;
+    this.#attachmentDuration.observe({ op: m.op, outcome: String(m.outcome) }, m.durationMs / 1000);
+    for (const [phase, ms] of Object.entries(m.phasesMs)) {
+      this.#attachmentPhase.observe({ op: m.op, phase }, ms / 1000);
+    }
   };
 }
 

@@ -33,6 +33,7 @@ import { VppRetvalError } from '../vpp/client/retval-error.js';
 import { VppError } from '../vpp/errors.js';
 import { KeyedLocks, type DataplaneLock } from './async-lock.js';
 import { validateAttachRequest } from './attach-request.js';
+import { AttachmentTimer } from './attachment-timing.js';
 import type { AttachmentRecord, AttachmentStore } from './attachment-store.js';
 import { PodApplyError, PodDataplane } from './pod-dataplane.js';
 import { linuxPodNetns, type PodNetns } from './pod-netns.js';
@@ -112,10 +113,15 @@ export class AttachmentManager implements PodAttachmentSource {
   async attach(request: AttachRequest): Promise<AttachResponse> {
     const req = validateAttachRequest(request);
     const id = hostVethName(req.containerId, req.ifname);
-    return this.#locks.run(lockKeys(id, req.netns, req.ifname), () => this.#attach(req, id));
+    const timer = new AttachmentTimer('attach', id);
+    return timed(
+      timer,
+      this.#locks.run(lockKeys(id, req.netns, req.ifname), () => this.#attach(req, id, timer)),
+    );
   }
 
-  async #attach(req: AttachRequest, id: string): Promise<AttachResponse> {
+  async #attach(req: AttachRequest, id: string, timer: AttachmentTimer): Promise<AttachResponse> {
+    timer.enter('netns');
     const services = this.#services();
     if (!services)
       throw new CniError(
@@ -142,11 +148,12 @@ export class AttachmentManager implements PodAttachmentSource {
       );
     }
     try {
-      return await this.#attachAs(req, id, services, mode);
+      return await this.#attachAs(req, id, services, mode, timer);
     } catch (err) {
       // `auto` saw /dev/vhost-net, but VPP (in its own container, say) could not open it.
       if (req.mode === 'auto' && mode === 'tap' && err instanceof CniError && isNoVhostNet(err.cause)) {
-        return this.#attachAs(req, id, services, 'veth');
+        timer.enter('netns');
+        return this.#attachAs(req, id, services, 'veth', timer);
       }
       throw err;
     }
@@ -158,6 +165,7 @@ export class AttachmentManager implements PodAttachmentSource {
     id: string,
     services: ServicesConfig,
     mode: PodPortMode,
+    timer: AttachmentTimer,
   ): Promise<AttachResponse> {
     const record: AttachmentRecord = {
       version: 1,
@@ -195,7 +203,7 @@ export class AttachmentManager implements PodAttachmentSource {
         undo.push({ what: `delete host link ${id}`, run: () => this.#netns.deleteHostLink(id) });
         entry.record = { ...record, podMac: veth.podMac, hostMac: veth.hostMac, mtu: veth.mtu };
         undo.push({ what: `remove pod port ${id} from VPP`, run: () => this.#pods.remove(id) });
-        await this.#pods.apply(specOf(entry.record), services);
+        await this.#pods.apply(specOf(entry.record), services, timer);
       } else {
         // VPP clears a tap's persistence when it deletes it or fails to create it, so its device
         // goes too; should one stay behind anyway, the name was free when this ADD began.
@@ -204,9 +212,11 @@ export class AttachmentManager implements PodAttachmentSource {
           run: () => this.#deleteTapDevice(req.netns, req.ifname),
         });
         undo.push({ what: `remove pod port ${id} from VPP`, run: () => this.#pods.remove(id) });
-        await this.#pods.apply(specOf(entry.record), services);
+        await this.#pods.apply(specOf(entry.record), services, timer);
+        timer.enter('netns');
         await this.#netns.configure({ netnsPath: req.netns, ifname: req.ifname, addresses, routes });
       }
+      timer.enter('record');
       await this.#store.save(entry.record);
       undo.push({ what: `forget attachment ${id}`, run: () => this.#store.remove(id) });
       entry.state = 'active';
@@ -231,10 +241,15 @@ export class AttachmentManager implements PodAttachmentSource {
       throw new CniError(CniErrorCode.INVALID_NETWORK_CONFIG, 'containerId and ifname are required');
     const id = hostVethName(key.containerId, key.ifname);
     const netns = this.#entries.get(id)?.record.netns ?? key.netns;
-    return this.#locks.run(lockKeys(id, netns, key.ifname), () => this.#detach(id));
+    const timer = new AttachmentTimer('detach', id);
+    return timed(
+      timer,
+      this.#locks.run(lockKeys(id, netns, key.ifname), () => this.#detach(id, timer)),
+    );
   }
 
-  async #detach(id: string): Promise<void> {
+  async #detach(id: string, timer: AttachmentTimer): Promise<void> {
+    timer.enter('record');
     const entry = this.#entries.get(id);
     if (entry) entry.state = 'removing';
     const problems: string[] = [];
@@ -243,8 +258,9 @@ export class AttachmentManager implements PodAttachmentSource {
       // the next full reconcile removes it even if the runtime never repeats this DEL.
       await this.#store.remove(id);
       if (this.#client.state === 'ready') {
-        await this.#pods.remove(id).catch((err: Error) => problems.push(err.message));
+        await this.#pods.remove(id, timer).catch((err: Error) => problems.push(err.message));
       }
+      timer.enter('netns');
       // While VPP is away its objects wait for the resync; the host link cannot wait (it holds
       // the pod's interface name).
       if (entry?.record.mode === 'tap') {
@@ -393,6 +409,18 @@ export class AttachmentManager implements PodAttachmentSource {
     if (this.#client.state !== 'ready') {
       throw new CniError(CniErrorCode.TRY_AGAIN_LATER, `VPP is not connected (${this.#client.state})`);
     }
+  }
+}
+
+/** Publishes the call's timing with its outcome, whichever way it ends. */
+async function timed<T>(timer: AttachmentTimer, call: Promise<T>): Promise<T> {
+  try {
+    const result = await call;
+    timer.finish('ok');
+    return result;
+  } catch (err) {
+    timer.finish(err instanceof CniError ? err.code : CniErrorCode.INTERNAL);
+    throw err;
   }
 }
 

@@ -14,10 +14,12 @@ import { execute } from '../reconcile/executor.js';
 import { plan as makePlan } from '../reconcile/planner.js';
 import type { Plan, Resource } from '../reconcile/resource.js';
 import type { VppClient } from '../vpp/client/vpp-client.js';
+import type { Message } from '../vpp/codec/schema.js';
 import { msg } from '../vpp/messages/index.js';
 import { AclRegistry } from './acl-registry.js';
 import { actualServices } from './actual.js';
 import type { DataplaneLock } from './async-lock.js';
+import type { AttachmentTimer } from './attachment-timing.js';
 import type { ServicesContext } from './context.js';
 import { podDescriptors } from './descriptors.js';
 import { podInterfaceName, podPortResources, type PodPortSpec } from './pod-port.js';
@@ -50,10 +52,23 @@ interface PodView {
   readonly actual: readonly Resource[];
 }
 
+/** One apply or remove waiting for the next batch. */
+interface PodJob {
+  readonly podId: string;
+  /** Undefined: remove the pod's port. */
+  readonly apply?: { readonly pod: PodPortSpec; readonly services: ServicesConfig };
+  readonly timer: AttachmentTimer | undefined;
+  readonly resolve: () => void;
+  readonly reject: (err: unknown) => void;
+}
+
 export class PodDataplane {
   readonly #client: VppClient;
   readonly #host: HostLinks;
   readonly #lock: DataplaneLock;
+  /** Applies and removes waiting for the dataplane lock; served together, one batch per turn. */
+  #queue: PodJob[] = [];
+  #scheduled = false;
 
   constructor(opts: PodDataplaneOptions) {
     this.#client = opts.client;
@@ -61,36 +76,26 @@ export class PodDataplane {
     this.#lock = opts.lock;
   }
 
-  /** Creates what VPP lacks of the pod's port and corrects what differs. */
-  apply(pod: PodPortSpec, services: ServicesConfig): Promise<void> {
-    return this.#lock.run(async () => {
-      const desired = podPortResources(pod, services);
-      const view = await this.#load(pod.id, desired);
-      const plan = planPod(desired, view.actual, pod.id);
-      if (plan.pending.length > 0) {
-        const why = plan.pending.map((p) => `${p.resource.key}: waiting for ${p.waitingFor}`).join('; ');
-        throw new PodApplyError(`the service bridge is not ready for pod port ${pod.id}: ${why}`, true);
-      }
-      await run(plan, view.ctx, `pod port ${pod.id}`);
-    });
+  /**
+   * Creates what VPP lacks of the pod's port and corrects what differs. Pods that arrive while the
+   * dataplane lock is taken (a full reconcile, an earlier batch) are served together: one set of
+   * dumps and their requests pipelined, instead of one lock turn each. Each pod still succeeds or
+   * fails on its own.
+   */
+  apply(pod: PodPortSpec, services: ServicesConfig, timer?: AttachmentTimer): Promise<void> {
+    return this.#enqueue(pod.id, { pod, services }, timer);
   }
 
   /** Removes every VPP object of the pod's port, found by its tag; nothing there is fine. */
-  remove(podId: string): Promise<void> {
-    return this.#lock.run(async () => {
-      const view = await this.#load(podId, []);
-      // The host link is the attachment manager's: it goes even while VPP is away.
-      const mine = podResourcesOf(view.actual, podId).filter((r) => r.kind !== 'host-veth');
-      const plan = makePlan([], mine, podDescriptors);
-      await run(plan, view.ctx, `pod port ${podId}`);
-    });
+  remove(podId: string, timer?: AttachmentTimer): Promise<void> {
+    return this.#enqueue(podId, undefined, timer);
   }
 
   /** What differs between VPP and the pod's port, one line per operation a re-apply would run. */
   differences(pod: PodPortSpec, services: ServicesConfig): Promise<string[]> {
     return this.#lock.run(async () => {
       const desired = podPortResources(pod, services);
-      const view = await this.#load(pod.id, desired);
+      const view = await this.#load([pod.id], desired);
       const plan = planPod(desired, view.actual, pod.id);
       return [
         ...plan.ops.map((o) => `${o.action} ${o.resource.key} (${o.reason})`),
@@ -99,45 +104,114 @@ export class PodDataplane {
     });
   }
 
-  async #load(podId: string, desired: readonly Resource[]): Promise<PodView> {
+  #enqueue(podId: string, apply: PodJob['apply'], timer: AttachmentTimer | undefined): Promise<void> {
+    timer?.enter('vpp_lock');
+    return new Promise<void>((resolve, reject) => {
+      this.#queue.push({ podId, ...(apply && { apply }), timer, resolve, reject });
+      this.#schedule();
+    });
+  }
+
+  /** One lock turn per batch, so a full reconcile waiting for the lock is not starved by pods. */
+  #schedule(): void {
+    if (this.#scheduled || this.#queue.length === 0) return;
+    this.#scheduled = true;
+    void this.#lock
+      .run(async () => {
+        const batch = this.#queue;
+        this.#queue = [];
+        this.#scheduled = false;
+        await this.#serve(batch).catch((err: unknown) => {
+          for (const job of batch) job.reject(err);
+        });
+      })
+      .finally(() => this.#schedule());
+  }
+
+  async #serve(batch: readonly PodJob[]): Promise<void> {
+    for (const job of batch) job.timer?.enter('vpp');
+    const desired = batch.flatMap((job) =>
+      job.apply ? podPortResources(job.apply.pod, job.apply.services) : [],
+    );
+    const view = await this.#load(
+      batch.map((job) => job.podId),
+      desired,
+    );
+    await Promise.all(
+      batch.map(async (job) => {
+        try {
+          if (job.apply) {
+            const mine = podPortResources(job.apply.pod, job.apply.services);
+            const plan = planPod(mine, view.actual, job.podId);
+            if (plan.pending.length > 0) {
+              const why = plan.pending
+                .map((p) => `${p.resource.key}: waiting for ${p.waitingFor}`)
+                .join('; ');
+              throw new PodApplyError(
+                `the service bridge is not ready for pod port ${job.podId}: ${why}`,
+                true,
+              );
+            }
+            await run(plan, view.ctx, `pod port ${job.podId}`);
+          } else {
+            // The host link is the attachment manager's: it goes even while VPP is away.
+            const mine = podResourcesOf(view.actual, job.podId).filter((r) => r.kind !== 'host-veth');
+            await run(makePlan([], mine, podDescriptors), view.ctx, `pod port ${job.podId}`);
+          }
+          job.resolve();
+        } catch (err) {
+          job.reject(err);
+        }
+      }),
+    );
+  }
+
+  /** VPP's interfaces, bridge domains and ACLs, with the details of these pods' own interfaces. */
+  async #load(podIds: readonly string[], desired: readonly Resource[]): Promise<PodView> {
     const c = this.#client;
-    const [ifDetails, aclDetails, bridgeDomains, hostLinks] = await Promise.all([
+    const [ifDetails, aclDetails, bridgeDomains, hostLinks, afp] = await Promise.all([
       c.dump(msg.sw_interface_dump, { sw_if_index: ALL, name_filter_valid: false }),
       c.supports(msg.acl_dump) ? c.dump(msg.acl_dump, { acl_index: ALL }) : Promise.resolve([]),
       c.dump(msg.bridge_domain_dump, { bd_id: ALL, sw_if_index: ALL }),
-      this.#host.listVeths(podId),
+      this.#host.listVeths(POD_VETH_PREFIX),
+      c.supports(msg.af_packet_dump) ? c.dump(msg.af_packet_dump, {}) : Promise.resolve([]),
     ]);
     const interfaces = InterfaceRegistry.fromDump(ifDetails);
-    const details = ifDetails.find((d) => podOfTag(d.tag) === podId);
+    const wanted = new Set(podIds);
+    const podInterfaces = ifDetails.filter((d) => {
+      const pod = podOfTag(d.tag);
+      return pod !== undefined && wanted.has(pod);
+    });
     const facts = new Map<string, InterfaceFacts>();
-    let afPacket = new Map<number, string>();
-    let taps: VppSnapshot['taps'] = new Map();
-    let aclBindings: VppSnapshot['aclBindings'] = [];
-    if (details) {
-      const idx = details.sw_if_index;
-      const [table, v4, v6, bindings, afp, tap] = await Promise.all([
-        c.call(msg.sw_interface_get_table, { sw_if_index: idx, is_ipv6: false }),
-        c.dump(msg.ip_address_dump, { sw_if_index: idx, is_ipv6: false }),
-        c.dump(msg.ip_address_dump, { sw_if_index: idx, is_ipv6: true }),
-        c.supports(msg.acl_interface_list_dump)
-          ? c.dump(msg.acl_interface_list_dump, { sw_if_index: idx })
-          : Promise.resolve([]),
-        c.supports(msg.af_packet_dump) ? c.dump(msg.af_packet_dump, {}) : Promise.resolve([]),
-        c.supports(msg.sw_interface_tap_v2_dump)
-          ? c.dump(msg.sw_interface_tap_v2_dump, { sw_if_index: idx })
-          : Promise.resolve([]),
-      ]);
-      facts.set(details.tag, {
-        details,
-        table: table.vrf_id,
-        addresses: [...v4, ...v6].map((a) => formatPrefix(a.prefix)),
-      });
-      afPacket = new Map(
-        afp.filter((a) => a.sw_if_index === idx).map((a) => [a.sw_if_index, a.host_if_name]),
-      );
-      taps = new Map(tap.filter((t) => t.sw_if_index === idx).map((t) => [t.sw_if_index, t]));
-      aclBindings = bindings;
-    }
+    const taps = new Map<number, Message<typeof msg.sw_interface_tap_v2_details>>();
+    const aclBindings: Message<typeof msg.acl_interface_list_details>[] = [];
+    await Promise.all(
+      podInterfaces.map(async (details) => {
+        const idx = details.sw_if_index;
+        const [table, v4, v6, bindings, tap] = await Promise.all([
+          c.call(msg.sw_interface_get_table, { sw_if_index: idx, is_ipv6: false }),
+          c.dump(msg.ip_address_dump, { sw_if_index: idx, is_ipv6: false }),
+          c.dump(msg.ip_address_dump, { sw_if_index: idx, is_ipv6: true }),
+          c.supports(msg.acl_interface_list_dump)
+            ? c.dump(msg.acl_interface_list_dump, { sw_if_index: idx })
+            : Promise.resolve([]),
+          c.supports(msg.sw_interface_tap_v2_dump)
+            ? c.dump(msg.sw_interface_tap_v2_dump, { sw_if_index: idx })
+            : Promise.resolve([]),
+        ]);
+        facts.set(details.tag, {
+          details,
+          table: table.vrf_id,
+          addresses: [...v4, ...v6].map((a) => formatPrefix(a.prefix)),
+        });
+        for (const t of tap) if (t.sw_if_index === idx) taps.set(idx, t);
+        aclBindings.push(...bindings);
+      }),
+    );
+    const podIndexes = new Set(podInterfaces.map((d) => d.sw_if_index));
+    const afPacket = new Map(
+      afp.filter((a) => podIndexes.has(a.sw_if_index)).map((a) => [a.sw_if_index, a.host_if_name]),
+    );
     const snapshot: VppSnapshot = {
       ...emptySnapshot(),
       vppPid: c.vppPid,
@@ -150,7 +224,7 @@ export class PodDataplane {
       aclBindings,
     };
     const desiredKeys = new Set(desired.map((r) => r.key));
-    const hostVeths = hostLinks.filter((n) => n === podId);
+    const hostVeths = hostLinks.filter((n) => wanted.has(n));
     const actual = [
       ...actualDataplane(snapshot, { desiredKeys, hostVeths, hostVethPrefixes: [POD_VETH_PREFIX] }),
       ...actualServices(snapshot, { desiredKeys }),
@@ -201,4 +275,3 @@ async function run(plan: Plan, ctx: ServicesContext, what: string): Promise<void
     );
   }
 }
-

@@ -5,16 +5,18 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import diagnostics from 'node:diagnostics_channel';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 
 import { SIM_ONLY, startVppTarget, type VppTarget } from '../../test/support/vpp-target.js';
 import type { AttachRequest } from '../cni/agent-protocol.js';
-import { CniError } from '../cni/errors.js';
+import { CniError, CniErrorCode } from '../cni/errors.js';
 import type { AgentConfig } from '../config/model.js';
 import { validateConfig } from '../config/validate.js';
 import { linuxHostLinks } from '../agent/host-links.js';
@@ -26,6 +28,7 @@ import { AddressBookFileStore } from './address-store.js';
 import { AsyncLock } from './async-lock.js';
 import { AttachmentManager } from './attachment-manager.js';
 import { ATTACHMENTS_DIR, AttachmentFileStore, type AttachmentStore } from './attachment-store.js';
+import { ATTACHMENT_CHANNEL, type AttachmentDiagnostic } from './attachment-timing.js';
 import { linuxPodNetns, type PodNetns } from './pod-netns.js';
 import type { ServicesRuntime } from './runtime.js';
 import { ServiceAddresses } from './service-addresses.js';
@@ -245,7 +248,8 @@ function podRequest(
  * shared real VPP they would collide. Against a real VPP the service bridge is exercised through
  * the reconciler with services configured instead (see the notes of the issue).
  */
-const OWN_VPP_PER_SUITE = SIM_ONLY && 'these suites need a fresh VPP each (the simulator); VPP_API_SOCKET is set';
+const OWN_VPP_PER_SUITE =
+  SIM_ONLY && 'these suites need a fresh VPP each (the simulator); VPP_API_SOCKET is set';
 
 void describe('service bridge reconcile', { skip: OWN_VPP_PER_SUITE }, () => {
   let f: Fixture;
@@ -387,6 +391,68 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
     assert.deepEqual(await planOps(f), []);
   });
 
+  void it('serves pods that wait for the dataplane lock in one batch, each on its own', async () => {
+    const namespacesOf = [netns(), netns(), netns()];
+    const requests = namespacesOf.map((ns, i) => podRequest(ns, `c-batch-${i}`));
+    const dumps: string[] = [];
+    const count = (m: unknown): void => {
+      const name = (m as { name: string }).name;
+      if (name === 'sw_interface_dump') dumps.push(name);
+    };
+    const timings: AttachmentDiagnostic[] = [];
+    const time = (m: unknown): void => void timings.push(m as AttachmentDiagnostic);
+    diagnostics.subscribe('vppnet:vpp:request', count);
+    diagnostics.subscribe(ATTACHMENT_CHANNEL, time);
+    // A full reconcile holds the lock while three ADDs arrive; the third pod's netns vanishes
+    // before VPP's turn comes, so its port cannot be made (its veth went with the netns).
+    let release!: () => void;
+    const held = f.lock.run(() => new Promise<void>((r) => (release = r)));
+    try {
+      const adds = requests.map((req) =>
+        f.manager.attach(req).then(
+          () => 'ok',
+          (err: CniError) => err.code,
+        ),
+      );
+      // Once its veth pair exists, an ADD's next step is queueing for VPP.
+      const ids = requests.map((req) => hostVethName(req.containerId, req.ifname));
+      while (!ids.every((id) => existsSync(`/sys/class/net/${id}`))) await delay(10);
+      await delay(200);
+      namespacesOf[2]!.remove();
+      release();
+      await held;
+      assert.deepEqual(await Promise.all(adds), ['ok', 'ok', CniErrorCode.TRY_AGAIN_LATER]);
+    } finally {
+      diagnostics.unsubscribe('vppnet:vpp:request', count);
+      diagnostics.unsubscribe(ATTACHMENT_CHANNEL, time);
+    }
+    assert.deepEqual(
+      f.manager
+        .list()
+        .map((r) => r.containerId)
+        .sort(),
+      ['c-batch-0', 'c-batch-1'],
+    );
+    // One look at VPP's interfaces for the three pods, one more for undoing the failed one.
+    assert.equal(dumps.length, 2, dumps.join(', '));
+    assert.deepEqual(await traces(f, 'c-batch-2', 'net1'), []);
+    // Where the time went, per call: the wait for the lock is its own phase.
+    const ok = timings.filter((t) => t.op === 'attach' && t.outcome === 'ok');
+    assert.equal(ok.length, 2);
+    for (const t of ok) {
+      assert.ok((t.phasesMs.vpp_lock ?? 0) >= 200, `waited for the lock: ${JSON.stringify(t.phasesMs)}`);
+      assert.ok(
+        t.phasesMs.netns !== undefined && t.phasesMs.vpp !== undefined && t.phasesMs.record !== undefined,
+      );
+      const sum = Object.values(t.phasesMs).reduce((a, b) => a + b, 0);
+      assert.ok(Math.abs(sum - t.durationMs) < 1, 'the phases add up to the call');
+    }
+    assert.deepEqual(
+      timings.filter((t) => t.op === 'attach' && t.outcome !== 'ok').map((t) => t.outcome),
+      [CniErrorCode.TRY_AGAIN_LATER],
+    );
+  });
+
   void it('refuses an ifname the netns already has, touching nothing', async () => {
     const ns = netns();
     ip('-n', ns.name, 'link', 'add', 'net1', 'type', 'veth', 'peer', 'name', 'other1');
@@ -425,7 +491,8 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
     const req = { ...podRequest(ns, 'c-bad-route'), routes: [{ dst: '10.9.0.0/16', gw: '192.0.2.1' }] };
     await assert.rejects(
       f.manager.attach(req),
-      (err: unknown) => err instanceof CniError && err.code === 999 && /route add 10\.9\.0\.0\/16/.test(err.message),
+      (err: unknown) =>
+        err instanceof CniError && err.code === 999 && /route add 10\.9\.0\.0\/16/.test(err.message),
     );
     assert.deepEqual(await traces(f, req.containerId, req.ifname), []);
     assert.equal(ns.hasLink('net1'), false);
