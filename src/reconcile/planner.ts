@@ -1,7 +1,10 @@
 /**
  * Planning is a pure function: (desired, found in VPP, descriptors) → ordered operations. Nothing
- * here talks to VPP, so `vppnet plan` prints exactly what an apply would do.
+ * here talks to VPP, so `vppnet plan` prints exactly what an apply would do. Bulk kinds (bulk.ts)
+ * come as comparisons of their two sides and follow the same rules, member by member.
  */
+import type { BulkComparison } from './bulk.js';
+import { BulkPlan } from './bulk-plan.js';
 import type { Descriptor } from './descriptor.js';
 import type { Op, PendingResource, Plan, Resource } from './resource.js';
 
@@ -9,6 +12,7 @@ export function plan(
   desired: readonly Resource[],
   actual: readonly Resource[],
   descriptors: ReadonlyMap<string, Descriptor>,
+  bulk: readonly BulkComparison[] = [],
 ): Plan {
   const want = new Map<string, Resource>();
   for (const r of desired) {
@@ -18,11 +22,12 @@ export function plan(
   const have = new Map<string, Resource>();
   for (const r of actual) have.set(r.key, r);
 
-  const descriptorOf = (r: Resource): Descriptor => {
+  const descriptorOf = (r: { readonly kind: string }): Descriptor => {
     const d = descriptors.get(r.kind);
     if (!d) throw new Error(`no descriptor for kind ${r.kind}`);
     return d;
   };
+  const bulkPlans = bulk.map((c) => new BulkPlan(c));
 
   // 1. Resources whose dependencies cannot be met stay pending, and so do their dependents.
   const pending = new Map<string, PendingResource>();
@@ -37,23 +42,23 @@ export function plan(
     if (r.external) {
       if (!have.has(r.key)) why = `${r.key} does not exist in VPP (vppnet never creates it)`;
     } else {
-      for (const dep of r.deps) {
-        const d = want.get(dep);
-        if (!d) {
-          if (have.has(dep)) continue; // something VPP already has and vppnet does not manage
-          why = `${dep}: not part of the desired state`;
-          break;
-        }
-        const depWhy = blockedReason(d);
-        if (depWhy !== undefined) {
-          why = d.external ? depWhy : `${dep}, itself waiting for ${depWhy}`;
-          break;
-        }
-      }
+      why = blockedBy(r.deps);
     }
     inProgress.delete(r.key);
     verdict.set(r.key, why ?? null);
     return why;
+  };
+  const blockedBy = (deps: readonly string[]): string | undefined => {
+    for (const dep of deps) {
+      const d = want.get(dep);
+      if (!d) {
+        if (have.has(dep)) continue; // something VPP already has and vppnet does not manage
+        return `${dep}: not part of the desired state`;
+      }
+      const depWhy = blockedReason(d);
+      if (depWhy !== undefined) return d.external ? depWhy : `${dep}, itself waiting for ${depWhy}`;
+    }
+    return undefined;
   };
   for (const r of want.values()) {
     const why = blockedReason(r);
@@ -90,6 +95,7 @@ export function plan(
       reasons.set(r.key, 'not in the desired state');
     }
   }
+  for (const b of bulkPlans) b.classify(blockedBy, descriptorOf(b).update !== undefined);
 
   // 3. Deleting an object takes its dependents with it in VPP (an interface's addresses, a
   //    policy's steering): delete those explicitly first, and recreate the ones still desired.
@@ -104,6 +110,7 @@ export function plan(
   const queue = [...deletes];
   while (queue.length) {
     const key = queue.pop() as string;
+    for (const b of bulkPlans) b.cascade(key);
     for (const child of dependents.get(key) ?? []) {
       if (deletes.has(child)) continue;
       deletes.add(child);
@@ -120,7 +127,7 @@ export function plan(
   }
 
   // 4. Levels: depth in the dependency graph of the state each phase works on.
-  const levelIn = (graph: ReadonlyMap<string, Resource>): ((key: string) => number) => {
+  const levelIn = (graph: ReadonlyMap<string, Resource>): { of: (key: string) => number; above: (deps: readonly string[]) => number } => {
     const memo = new Map<string, number>();
     const level = (key: string, stack: Set<string>): number => {
       const m = memo.get(key);
@@ -128,16 +135,23 @@ export function plan(
       const r = graph.get(key);
       if (!r || stack.has(key)) return 0;
       stack.add(key);
-      let l = 0;
-      for (const d of r.deps) if (graph.has(d)) l = Math.max(l, level(d, stack) + 1);
+      const l = above(r.deps, stack);
       stack.delete(key);
       memo.set(key, l);
       return l;
     };
-    return (key) => level(key, new Set());
+    const above = (deps: readonly string[], stack: Set<string>): number => {
+      let l = 0;
+      for (const d of deps) if (graph.has(d)) l = Math.max(l, level(d, stack) + 1);
+      return l;
+    };
+    // A bulk member is a leaf: its level is the one above its group's dependencies.
+    return { of: (key) => level(key, new Set()), above: (deps) => above(deps, new Set()) };
   };
-  const haveLevel = levelIn(have);
-  const wantLevel = levelIn(want);
+  const haveLevels = levelIn(have);
+  const wantLevels = levelIn(want);
+  const haveLevel = haveLevels.of;
+  const wantLevel = wantLevels.of;
 
   const deleteOps: Op[] = [...deletes].map((key) => ({
     action: 'delete',
@@ -145,6 +159,12 @@ export function plan(
     level: haveLevel(key),
     reason: reasons.get(key) ?? '',
   }));
+  const bulkApplyOps: Op[][] = [];
+  for (const b of bulkPlans) {
+    const { deletes: bulkDeletes, applies } = b.ops(haveLevels.above, wantLevels.above);
+    for (const op of bulkDeletes) deleteOps.push(op);
+    bulkApplyOps.push(applies);
+  }
   deleteOps.sort((a, b) => b.level - a.level || compareKeys(a.resource.key, b.resource.key));
 
   const applyOps: Op[] = [];
@@ -160,9 +180,17 @@ export function plan(
       reason: reasons.get(key) ?? '',
     });
   }
+  for (const ops of bulkApplyOps) for (const op of ops) applyOps.push(op);
   applyOps.sort((a, b) => a.level - b.level || compareKeys(a.resource.key, b.resource.key));
 
-  return { ops: [...deleteOps, ...applyOps], pending: [...pending.values()], unchanged: unchanged.size };
+  const allPending = [...pending.values()];
+  let allUnchanged = unchanged.size;
+  for (const b of bulkPlans) {
+    for (const p of b.pending) allPending.push(p);
+    allUnchanged += b.unchanged;
+  }
+  for (const op of applyOps) deleteOps.push(op);
+  return { ops: deleteOps, pending: allPending, unchanged: allUnchanged };
 }
 
 /** Plain code-unit order: deterministic and much faster than localeCompare on 100k keys. */

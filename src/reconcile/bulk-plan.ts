@@ -1,0 +1,171 @@
+/**
+ * The planner's bookkeeping for one bulk kind (bulk.ts): the same steps and reasons as for plain
+ * resources, kept per member index in typed arrays instead of per key in maps and sets.
+ */
+import type { BulkComparison } from './bulk.js';
+import type { Op, PendingResource } from './resource.js';
+
+// What happens to a desired member.
+const UNCHANGED = 0;
+const PENDING = 1;
+const CREATE = 2; // missing in VPP
+const UPDATE = 3; // differs, updated in place
+const RECREATE = 4; // differs, deleted and created again
+const CASCADED = 5; // deleted with one of its dependencies, created again
+
+export class BulkPlan {
+  readonly #c: BulkComparison;
+  readonly #state: Uint8Array;
+  /** For each actual member, the desired member with the same key, or -1. */
+  readonly #desiredOf: Int32Array;
+  readonly #deleted: Uint8Array;
+  /** Actual members deleted with a dependency: the dependency's key. */
+  readonly #deletedWith = new Map<number, string>();
+  readonly #pending: PendingResource[] = [];
+  /** Groups of actual members by dependency key, and members by group: built at the first cascade. */
+  #actualGroupsByDep: Map<string, number[]> | undefined;
+  #groupStart: Uint32Array | undefined;
+  #groupMembers: Uint32Array | undefined;
+
+  constructor(comparison: BulkComparison) {
+    this.#c = comparison;
+    this.#state = new Uint8Array(comparison.desired.size);
+    this.#desiredOf = new Int32Array(comparison.actual.size).fill(-1);
+    this.#deleted = new Uint8Array(comparison.actual.size);
+    comparison.counterpart.forEach((j, i) => {
+      if (j >= 0) this.#desiredOf[j] = i;
+    });
+  }
+
+  get kind(): string {
+    return this.#c.desired.kind;
+  }
+
+  get pending(): readonly PendingResource[] {
+    return this.#pending;
+  }
+
+  /** Steps 1 and 2: pending (by group), then create, update, recreate or unchanged; unmatched actual members are deleted. */
+  classify(blockedBy: (deps: readonly string[]) => string | undefined, canUpdate: boolean): void {
+    const { desired, counterpart } = this.#c;
+    const groupBlocked = desired.groups.map(blockedBy);
+    for (let i = 0; i < desired.size; i++) {
+      const why = groupBlocked[desired.groupOf(i)];
+      if (why !== undefined) {
+        this.#state[i] = PENDING;
+        this.#pending.push({ resource: desired.resource(i), waitingFor: why });
+        continue;
+      }
+      const j = counterpart[i] as number;
+      if (j < 0) this.#state[i] = CREATE;
+      else if (this.#c.equivalent(i, j)) this.#state[i] = UNCHANGED;
+      else if (canUpdate) this.#state[i] = UPDATE;
+      else {
+        this.#state[i] = RECREATE;
+        this.#deleted[j] = 1;
+      }
+    }
+    for (let j = 0; j < this.#desiredOf.length; j++) if (this.#desiredOf[j] === -1) this.#deleted[j] = 1;
+  }
+
+  /** Step 3: VPP deletes these members with `key`: delete them first, and create again those still desired. */
+  cascade(key: string): void {
+    const groups = this.#groupsDependingOn(key);
+    if (!groups) return;
+    const start = this.#groupStart as Uint32Array;
+    const members = this.#groupMembers as Uint32Array;
+    for (const g of groups) {
+      for (let m = start[g] as number; m < (start[g + 1] as number); m++) {
+        const j = members[m] as number;
+        if (this.#deleted[j]) continue;
+        this.#deleted[j] = 1;
+        this.#deletedWith.set(j, key);
+        const i = this.#desiredOf[j] as number;
+        if (i >= 0 && this.#state[i] !== PENDING) this.#state[i] = CASCADED;
+      }
+    }
+  }
+
+  get unchanged(): number {
+    let n = 0;
+    for (const s of this.#state) if (s === UNCHANGED) n++;
+    return n;
+  }
+
+  /** Step 4: the delete ops and the create and update ops, with levels from their groups' dependencies. */
+  ops(haveLevel: (deps: readonly string[]) => number, wantLevel: (deps: readonly string[]) => number): { deletes: Op[]; applies: Op[] } {
+    const { desired, actual, counterpart } = this.#c;
+    const deletes: Op[] = [];
+    const applies: Op[] = [];
+    const actualLevels = actual.groups.map(haveLevel);
+    const desiredLevels = desired.groups.map(wantLevel);
+    for (let j = 0; j < actual.size; j++) {
+      if (!this.#deleted[j]) continue;
+      deletes.push({ action: 'delete', resource: actual.resource(j), level: actualLevels[actual.groupOf(j)] as number, reason: this.#actualReason(j) });
+    }
+    for (let i = 0; i < desired.size; i++) {
+      const state = this.#state[i];
+      if (state === UNCHANGED || state === PENDING) continue;
+      const level = desiredLevels[desired.groupOf(i)] as number;
+      const reason = this.#desiredReason(i);
+      if (state === UPDATE) {
+        applies.push({ action: 'update', resource: desired.resource(i), previous: actual.resource(counterpart[i] as number), level, reason });
+      } else {
+        applies.push({ action: 'create', resource: desired.resource(i), level, reason });
+      }
+    }
+    return { deletes, applies };
+  }
+
+  #desiredReason(i: number): string {
+    switch (this.#state[i]) {
+      case CREATE:
+        return 'missing in VPP';
+      case UPDATE:
+        return 'differs from VPP';
+      case RECREATE:
+        return 'differs from VPP; recreated';
+      default:
+        return `recreated with ${this.#deletedWith.get(this.#c.counterpart[i] as number) ?? ''}`;
+    }
+  }
+
+  #actualReason(j: number): string {
+    const i = this.#desiredOf[j] as number;
+    if (i >= 0 && (this.#state[i] === RECREATE || this.#state[i] === CASCADED)) return this.#desiredReason(i);
+    const key = this.#deletedWith.get(j);
+    return key === undefined ? 'not in the desired state' : `removed with ${key}`;
+  }
+
+  #groupsDependingOn(key: string): readonly number[] | undefined {
+    if (!this.#actualGroupsByDep) {
+      const { actual } = this.#c;
+      this.#actualGroupsByDep = new Map();
+      actual.groups.forEach((deps, g) => {
+        for (const dep of deps) {
+          const list = this.#actualGroupsByDep?.get(dep) ?? [];
+          list.push(g);
+          this.#actualGroupsByDep?.set(dep, list);
+        }
+      });
+      // Members by group (a counting sort), so a cascade visits only the members it deletes.
+      const start = new Uint32Array(actual.groups.length + 1);
+      for (let j = 0; j < actual.size; j++) {
+        const g = actual.groupOf(j);
+        start[g + 1] = (start[g + 1] as number) + 1;
+      }
+      for (let g = 0; g < actual.groups.length; g++) start[g + 1] = (start[g + 1] as number) + (start[g] as number);
+      const next = start.slice(0, actual.groups.length);
+      const members = new Uint32Array(actual.size);
+      for (let j = 0; j < actual.size; j++) {
+        const g = actual.groupOf(j);
+        const at = next[g] as number;
+        members[at] = j;
+        next[g] = at + 1;
+      }
+      this.#groupStart = start;
+      this.#groupMembers = members;
+    }
+    return this.#actualGroupsByDep.get(key);
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * Bulk kinds: kinds with too many objects to plan as one Resource each (a node's 100k SRv6
+ * steering entries). Each side keeps its members in the kind's own compact form, the kind matches
+ * the two sides by key, and the planner works on member indexes: it builds a Resource only for a
+ * member that gets an operation or stays pending, so a pass that changes nothing allocates
+ * nothing per member. The planning rules are the same as for plain resources (planner.ts).
+ *
+ * What the planner relies on: members are leaves (no resource depends on a member), and members
+ * share a few dependency lists, their groups (e.g. one list per policy and table).
+ */
+import type { Resource } from './resource.js';
+
+/** One side of a bulk kind: what is desired, or what was found in VPP. */
+export interface BulkResources {
+  readonly kind: string;
+  readonly size: number;
+  /** The distinct dependency lists of the members. */
+  readonly groups: readonly (readonly string[])[];
+  /** Index into `groups` of a member's dependencies. */
+  groupOf(member: number): number;
+  /** A member as a Resource, built on demand; its deps are its group's list. */
+  resource(member: number): Resource;
+}
+
+/** Both sides of one bulk kind, matched by key. */
+export interface BulkComparison {
+  readonly desired: BulkResources;
+  readonly actual: BulkResources;
+  /** For each desired member, the actual member with the same key, or -1. */
+  readonly counterpart: Int32Array;
+  /** Whether a desired member and its counterpart are equivalent (the descriptor's rule). */
+  equivalent(desired: number, actual: number): boolean;
+}
