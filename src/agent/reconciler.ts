@@ -17,6 +17,7 @@ import {
 import { ipTableDescriptor, proxyArpDescriptor, routeDescriptor } from '../dataplane/ip-descriptors.js';
 import { keys, podOfTag } from '../dataplane/keys.js';
 import { loadSnapshot, type VppSnapshot } from '../dataplane/snapshot.js';
+import { SteeringEntries } from '../dataplane/steering-entries.js';
 import type { Descriptor } from '../reconcile/descriptor.js';
 import { execute, type ExecutionResult } from '../reconcile/executor.js';
 import { plan as makePlan } from '../reconcile/planner.js';
@@ -30,7 +31,7 @@ import { desiredServices, type ServicesDesiredInput } from '../services/desired.
 import { isPodVethName, POD_VETH_PREFIX } from '../services/pod-veth.js';
 import { freshServiceAddresses, type ServicesRuntime } from '../services/runtime.js';
 import { ServiceAddresses } from '../services/service-addresses.js';
-import { actualSrv6, existingBsids, type SrGlobalsMemory } from '../srv6/actual.js';
+import { actualSrv6, actualSteering, existingBsids, type SrGlobalsMemory } from '../srv6/actual.js';
 import {
   encapSourceDescriptor,
   hopLimitDescriptor,
@@ -38,7 +39,8 @@ import {
   policyDescriptor,
   steeringDescriptor,
 } from '../srv6/descriptors.js';
-import { allocateBsids, desiredOverlay, VM_VETH_PREFIX } from '../srv6/overlay.js';
+import { allocateBsids, desiredOverlay, desiredSteering, VM_VETH_PREFIX } from '../srv6/overlay.js';
+import { compareSteering } from '../srv6/steering-resources.js';
 import type { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
 
@@ -124,19 +126,29 @@ export function memoryStore(): SrGlobalsStore {
   };
 }
 
+/** The desired state: resources, and the steering entries as a bulk kind (reconcile/bulk.ts). */
+export interface DesiredState {
+  readonly resources: Resource[];
+  readonly steering: SteeringEntries;
+}
+
 /**
- * The desired resources for a config, given the BSIDs already in use and, for the service bridge,
+ * The desired state for a config, given the BSIDs already in use and, for the service bridge,
  * the VMs' service addresses and the attached pods (by default: a fresh allocation, no pods).
  */
-export function desiredResources(
+export function desiredState(
   config: AgentConfig,
   bsidsInVpp: ReadonlyMap<string, string>,
   services: ServicesDesiredInput = {
     addresses: freshServiceAddresses(config),
     pods: [],
   },
-): Resource[] {
-  return [...desiredOverlay(config, allocateBsids(config, bsidsInVpp)), ...desiredServices(config, services)];
+): DesiredState {
+  const bsids = allocateBsids(config, bsidsInVpp);
+  return {
+    resources: [...desiredOverlay(config, bsids), ...desiredServices(config, services)],
+    steering: desiredSteering(config, bsids),
+  };
 }
 
 /**
@@ -144,8 +156,10 @@ export function desiredResources(
  * configures (the underlay NIC) are assumed present, as on a real hypervisor.
  */
 export function planFresh(config: AgentConfig): Plan {
-  const desired = desiredResources(config, new Map());
-  return makePlan(desired, desired.filter((r) => r.external), descriptors);
+  const desired = desiredState(config, new Map());
+  return makePlan(desired.resources, desired.resources.filter((r) => r.external), descriptors, [
+    compareSteering(desired.steering, new SteeringEntries()),
+  ]);
 }
 
 export interface ReconcileOptions {
@@ -204,8 +218,8 @@ async function reconcilePass(config: AgentConfig, opts: ReconcileOptions): Promi
   // Read after the snapshot: a pod port VPP or the host already has belongs to an attachment that
   // was registered before, so it is in one of these lists and not mistaken for a leftover.
   const podsInProgress = new Set(pods?.podsInProgress());
-  const desired = desiredResources(config, existingBsids(snapshot, config), { addresses, pods: pods?.desiredPods() ?? [] });
-  const desiredKeys = new Set(desired.map((r) => r.key));
+  const desired = desiredState(config, existingBsids(snapshot, config), { addresses, pods: pods?.desiredPods() ?? [] });
+  const desiredKeys = new Set(desired.resources.map((r) => r.key));
   const memory = await opts.globals.load();
   let actual = [
     ...actualDataplane(snapshot, { desiredKeys, hostVeths, hostVethPrefixes: vethPrefixes }),
@@ -213,9 +227,15 @@ async function reconcilePass(config: AgentConfig, opts: ReconcileOptions): Promi
     ...actualServices(snapshot, { desiredKeys }),
   ];
   // Pods' ports are the attachment manager's while it works on them, and entirely so without it.
+  // (Steering entries never depend on a pod's port.)
   actual = withoutPodPorts(actual, (pod) => !pods || podsInProgress.has(pod));
-  const plan = makePlan(desired, actual, descriptors);
-  if (opts.planOnly) return { plan, result: undefined, snapshot, owned: countByKind(actual.filter((r) => !r.external)), warnings };
+  const steeringInVpp = actualSteering(snapshot, config);
+  const plan = makePlan(desired.resources, actual, descriptors, [compareSteering(desired.steering, steeringInVpp)]);
+  if (opts.planOnly) {
+    const owned = countByKind(actual.filter((r) => !r.external));
+    addCount(owned, steeringDescriptor.kind, steeringInVpp.size);
+    return { plan, result: undefined, snapshot, owned, warnings };
+  }
 
   const ctx: ServicesContext = {
     client: opts.client,
@@ -231,8 +251,23 @@ async function reconcilePass(config: AgentConfig, opts: ReconcileOptions): Promi
     await opts.globals.save({ vppPid: snapshot.vppPid, encapSource: config.node.srv6.encapSource, hopLimit: config.node.srv6.hopLimit });
   }
   const pendingKeys = new Set(plan.pending.map((p) => p.resource.key));
-  const owned = countByKind(desired.filter((r) => !r.external && !notDone.has(r.key) && !pendingKeys.has(r.key)));
+  const owned = countByKind(desired.resources.filter((r) => !r.external && !notDone.has(r.key) && !pendingKeys.has(r.key)));
+  addCount(owned, steeringDescriptor.kind, desired.steering.size - steeringNotInPlace(plan, notDone, pendingKeys));
   return { plan, result, snapshot, owned, warnings };
+}
+
+/**
+ * Desired steering entries left out of place by this pass: pending, or with an op that failed or
+ * was skipped. Those are desired entries with a create or update op, or pending ones (the others
+ * are in place).
+ */
+function steeringNotInPlace(plan: Plan, notDone: ReadonlySet<string>, pendingKeys: ReadonlySet<string>): number {
+  const desiredInPlan = new Set<string>();
+  for (const op of plan.ops) if (op.resource.kind === steeringDescriptor.kind && op.action !== 'delete') desiredInPlan.add(op.resource.key);
+  for (const p of plan.pending) if (p.resource.kind === steeringDescriptor.kind) desiredInPlan.add(p.resource.key);
+  let n = 0;
+  for (const key of desiredInPlan) if (notDone.has(key) || pendingKeys.has(key)) n++;
+  return n;
 }
 
 /** Leaves the ports of some pods (their interfaces, what hangs off them, host links) out of a pass. */
@@ -258,4 +293,9 @@ function countByKind(resources: readonly Resource[]): Map<string, number> {
   const m = new Map<string, number>();
   for (const r of resources) m.set(r.kind, (m.get(r.kind) ?? 0) + 1);
   return m;
+}
+
+/** Adds a bulk kind's count; none at all leaves the kind out, as countByKind does. */
+function addCount(counts: Map<string, number>, kind: string, n: number): void {
+  if (n > 0) counts.set(kind, (counts.get(kind) ?? 0) + n);
 }

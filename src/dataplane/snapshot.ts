@@ -8,6 +8,7 @@ import type { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
 import { InterfaceRegistry } from './interface-registry.js';
 import { isOwnedTag } from './keys.js';
+import { SteeringEntries } from './steering-entries.js';
 
 export type InterfaceDetails = Message<typeof msg.sw_interface_details>;
 export type RouteDetails = Message<typeof msg.ip_route_v2_details>['route'];
@@ -18,6 +19,8 @@ export type RouteDetails = Message<typeof msg.ip_route_v2_details>['route'];
  * entries, which with 100k steered prefixes are nearly all of it.
  */
 export const FIB_SOURCE_API = 8;
+
+const STEER_IPV4 = msg.sr_steer_t.values.SR_STEER_API_IPV4;
 
 export interface InterfaceFacts {
   readonly details: InterfaceDetails;
@@ -43,8 +46,11 @@ export interface VppSnapshot {
   readonly proxyArpInterfaces: ReadonlySet<number>;
   readonly localSids: readonly Message<typeof msg.sr_localsids_details>[];
   readonly policies: readonly Message<typeof msg.sr_policies_v2_details>[];
-  /** Compact: a node may steer 100k prefixes, so details are reduced as they arrive. */
-  readonly steering: readonly SteeringEntry[];
+  /**
+   * IPv4 steering entries, the only traffic type vppnet steers (others are not kept). Compact: a
+   * node may steer 100k prefixes, so details are reduced as they arrive.
+   */
+  readonly steering: SteeringEntries;
   readonly bridgeDomains: readonly Message<typeof msg.bridge_domain_details>[];
   readonly acls: readonly Message<typeof msg.acl_details>[];
   readonly aclBindings: readonly Message<typeof msg.acl_interface_list_details>[];
@@ -57,13 +63,6 @@ export interface VppSnapshot {
   readonly dhcpProxies: readonly Message<typeof msg.dhcp_proxy_details>[];
 }
 
-export interface SteeringEntry {
-  readonly trafficType: number;
-  readonly table: number;
-  readonly prefix: string;
-  readonly bsid: string;
-}
-
 export interface SnapshotScope {
   /** VPP names of interfaces vppnet configures without owning (the underlay NIC). */
   readonly externalInterfaces: readonly string[];
@@ -74,7 +73,7 @@ export interface SnapshotScope {
 }
 
 export async function loadSnapshot(client: VppClient, scope: SnapshotScope): Promise<VppSnapshot> {
-  const steering: SteeringEntry[] = [];
+  const steering = new SteeringEntries();
   const [ifDetails, tableDetails, unnumbered, proxyArpRanges, proxyArpIntfs, localSids, policies] = await Promise.all([
     client.dump(msg.sw_interface_dump, { sw_if_index: 0xffffffff, name_filter_valid: false }),
     client.dump(msg.ip_table_dump, {}),
@@ -83,9 +82,9 @@ export async function loadSnapshot(client: VppClient, scope: SnapshotScope): Pro
     client.dump(msg.proxy_arp_intfc_dump, {}),
     client.dump(msg.sr_localsids_dump, {}),
     client.dump(msg.sr_policies_v2_dump, {}),
-    client.dumpEach(msg.sr_steering_pol_dump, {}, (d) =>
-      steering.push({ trafficType: d.traffic_type, table: d.fib_table, prefix: formatPrefix(d.prefix), bsid: d.bsid }),
-    ),
+    client.dumpEach(msg.sr_steering_pol_dump, {}, (d) => {
+      if (d.traffic_type === STEER_IPV4) steering.add(d.fib_table, d.prefix.address.un.ip4, d.prefix.len, d.bsid);
+    }),
   ]);
   const interfaces = InterfaceRegistry.fromDump(ifDetails);
   const optionalDump = <T>(supported: boolean, run: () => Promise<T[]>): Promise<T[]> => (supported ? run() : Promise.resolve([]));
@@ -209,7 +208,7 @@ export function emptySnapshot(): VppSnapshot {
     proxyArpInterfaces: new Set(),
     localSids: [],
     policies: [],
-    steering: [],
+    steering: new SteeringEntries(),
     bridgeDomains: [],
     acls: [],
     aclBindings: [],

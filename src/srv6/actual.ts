@@ -7,10 +7,11 @@
 import type { AgentConfig } from '../config/model.js';
 import { keys } from '../dataplane/keys.js';
 import type { VppSnapshot } from '../dataplane/snapshot.js';
+import type { SteeringEntries } from '../dataplane/steering-entries.js';
 import { ip6InPrefix } from '../net/ip.js';
 import type { Resource } from '../reconcile/resource.js';
 import { msg } from '../vpp/messages/index.js';
-import type { EncapSourceValue, HopLimitValue, LocalSidValue, PolicyValue, SteeringValue } from './descriptors.js';
+import type { EncapSourceValue, HopLimitValue, LocalSidValue, PolicyValue } from './descriptors.js';
 
 /** What the agent set on a given VPP process (by pid): survives agent restarts when persisted. */
 export interface SrGlobalsMemory {
@@ -20,7 +21,6 @@ export interface SrGlobalsMemory {
 }
 
 const DT4 = msg.sr_behavior_t.values.SR_BEHAVIOR_API_DT4;
-const STEER_IPV4 = msg.sr_steer_t.values.SR_STEER_API_IPV4;
 
 /** Remote SID → BSID of vppnet's single-SID policies found in VPP (for stable BSID allocation). */
 export function existingBsids(s: VppSnapshot, config: AgentConfig): Map<string, string> {
@@ -33,6 +33,7 @@ export function existingBsids(s: VppSnapshot, config: AgentConfig): Map<string, 
   return out;
 }
 
+/** vppnet's SRv6 objects in VPP but the steering entries (actualSteering). */
 export function actualSrv6(s: VppSnapshot, config: AgentConfig, memory: SrGlobalsMemory | undefined): Resource[] {
   const out: Resource[] = [];
   const { locator, bsidPrefix } = config.node.srv6;
@@ -68,16 +69,11 @@ export function actualSrv6(s: VppSnapshot, config: AgentConfig, memory: SrGlobal
     };
     out.push({ kind: 'sr-policy', key: keys.srPolicy(p.bsid), deps: [keys.srEncapSource(), keys.srHopLimit()], value });
   }
-
-  // Steering entries of one policy and table share their dependency list.
-  const depsByTarget = new Map<string, readonly string[]>();
-  for (const st of s.steering) {
-    if (st.trafficType !== STEER_IPV4 || !ip6InPrefix(st.bsid, bsidPrefix)) continue;
-    const target = `${st.bsid} ${st.table}`;
-    let deps = depsByTarget.get(target);
-    if (!deps) depsByTarget.set(target, (deps = [keys.srPolicy(st.bsid), keys.ipTable(st.table)]));
-    const value: SteeringValue = { table: st.table, prefix: st.prefix, bsid: st.bsid };
-    out.push({ kind: 'sr-steering', key: keys.srSteering(st.table, st.prefix), deps, value });
-  }
   return out;
+}
+
+/** vppnet's steering entries in VPP: the IPv4 ones that point at a BSID in its BSID prefix. */
+export function actualSteering(s: VppSnapshot, config: AgentConfig): SteeringEntries {
+  const { bsidPrefix } = config.node.srv6;
+  return s.steering.filterByBsid((bsid) => ip6InPrefix(bsid, bsidPrefix));
 }

@@ -9,9 +9,10 @@ import type { AgentConfig, PortConfig, VpcConfig } from '../config/model.js';
 import type { AddressValue, AdminUpValue, HostVethValue, InterfaceTableValue, InterfaceValue, ProxyArpInterfaceValue, UnnumberedValue } from '../dataplane/interface-descriptors.js';
 import type { IpTableValue, ProxyArpValue, RouteValue } from '../dataplane/ip-descriptors.js';
 import { keys, tableNames, tags } from '../dataplane/keys.js';
+import { SteeringEntries } from '../dataplane/steering-entries.js';
 import { intToIp4, ip4Mask, ip4ToInt, ip6AddressInPrefix, ip6IndexInPrefix, ip6InPrefix } from '../net/ip.js';
 import type { Resource } from '../reconcile/resource.js';
-import type { EncapSourceValue, HopLimitValue, LocalSidValue, PolicyValue, SteeringValue } from './descriptors.js';
+import type { EncapSourceValue, HopLimitValue, LocalSidValue, PolicyValue } from './descriptors.js';
 
 /** A locally administered unicast MAC derived from a name: stable across restarts, unique in practice. */
 export function derivedMac(seed: string): string {
@@ -42,7 +43,9 @@ export function allocateBsids(
   existing: ReadonlyMap<string, string> /* remote SID → BSID found in VPP */,
 ): Map<string, string> {
   const block = config.node.srv6.bsidPrefix;
-  const sids = [...new Set(config.remoteRoutes.map((r) => r.sid))].sort();
+  const distinct = new Set<string>();
+  for (const r of config.remoteRoutes) distinct.add(r.sid);
+  const sids = [...distinct].sort();
   const out = new Map<string, string>();
   const used = new Set<bigint>();
   for (const sid of sids) {
@@ -84,6 +87,7 @@ function vpcSubnetOf(vpc: VpcConfig, addr: string): { address: string; len: numb
   return s;
 }
 
+/** The overlay's resources but its steering entries (desiredSteering). */
 export function desiredOverlay(config: AgentConfig, bsids: ReadonlyMap<string, string>): Resource[] {
   const out: Resource[] = [];
   const { node } = config;
@@ -183,22 +187,15 @@ export function desiredOverlay(config: AgentConfig, bsids: ReadonlyMap<string, s
   for (const [sid, bsid] of [...bsids].sort()) {
     out.push(res<PolicyValue>('sr-policy', keys.srPolicy(bsid), policyDeps, { bsid, sids: [sid], encapSource: node.srv6.encapSource, fibTable: 0 }));
   }
-  // 100k steering entries share a few hundred dependency lists: one array per (policy, table).
-  const steeringDeps = new Map<string, string[]>();
-  for (const route of config.remoteRoutes) {
-    const vpc = vpcByName.get(route.vpc) as VpcConfig;
-    const bsid = bsids.get(route.sid) as string;
-    const prefix = `${route.prefix.address}/${route.prefix.len}`;
-    const target = `${bsid} ${vpc.table}`;
-    let deps = steeringDeps.get(target);
-    if (!deps) steeringDeps.set(target, (deps = [keys.srPolicy(bsid), keys.ipTable(vpc.table)]));
-    out.push(
-      res<SteeringValue>('sr-steering', keys.srSteering(vpc.table, prefix), deps, {
-        table: vpc.table,
-        prefix,
-        bsid,
-      }),
-    );
-  }
   return out;
+}
+
+/** Per remote route, its steering entry: the route's prefix in its VPC's table, to the BSID of its SID's policy. */
+export function desiredSteering(config: AgentConfig, bsids: ReadonlyMap<string, string>): SteeringEntries {
+  const tableOf = new Map(config.vpcs.map((v) => [v.name, v.table]));
+  const steering = new SteeringEntries(Math.max(1, config.remoteRoutes.length));
+  for (const route of config.remoteRoutes) {
+    steering.add(tableOf.get(route.vpc) as number, route.prefix.address, route.prefix.len, bsids.get(route.sid) as string);
+  }
+  return steering;
 }

@@ -1,0 +1,118 @@
+/**
+ * IPv4 SRv6 steering entries — (VRF table, prefix) → BSID — kept in columns. A node may steer
+ * 100k prefixes: as objects each entry cost ~150 bytes with its strings, and as a planner
+ * Resource with its key and value twice that again; here it costs 13 bytes, BSIDs (a few
+ * thousand at most) stored once each.
+ */
+import { intToIp4, ip4ToInt } from '../net/ip.js';
+
+export class SteeringEntries {
+  #tables: Uint32Array;
+  #addresses: Uint32Array;
+  #lengths: Uint8Array;
+  #bsidOf: Uint32Array;
+  readonly #bsids: string[] = [];
+  readonly #bsidIndex = new Map<string, number>();
+  #size = 0;
+
+  constructor(capacity = 64) {
+    this.#tables = new Uint32Array(capacity);
+    this.#addresses = new Uint32Array(capacity);
+    this.#lengths = new Uint8Array(capacity);
+    this.#bsidOf = new Uint32Array(capacity);
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Adds an entry; `address` and `len` as in "address/len". */
+  add(table: number, address: string, len: number, bsid: string): void {
+    this.#addNumeric(table, ip4ToInt(address), len, this.#internBsid(bsid));
+  }
+
+  table(i: number): number {
+    return this.#tables[i] as number;
+  }
+
+  /** The prefix as "10.1.0.0/24", the spelling of VPP's dumps and of the config. */
+  prefix(i: number): string {
+    return `${intToIp4(this.#addresses[i] as number)}/${this.#lengths[i] as number}`;
+  }
+
+  bsid(i: number): string {
+    return this.#bsids[this.#bsidOf[i] as number] as string;
+  }
+
+  /** The distinct BSIDs, and the index into them of each entry's BSID (entries sharing a BSID share the index). */
+  get bsids(): readonly string[] {
+    return this.#bsids;
+  }
+
+  bsidIndex(i: number): number {
+    return this.#bsidOf[i] as number;
+  }
+
+  /** The entries whose BSID passes `keep` (asked once per distinct BSID). */
+  filterByBsid(keep: (bsid: string) => boolean): SteeringEntries {
+    const kept = this.#bsids.map(keep);
+    const out = new SteeringEntries(Math.max(1, this.#size));
+    for (let i = 0; i < this.#size; i++) {
+      if (kept[this.#bsidOf[i] as number]) {
+        out.#addNumeric(this.#tables[i] as number, this.#addresses[i] as number, this.#lengths[i] as number, out.#internBsid(this.bsid(i)));
+      }
+    }
+    return out;
+  }
+
+  /** Entry indexes in key order: table, then address, then length. */
+  sortedOrder(): Uint32Array {
+    const order = new Uint32Array(this.#size);
+    for (let i = 0; i < order.length; i++) order[i] = i;
+    return order.sort((a, b) => this.compare(a, this, b));
+  }
+
+  /** Key order between entry i here and entry j of `other`: < 0, 0 (same table and prefix) or > 0. */
+  compare(i: number, other: SteeringEntries, j: number): number {
+    return (
+      (this.#tables[i] as number) - (other.#tables[j] as number) ||
+      (this.#addresses[i] as number) - (other.#addresses[j] as number) ||
+      (this.#lengths[i] as number) - (other.#lengths[j] as number)
+    );
+  }
+
+  #internBsid(bsid: string): number {
+    let index = this.#bsidIndex.get(bsid);
+    if (index === undefined) {
+      index = this.#bsids.length;
+      this.#bsids.push(bsid);
+      this.#bsidIndex.set(bsid, index);
+    }
+    return index;
+  }
+
+  #addNumeric(table: number, address: number, len: number, bsidIndex: number): void {
+    if (this.#size === this.#tables.length) this.#grow();
+    const i = this.#size++;
+    this.#tables[i] = table;
+    this.#addresses[i] = address;
+    this.#lengths[i] = len;
+    this.#bsidOf[i] = bsidIndex;
+  }
+
+  #grow(): void {
+    const capacity = Math.max(64, this.#tables.length * 2);
+    this.#tables = grownU32(this.#tables, capacity);
+    this.#addresses = grownU32(this.#addresses, capacity);
+    this.#bsidOf = grownU32(this.#bsidOf, capacity);
+    const lengths = new Uint8Array(capacity);
+    lengths.set(this.#lengths);
+    this.#lengths = lengths;
+  }
+}
+
+function grownU32(a: Uint32Array, capacity: number): Uint32Array {
+  const b = new Uint32Array(capacity);
+  b.set(a);
+  return b;
+}

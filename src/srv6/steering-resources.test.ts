@@ -1,0 +1,281 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { descriptors } from '../agent/reconciler.js';
+import { keys } from '../dataplane/keys.js';
+import { emptySnapshot } from '../dataplane/snapshot.js';
+import { SteeringEntries } from '../dataplane/steering-entries.js';
+import { plan } from '../reconcile/planner.js';
+import type { Plan, Resource } from '../reconcile/resource.js';
+import type { IpTableValue } from '../dataplane/ip-descriptors.js';
+import { actualSteering } from './actual.js';
+import type { EncapSourceValue, HopLimitValue, PolicyValue, SteeringValue } from './descriptors.js';
+import { compareSteering } from './steering-resources.js';
+import type { AgentConfig } from '../config/model.js';
+
+interface Steer {
+  readonly table: number;
+  readonly prefix: string;
+  readonly bsid: string;
+}
+
+function entries(list: readonly Steer[]): SteeringEntries {
+  const e = new SteeringEntries(1);
+  for (const s of list) {
+    const [address, len] = s.prefix.split('/') as [string, string];
+    e.add(s.table, address, Number(len), s.bsid);
+  }
+  return e;
+}
+
+/** A steering entry as a plain Resource, as the planner got them before steering became a bulk kind. */
+function plainSteering(s: Steer): Resource<SteeringValue> {
+  return { kind: 'sr-steering', key: keys.srSteering(s.table, s.prefix), deps: [keys.srPolicy(s.bsid), keys.ipTable(s.table)], value: { ...s } };
+}
+
+const table = (id: number): Resource<IpTableValue> => ({ kind: 'ip-table', key: keys.ipTable(id), deps: [], value: { table: id, ip6: false, name: `vppnet:vpc:t${id}` } });
+const encap = (address: string): Resource<EncapSourceValue> => ({ kind: 'sr-encap-source', key: keys.srEncapSource(), deps: [], value: { address } });
+const hopLimit: Resource<HopLimitValue> = { kind: 'sr-hop-limit', key: keys.srHopLimit(), deps: [], value: { hopLimit: 64 } };
+const policy = (bsid: string, encapSource = '2001:db8::1', deps = [keys.srEncapSource(), keys.srHopLimit()]): Resource<PolicyValue> => ({
+  kind: 'sr-policy',
+  key: keys.srPolicy(bsid),
+  deps,
+  value: { bsid, sids: ['fc00:2::1'], encapSource, fibTable: 0 },
+});
+
+interface Scenario {
+  readonly desired: readonly Resource[];
+  readonly actual: readonly Resource[];
+  readonly wantSteering: readonly Steer[];
+  readonly haveSteering: readonly Steer[];
+}
+
+function bulkPlan(s: Scenario): Plan {
+  return plan(s.desired, s.actual, descriptors, [compareSteering(entries(s.wantSteering), entries(s.haveSteering))]);
+}
+
+function plainPlan(s: Scenario): Plan {
+  return plan([...s.desired, ...s.wantSteering.map(plainSteering)], [...s.actual, ...s.haveSteering.map(plainSteering)], descriptors);
+}
+
+/** Everything a plan says, in order. */
+function describePlan(p: Plan): unknown {
+  return {
+    ops: p.ops.map((o) => ({
+      action: o.action,
+      key: o.resource.key,
+      level: o.level,
+      reason: o.reason,
+      deps: o.resource.deps,
+      value: o.resource.value,
+      previous: o.previous?.value,
+    })),
+    pending: p.pending.map((x) => ({ key: x.resource.key, waitingFor: x.waitingFor, value: x.resource.value })),
+    unchanged: p.unchanged,
+  };
+}
+
+function assertSamePlan(s: Scenario): Plan {
+  const bulk = bulkPlan(s);
+  assert.deepEqual(describePlan(bulk), describePlan(plainPlan(s)));
+  return bulk;
+}
+
+const B1 = 'fc00:1:ff::1';
+const B2 = 'fc00:1:ff::2';
+const B3 = 'fc00:1:ff::3';
+const base = [encap('2001:db8::1'), hopLimit, table(10), table(11), policy(B1), policy(B2)];
+
+const opsOf = (p: Plan): string[] => p.ops.map((o) => `${o.action} ${o.resource.key} (${o.reason})`);
+
+describe('steering as a bulk kind plans exactly what plain resources plan', () => {
+  it('creates missing entries after their policy and table', () => {
+    const p = assertSamePlan({
+      desired: base,
+      actual: [],
+      wantSteering: [
+        { table: 10, prefix: '10.1.0.0/24', bsid: B1 },
+        { table: 11, prefix: '10.1.0.0/24', bsid: B2 },
+      ],
+      haveSteering: [],
+    });
+    const ops = opsOf(p);
+    assert.ok(ops.indexOf(`create ${keys.srPolicy(B1)} (missing in VPP)`) < ops.indexOf('create sr-steering:ip4:10:10.1.0.0/24 (missing in VPP)'));
+    assert.ok(ops.indexOf('create ip-table:ip4:11 (missing in VPP)') < ops.indexOf('create sr-steering:ip4:11:10.1.0.0/24 (missing in VPP)'));
+  });
+
+  it('plans nothing when VPP matches', () => {
+    const steer = [{ table: 10, prefix: '10.1.0.0/24', bsid: B1 }];
+    const p = assertSamePlan({ desired: base, actual: base, wantSteering: steer, haveSteering: steer });
+    assert.deepEqual(p.ops, []);
+    assert.equal(p.unchanged, base.length + 1);
+  });
+
+  it('removes entries no longer desired, before their policy', () => {
+    const p = assertSamePlan({
+      desired: [encap('2001:db8::1'), hopLimit, table(10), policy(B1)],
+      actual: base,
+      wantSteering: [{ table: 10, prefix: '10.1.0.0/24', bsid: B1 }],
+      haveSteering: [
+        { table: 10, prefix: '10.1.0.0/24', bsid: B1 },
+        { table: 10, prefix: '10.2.0.0/24', bsid: B2 },
+        { table: 11, prefix: '10.1.0.0/24', bsid: B2 },
+      ],
+    });
+    const ops = opsOf(p);
+    assert.deepEqual(ops.slice(0, 2), ['delete sr-steering:ip4:10:10.2.0.0/24 (not in the desired state)', 'delete sr-steering:ip4:11:10.1.0.0/24 (not in the desired state)']);
+    assert.ok(ops.includes(`delete ${keys.srPolicy(B2)} (not in the desired state)`));
+  });
+
+  it('re-points an entry at another policy in place', () => {
+    const p = assertSamePlan({
+      desired: base,
+      actual: base,
+      wantSteering: [{ table: 10, prefix: '10.1.0.0/24', bsid: B2 }],
+      haveSteering: [{ table: 10, prefix: '10.1.0.0/24', bsid: B1 }],
+    });
+    assert.deepEqual(opsOf(p), ['update sr-steering:ip4:10:10.1.0.0/24 (differs from VPP)']);
+    assert.deepEqual(p.ops[0]?.previous?.value, { table: 10, prefix: '10.1.0.0/24', bsid: B1 });
+  });
+
+  it('deletes and recreates the entries of a policy that is recreated, and drops those of a removed table', () => {
+    const p = assertSamePlan({
+      desired: [encap('2001:db8::9'), hopLimit, table(10), policy(B1, '2001:db8::9'), policy(B2, '2001:db8::9')],
+      actual: base,
+      wantSteering: [
+        { table: 10, prefix: '10.1.0.0/24', bsid: B1 },
+        { table: 10, prefix: '10.2.0.0/24', bsid: B2 },
+      ],
+      haveSteering: [
+        { table: 10, prefix: '10.1.0.0/24', bsid: B1 },
+        { table: 10, prefix: '10.2.0.0/24', bsid: B1 },
+        { table: 11, prefix: '10.1.0.0/24', bsid: B2 },
+      ],
+    });
+    const ops = opsOf(p);
+    assert.ok(ops.includes(`delete sr-steering:ip4:10:10.1.0.0/24 (recreated with ${keys.srPolicy(B1)})`), ops.join('\n'));
+    assert.ok(ops.includes(`create sr-steering:ip4:10:10.2.0.0/24 (recreated with ${keys.srPolicy(B1)})`), ops.join('\n'));
+    assert.ok(ops.includes('delete sr-steering:ip4:11:10.1.0.0/24 (not in the desired state)'), ops.join('\n'));
+  });
+
+  it('keeps entries pending whose policy cannot be created, saying why', () => {
+    const nic: Resource = { kind: 'interface', key: keys.interface('nic0'), deps: [], value: { type: 'external', name: 'nic0' }, external: true };
+    const p = assertSamePlan({
+      desired: [...base, nic, policy(B3, '2001:db8::1', [keys.interface('nic0')])],
+      actual: base,
+      wantSteering: [
+        { table: 10, prefix: '10.1.0.0/24', bsid: B3 },
+        { table: 10, prefix: '10.9.0.0/24', bsid: 'fc00:1:ff::77' },
+      ],
+      haveSteering: [{ table: 10, prefix: '10.1.0.0/24', bsid: B1 }],
+    });
+    assert.deepEqual(
+      p.pending.map((x) => `${x.resource.key}: ${x.waitingFor}`),
+      [
+        'interface:nic0: interface:nic0 does not exist in VPP (vppnet never creates it)',
+        `${keys.srPolicy(B3)}: interface:nic0 does not exist in VPP (vppnet never creates it)`,
+        `sr-steering:ip4:10:10.1.0.0/24: ${keys.srPolicy(B3)}, itself waiting for interface:nic0 does not exist in VPP (vppnet never creates it)`,
+        `sr-steering:ip4:10:10.9.0.0/24: ${keys.srPolicy('fc00:1:ff::77')}: not part of the desired state`,
+      ],
+    );
+    assert.deepEqual(opsOf(p), [], 'a pending entry keeps what VPP has');
+  });
+
+  it("deletes a pending entry's old version with its policy, without creating it", () => {
+    const p = assertSamePlan({
+      desired: [encap('2001:db8::1'), hopLimit, table(10), policy(B1)],
+      actual: base,
+      wantSteering: [{ table: 10, prefix: '10.1.0.0/24', bsid: B3 }],
+      haveSteering: [{ table: 10, prefix: '10.1.0.0/24', bsid: B2 }],
+    });
+    assert.deepEqual(opsOf(p), [
+      `delete sr-steering:ip4:10:10.1.0.0/24 (removed with ${keys.srPolicy(B2)})`,
+      `delete ${keys.srPolicy(B2)} (not in the desired state)`,
+      'delete ip-table:ip4:11 (not in the desired state)',
+    ]);
+    assert.deepEqual(p.pending.map((x) => x.resource.key), ['sr-steering:ip4:10:10.1.0.0/24']);
+  });
+
+  it('rejects two desired entries with one key, as for plain resources', () => {
+    const dup = { table: 10, prefix: '10.1.0.0/24', bsid: B1 };
+    assert.throws(() => bulkPlan({ desired: base, actual: [], wantSteering: [dup, { ...dup, bsid: B2 }], haveSteering: [] }), /duplicate desired resource key sr-steering:ip4:10:10.1.0.0\/24/);
+  });
+
+  it('agrees on random states (add, remove, re-point, recreated policies, removed tables, pending)', () => {
+    let seed = 42;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return Math.floor(seed / 65536) % n; // an LCG's low bits repeat quickly
+    };
+    const bsids = [B1, B2, B3, 'fc00:1:ff::4'];
+    const seen = new Set<string>();
+    for (let round = 0; round < 200; round++) {
+      const tables = [10, 11, 12, 13];
+      const wantTables = tables.filter(() => random(4) > 0);
+      const haveTables = tables.filter(() => random(4) > 0);
+      const wantPolicies = bsids.filter(() => random(4) > 0);
+      const havePolicies = bsids.filter(() => random(4) > 0);
+      const desired = [encap('2001:db8::1'), hopLimit, ...wantTables.map(table), ...wantPolicies.map((b) => policy(b))];
+      const actual = [encap('2001:db8::1'), hopLimit, ...haveTables.map(table), ...havePolicies.map((b) => policy(b, random(3) === 0 ? '2001:db8::2' : '2001:db8::1'))];
+      const steer = (from: readonly number[]): Steer[] => {
+        const out = new Map<string, Steer>();
+        for (let k = random(30); k > 0; k--) {
+          const s = { table: from[random(from.length)] ?? 10, prefix: `10.${random(4)}.${random(3)}.0/24`, bsid: bsids[random(bsids.length)] as string };
+          out.set(`${s.table} ${s.prefix}`, s);
+        }
+        return [...out.values()];
+      };
+      const p = assertSamePlan({ desired, actual, wantSteering: steer(tables), haveSteering: steer(haveTables) });
+      for (const o of p.ops) if (o.resource.kind === 'sr-steering') seen.add(`${o.action} ${o.reason.replace(/ sr-.*| ip-.*/, '')}`);
+      if (p.pending.some((x) => x.resource.kind === 'sr-steering')) seen.add('pending');
+    }
+    // The random states went through every path.
+    assert.deepEqual([...seen].sort(), [
+      'create missing in VPP',
+      'create recreated with',
+      'delete not in the desired state',
+      'delete recreated with',
+      'delete removed with',
+      'pending',
+      'update differs from VPP',
+    ]);
+  });
+});
+
+describe('actualSteering', () => {
+  it("keeps only entries that point into the node's BSID prefix", () => {
+    const s = { ...emptySnapshot(), steering: entries([
+      { table: 10, prefix: '10.1.0.0/24', bsid: B1 },
+      { table: 77, prefix: '203.0.113.0/24', bsid: 'fd99::1' },
+      { table: 10, prefix: '10.2.0.0/24', bsid: B2 },
+    ]) };
+    const config = { node: { srv6: { bsidPrefix: { address: 'fc00:1:ff::', len: 64 } } } } as unknown as AgentConfig;
+    const own = actualSteering(s, config);
+    assert.deepEqual(
+      Array.from({ length: own.size }, (_, i) => `${own.table(i)} ${own.prefix(i)} ${own.bsid(i)}`),
+      [`10 10.1.0.0/24 ${B1}`, `10 10.2.0.0/24 ${B2}`],
+    );
+  });
+});
+
+describe('SteeringEntries', () => {
+  it('grows past its capacity and gives back what was added', () => {
+    const e = new SteeringEntries(1);
+    for (let i = 0; i < 300; i++) e.add(4_000_000_000 + i, `10.${i >> 8}.${i & 255}.0`, 24, i % 2 ? B1 : B2);
+    assert.equal(e.size, 300);
+    assert.equal(e.table(299), 4_000_000_299);
+    assert.equal(e.prefix(299), '10.1.43.0/24');
+    assert.equal(e.bsid(299), B1);
+    assert.deepEqual(e.bsids, [B2, B1], 'each BSID stored once');
+    assert.equal(e.prefix(0), '10.0.0.0/24');
+  });
+
+  it('orders entries by table, address, then length', () => {
+    const e = entries([
+      { table: 11, prefix: '10.0.0.0/24', bsid: B1 },
+      { table: 10, prefix: '192.168.0.0/16', bsid: B1 },
+      { table: 10, prefix: '10.0.0.0/24', bsid: B1 },
+      { table: 10, prefix: '10.0.0.0/8', bsid: B1 },
+    ]);
+    assert.deepEqual([...e.sortedOrder()], [3, 2, 1, 0]);
+  });
+});

@@ -1,0 +1,80 @@
+/**
+ * SRv6 steering as a bulk kind of the planner (reconcile/bulk.ts): the members of a side are the
+ * entries of a SteeringEntries, each depending on its policy and its table, so entries that share
+ * both share one dependency list. Desired and found entries are matched by key — table and
+ * prefix — by sorting both sides, and are equivalent when they point at the same BSID.
+ */
+import { keys } from '../dataplane/keys.js';
+import type { SteeringEntries } from '../dataplane/steering-entries.js';
+import type { BulkComparison, BulkResources } from '../reconcile/bulk.js';
+import type { Resource } from '../reconcile/resource.js';
+import { steeringDescriptor, type SteeringValue } from './descriptors.js';
+
+export class SteeringResources implements BulkResources {
+  readonly kind = steeringDescriptor.kind;
+  readonly entries: SteeringEntries;
+  /** [policy key, table key] per (BSID, table) in use. */
+  readonly groups: (readonly string[])[] = [];
+  readonly #groupOf: Uint32Array;
+
+  constructor(entries: SteeringEntries) {
+    this.entries = entries;
+    this.#groupOf = new Uint32Array(entries.size);
+    const groupByTable = entries.bsids.map(() => new Map<number, number>()); // per BSID: table → group
+    for (let i = 0; i < entries.size; i++) {
+      const bsid = entries.bsidIndex(i);
+      const table = entries.table(i);
+      const byTable = groupByTable[bsid] as Map<number, number>;
+      let group = byTable.get(table);
+      if (group === undefined) {
+        group = this.groups.length;
+        this.groups.push([keys.srPolicy(entries.bsid(i)), keys.ipTable(table)]);
+        byTable.set(table, group);
+      }
+      this.#groupOf[i] = group;
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  groupOf(member: number): number {
+    return this.#groupOf[member] as number;
+  }
+
+  resource(member: number): Resource<SteeringValue> {
+    const table = this.entries.table(member);
+    const prefix = this.entries.prefix(member);
+    const value: SteeringValue = { table, prefix, bsid: this.entries.bsid(member) };
+    return { kind: this.kind, key: keys.srSteering(table, prefix), deps: this.groups[this.groupOf(member)] as readonly string[], value };
+  }
+}
+
+/**
+ * Desired and found steering entries, matched by table and prefix. VPP holds one IPv4 entry per
+ * (table, prefix); the desired side must not hold two either.
+ */
+export function compareSteering(desired: SteeringEntries, actual: SteeringEntries): BulkComparison {
+  const want = new SteeringResources(desired);
+  const have = new SteeringResources(actual);
+  const counterpart = new Int32Array(desired.size).fill(-1);
+  const wantOrder = desired.sortedOrder();
+  const haveOrder = actual.sortedOrder();
+  let y = 0;
+  for (let x = 0; x < wantOrder.length; x++) {
+    const i = wantOrder[x] as number;
+    if (x > 0 && desired.compare(wantOrder[x - 1] as number, desired, i) === 0) {
+      throw new Error(`duplicate desired resource key ${want.resource(i).key}`);
+    }
+    while (y < haveOrder.length && actual.compare(haveOrder[y] as number, desired, i) < 0) y++;
+    if (y < haveOrder.length && actual.compare(haveOrder[y] as number, desired, i) === 0) counterpart[i] = haveOrder[y] as number;
+  }
+  return {
+    desired: want,
+    actual: have,
+    counterpart,
+    // Same table and prefix (the key): the same value when the BSID is the same.
+    equivalent: (i, j) => desired.bsid(i) === actual.bsid(j),
+  };
+}
