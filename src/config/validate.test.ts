@@ -107,8 +107,39 @@ describe('config validation', () => {
   });
 
   it('reports YAML syntax errors with their line', () => {
-    assert.throws(() => parseConfig('node: [\n'), (err: unknown) => err instanceof ConfigError && /line/.test(err.problems[0]?.path ?? ''));
-    assert.throws(() => parseConfig('a: 1\na: 2\n'), ConfigError, 'duplicate keys are errors');
+    assert.throws(() => parseConfig('node: [\n'), (err: unknown) => err instanceof ConfigError && err.problems[0]?.path === 'line 2');
+    assert.throws(() => parseConfig('a: 1\nb:\n  c: 1\n  c: 2\n'), (err: unknown) => err instanceof ConfigError && err.problems[0]?.path === 'line 4', 'duplicate keys are errors');
+    assert.throws(() => parseConfig('a: 1\n---\nb: 2\n'), ConfigError, 'one document only');
+  });
+
+  it('checks a remote SID once per spelling, yet reports every route that uses a bad one', () => {
+    const found = problems((c) => {
+      c.remoteRoutes = [
+        { vpc: 'vpc-a', prefix: '10.9.0.0/24', sid: 'fc00:1::99' },
+        { vpc: 'vpc-a', prefix: '10.9.1.0/24', sid: 'fc00:1::99' },
+        { vpc: 'vpc-a', prefix: '10.9.2.0/24', sid: 'nope' },
+        { vpc: 'vpc-a', prefix: '10.9.3.0/24', sid: 'nope' },
+      ];
+    });
+    assert.deepEqual(
+      found.map((p) => `${p.path}: ${p.message}`),
+      [
+        "remoteRoutes[0].sid: is inside this node's own locator",
+        "remoteRoutes[1].sid: is inside this node's own locator",
+        'remoteRoutes[2].sid: must be an IPv6 address',
+        'remoteRoutes[3].sid: must be an IPv6 address',
+      ],
+    );
+    const c = base();
+    c.remoteRoutes = [
+      { vpc: 'vpc-a', prefix: '10.9.0.0/24', sid: 'FC00:2:0::A' },
+      { vpc: 'vpc-a', prefix: '10.9.1.0/24', sid: 'FC00:2:0::A' },
+    ];
+    assert.deepEqual(validateConfig(c).remoteRoutes.map((r) => r.sid), ['fc00:2::a', 'fc00:2::a'], 'canonical spelling');
+  });
+
+  it('reads YAML with the core schema, where a merge key is just an unknown field', () => {
+    assert.throws(() => parseConfig('node:\n  <<: {name: hv1}\n'), (err: unknown) => err instanceof ConfigError && err.problems.some((p) => p.path === 'node.<<'));
   });
 
   it('round-trips the example through YAML unchanged in meaning', () => {

@@ -325,9 +325,12 @@ function validateRemoteRoutes(
   declared: ReadonlySet<string>,
 ): RemoteRouteConfig[] {
   const out: RemoteRouteConfig[] = [];
-  const seen = new Map<string, string>();
-  // A node may carry 100k remote routes: look VPCs up by name, not by scanning.
+  // Per VPC, each prefix (as written: a valid prefix has one spelling) → the index of its route.
+  const seen = new Map<VpcConfig, Map<string, number>>();
+  // A node may carry 100k remote routes: look VPCs up by name, not by scanning, and check each
+  // spelling of a remote SID once (they repeat: one per remote node and VPC), keeping one copy.
   const vpcByName = new Map(vpcs.map((v) => [v.name, v]));
+  const checkedSids = new Map<string, { sid: string; inLocator: boolean }>();
   c.list(raw, 'remoteRoutes').forEach((item, i) => {
     const path = `remoteRoutes[${i}]`;
     const r = c.object(item, path, fieldsUnder('remoteRoutes[]'));
@@ -335,9 +338,23 @@ function validateRemoteRoutes(
     const vpc = vpcByName.get(r.vpc as string);
     if (!vpc && !declared.has(r.vpc as string)) c.fail(`${path}.vpc`, `no VPC named ${JSON.stringify(r.vpc)}`);
     const prefix = c.ip4Prefix(r.prefix, `${path}.prefix`, true);
-    const sid = c.ip6(r.sid, `${path}.sid`);
-    if (sid && node && ip6InPrefix(sid, node.srv6.locator)) c.fail(`${path}.sid`, "is inside this node's own locator");
-    if (prefix && vpc) c.unique(seen, `${vpc.name} ${prefix.address}/${prefix.len}`, `${path}.prefix`, 'route');
+    let checked = typeof r.sid === 'string' ? checkedSids.get(r.sid) : undefined;
+    if (!checked) {
+      const canonical = c.ip6(r.sid, `${path}.sid`);
+      if (canonical !== undefined) {
+        checked = { sid: canonical, inLocator: node !== undefined && ip6InPrefix(canonical, node.srv6.locator) };
+        checkedSids.set(r.sid as string, checked);
+      }
+    }
+    const sid = checked?.sid;
+    if (checked?.inLocator) c.fail(`${path}.sid`, "is inside this node's own locator");
+    if (prefix && vpc) {
+      let routes = seen.get(vpc);
+      if (!routes) seen.set(vpc, (routes = new Map<string, number>()));
+      const first = routes.get(r.prefix as string);
+      if (first !== undefined) c.fail(`${path}.prefix`, `route ${vpc.name} ${prefix.address}/${prefix.len} is already used by remoteRoutes[${first}].prefix`);
+      else routes.set(r.prefix as string, i);
+    }
     if (vpc && prefix && sid) out.push({ vpc: vpc.name, prefix, sid });
   });
   return out;
