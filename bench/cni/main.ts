@@ -8,7 +8,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -88,15 +88,54 @@ interface AgentCall {
 
 const PHASES = ['queue', 'netns', 'vpp_lock', 'vpp', 'record'] as const;
 
+/** The processes whose CPU time a round charges to each call. */
+interface CpuProbe {
+  readonly agentPid: number;
+  /** 0 when unknown. */
+  readonly vppPid: number;
+  readonly ticksPerSecond: number;
+}
+
+/** utime+stime of a process (with its reaped children: cutime+cstime), in ms; 0 if unreadable. */
+async function cpuMs(pid: number | 'self', withChildren: boolean, ticksPerSecond: number): Promise<number> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the parenthesised command name: utime is the 14th field of the line.
+    const f = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
+    const ticks = (f[11] ?? 0) + (f[12] ?? 0) + (withChildren ? (f[13] ?? 0) + (f[14] ?? 0) : 0);
+    return (ticks * 1000) / ticksPerSecond;
+  } catch {
+    return 0;
+  }
+}
+
+async function cpuSample(probe: CpuProbe): Promise<{ plugin: number; agent: number; vpp: number }> {
+  const [plugin, agent, vpp] = await Promise.all([
+    // The plugin processes this benchmark reaped, with the IPAM plugins they reaped.
+    cpuMs('self', true, probe.ticksPerSecond).then(
+      async (all) => all - (await cpuMs('self', false, probe.ticksPerSecond)),
+    ),
+    // The agent with the `ip` runs it reaped.
+    cpuMs(probe.agentPid, true, probe.ticksPerSecond),
+    probe.vppPid > 0 ? cpuMs(probe.vppPid, false, probe.ticksPerSecond) : Promise.resolve(NaN),
+  ]);
+  return { plugin, agent, vpp };
+}
+
 async function round(
   env: Env,
   name: string,
   concurrency: number,
   agentCalls: AgentCall[],
-): Promise<{ rows: Row[]; phases: Row[] }> {
+  probe: CpuProbe,
+): Promise<{ rows: Row[]; phases: Row[]; cpu: Row[] }> {
   const add: number[] = [];
   const del: number[] = [];
   const seen = agentCalls.length;
+  const cpu: Row[] = [];
   const run = async (command: 'ADD' | 'DEL', into: number[]): Promise<void> => {
     let next = 0;
     const worker = async (): Promise<void> => {
@@ -107,8 +146,22 @@ async function round(
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
   };
-  await run('ADD', add);
-  await run('DEL', del);
+  for (const [command, into] of [
+    ['ADD', add],
+    ['DEL', del],
+  ] as const) {
+    const before = await cpuSample(probe);
+    await run(command, into);
+    const after = await cpuSample(probe);
+    const perCall = (k: keyof typeof before): string => fmt((after[k] - before[k]) / PODS, 1);
+    cpu.push({
+      round: name,
+      op: command,
+      'plugin+IPAM ms': perCall('plugin'),
+      'agent+ip ms': perCall('agent'),
+      'VPP ms': perCall('vpp'),
+    });
+  }
   await new Promise((r) => setTimeout(r, 100)); // the agent's last log lines
   const p = (values: readonly number[], q: number): number =>
     percentile(
@@ -137,7 +190,7 @@ async function round(
     for (const phase of PHASES) out[phase] = cell(mine.map((c) => c.phasesMs[phase] ?? 0));
     return out;
   });
-  return { rows: [row('ADD', add), row('DEL', del)], phases };
+  return { rows: [row('ADD', add), row('DEL', del)], phases, cpu };
 }
 
 /** Collects the agent's attach/detach log lines from its stdout (JSON lines); passes the rest on. */
@@ -213,8 +266,13 @@ async function main(): Promise<void> {
     }
     await new Promise((r) => setTimeout(r, 500)); // let the first reconcile finish the bridge
     for (let i = 0; i < PODS; i++) await execa('ip', ['netns', 'add', `${RUN}-${i}`]);
-    const sequential = await round(env, 'sequential', 1, agentCalls);
-    const concurrent = await round(env, `${CONCURRENCY} at once`, CONCURRENCY, agentCalls);
+    const probe: CpuProbe = {
+      agentPid: agent.pid ?? 0,
+      vppPid: process.env.VPP_API_SOCKET ? other.vppPid : 0,
+      ticksPerSecond: Number((await execa('getconf', ['CLK_TCK'])).stdout) || 100,
+    };
+    const sequential = await round(env, 'sequential', 1, agentCalls, probe);
+    const concurrent = await round(env, `${CONCURRENCY} at once`, CONCURRENCY, agentCalls, probe);
     printTable(
       `bench/cni: vppnet-cni ${existsSync(SEA) ? 'single executable' : 'on node'} + vppnet-agent against ${vpp.description}, static IPAM, veth mode`,
       [...sequential.rows, ...concurrent.rows],
@@ -223,6 +281,10 @@ async function main(): Promise<void> {
       ...sequential.phases,
       ...concurrent.phases,
     ]);
+    printTable(
+      `CPU time per call (ms): what the latencies cost a node with ${os.cpus().length} CPUs; VPP's only when real`,
+      [...sequential.cpu, ...concurrent.cpu],
+    );
   } finally {
     for (let i = 0; i < PODS; i++) await execa('ip', ['netns', 'del', `${RUN}-${i}`]).catch(() => undefined);
     if (agent) {

@@ -2,7 +2,7 @@
  * Small helpers for validating JSON that arrives from outside (stdin, delegated plugins, the agent):
  * every problem is recorded with the path of the field, so one error can name all bad fields at once.
  */
-import { isIP } from 'node:net';
+import { ipLiteralFamily } from '../net/ip-literal.js';
 
 export type JsonRecord = Record<string, unknown>;
 
@@ -93,7 +93,7 @@ export function describe(value: unknown): string {
 export function cidrFamily(value: string): 0 | 4 | 6 {
   const slash = value.indexOf('/');
   if (slash < 0) return 0;
-  const family = isIP(value.slice(0, slash));
+  const family = ipLiteralFamily(value.slice(0, slash));
   const prefixText = value.slice(slash + 1);
   if (family === 0 || !/^\d{1,3}$/.test(prefixText)) return 0;
   const prefix = Number(prefixText);
@@ -102,8 +102,7 @@ export function cidrFamily(value: string): 0 | 4 | 6 {
 }
 
 export function ipFamily(value: string): 0 | 4 | 6 {
-  const family = isIP(value);
-  return family === 4 || family === 6 ? family : 0;
+  return ipLiteralFamily(value);
 }
 
 /** Unicast Ethernet address in the colon form `ip` prints; the I/G bit must be clear. */
