@@ -283,9 +283,11 @@ export class Devices {
       const sw = ifs.get(e[1].swIfIndex);
       if (sw) ifs.delete(sw);
       const t = e[1];
-      if (!(t.flags & TAP.PERSIST)) this.#host.deleteTap(t.netns, t.hostIfName);
+      // tap_free clears TUNSETPERSIST before closing the fds: a deleted tap's device goes even when
+      // it was persistent. Persistence only outlives VPP itself (a crash or a restart).
+      this.#host.deleteTap(t.netns, t.hostIfName);
       const k = this.kernelTaps.findIndex((x) => x.name === t.hostIfName && x.netns === t.netns);
-      if (k >= 0 && !(t.flags & TAP.PERSIST)) this.kernelTaps.splice(k, 1);
+      if (k >= 0) this.kernelTaps.splice(k, 1);
       this.taps.remove(e[0]);
       call.reply({ retval: 0 });
     });

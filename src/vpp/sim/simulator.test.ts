@@ -13,6 +13,7 @@ import type { MessageDef, MessageInput } from '../codec/schema.js';
 import { msg } from '../messages/index.js';
 import { RawClient } from '../../../test/support/raw-client.js';
 import { permissiveHost, Rv, VppSimulator, type VppSimulatorOptions } from './index.js';
+import type { HostOps } from './host.js';
 
 let dir = '';
 let n = 0;
@@ -179,6 +180,30 @@ describe('interfaces', () => {
     const i = sim.state.interfaces.find((x) => x.swIfIndex === r.sw_if_index);
     assert.equal(i?.name, 'tap0');
     assert.equal(i?.tag, 'pod');
+  });
+
+  it('a persistent tap outlives a VPP restart but not tap_delete_v2 (tap_free unsets persistence)', async () => {
+    const devices = new Set<string>();
+    const host: HostOps = {
+      ...permissiveHost,
+      createTap: (spec) => devices.add(spec.name).size > 0,
+      deleteTap: (_netns, name) => void devices.delete(name),
+    };
+    const { sim, c, connect } = await start({ vhostNet: true, host });
+    const flags = msg.tap_flags_t.values.TAP_API_FLAG_PERSIST | msg.tap_flags_t.values.TAP_API_FLAG_ATTACH;
+    const create = (client: RawClient, name: string, tap_flags: number) =>
+      call(client, msg.tap_create_v3, { id: 0xffffffff, host_if_name_set: true, host_if_name: name, host_namespace_set: true, host_namespace: 'pod', tap_flags });
+    const kept = await create(c, 'net1', flags);
+    const gone = await create(c, 'net2', 0);
+    assert.deepEqual([kept.retval, gone.retval], [0, 0]);
+    assert.deepEqual([...devices].sort(), ['net1', 'net2']);
+    await sim.restart();
+    assert.deepEqual([...devices], ['net1'], 'only the persistent device survives VPP going away');
+    const c2 = await connect();
+    const again = await create(c2, 'net1', flags);
+    assert.equal(again.retval, 0, 'attached to the device that stayed');
+    assert.equal(await rv(c2, msg.tap_delete_v2, { sw_if_index: again.sw_if_index as number }), 0);
+    assert.deepEqual([...devices], [], 'deleted, persistent or not');
   });
 });
 
