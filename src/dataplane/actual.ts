@@ -34,7 +34,9 @@ const VETH_OF_INTERFACE = (hostIfName: string, prefixes: readonly string[]): boo
 export function actualDataplane(s: VppSnapshot, opts: ActualOptions): Resource[] {
   const out: Resource[] = [];
   const want = opts.desiredKeys;
-  const ownedTables = new Set(s.tables.filter((t) => isOwnedTag(t.name)).map((t) => `${t.is_ip6 ? 'ip6' : 'ip4'}:${t.table_id}`));
+  const ownedTables = new Set(
+    s.tables.filter((t) => isOwnedTag(t.name)).map((t) => `${t.is_ip6 ? 'ip6' : 'ip4'}:${t.table_id}`),
+  );
 
   for (const t of s.tables) {
     if (!isOwnedTag(t.name)) continue;
@@ -66,17 +68,37 @@ export function actualDataplane(s: VppSnapshot, opts: ActualOptions): Resource[]
       } else if (vhost) {
         value = { type: 'vhost-user', name, socket: vhost.sock_filename, mac };
       } else if (tap) {
-        value = { type: 'tap', name, netns: tap.host_namespace, hostIfName: tap.host_if_name, mac, hostMac: tap.host_mac_addr };
+        value = {
+          type: 'tap',
+          name,
+          netns: tap.host_namespace,
+          hostIfName: tap.host_if_name,
+          mac,
+          hostMac: tap.host_mac_addr,
+          // 0: created without one (the kernel's default).
+          ...(tap.host_mtu_size > 0 && { hostMtu: tap.host_mtu_size }),
+        };
       } else {
         value = { type: 'loopback', name, mac };
       }
       out.push({ kind: 'interface', key: ifKey, deps, value });
     } else if (want.has(ifKey)) {
-      out.push({ kind: 'interface', key: ifKey, deps: [], value: { type: 'external', name } satisfies InterfaceValue, external: true });
+      out.push({
+        kind: 'interface',
+        key: ifKey,
+        deps: [],
+        value: { type: 'external', name } satisfies InterfaceValue,
+        external: true,
+      });
     }
 
     if ((d.flags & 1) === 1 && mine(keys.adminUp(name))) {
-      out.push({ kind: 'admin-up', key: keys.adminUp(name), deps: [ifKey], value: { iface: name } satisfies AdminUpValue });
+      out.push({
+        kind: 'admin-up',
+        key: keys.adminUp(name),
+        deps: [ifKey],
+        value: { iface: name } satisfies AdminUpValue,
+      });
     }
     const tableKey = keys.ifaceTable(name);
     const hasTable = facts.table !== 0 && mine(tableKey);
@@ -114,7 +136,12 @@ export function actualDataplane(s: VppSnapshot, opts: ActualOptions): Resource[]
   for (const p of s.proxyArpRanges) {
     if (!ownedTables.has(`ip4:${p.table_id}`)) continue;
     const value: ProxyArpValue = { table: p.table_id, low: p.low, hi: p.hi };
-    out.push({ kind: 'proxy-arp', key: keys.proxyArp(p.table_id, p.low, p.hi), deps: [keys.ipTable(p.table_id)], value });
+    out.push({
+      kind: 'proxy-arp',
+      key: keys.proxyArp(p.table_id, p.low, p.hi),
+      deps: [keys.ipTable(p.table_id)],
+      value,
+    });
   }
   return out;
 }

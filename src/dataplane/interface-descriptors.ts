@@ -24,7 +24,16 @@ export type InterfaceValue =
       readonly txFrames?: number;
     }
   | { readonly type: 'vhost-user'; readonly name: string; readonly socket: string; readonly mac: string }
-  | { readonly type: 'tap'; readonly name: string; readonly netns: string; readonly hostIfName: string; readonly mac: string; readonly hostMac: string }
+  | {
+      readonly type: 'tap';
+      readonly name: string;
+      readonly netns: string;
+      readonly hostIfName: string;
+      readonly mac: string;
+      readonly hostMac: string;
+      /** The pod side's MTU; the kernel's default when absent. */
+      readonly hostMtu?: number;
+    }
   | { readonly type: 'external'; readonly name: string };
 
 /** af_packet flags QDISC_BYPASS|CKSUM_GSO: with 0, VPP drops the kernel's offloaded TCP/UDP (vpp-services.md). */
@@ -36,7 +45,8 @@ async function createInterface(ctx: DataplaneContext, v: InterfaceValue): Promis
   const c = ctx.client;
   switch (v.type) {
     case 'loopback':
-      return (await c.call(msg.create_loopback_instance, { mac_address: v.mac, is_specified: false })).sw_if_index;
+      return (await c.call(msg.create_loopback_instance, { mac_address: v.mac, is_specified: false }))
+        .sw_if_index;
     case 'af_packet':
       return (
         await c.call(msg.af_packet_create_v3, {
@@ -72,6 +82,7 @@ async function createInterface(ctx: DataplaneContext, v: InterfaceValue): Promis
           host_namespace: v.netns,
           host_if_name_set: true,
           host_if_name: v.hostIfName,
+          ...(v.hostMtu !== undefined && { host_mtu_set: true, host_mtu_size: v.hostMtu }),
           tap_flags: TAP_FLAGS,
           tag: v.name,
         })
@@ -116,7 +127,11 @@ export const interfaceDescriptor: Descriptor<InterfaceValue, DataplaneContext> =
     try {
       // vhost-user and tap take the tag in their create message; the others get it now.
       if (value.type === 'loopback' || value.type === 'af_packet') {
-        await ctx.client.call(msg.sw_interface_tag_add_del, { is_add: true, sw_if_index: swIfIndex, tag: value.name });
+        await ctx.client.call(msg.sw_interface_tag_add_del, {
+          is_add: true,
+          sw_if_index: swIfIndex,
+          tag: value.name,
+        });
       }
     } catch (err) {
       // An untagged interface would be invisible to the next reconcile: never leave one behind.
@@ -160,11 +175,17 @@ export const adminUpDescriptor: Descriptor<AdminUpValue, DataplaneContext> = {
   kind: 'admin-up',
   equivalent: canonicalEqual,
   async create(ctx, { value }) {
-    await ctx.client.call(msg.sw_interface_set_flags, { sw_if_index: ctx.interfaces.index(value.iface), flags: 1 });
+    await ctx.client.call(msg.sw_interface_set_flags, {
+      sw_if_index: ctx.interfaces.index(value.iface),
+      flags: 1,
+    });
   },
   async delete(ctx, { value }) {
     if (!ctx.interfaces.has(value.iface)) return;
-    await ctx.client.call(msg.sw_interface_set_flags, { sw_if_index: ctx.interfaces.index(value.iface), flags: 0 });
+    await ctx.client.call(msg.sw_interface_set_flags, {
+      sw_if_index: ctx.interfaces.index(value.iface),
+      flags: 0,
+    });
   },
 };
 
@@ -177,11 +198,19 @@ export const interfaceTableDescriptor: Descriptor<InterfaceTableValue, Dataplane
   kind: 'iface-table',
   equivalent: canonicalEqual,
   async create(ctx, { value }) {
-    await ctx.client.call(msg.sw_interface_set_table, { sw_if_index: ctx.interfaces.index(value.iface), is_ipv6: false, vrf_id: value.table });
+    await ctx.client.call(msg.sw_interface_set_table, {
+      sw_if_index: ctx.interfaces.index(value.iface),
+      is_ipv6: false,
+      vrf_id: value.table,
+    });
   },
   async delete(ctx, { value }) {
     if (!ctx.interfaces.has(value.iface)) return;
-    await ctx.client.call(msg.sw_interface_set_table, { sw_if_index: ctx.interfaces.index(value.iface), is_ipv6: false, vrf_id: 0 });
+    await ctx.client.call(msg.sw_interface_set_table, {
+      sw_if_index: ctx.interfaces.index(value.iface),
+      is_ipv6: false,
+      vrf_id: 0,
+    });
   },
 };
 
@@ -227,7 +256,8 @@ export const unnumberedDescriptor: Descriptor<UnnumberedValue, DataplaneContext>
   equivalent: canonicalEqual,
   create: (ctx, { value }) => setUnnumbered(ctx, value, true),
   async delete(ctx, { value }) {
-    if (ctx.interfaces.has(value.iface) && ctx.interfaces.has(value.via)) await setUnnumbered(ctx, value, false);
+    if (ctx.interfaces.has(value.iface) && ctx.interfaces.has(value.via))
+      await setUnnumbered(ctx, value, false);
   },
 };
 
@@ -239,11 +269,17 @@ export const proxyArpInterfaceDescriptor: Descriptor<ProxyArpInterfaceValue, Dat
   kind: 'proxy-arp-intf',
   equivalent: canonicalEqual,
   async create(ctx, { value }) {
-    await ctx.client.call(msg.proxy_arp_intfc_enable_disable, { sw_if_index: ctx.interfaces.index(value.iface), enable: true });
+    await ctx.client.call(msg.proxy_arp_intfc_enable_disable, {
+      sw_if_index: ctx.interfaces.index(value.iface),
+      enable: true,
+    });
   },
   async delete(ctx, { value }) {
     if (!ctx.interfaces.has(value.iface)) return;
-    await ctx.client.call(msg.proxy_arp_intfc_enable_disable, { sw_if_index: ctx.interfaces.index(value.iface), enable: false });
+    await ctx.client.call(msg.proxy_arp_intfc_enable_disable, {
+      sw_if_index: ctx.interfaces.index(value.iface),
+      enable: false,
+    });
   },
 };
 

@@ -435,6 +435,8 @@ export function specOf(record: AttachmentRecord): PodPortSpec {
     netns: record.netns,
     ifname: record.ifname,
     podMac: record.podMac,
+    // Only a tap takes it from VPP; a veth pair got it when it was made.
+    ...(record.mode === 'tap' && record.mtu !== undefined && { mtu: record.mtu }),
   };
 }
 

@@ -28,6 +28,8 @@ export interface PodPortSpec {
   readonly ifname: string;
   /** MAC of the pod's interface (in tap mode VPP sets it on the host side of the tap). */
   readonly podMac: string;
+  /** MTU of the pod's interface; in tap mode VPP sets it when it creates the tap. */
+  readonly mtu?: number;
 }
 
 /** The logical interface name (its tag) of a pod port. */
@@ -68,6 +70,7 @@ export function podPortResources(pod: PodPortSpec, services: ServicesConfig): Re
       hostIfName: pod.ifname,
       mac: derivedMac(name),
       hostMac: pod.podMac,
+      ...(pod.mtu !== undefined && { hostMtu: pod.mtu }),
     };
     out.push({ kind: 'interface', key: ifKey, deps: [], value: iface });
   }

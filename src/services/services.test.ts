@@ -21,7 +21,7 @@ import type { AgentConfig } from '../config/model.js';
 import { validateConfig } from '../config/validate.js';
 import { linuxHostLinks } from '../agent/host-links.js';
 import { memoryStore, reconcile, type ReconcileOutcome, type SrGlobalsStore } from '../agent/reconciler.js';
-import { hostVethName } from '../netns/index.js';
+import { hostVethName, readPodInterface } from '../netns/index.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
 import { AddressBookFileStore } from './address-store.js';
@@ -403,8 +403,8 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
     const time = (m: unknown): void => void timings.push(m as AttachmentDiagnostic);
     diagnostics.subscribe('vppnet:vpp:request', count);
     diagnostics.subscribe(ATTACHMENT_CHANNEL, time);
-    // A full reconcile holds the lock while three ADDs arrive; the third pod's netns vanishes
-    // before VPP's turn comes, so its port cannot be made (its veth went with the netns).
+    // A full reconcile holds the lock while three ADDs arrive; the third pod's veth pair vanishes
+    // before VPP's turn comes, so its port cannot be made.
     let release!: () => void;
     const held = f.lock.run(() => new Promise<void>((r) => (release = r)));
     try {
@@ -418,7 +418,8 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
       const ids = requests.map((req) => hostVethName(req.containerId, req.ifname));
       while (!ids.every((id) => existsSync(`/sys/class/net/${id}`))) await delay(10);
       await delay(200);
-      namespacesOf[2]!.remove();
+      // (Deleted directly: a deleted netns takes its veth pairs with it only some time later.)
+      execFileSync('ip', ['link', 'del', ids[2]!]);
       release();
       await held;
       assert.deepEqual(await Promise.all(adds), ['ok', 'ok', CniErrorCode.TRY_AGAIN_LATER]);
@@ -646,10 +647,15 @@ void describe(
       namespaces.push(ns);
       const vhostNet: PodNetns = { ...linuxPodNetns, vhostNetAvailable: () => Promise.resolve(true) };
       const manager = await openManager(f, vhostNet);
-      const req = podRequest(ns, 'c-tap', 'net1', 'auto');
+      const req = { ...podRequest(ns, 'c-tap', 'net1', 'auto'), mtu: 1400 };
       const id = hostVethName(req.containerId, req.ifname);
       const answer = await manager.attach(req);
       assert.equal(answer.mode, 'tap');
+      assert.equal(
+        (await readPodInterface(ns.path, 'net1')).mtu,
+        1400,
+        'VPP made the tap with the MTU asked for',
+      );
       assert.deepEqual(
         answer.interfaces.map((i) => i.name),
         ['net1'],
@@ -658,6 +664,7 @@ void describe(
       const tap = taps.find((t) => t.host_if_name === 'net1' && t.host_namespace === ns.path);
       assert.ok(tap, 'VPP made the tap in the pod netns');
       assert.equal(tap.tap_flags & 12, 12, 'persistent, re-attachable after a VPP restart');
+      assert.equal(tap.host_mtu_size, 1400);
       const ifs = await f.client.dump(msg.sw_interface_dump, {
         sw_if_index: tap.sw_if_index,
         name_filter_valid: false,
