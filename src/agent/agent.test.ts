@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import diagnostics from 'node:diagnostics_channel';
 import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
@@ -95,6 +96,40 @@ describe('Agent', () => {
     assert.equal(status.vpp.connections, 1);
     assert.deepEqual(a.readiness(), { ready: true, reasons: [] });
     assert.equal(reconciler.maxConcurrent, 1);
+  });
+
+  it('logs one line per pod ADD/DEL with where its time went, while running only', async () => {
+    const a = makeAgent();
+    await a.start();
+    const channel = diagnostics.channel('vppnet:attachment');
+    channel.publish({
+      op: 'attach',
+      id: 'vpn1',
+      outcome: 'ok',
+      durationMs: 41.26,
+      phasesMs: { netns: 30.04, vpp: 11.22 },
+    });
+    channel.publish({ op: 'detach', id: 'vpn2', outcome: 11, durationMs: 5, phasesMs: { record: 5 } });
+    assert.deepEqual(
+      logger.records
+        .filter((r) => r.fields.attachment !== undefined)
+        .map((r) => [r.level, r.message, r.fields]),
+      [
+        [
+          'info',
+          'pod attached',
+          { op: 'attach', attachment: 'vpn1', outcome: 'ok', ms: 41.3, phasesMs: { netns: 30, vpp: 11.2 } },
+        ],
+        [
+          'warn',
+          'detach failed',
+          { op: 'detach', attachment: 'vpn2', outcome: 11, ms: 5, phasesMs: { record: 5 } },
+        ],
+      ],
+    );
+    await a.stop();
+    channel.publish({ op: 'attach', id: 'vpn3', outcome: 'ok', durationMs: 1, phasesMs: {} });
+    assert.ok(!logger.records.some((r) => r.fields.attachment === 'vpn3'), 'a stopped agent logs nothing');
   });
 
   it('keeps the last good config in force when the file becomes invalid, and says why', async () => {
