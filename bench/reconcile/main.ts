@@ -3,12 +3,19 @@
  *   npm run bench:reconcile                         # against the simulator
  *   VPP_API_SOCKET=/run/vpp/api.sock npm run bench:reconcile
  * Default size: 1,000 VPCs x 100 remote routes = 100,000 steering entries (BENCH_VPCS,
- * BENCH_ROUTES to change). Rows: from empty, no-change, and after a VPP restart (simulator only).
+ * BENCH_ROUTES to change). Rows: loading the config file, from empty, no-change, and after a
+ * VPP restart (simulator only). The config is loaded as the agent loads it: a YAML file read
+ * with loadConfigFile, so that its cost is part of this process's memory.
  */
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import v8 from 'node:v8';
 import { memoryStore, reconcile } from '../../src/agent/reconciler.js';
+import { loadConfigFile } from '../../src/config/load.js';
 import type { AgentConfig } from '../../src/config/model.js';
-import { validateConfig } from '../../src/config/validate.js';
 import { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { msg } from '../../src/vpp/messages/index.js';
 import { noHostLinks } from '../support/no-host-links.js';
@@ -18,47 +25,70 @@ import { vppUnderTest } from '../support/vpp-under-test.js';
 const N_VPCS = Number(process.env.BENCH_VPCS ?? 1000);
 const N_ROUTES = Number(process.env.BENCH_ROUTES ?? 100);
 
-
-function benchConfig(underlay: string): AgentConfig {
-  const vpcs = Array.from({ length: N_VPCS }, (_, i) => ({ name: `vpc-${i}`, id: 1000 + i, subnets: ['10.0.0.0/24'], gateway: '10.0.0.1' }));
-  const remoteRoutes = vpcs.flatMap((v, i) =>
-    Array.from({ length: N_ROUTES }, (_, j) => ({ vpc: v.name, prefix: `10.${1 + (j >> 8)}.${j & 255}.0/24`, sid: `fc00:2::${(1000 + i).toString(16)}` })),
-  );
-  return validateConfig({
-    node: { name: 'bench', underlay: { interface: underlay, address: '2001:db8::1/64', gateway: '2001:db8::2' }, srv6: { locator: 'fc00:1::/48' } },
-    vpcs,
-    ports: [],
-    remoteRoutes,
-  });
+/**
+ * Writes the agent config a node with N_VPCS x N_ROUTES remote routes would get, one VPC at a
+ * time, so that making it costs this process (whose RSS is measured) next to nothing.
+ */
+function writeBenchConfig(file: string, underlay: string): void {
+  const fd = openSync(file, 'w');
+  try {
+    writeSync(fd, `node:\n  name: bench\n  underlay:\n    interface: ${underlay}\n    address: 2001:db8::1/64\n    gateway: 2001:db8::2\n`);
+    writeSync(fd, '  srv6:\n    locator: fc00:1::/48\nports: []\nvpcs:\n');
+    for (let i = 0; i < N_VPCS; i++) {
+      writeSync(fd, `  - name: vpc-${i}\n    id: ${1000 + i}\n    subnets: [10.0.0.0/24]\n    gateway: 10.0.0.1\n`);
+    }
+    writeSync(fd, 'remoteRoutes:\n');
+    for (let i = 0; i < N_VPCS; i++) {
+      const sid = `fc00:2::${(1000 + i).toString(16)}`;
+      let routes = '';
+      for (let j = 0; j < N_ROUTES; j++) routes += `  - vpc: vpc-${i}\n    prefix: 10.${1 + (j >> 8)}.${j & 255}.0/24\n    sid: ${sid}\n`;
+      writeSync(fd, routes);
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 async function main(): Promise<void> {
   const vpp = await vppUnderTest();
   const client = new VppClient({ socketPath: vpp.socketPath, clientName: 'vppnet-bench', healthCheckIntervalMs: 0, maxPending: 1_000_000, requestTimeoutMs: 120_000, retryStrategy: () => 50 });
   await client.connect();
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-bench-reconcile-'));
+  const configFile = path.join(dir, 'agent.yaml');
   const globals = memoryStore();
   const rows: Row[] = [];
+  const row = (pass: string, operations: number | undefined, seconds: number): void => {
+    rows.push({
+      pass,
+      operations: operations === undefined ? '-' : fmt(operations),
+      seconds: fmt(seconds, 2),
+      'ops/s': operations === undefined ? '-' : fmt(operations / seconds),
+      'RSS MiB': fmt(rssMiB()),
+      'peak RSS MiB': fmt(peakRssMiB()),
+    });
+  };
   const makeUnderlay = async (): Promise<string> => {
     const lo = await client.call(msg.create_loopback_instance, {});
     const [d] = await client.dump(msg.sw_interface_dump, { sw_if_index: lo.sw_if_index });
     return d!.interface_name;
   };
+  const loadConfig = async (underlay: string): Promise<AgentConfig> => {
+    writeBenchConfig(configFile, underlay);
+    const t0 = performance.now();
+    const config = await loadConfigFile(configFile);
+    const size = (await stat(configFile)).size / (1024 * 1024);
+    row(`load config (${fmt(size, 1)} MiB of YAML)`, undefined, (performance.now() - t0) / 1000);
+    return config;
+  };
   try {
-    let config = benchConfig(await makeUnderlay());
+    let config = await loadConfig(await makeUnderlay());
     const pass = async (name: string): Promise<void> => {
       const t0 = performance.now();
       const out = await reconcile(config, { client, host: noHostLinks, globals });
       const seconds = (performance.now() - t0) / 1000;
       const failed = out.result?.failed.length ?? 0;
       if (failed) throw new Error(`${name}: ${failed} operations failed, first: ${out.result?.failed[0]?.error.message}`);
-      rows.push({
-        pass: name,
-        'operations': fmt(out.result?.applied ?? 0),
-        seconds: fmt(seconds, 2),
-        'ops/s': fmt((out.result?.applied ?? 0) / seconds),
-        'RSS MiB': fmt(rssMiB()),
-        'peak RSS MiB': fmt(peakRssMiB()),
-      });
+      row(name, out.result?.applied ?? 0, seconds);
     };
     await pass(`from empty (${fmt(N_VPCS)} VPCs x ${N_ROUTES} routes)`);
     await pass('no change');
@@ -66,15 +96,18 @@ async function main(): Promise<void> {
       const ready = new Promise<void>((r) => client.once('ready', () => r()));
       await vpp.restart();
       await ready;
-      config = benchConfig(await makeUnderlay());
+      config = await loadConfig(await makeUnderlay());
       await pass('after a VPP restart');
     } else {
       process.stdout.write('(after a VPP restart: restart your VPP and run again; the simulator row needs no VPP_API_SOCKET)\n');
     }
-    printTable(`bench/reconcile against ${vpp.description}, node ${process.version}`, rows);
+    // RSS depends on the V8 heap limit Node picks (from the machine's or the container's memory).
+    const heapLimit = v8.getHeapStatistics().heap_size_limit / (1024 * 1024);
+    printTable(`bench/reconcile against ${vpp.description}, node ${process.version}, V8 heap limit ${fmt(heapLimit)} MiB`, rows);
   } finally {
     await client.close();
     await vpp.stop();
+    await rm(dir, { recursive: true, force: true });
   }
 }
 
