@@ -1,9 +1,49 @@
 /**
  * The planner's bookkeeping for one bulk kind (bulk.ts): the same steps and reasons as for plain
- * resources, kept per member index in typed arrays instead of per key in maps and sets.
+ * resources, kept per member index in typed arrays instead of per key in maps and sets. Its ops
+ * hold a member index and build the member's Resource each time it is asked for: creating 100k
+ * steering entries then keeps 100k small ops alive rather than 100k ops, Resources, keys and
+ * values (~64 instead of ~270 bytes each).
  */
-import type { BulkComparison } from './bulk.js';
-import type { Op, PendingResource } from './resource.js';
+import type { BulkComparison, BulkResources } from './bulk.js';
+import type { Op, OpAction, PendingResource, Resource } from './resource.js';
+
+/** An op on a bulk member; `resource` is built on each access. */
+class BulkMemberOp implements Op {
+  readonly action: OpAction;
+  readonly level: number;
+  readonly reason: string;
+  readonly #side: BulkResources;
+  readonly #member: number;
+
+  constructor(action: OpAction, side: BulkResources, member: number, level: number, reason: string) {
+    this.action = action;
+    this.#side = side;
+    this.#member = member;
+    this.level = level;
+    this.reason = reason;
+  }
+
+  get resource(): Resource {
+    return this.#side.resource(this.#member);
+  }
+}
+
+/** An update also has what VPP has now. */
+class BulkMemberUpdate extends BulkMemberOp {
+  readonly #actual: BulkResources;
+  readonly #previous: number;
+
+  constructor(desired: BulkResources, member: number, actual: BulkResources, previous: number, level: number, reason: string) {
+    super('update', desired, member, level, reason);
+    this.#actual = actual;
+    this.#previous = previous;
+  }
+
+  get previous(): Resource {
+    return this.#actual.resource(this.#previous);
+  }
+}
 
 // What happens to a desired member.
 const UNCHANGED = 0;
@@ -101,18 +141,15 @@ export class BulkPlan {
     const desiredLevels = desired.groups.map(wantLevel);
     for (let j = 0; j < actual.size; j++) {
       if (!this.#deleted[j]) continue;
-      deletes.push({ action: 'delete', resource: actual.resource(j), level: actualLevels[actual.groupOf(j)] as number, reason: this.#actualReason(j) });
+      deletes.push(new BulkMemberOp('delete', actual, j, actualLevels[actual.groupOf(j)] as number, this.#actualReason(j)));
     }
     for (let i = 0; i < desired.size; i++) {
       const state = this.#state[i];
       if (state === UNCHANGED || state === PENDING) continue;
       const level = desiredLevels[desired.groupOf(i)] as number;
       const reason = this.#desiredReason(i);
-      if (state === UPDATE) {
-        applies.push({ action: 'update', resource: desired.resource(i), previous: actual.resource(counterpart[i] as number), level, reason });
-      } else {
-        applies.push({ action: 'create', resource: desired.resource(i), level, reason });
-      }
+      if (state === UPDATE) applies.push(new BulkMemberUpdate(desired, i, actual, counterpart[i] as number, level, reason));
+      else applies.push(new BulkMemberOp('create', desired, i, level, reason));
     }
     return { deletes, applies };
   }

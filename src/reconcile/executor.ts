@@ -60,9 +60,10 @@ export async function execute<C>(
   const deleteDependents = new Map<string, string[]>();
   for (const op of plan.ops) {
     if (op.action !== 'delete') continue;
-    for (const dep of op.resource.deps) {
+    const { key, deps } = op.resource; // read once: a bulk member's op builds it on each access
+    for (const dep of deps) {
       const list = deleteDependents.get(dep) ?? [];
-      list.push(op.resource.key);
+      list.push(key);
       deleteDependents.set(dep, list);
     }
   }
@@ -76,22 +77,23 @@ export async function execute<C>(
   }
 
   const runOne = async (op: Op): Promise<void> => {
-    const d = descriptors.get(op.resource.kind);
-    if (!d) throw new Error(`no descriptor for kind ${op.resource.kind}`);
+    const resource = op.resource;
+    const d = descriptors.get(resource.kind);
+    if (!d) throw new Error(`no descriptor for kind ${resource.kind}`);
     const started = Date.now();
     let outcome: OpDiagnostic['outcome'] = 'ok';
     try {
-      if (op.action === 'create') await d.create(ctx, op.resource);
-      else if (op.action === 'delete') await d.delete(ctx, op.resource);
-      else if (d.update && op.previous) await d.update(ctx, op.resource, op.previous);
+      if (op.action === 'create') await d.create(ctx, resource);
+      else if (op.action === 'delete') await d.delete(ctx, resource);
+      else if (d.update && op.previous) await d.update(ctx, resource, op.previous);
       applied++;
     } catch (err) {
       outcome = 'failed';
       failed.push({ op, error: err as Error });
-      (op.action === 'delete' ? brokenDeletes : brokenCreates).add(op.resource.key);
+      (op.action === 'delete' ? brokenDeletes : brokenCreates).add(resource.key);
     } finally {
       if (opChannel.hasSubscribers) {
-        const diag: OpDiagnostic = { action: op.action, kind: op.resource.kind, key: op.resource.key, outcome, durationMs: Date.now() - started };
+        const diag: OpDiagnostic = { action: op.action, kind: resource.kind, key: resource.key, outcome, durationMs: Date.now() - started };
         opChannel.publish(diag);
       }
     }
@@ -104,19 +106,25 @@ export async function execute<C>(
     }
     const runnable: Op[] = [];
     for (const op of batch) {
+      const broken = op.action === 'delete' ? brokenDeletes : brokenCreates;
+      if (broken.size === 0) {
+        runnable.push(op);
+        continue;
+      }
+      const { key, deps } = op.resource;
       if (op.action === 'delete') {
         // Something that still depends on this object could not be deleted: keep this one too.
-        const blocker = deleteDependents.get(op.resource.key)?.find((k) => brokenDeletes.has(k));
+        const blocker = deleteDependents.get(key)?.find((k) => brokenDeletes.has(k));
         if (blocker) {
           skipped.push({ op, reason: `kept: deleting ${blocker} failed` });
-          brokenDeletes.add(op.resource.key);
+          brokenDeletes.add(key);
           continue;
         }
       } else {
-        const blocker = op.resource.deps.find((k) => brokenCreates.has(k));
+        const blocker = deps.find((k) => brokenCreates.has(k));
         if (blocker) {
           skipped.push({ op, reason: `waiting for ${blocker}, which failed` });
-          brokenCreates.add(op.resource.key);
+          brokenCreates.add(key);
           continue;
         }
       }

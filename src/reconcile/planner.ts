@@ -165,7 +165,7 @@ export function plan(
     for (const op of bulkDeletes) deleteOps.push(op);
     bulkApplyOps.push(applies);
   }
-  deleteOps.sort((a, b) => b.level - a.level || compareKeys(a.resource.key, b.resource.key));
+  sortOps(deleteOps, -1);
 
   const applyOps: Op[] = [];
   for (const key of creates) {
@@ -181,7 +181,7 @@ export function plan(
     });
   }
   for (const ops of bulkApplyOps) for (const op of ops) applyOps.push(op);
-  applyOps.sort((a, b) => a.level - b.level || compareKeys(a.resource.key, b.resource.key));
+  sortOps(applyOps, 1);
 
   const allPending = [...pending.values()];
   let allUnchanged = unchanged.size;
@@ -193,7 +193,20 @@ export function plan(
   return { ops: deleteOps, pending: allPending, unchanged: allUnchanged };
 }
 
-/** Plain code-unit order: deterministic and much faster than localeCompare on 100k keys. */
-function compareKeys(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+/**
+ * Sorts ops in place by level (ascending for 1, descending for -1), then by key in plain
+ * code-unit order (deterministic, and much faster than localeCompare on 100k keys). Each key is
+ * read once: a bulk member's op builds its Resource on every access.
+ */
+function sortOps(ops: Op[], levelOrder: 1 | -1): void {
+  const keys = ops.map((op) => op.resource.key);
+  const order = Array.from(ops.keys()).sort((i, j) => {
+    const a = ops[i] as Op;
+    const b = ops[j] as Op;
+    const ka = keys[i] as string;
+    const kb = keys[j] as string;
+    return levelOrder * (a.level - b.level) || (ka < kb ? -1 : ka > kb ? 1 : 0);
+  });
+  const sorted = order.map((i) => ops[i] as Op);
+  for (let i = 0; i < sorted.length; i++) ops[i] = sorted[i] as Op;
 }
