@@ -54,6 +54,16 @@ export { SERVICE_DEFAULTS };
 
 type Obj = Record<string, unknown>;
 
+/**
+ * A copy of a string from the parsed file that shares no memory with the file's text. V8 keeps a
+ * substring of 13 or more characters as a slice of its source, so one such string kept in the
+ * config (a MAC, a socket path, a long name) would keep the whole YAML text (megabytes for a node
+ * with 100k routes) alive for as long as the config.
+ */
+function detached(s: string): string {
+  return s.length < 13 ? s : Buffer.from(s, 'utf8').toString('utf8');
+}
+
 class Checker {
   readonly problems: ConfigProblem[] = [];
 
@@ -81,7 +91,7 @@ class Checker {
     if (typeof v !== 'string' || !NAME_RE.test(v)) {
       return this.fail(path, 'must be 1-32 lowercase letters, digits or "-", starting and ending with a letter or digit');
     }
-    return v;
+    return detached(v);
   }
 
   int(v: unknown, path: string, min: number, max: number, dflt?: number): number | undefined {
@@ -94,7 +104,7 @@ class Checker {
 
   ip4(v: unknown, path: string): string | undefined {
     if (typeof v !== 'string' || !isIp4(v)) return this.fail(path, 'must be an IPv4 address');
-    return v;
+    return detached(v);
   }
 
   ip6(v: unknown, path: string): string | undefined {
@@ -108,7 +118,7 @@ class Checker {
     if (requireNetwork && ip4Network(p) !== p.address) {
       return this.fail(path, `host bits set: the network is ${ip4Network(p)}/${p.len}`);
     }
-    return p;
+    return p.address.length < 13 ? p : { address: detached(p.address), len: p.len };
   }
 
   ip6Prefix(v: unknown, path: string): Ip6Prefix | undefined {
@@ -153,7 +163,7 @@ function validateNode(c: Checker, raw: unknown): NodeConfig | undefined {
   const u = n.underlay === undefined ? c.fail('node.underlay', 'is required') : c.object(n.underlay, 'node.underlay', fieldsUnder('node.underlay'));
   const s = n.srv6 === undefined ? c.fail('node.srv6', 'is required') : c.object(n.srv6, 'node.srv6', fieldsUnder('node.srv6'));
   if (!u || !s) return undefined;
-  const iface = typeof u.interface === 'string' && u.interface.length > 0 ? u.interface : c.fail('node.underlay.interface', 'must name an existing VPP interface');
+  const iface = typeof u.interface === 'string' && u.interface.length > 0 ? detached(u.interface) : c.fail('node.underlay.interface', 'must name an existing VPP interface');
   const addr = c.ip6Prefix(u.address, 'node.underlay.address');
   const gateway = c.ip6(u.gateway, 'node.underlay.gateway');
   if (addr && gateway && !ip6InPrefix(gateway, addr)) c.fail('node.underlay.gateway', `is not inside ${addr.address}/${addr.len}`);
@@ -276,7 +286,7 @@ function validatePorts(c: Checker, raw: unknown, vpcs: readonly VpcConfig[], dec
     let mac: string | undefined;
     if (typeof p.mac !== 'string' || !isMac(p.mac)) c.fail(`${path}.mac`, 'must be a MAC address like 52:54:00:12:34:56');
     else if ((parseInt(p.mac.slice(0, 2), 16) & 1) === 1) c.fail(`${path}.mac`, 'is a multicast MAC');
-    else mac = p.mac.toLowerCase();
+    else mac = detached(p.mac.toLowerCase());
     c.unique(macs, mac, `${path}.mac`, 'MAC');
     const ip = c.ip4(p.ip, `${path}.ip`);
     if (ip && vpc) {
@@ -299,19 +309,19 @@ function validateAttachment(c: Checker, raw: unknown, path: string): PortAttachm
     case 'vhost-user':
       c.object(raw, path, ['type', 'socket']);
       if (typeof base.socket !== 'string' || !base.socket.startsWith('/')) return c.fail(`${path}.socket`, 'must be an absolute path');
-      return { type: 'vhost-user', socket: base.socket };
+      return { type: 'vhost-user', socket: detached(base.socket) };
     case 'veth':
     case 'tap': {
       c.object(raw, path, ['type', 'netns', 'ifname']);
-      const netns = typeof base.netns === 'string' && NETNS_RE.test(base.netns) ? base.netns : c.fail(`${path}.netns`, 'must name a network namespace');
-      const ifname = base.ifname === undefined ? 'eth0' : typeof base.ifname === 'string' && IFNAME_RE.test(base.ifname) ? base.ifname : c.fail(`${path}.ifname`, 'must be a Linux interface name (1-15 characters)');
+      const netns = typeof base.netns === 'string' && NETNS_RE.test(base.netns) ? detached(base.netns) : c.fail(`${path}.netns`, 'must name a network namespace');
+      const ifname = base.ifname === undefined ? 'eth0' : typeof base.ifname === 'string' && IFNAME_RE.test(base.ifname) ? detached(base.ifname) : c.fail(`${path}.ifname`, 'must be a Linux interface name (1-15 characters)');
       if (!netns || !ifname) return undefined;
       return { type: base.type, netns, ifname };
     }
     case 'interface':
       c.object(raw, path, ['type', 'name']);
       if (typeof base.name !== 'string' || base.name.length === 0) return c.fail(`${path}.name`, 'must name an existing VPP interface');
-      return { type: 'interface', name: base.name };
+      return { type: 'interface', name: detached(base.name) };
     default:
       return c.fail(`${path}.type`, 'must be one of vhost-user, veth, tap, interface');
   }
