@@ -22,8 +22,9 @@ export type OpAction = 'create' | 'delete' | 'update';
 
 export interface Op {
   readonly action: OpAction;
+  /** For a member of a bulk kind (bulk.ts), built anew on each access: read it once per use. */
   readonly resource: Resource;
-  /** For update: what VPP has now. */
+  /** For update: what VPP has now (built on access too for a bulk member). */
   readonly previous?: Resource;
   /** Dependency depth: ops of one phase and level are independent of each other. */
   readonly level: number;
