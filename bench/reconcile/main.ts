@@ -19,6 +19,7 @@ import type { AgentConfig } from '../../src/config/model.js';
 import { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { msg } from '../../src/vpp/messages/index.js';
 import { noHostLinks } from '../support/no-host-links.js';
+import { underMemoryLimit } from '../support/memory-limit.js';
 import { fmt, peakRssMiB, printTable, rssMiB, type Row } from '../support/report.js';
 import { vppUnderTest } from '../support/vpp-under-test.js';
 
@@ -50,6 +51,11 @@ function writeBenchConfig(file: string, underlay: string): void {
 }
 
 async function main(): Promise<void> {
+  const limit = await underMemoryLimit();
+  if ('exitCode' in limit) {
+    process.exitCode = limit.exitCode;
+    return;
+  }
   const vpp = await vppUnderTest();
   const client = new VppClient({ socketPath: vpp.socketPath, clientName: 'vppnet-bench', healthCheckIntervalMs: 0, maxPending: 1_000_000, requestTimeoutMs: 120_000, retryStrategy: () => 50 });
   await client.connect();
@@ -103,7 +109,7 @@ async function main(): Promise<void> {
     }
     // RSS depends on the V8 heap limit Node picks (from the machine's or the container's memory).
     const heapLimit = v8.getHeapStatistics().heap_size_limit / (1024 * 1024);
-    printTable(`bench/reconcile against ${vpp.description}, node ${process.version}, V8 heap limit ${fmt(heapLimit)} MiB`, rows);
+    printTable(`bench/reconcile against ${vpp.description}, node ${process.version}, ${limit.description}, V8 heap limit ${fmt(heapLimit)} MiB`, rows);
   } finally {
     await client.close();
     await vpp.stop();

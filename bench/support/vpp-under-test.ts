@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { helperExecArgv, leaveMemoryLimit } from './memory-limit.js';
 
 export interface VppUnderTest {
   readonly socketPath: string;
@@ -21,7 +22,11 @@ export async function vppUnderTest(): Promise<VppUnderTest> {
   if (real) return { socketPath: real, description: `real VPP at ${real}`, restart: undefined, stop: () => Promise.resolve() };
   const dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-bench-'));
   const socketPath = path.join(dir, 'api.sock');
-  const child: ChildProcess = fork(fileURLToPath(new URL('./sim-process.js', import.meta.url)), [socketPath], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(fileURLToPath(new URL('./sim-process.js', import.meta.url)), [socketPath], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv: helperExecArgv(),
+  });
+  if (child.pid !== undefined) await leaveMemoryLimit(child.pid);
   await new Promise<void>((resolve, reject) => {
     child.once('message', () => resolve());
     child.once('exit', (code) => reject(new Error(`simulator exited with ${code}`)));

@@ -1,0 +1,120 @@
+/**
+ * Running a benchmark under a memory limit, as Kubernetes runs the agent: in a memory cgroup whose
+ * limit Node reads at start-up (uv_get_constrained_memory) to size V8's heap. Under the
+ * DaemonSet's 256 Mi that gives a ~259 MiB heap limit instead of the 4 GiB Node picks on a 24 GiB
+ * machine, and V8 collects garbage accordingly: peak RSS is the agent's as deployed, not as it
+ * would be with a whole machine to spend.
+ *
+ * BENCH_MEMORY_LIMIT: `daemonset` (default: the agent's limits.memory from
+ * deploy/values/default.yaml), a quantity such as `512Mi`, or `none`. Needs root and a writable
+ * cgroup filesystem (v1 memory controller or v2); otherwise the benchmark says so and runs without.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, rmdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseQuantity, parseValues, parseValuesYaml } from '../../deploy/render/values.js';
+
+const INSIDE = 'VPPNET_BENCH_MEMORY_LIMIT_BYTES';
+const DEFAULT_VALUES = fileURLToPath(new URL('../../../deploy/values/default.yaml', import.meta.url));
+
+export interface MemoryLimit {
+  /** The limit this process runs under, in bytes; undefined without one. */
+  readonly bytes: number | undefined;
+  /** For the table's title, e.g. "256 MiB memory cgroup (the DaemonSet's limits.memory)". */
+  readonly description: string;
+}
+
+/**
+ * Re-runs this process inside a memory cgroup and returns its exit code, or returns the limit the
+ * process already runs under (the child, or no limit wanted or possible).
+ */
+export async function underMemoryLimit(): Promise<MemoryLimit | { readonly exitCode: number }> {
+  const inside = process.env[INSIDE];
+  if (inside !== undefined) return { bytes: Number(inside), description: describe(Number(inside)) };
+  const wanted = process.env.BENCH_MEMORY_LIMIT ?? 'daemonset';
+  if (wanted === 'none')
+    return { bytes: undefined, description: 'no memory limit (BENCH_MEMORY_LIMIT=none)' };
+  const bytes = wanted === 'daemonset' ? daemonSetLimit() : parseQuantity(wanted, 'memory');
+  if (bytes === undefined)
+    throw new Error(`BENCH_MEMORY_LIMIT=${wanted}: not a memory quantity (e.g. 256Mi) or 'none'`);
+  const cgroup = await createCgroup(bytes).catch((err: Error) => err);
+  if (cgroup instanceof Error) {
+    return {
+      bytes: undefined,
+      description: `no memory limit: cannot make a memory cgroup (${cgroup.message})`,
+    };
+  }
+  try {
+    // The shell moves itself into the cgroup, then becomes node: Node sees the limit from its start.
+    const child = spawn(
+      '/bin/sh',
+      [
+        '-c',
+        'echo $$ > "$1" && shift && exec "$@"',
+        'sh',
+        path.join(cgroup, 'cgroup.procs'),
+        process.execPath,
+        ...process.execArgv,
+        ...process.argv.slice(1),
+      ],
+      { stdio: 'inherit', env: { ...process.env, [INSIDE]: String(bytes) } },
+    );
+    const exitCode = await new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 1)));
+    return { exitCode };
+  } finally {
+    await rmdir(cgroup).catch(() => undefined);
+  }
+}
+
+function daemonSetLimit(): number | undefined {
+  const values = parseValues(
+    parseValuesYaml(readFileSync(DEFAULT_VALUES, 'utf8'), DEFAULT_VALUES),
+    DEFAULT_VALUES,
+  );
+  return parseQuantity(values.agent.resources.limits.memory, 'memory');
+}
+
+function describe(bytes: number): string {
+  const fromValues =
+    process.env.BENCH_MEMORY_LIMIT === undefined || process.env.BENCH_MEMORY_LIMIT === 'daemonset';
+  return `${bytes / (1024 * 1024)} MiB memory cgroup${fromValues ? " (the DaemonSet's limits.memory)" : ''}`;
+}
+
+/** A fresh memory cgroup with the limit, v2 or v1, named after this process. */
+async function createCgroup(bytes: number): Promise<string> {
+  const name = `vppnet-bench-${process.pid}`;
+  if (existsSync('/sys/fs/cgroup/cgroup.controllers')) {
+    const dir = path.join('/sys/fs/cgroup', name);
+    await mkdir(dir);
+    await writeFile(path.join(dir, 'memory.max'), String(bytes)).catch(async (err: Error) => {
+      await rmdir(dir).catch(() => undefined);
+      throw err;
+    });
+    return dir;
+  }
+  const dir = path.join('/sys/fs/cgroup/memory', name);
+  await mkdir(dir);
+  await writeFile(path.join(dir, 'memory.limit_in_bytes'), String(bytes)).catch(async (err: Error) => {
+    await rmdir(dir).catch(() => undefined);
+    throw err;
+  });
+  return dir;
+}
+
+/**
+ * Moves a helper process (the simulator standing in for VPP) out of this benchmark's memory cgroup:
+ * VPP is not the agent, and its memory must not count against the agent's limit. It should be
+ * started with an explicit heap size, since Node sized its heap under the limit when it started.
+ */
+export async function leaveMemoryLimit(pid: number): Promise<void> {
+  if (process.env[INSIDE] === undefined) return;
+  const root = existsSync('/sys/fs/cgroup/cgroup.controllers') ? '/sys/fs/cgroup' : '/sys/fs/cgroup/memory';
+  await writeFile(path.join(root, 'cgroup.procs'), String(pid));
+}
+
+/** execArgv for a helper process that leaves the limit: a heap of its own size. */
+export function helperExecArgv(): string[] {
+  return process.env[INSIDE] === undefined ? [] : ['--max-old-space-size=8192'];
+}
