@@ -85,21 +85,15 @@ function describe(bytes: number): string {
 /** A fresh memory cgroup with the limit, v2 or v1, named after this process. */
 async function createCgroup(bytes: number): Promise<string> {
   const name = `vppnet-bench-${process.pid}`;
-  if (existsSync('/sys/fs/cgroup/cgroup.controllers')) {
-    const dir = path.join('/sys/fs/cgroup', name);
-    await mkdir(dir);
-    await writeFile(path.join(dir, 'memory.max'), String(bytes)).catch(async (err: Error) => {
-      await rmdir(dir).catch(() => undefined);
-      throw err;
-    });
-    return dir;
-  }
-  const dir = path.join('/sys/fs/cgroup/memory', name);
+  const v2 = existsSync('/sys/fs/cgroup/cgroup.controllers');
+  const dir = v2 ? path.join('/sys/fs/cgroup', name) : path.join('/sys/fs/cgroup/memory', name);
   await mkdir(dir);
-  await writeFile(path.join(dir, 'memory.limit_in_bytes'), String(bytes)).catch(async (err: Error) => {
+  try {
+    await writeFile(path.join(dir, v2 ? 'memory.max' : 'memory.limit_in_bytes'), String(bytes));
+  } catch (err) {
     await rmdir(dir).catch(() => undefined);
     throw err;
-  });
+  }
   return dir;
 }
 
