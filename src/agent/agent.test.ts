@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import diagnostics from 'node:diagnostics_channel';
 import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import v8 from 'node:v8';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Agent, type AgentOptions } from './agent.js';
 import type { ConfigStatus, ReconcileSummary } from './status.js';
@@ -127,6 +128,11 @@ describe('Agent', () => {
         ],
       ],
     );
+    // The start line says what memory V8 sized its heap for (a cgroup limit, or the machine's).
+    const start = logger.records.find((r) => r.message === 'vppnet-agent starting');
+    assert.equal(start?.fields.heapLimitMiB, Math.round(v8.getHeapStatistics().heap_size_limit / 2 ** 20));
+    const limit = start?.fields.memoryLimitMiB;
+    assert.ok(limit === null || (typeof limit === 'number' && limit > 0), String(limit));
     await a.stop();
     channel.publish({ op: 'attach', id: 'vpn3', outcome: 'ok', durationMs: 1, phasesMs: {} });
     assert.ok(!logger.records.some((r) => r.fields.attachment === 'vpn3'), 'a stopped agent logs nothing');

@@ -16,6 +16,7 @@
 import diagnostics from 'node:diagnostics_channel';
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
+import v8 from 'node:v8';
 import { loadConfigFile } from '../config/load.js';
 import type { AgentConfig } from '../config/model.js';
 import { ConfigError, type ConfigProblem } from '../config/validate.js';
@@ -194,6 +195,7 @@ export class Agent {
         vppSocket: this.#socketPath,
         stateFile: this.#globals.path,
         driftIntervalMs: this.#driftIntervalMs,
+        ...memoryFields(),
       },
       'vppnet-agent starting',
     );
@@ -636,5 +638,21 @@ export class Agent {
     const fields = { socket: this.#socketPath, err: err.message };
     if (repeated) this.#logger.debug(fields, 'VPP connection failed again');
     else this.#logger.warn(fields, 'VPP connection failed; retrying');
+  };
+}
+
+/**
+ * The memory the agent runs under: Node sizes V8's heap from the cgroup limit it starts in (the
+ * DaemonSet's limits.memory); without one the heap may grow to a quarter of the machine's memory
+ * and RSS with it, garbage and all (see bench/README.md, bench/reconcile).
+ */
+function memoryFields(): { memoryLimitMiB: number | null; heapLimitMiB: number } {
+  const MiB = 1024 * 1024;
+  const constrained = process.constrainedMemory?.() ?? 0;
+  // cgroup v1 reports "no limit" as a near-2^64 number, v2 and no cgroup as 0.
+  const limited = constrained > 0 && constrained < Number.MAX_SAFE_INTEGER;
+  return {
+    memoryLimitMiB: limited ? Math.round(constrained / MiB) : null,
+    heapLimitMiB: Math.round(v8.getHeapStatistics().heap_size_limit / MiB),
   };
 }
