@@ -3,6 +3,7 @@
  * agent's own VPP client, restarts of VPP and of the agent, and the local API socket.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
@@ -23,14 +24,30 @@ function configYaml(underlay: string, routes: number, vhostDir: string): string 
       srv6: { locator: 'fc00:1::/48' },
     },
     vpcs: [{ name: 'vpc-a', id: 10, subnets: ['10.0.0.0/24'], gateway: '10.0.0.1' }],
-    ports: [{ name: 'vm1', vpc: 'vpc-a', mac: '52:54:00:00:00:05', ip: '10.0.0.5', attach: { type: 'vhost-user', socket: path.join(vhostDir, 'vm1.sock') } }],
-    remoteRoutes: Array.from({ length: routes }, (_, i) => ({ vpc: 'vpc-a', prefix: `10.1.${i}.0/24`, sid: 'fc00:2::a' })),
+    ports: [
+      {
+        name: 'vm1',
+        vpc: 'vpc-a',
+        mac: '52:54:00:00:00:05',
+        ip: '10.0.0.5',
+        attach: { type: 'vhost-user', socket: path.join(vhostDir, 'vm1.sock') },
+      },
+    ],
+    remoteRoutes: Array.from({ length: routes }, (_, i) => ({
+      vpc: 'vpc-a',
+      prefix: `10.1.${i}.0/24`,
+      sid: 'fc00:2::a',
+    })),
     services: { dhcpServer: '169.254.169.103' },
   });
 }
 
 /** Resolves with the next finished pass that matches. */
-function nextPass(agent: Agent, match: (s: ReconcileSummary) => boolean = () => true, timeoutMs = 10_000): Promise<ReconcileSummary> {
+function nextPass(
+  agent: Agent,
+  match: (s: ReconcileSummary) => boolean = () => true,
+  timeoutMs = 10_000,
+): Promise<ReconcileSummary> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('no matching reconcile pass')), timeoutMs);
     const on = (s: ReconcileSummary): void => {
@@ -56,7 +73,8 @@ function get(socketPath: string, urlPath: string): Promise<{ status: number; bod
 }
 
 async function steeringCount(client: VppClient): Promise<number> {
-  return (await client.dump(msg.sr_steering_pol_dump, {})).filter((s) => s.bsid.startsWith('fc00:1:ff::')).length;
+  return (await client.dump(msg.sr_steering_pol_dump, {})).filter((s) => s.bsid.startsWith('fc00:1:ff::'))
+    .length;
 }
 
 describe('vppnet-agent against the simulator', { skip: SIM_ONLY }, () => {
@@ -86,7 +104,12 @@ describe('vppnet-agent against the simulator', { skip: SIM_ONLY }, () => {
   before(async () => {
     target = await startVppTarget();
     dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-agent-e2e-'));
-    observer = new VppClient({ socketPath: target.socketPath, clientName: 'observer', healthCheckIntervalMs: 0, retryStrategy: () => 20 });
+    observer = new VppClient({
+      socketPath: target.socketPath,
+      clientName: 'observer',
+      healthCheckIntervalMs: 0,
+      retryStrategy: () => 20,
+    });
     await observer.connect();
     await makeUnderlay();
   });
@@ -108,7 +131,10 @@ describe('vppnet-agent against the simulator', { skip: SIM_ONLY }, () => {
     assert.equal((await stat(agentSocket())).mode & 0o777, 0o600);
     const status = await get(agentSocket(), '/v1/status');
     assert.equal(status.status, 200);
-    const map = JSON.parse((await get(agentSocket(), '/v1/service-map')).body) as { vmIp: string; serviceAddress: string }[];
+    const map = JSON.parse((await get(agentSocket(), '/v1/service-map')).body) as {
+      vmIp: string;
+      serviceAddress: string;
+    }[];
     assert.equal(map.find((e) => e.vmIp === '10.0.0.5')?.serviceAddress.startsWith('169.252.252.'), true);
 
     // A valid change: one pass, exactly the new steering entry.
@@ -152,4 +178,74 @@ describe('vppnet-agent against the simulator', { skip: SIM_ONLY }, () => {
     assert.equal(pass.outcome, 'ok');
     await again.stop();
   });
+
+  it(
+    'removes a pod whose netns vanished without a DEL at once, with no drift check',
+    { skip: process.getuid?.() !== 0 && 'needs root (netns, veth)' },
+    async () => {
+      await writeFile(configPath(), configYaml(underlay, 1, dir));
+      const agent = newAgent(); // driftIntervalMs: 0, so only the link watch can notice
+      const first = nextPass(agent, (s) => s.outcome === 'ok');
+      await agent.start();
+      await first;
+      const netns = `vppnet-e2e-${process.pid}`;
+      execFileSync('ip', ['netns', 'add', netns]);
+      try {
+        const attach = await post(agentSocket(), '/v1/attachments', {
+          network: 'vppnet-services',
+          containerId: 'c-vanishing',
+          ifname: 'net1',
+          netns: `/var/run/netns/${netns}`,
+          mode: 'veth',
+          ips: [{ address: '169.254.169.103/24', gateway: '169.254.169.1' }],
+          routes: [],
+        });
+        assert.equal(attach.status, 200, attach.body);
+        const podPorts = async (): Promise<number> =>
+          (await observer.dump(msg.sw_interface_dump, { sw_if_index: 0xffffffff })).filter((i) =>
+            i.tag.startsWith('vppnet:pod:'),
+          ).length;
+        assert.equal(await podPorts(), 1);
+
+        // The pod goes without a DEL: its netns is deleted, the kernel destroys its veth pair.
+        execFileSync('ip', ['netns', 'del', netns]);
+        const deadline = Date.now() + 5000;
+        while ((await podPorts()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        assert.equal(await podPorts(), 0, 'the pod port left VPP without waiting for a drift check');
+        assert.equal(
+          (await get(agentSocket(), '/v1/attachments?containerId=c-vanishing&ifname=net1&netns=')).status,
+          404,
+        );
+      } finally {
+        try {
+          execFileSync('ip', ['netns', 'del', netns], { stdio: 'ignore' });
+        } catch {
+          // already gone
+        }
+        await agent.stop();
+      }
+    },
+  );
 });
+
+function post(socketPath: string, urlPath: string, body: unknown): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const payload = JSON.stringify(body);
+    const req = http.request(
+      {
+        socketPath,
+        path: urlPath,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}

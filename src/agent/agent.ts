@@ -23,6 +23,7 @@ import { ConfigError, type ConfigProblem } from '../config/validate.js';
 import type { HostLinks } from '../dataplane/context.js';
 import type { ConnectionState } from '../vpp/client/connection-state.js';
 import { DEFAULT_SOCKET_PATH, VppClient, type VppClientEvents } from '../vpp/client/vpp-client.js';
+import { watchLinkDeletions, type LinkDeletionWatch } from '../netns/link-monitor.js';
 import { ATTACHMENT_CHANNEL, type AttachmentDiagnostic } from '../services/attachment-timing.js';
 import { openServices, type OpenedServices } from '../services/open-services.js';
 import { CoalescingRunner } from './coalescing-runner.js';
@@ -108,6 +109,10 @@ export class Agent {
   readonly #globals: SrGlobalsFileStore;
   readonly #stateDir: string;
   readonly #agentSocketPath: string | undefined;
+  /** Pod links deleted in the host netns (ip monitor), while the local API runs. */
+  #linkWatch: LinkDeletionWatch | undefined;
+  /** Prunes of vanished attachments, one after the other. */
+  #pruning: Promise<void> = Promise.resolve();
   /** The service bridge's runtime (addresses, attachments, lock), once started. */
   #services: OpenedServices | undefined;
   readonly #watcher: ConfigFileWatcher;
@@ -213,6 +218,9 @@ export class Agent {
       });
       await this.#services.localApi.listen(this.#agentSocketPath);
       this.#logger.info({ socket: this.#agentSocketPath }, 'local API listening');
+      this.#linkWatch = watchLinkDeletions((name) => this.#onLinkDeleted(name), {
+        onProblem: (message) => this.#logger.warn({}, message),
+      });
     }
     this.#client.start();
     if (this.#client.state === 'ready') {
@@ -239,10 +247,12 @@ export class Agent {
       'vppnet-agent stopping; the dataplane stays programmed',
     );
     this.#watcher.close();
+    this.#linkWatch?.close();
     this.#clearTimers();
     // No new attachments; the socket file is removed, the CNI plugin waits for the next agent.
     await this.#services?.localApi.close();
     await this.#runner.close();
+    await this.#pruning;
     await this.#configReads;
     await this.#client.close();
     this.#client.off('state', this.#onVppState);
@@ -585,6 +595,30 @@ export class Agent {
 
   // -------------------------------------------------------------------------------------------
   // VPP connection
+
+  /**
+   * A link of an active attachment vanished without a DEL: its pod's netns is most likely gone.
+   * Its VPP port is removed now rather than at the next drift check, since VPP keeps polling an
+   * af_packet port whose host link is gone. A DEL's own link deletion is not active, so it is
+   * ignored here.
+   */
+  #onLinkDeleted(name: string): void {
+    const manager = this.#services?.manager;
+    if (!manager?.isActive(name) || this.#phase !== 'running') return;
+    this.#logger.info(
+      { link: name },
+      'an attached pod link vanished; removing attachments whose netns is gone',
+    );
+    this.#pruning = this.#pruning
+      .then(() => manager.pruneVanished())
+      .then((gone) => {
+        if (gone.length > 0)
+          this.#logger.info({ attachments: gone }, 'removed attachments whose netns is gone');
+      })
+      .catch((err: unknown) =>
+        this.#logger.warn({ err: errorMessage(err) }, 'removing vanished attachments failed'),
+      );
+  }
 
   /** One line per ADD/DEL, with where its time went: what an operator asks first about a slow pod. */
   readonly #onAttachment = (message: unknown): void => {

@@ -19,6 +19,7 @@ import {
   type CommandResult,
   type CommandRunner,
 } from './index.js';
+import { deletedLinkName } from './link-monitor.js';
 
 /** A namespace file every process has; the runner never really enters it. */
 const NETNS = '/proc/self/ns/net';
@@ -239,7 +240,10 @@ void describe('configurePodInterface', () => {
     });
     assert.deepEqual(
       lines.filter((line) => line.includes(' del ')),
-      [`${IN_NETNS} addr del 169.254.169.104/24 dev eth1`, `${IN_NETNS} addr del 169.254.169.103/24 dev eth1`],
+      [
+        `${IN_NETNS} addr del 169.254.169.104/24 dev eth1`,
+        `${IN_NETNS} addr del 169.254.169.103/24 dev eth1`,
+      ],
     );
   });
 
@@ -307,5 +311,19 @@ void describe('readPodInterface and deleteHostLink', () => {
     );
     assert.equal(await deleteHostLink('here0', runner), true);
     assert.equal(await deleteHostLink('gone0', runner), false);
+  });
+});
+
+void describe('deletedLinkName', () => {
+  void it('names the link of a deletion announced by ip -o monitor link, and nothing else', () => {
+    assert.equal(
+      deletedLinkName(
+        'Deleted 4315: vpnmon0@NONE: <BROADCAST,MULTICAST> mtu 1500 qdisc noop state DOWN \\    link/ether ae:d4',
+      ),
+      'vpnmon0',
+    );
+    assert.equal(deletedLinkName('Deleted 7: tap3: <BROADCAST> mtu 1500'), 'tap3');
+    assert.equal(deletedLinkName('4315: vpnmon0@if2: <BROADCAST,MULTICAST,UP> mtu 1500'), undefined);
+    assert.equal(deletedLinkName('Deleted inet 169.254.169.5/24 scope global eth1'), undefined);
   });
 });

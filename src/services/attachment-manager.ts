@@ -348,6 +348,11 @@ export class AttachmentManager implements PodAttachmentSource {
     return [...this.#entries.values()].filter((e) => e.state === 'active').map((e) => e.record);
   }
 
+  /** Whether `id` (a host link name) is a recorded attachment no call is working on. */
+  isActive(id: string): boolean {
+    return this.#entries.get(id)?.state === 'active';
+  }
+
   desiredPods(): PodPortSpec[] {
     return [...this.#entries.values()].filter((e) => e.state === 'active').map((e) => specOf(e.record));
   }
