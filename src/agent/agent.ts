@@ -23,6 +23,7 @@ import { ConfigError, type ConfigProblem } from '../config/validate.js';
 import type { HostLinks } from '../dataplane/context.js';
 import type { ConnectionState } from '../vpp/client/connection-state.js';
 import { DEFAULT_SOCKET_PATH, VppClient, type VppClientEvents } from '../vpp/client/vpp-client.js';
+import { hostLinkOwner } from '../netns/link-owner.js';
 import { watchLinkDeletions, type LinkDeletionWatch } from '../netns/link-monitor.js';
 import { ATTACHMENT_CHANNEL, type AttachmentDiagnostic } from '../services/attachment-timing.js';
 import { openServices, type OpenedServices } from '../services/open-services.js';
@@ -149,7 +150,7 @@ export class Agent {
     this.#retryInitialMs = opts.retryInitialMs ?? DEFAULT_RETRY_INITIAL_MS;
     this.#retryMaxMs = opts.retryMaxMs ?? DEFAULT_RETRY_MAX_MS;
     this.#reconcileFn = opts.reconcileFn ?? reconcile;
-    this.#hostLinks = opts.hostLinks ?? linuxHostLinks;
+    this.#hostLinks = opts.hostLinks ?? linuxHostLinks(hostLinkOwner(this.#socketPath));
     this.#clock = opts.clock ?? Date.now;
     this.#client =
       opts.client ??
@@ -213,6 +214,7 @@ export class Agent {
       this.#services = await openServices({
         client: this.#client,
         host: this.#hostLinks,
+        hostLinkOwner: hostLinkOwner(this.#socketPath),
         stateDir: this.#stateDir,
         services: () => this.#config?.services,
       });

@@ -8,6 +8,7 @@ import { stringify } from 'yaml';
 import { removeUnderlay } from '../../test/support/underlay.js';
 import { startVppTarget, type VppTarget } from '../../test/support/vpp-target.js';
 import { linuxHostLinks } from '../agent/host-links.js';
+import { hostLinkOwner } from '../netns/link-owner.js';
 import { memoryStore, reconcile } from '../agent/reconciler.js';
 import { loadConfigFile } from '../config/load.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
@@ -81,7 +82,7 @@ describe('vppnet CLI', () => {
         const c = new VppClient({ socketPath: target.socketPath, healthCheckIntervalMs: 0 });
         await c.connect();
         const cfg = await loadConfigFile(configPath);
-        await reconcile({ ...cfg, vpcs: [], ports: [], remoteRoutes: [] }, { client: c, host: linuxHostLinks, globals: memoryStore() });
+        await reconcile({ ...cfg, vpcs: [], ports: [], remoteRoutes: [] }, { client: c, host: linuxHostLinks(hostLinkOwner(target.socketPath)), globals: memoryStore() });
         const all = await c.dump(msg.sw_interface_dump, { sw_if_index: 0xffffffff });
         const lo = all.find((i) => i.sw_if_index === underlayIndex);
         if (lo) await removeUnderlay(c, { name: lo.interface_name, swIfIndex: underlayIndex });
@@ -100,7 +101,7 @@ describe('vppnet CLI', () => {
       const client = new VppClient({ socketPath: target.socketPath, healthCheckIntervalMs: 0 });
       await client.connect();
       try {
-        await reconcile(await loadConfigFile(configPath), { client, host: linuxHostLinks, globals: memoryStore() });
+        await reconcile(await loadConfigFile(configPath), { client, host: linuxHostLinks(hostLinkOwner(target.socketPath)), globals: memoryStore() });
       } finally {
         await client.close();
       }

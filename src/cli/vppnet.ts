@@ -13,6 +13,7 @@ import { loadConfigFile } from '../config/load.js';
 import { ConfigError } from '../config/validate.js';
 import { configReferenceMarkdown } from '../config/schema.js';
 import { linuxHostLinks } from '../agent/host-links.js';
+import { hostLinkOwner } from '../netns/link-owner.js';
 import { planFresh, reconcile, type SrGlobalsStore } from '../agent/reconciler.js';
 import { DEFAULT_STATE_DIR } from '../agent/agent-flags.js';
 import { SR_GLOBALS_FILE, SrGlobalsFileStore } from '../agent/sr-globals-file-store.js';
@@ -58,8 +59,9 @@ export async function main(argv: readonly string[], out: NodeJS.WritableStream =
         else write(`vppnet plan: ${configPath} against a fresh VPP (no VPP contacted)\n\n${formatPlan(plan, { verbose: values.verbose })}`);
         return 0;
       }
-      return await withVpp(values.vpp, async (client) => {
-        const { plan } = await reconcile(config, { client, host: linuxHostLinks, globals: agentGlobals(values['state-dir']), planOnly: true });
+      const vppSocket = values.vpp;
+      return await withVpp(vppSocket, async (client) => {
+        const { plan } = await reconcile(config, { client, host: linuxHostLinks(hostLinkOwner(vppSocket)), globals: agentGlobals(values['state-dir']), planOnly: true });
         if (values.json) write(JSON.stringify(planToJson(plan), null, 2));
         else write(`vppnet plan: ${configPath} against the VPP at ${values.vpp}\n\n${formatPlan(plan, { verbose: values.verbose })}`);
         return 0;
@@ -70,7 +72,7 @@ export async function main(argv: readonly string[], out: NodeJS.WritableStream =
       const config = await loadConfigFile(values.config ?? EXAMPLE_CONFIG);
       return await withVpp(socket, async (client) => {
         const version = await client.call((await import('../vpp/messages/index.js')).msg.show_version, {});
-        const { plan, owned } = await reconcile(config, { client, host: linuxHostLinks, globals: agentGlobals(values['state-dir']), planOnly: true });
+        const { plan, owned } = await reconcile(config, { client, host: linuxHostLinks(hostLinkOwner(socket)), globals: agentGlobals(values['state-dir']), planOnly: true });
         const summary = {
           vpp: { socket, version: version.version, pid: client.vppPid },
           owned: Object.fromEntries([...owned].sort()),

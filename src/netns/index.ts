@@ -12,3 +12,4 @@ export {
 } from './pod-interface.js';
 export { resolveNetns, type ResolvedNetns } from './resolve-netns.js';
 export { createVethIntoNetns, deleteHostLink, type CreateVethOptions, type CreatedVeth } from './veth.js';
+export { hostLinkOwner, ownedHostLinks, ownedHostMac } from './link-owner.js';

@@ -31,6 +31,8 @@ export interface CreateVethOptions {
   readonly mtu?: number;
   /** Pod end's MAC; random when absent. */
   readonly mac?: string;
+  /** Host end's MAC (the owner's mark, link-owner.ts); random when absent. */
+  readonly hostMac?: string;
   /** Addresses (with prefix length) for the pod end. */
   readonly addresses?: readonly string[];
   /** Routes through the pod end, added after the addresses. */
@@ -75,15 +77,14 @@ export async function createVethIntoNetns(
   if (mtu !== undefined && (!Number.isInteger(mtu) || mtu < 68 || mtu > 65535)) {
     throw new NetnsError('VPPNET_ERR_INVALID_ARGUMENT', `mtu must be an integer 68..65535, got ${mtu}`);
   }
-  if (options.mac !== undefined && !/^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i.test(options.mac)) {
-    throw new NetnsError(
-      'VPPNET_ERR_INVALID_ARGUMENT',
-      `mac ${JSON.stringify(options.mac)} is not a MAC address`,
-    );
+  for (const mac of [options.mac, options.hostMac]) {
+    if (mac !== undefined && !/^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i.test(mac)) {
+      throw new NetnsError('VPPNET_ERR_INVALID_ARGUMENT', `mac ${JSON.stringify(mac)} is not a MAC address`);
+    }
   }
   const configure = podInterfaceCommands(podIfName, options.addresses ?? [], options.routes ?? []);
   const netns = await resolveNetns(options.netnsPath);
-  const hostMac = randomMac();
+  const hostMac = options.hostMac?.toLowerCase() ?? randomMac();
   const podMac = options.mac?.toLowerCase() ?? randomMac();
 
   const mtuArgs = mtu === undefined ? [] : ['mtu', String(mtu)];

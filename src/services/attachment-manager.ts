@@ -26,7 +26,7 @@ import type {
 import { CniError, CniErrorCode } from '../cni/errors.js';
 import type { ServicesConfig } from '../config/model.js';
 import type { HostLinks } from '../dataplane/context.js';
-import { NetnsError, hostVethName } from '../netns/index.js';
+import { NetnsError, hostVethName, ownedHostMac } from '../netns/index.js';
 import { derivedMac } from '../srv6/overlay.js';
 import type { VppClient } from '../vpp/client/vpp-client.js';
 import { VppRetvalError } from '../vpp/client/retval-error.js';
@@ -42,6 +42,8 @@ import { podInterfaceName, type PodPortMode, type PodPortSpec } from './pod-port
 export interface AttachmentManagerOptions {
   readonly client: VppClient;
   readonly host: HostLinks;
+  /** The owner's mark on host links (src/netns/link-owner.ts), the one `host` lists by. */
+  readonly hostLinkOwner: string;
   /** Shared with the full reconcile of the same VPP. */
   readonly lock: DataplaneLock;
   readonly store: AttachmentStore;
@@ -83,6 +85,7 @@ export class AttachmentManager implements PodAttachmentSource {
   readonly #services: () => ServicesConfig | undefined;
   readonly #netns: PodNetns;
   readonly #clock: () => number;
+  readonly #hostLinkOwner: string;
   readonly #pods: PodDataplane;
   readonly #locks = new KeyedLocks();
   readonly #entries = new Map<string, Entry>();
@@ -99,6 +102,7 @@ export class AttachmentManager implements PodAttachmentSource {
     this.#services = opts.services;
     this.#netns = opts.netns ?? linuxPodNetns;
     this.#clock = opts.clock ?? Date.now;
+    this.#hostLinkOwner = opts.hostLinkOwner;
     this.#pods = new PodDataplane({ client: opts.client, host: opts.host, lock: opts.lock });
     for (const record of records) this.#entries.set(record.id, { record, state: 'active' });
     this.loadProblems = problems;
@@ -195,6 +199,7 @@ export class AttachmentManager implements PodAttachmentSource {
           hostName: id,
           netnsPath: req.netns,
           podIfName: req.ifname,
+          hostMac: ownedHostMac(this.#hostLinkOwner, id),
           addresses,
           routes,
           ...(req.mtu !== undefined && { mtu: req.mtu }),

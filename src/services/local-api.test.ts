@@ -197,6 +197,7 @@ void describe('openServices', () => {
     const opened = await openServices({
       client,
       host,
+      hostLinkOwner: 'vppnet:test',
       stateDir: path.join(dir, 'state'),
       services: () => undefined,
     });

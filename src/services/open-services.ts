@@ -22,6 +22,8 @@ import { ServiceAddresses } from './service-addresses.js';
 export interface OpenServicesOptions {
   readonly client: VppClient;
   readonly host: HostLinks;
+  /** The owner's mark on the pods' host links (hostLinkOwner of the VPP socket), as in `host`. */
+  readonly hostLinkOwner: string;
   /** The agent's state directory: service-addresses.json and attachments/ live here. */
   readonly stateDir: string;
   /** The service bridge of the config in force; undefined while there is none. */
@@ -45,6 +47,7 @@ export async function openServices(opts: OpenServicesOptions): Promise<OpenedSer
   const manager = await AttachmentManager.open({
     client: opts.client,
     host: opts.host,
+    hostLinkOwner: opts.hostLinkOwner,
     lock,
     store: new AttachmentFileStore(opts.stateDir),
     services: opts.services,

@@ -19,9 +19,16 @@ import type { AttachRequest } from '../cni/agent-protocol.js';
 import { CniError, CniErrorCode } from '../cni/errors.js';
 import type { AgentConfig } from '../config/model.js';
 import { validateConfig } from '../config/validate.js';
+import type { HostLinks } from '../dataplane/context.js';
 import { linuxHostLinks } from '../agent/host-links.js';
 import { memoryStore, reconcile, type ReconcileOutcome, type SrGlobalsStore } from '../agent/reconciler.js';
-import { hostVethName, readPodInterface } from '../netns/index.js';
+import {
+  createVethIntoNetns,
+  hostLinkOwner,
+  hostVethName,
+  ownedHostMac,
+  readPodInterface,
+} from '../netns/index.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
 import { AddressBookFileStore } from './address-store.js';
@@ -112,6 +119,11 @@ async function setup(simOptions: { vhostNet?: boolean } = {}): Promise<Fixture> 
   return { ...f, addresses, manager };
 }
 
+/** The host links of the fixture's agent: its VPP socket names their owner. */
+function hostLinks(f: Fixture): HostLinks {
+  return linuxHostLinks(hostLinkOwner(f.target.socketPath));
+}
+
 function openManager(
   f: Fixture,
   netns: PodNetns = linuxPodNetns,
@@ -119,7 +131,8 @@ function openManager(
 ): Promise<AttachmentManager> {
   return AttachmentManager.open({
     client: f.client,
-    host: linuxHostLinks,
+    host: hostLinks(f),
+    hostLinkOwner: hostLinkOwner(f.target.socketPath),
     lock: f.lock,
     store,
     services: () => config(f).services,
@@ -138,7 +151,7 @@ function runtime(f: Fixture, manager = f.manager): ServicesRuntime {
 async function apply(f: Fixture, cfg = config(f), manager = f.manager): Promise<ReconcileOutcome> {
   const outcome = await reconcile(cfg, {
     client: f.client,
-    host: linuxHostLinks,
+    host: hostLinks(f),
     globals: f.globals,
     services: runtime(f, manager),
   });
@@ -155,7 +168,7 @@ async function apply(f: Fixture, cfg = config(f), manager = f.manager): Promise<
 async function planOps(f: Fixture, cfg = config(f), manager = f.manager): Promise<string[]> {
   const { plan } = await reconcile(cfg, {
     client: f.client,
-    host: linuxHostLinks,
+    host: hostLinks(f),
     globals: f.globals,
     services: runtime(f, manager),
     planOnly: true,
@@ -173,7 +186,7 @@ async function teardown(f: Fixture): Promise<void> {
       remoteRoutes: [],
       services: undefined,
     });
-    await reconcile(empty, { client: f.client, host: linuxHostLinks, globals: memoryStore() });
+    await reconcile(empty, { client: f.client, host: hostLinks(f), globals: memoryStore() });
   }
   await f.client.close();
   await f.other.close();
@@ -452,6 +465,30 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
       timings.filter((t) => t.op === 'attach' && t.outcome !== 'ok').map((t) => t.outcome),
       [CniErrorCode.TRY_AGAIN_LATER],
     );
+  });
+
+  void it("removes its own leftover pod links and leaves another agent's alone", async () => {
+    const ns = netns();
+    const mine = hostVethName('c-leftover', 'net1');
+    const theirs = hostVethName('c-theirs', 'net2');
+    // A pair an interrupted ADD of ours left behind, and one of another agent (another VPP) on this host.
+    await createVethIntoNetns({
+      hostName: mine,
+      netnsPath: ns.path,
+      podIfName: 'net1',
+      hostMac: ownedHostMac(hostLinkOwner(f.target.socketPath), mine),
+    });
+    await createVethIntoNetns({
+      hostName: theirs,
+      netnsPath: ns.path,
+      podIfName: 'net2',
+      hostMac: ownedHostMac(hostLinkOwner('/run/other-vpp/api.sock'), theirs),
+    });
+    assert.ok(existsSync(`/sys/class/net/${mine}`) && existsSync(`/sys/class/net/${theirs}`));
+    await apply(f);
+    assert.equal(existsSync(`/sys/class/net/${mine}`), false, 'ours, no longer wanted: removed');
+    assert.equal(existsSync(`/sys/class/net/${theirs}`), true, "the other agent's: untouched");
+    assert.deepEqual(await planOps(f), []);
   });
 
   void it('refuses an ifname the netns already has, touching nothing', async () => {

@@ -41,6 +41,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 import { linuxHostLinks } from '../../src/agent/host-links.js';
+import { hostLinkOwner } from '../../src/netns/link-owner.js';
 import { memoryStore, reconcile } from '../../src/agent/reconciler.js';
 import { installCni } from '../../src/cli/install-cni.js';
 import { validateConfig } from '../../src/config/validate.js';
@@ -326,13 +327,14 @@ void describe(
       });
       services = await openServices({
         client: agentClient,
-        host: linuxHostLinks,
+        host: linuxHostLinks(hostLinkOwner(sim.socketPath)),
+        hostLinkOwner: hostLinkOwner(sim.socketPath),
         stateDir: paths.stateDir,
         services: () => config.services,
       });
       const outcome = await reconcile(config, {
         client: agentClient,
-        host: linuxHostLinks,
+        host: linuxHostLinks(hostLinkOwner(sim.socketPath)),
         globals: memoryStore(),
         services: services.runtime,
       });
