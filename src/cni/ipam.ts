@@ -16,7 +16,7 @@ import type { NetworkConfig } from './config.js';
 import { CniError, CniErrorCode, cniErrorFromJson } from './errors.js';
 import { FieldProblems, isRecord } from './json-fields.js';
 import { formatResult, parseResult, type CniResult } from './result.js';
-import { runPlugin } from './run-plugin.js';
+import { execPlugin } from './exec-plugin.js';
 import type { CmdArgs } from './skel.js';
 import { SUPPORTED_CNI_VERSIONS, compareVersions } from './version.js';
 
@@ -183,7 +183,7 @@ export class ExecIpam implements IpamDelegate {
   }
 
   async #exec(pluginPath: string, command: string, stdinData: string, env: CmdArgs['env']): Promise<string> {
-    const result = await runPlugin(
+    const result = await execPlugin(
       pluginPath,
       stdinData,
       { ...definedOnly(env), CNI_COMMAND: command },

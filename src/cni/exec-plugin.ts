@@ -1,12 +1,13 @@
 /**
- * Running a delegated CNI plugin (IPAM): the config on stdin, a clean environment, stdout and stderr
- * collected, a deadline. Plain node:child_process rather than execa on purpose: vppnet-cni is a
- * process started for every CNI call, and execa was 85 % of its bundle and ~50 ms of every start.
- * The agent, a long-lived process, keeps execa for `ip` and `nsenter`.
+ * Executing a delegated CNI plugin (IPAM) as a child process: the config on stdin, a clean
+ * environment, stdout and stderr collected, a deadline. Plain node:child_process rather than execa
+ * on purpose: vppnet-cni is a process started for every CNI call, and execa was 85 % of its bundle
+ * and ~50 ms of every start. The agent, a long-lived process, keeps execa for `ip` and `nsenter`.
+ * (Not src/cni/testing/run-plugin.ts, which runs vppnet-cni's own handlers in-process for tests.)
  */
 import { spawn } from 'node:child_process';
 
-export interface PluginRun {
+export interface PluginExecution {
   /** Undefined when the process could not be started or was killed (see `error`/`timedOut`). */
   readonly exitCode: number | undefined;
   readonly stdout: string;
@@ -19,12 +20,12 @@ export interface PluginRun {
 /** A plugin that floods stdout is broken; keep the start of what it printed, not all of it. */
 const MAX_OUTPUT = 16 * 1024 * 1024;
 
-export function runPlugin(
+export function execPlugin(
   file: string,
   input: string,
   env: Readonly<Record<string, string>>,
   timeoutMs: number,
-): Promise<PluginRun> {
+): Promise<PluginExecution> {
   return new Promise((resolve) => {
     let stdout = '';
     let stderr = '';
