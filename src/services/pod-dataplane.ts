@@ -130,19 +130,18 @@ export class PodDataplane {
 
   async #serve(batch: readonly PodJob[]): Promise<void> {
     for (const job of batch) job.timer?.enter('vpp');
-    const desired = batch.flatMap((job) =>
+    const desiredOf = batch.map((job) =>
       job.apply ? podPortResources(job.apply.pod, job.apply.services) : [],
     );
     const view = await this.#load(
       batch.map((job) => job.podId),
-      desired,
+      desiredOf.flat(),
     );
     await Promise.all(
-      batch.map(async (job) => {
+      batch.map(async (job, i) => {
         try {
           if (job.apply) {
-            const mine = podPortResources(job.apply.pod, job.apply.services);
-            const plan = planPod(mine, view.actual, job.podId);
+            const plan = planPod(desiredOf[i] ?? [], view.actual, job.podId);
             if (plan.pending.length > 0) {
               const why = plan.pending
                 .map((p) => `${p.resource.key}: waiting for ${p.waitingFor}`)
