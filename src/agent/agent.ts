@@ -104,6 +104,8 @@ export class Agent {
   readonly #retryInitialMs: number;
   readonly #retryMaxMs: number;
   readonly #reconcileFn: ReconcileFn;
+  /** The mark on the host links this agent makes (one agent per VPP). */
+  readonly #hostLinkOwner: string;
   readonly #hostLinks: HostLinks;
   readonly #clock: () => number;
   readonly #client: VppClient;
@@ -150,7 +152,8 @@ export class Agent {
     this.#retryInitialMs = opts.retryInitialMs ?? DEFAULT_RETRY_INITIAL_MS;
     this.#retryMaxMs = opts.retryMaxMs ?? DEFAULT_RETRY_MAX_MS;
     this.#reconcileFn = opts.reconcileFn ?? reconcile;
-    this.#hostLinks = opts.hostLinks ?? linuxHostLinks(hostLinkOwner(this.#socketPath));
+    this.#hostLinkOwner = hostLinkOwner(this.#socketPath);
+    this.#hostLinks = opts.hostLinks ?? linuxHostLinks(this.#hostLinkOwner);
     this.#clock = opts.clock ?? Date.now;
     this.#client =
       opts.client ??
@@ -214,7 +217,7 @@ export class Agent {
       this.#services = await openServices({
         client: this.#client,
         host: this.#hostLinks,
-        hostLinkOwner: hostLinkOwner(this.#socketPath),
+        hostLinkOwner: this.#hostLinkOwner,
         stateDir: this.#stateDir,
         services: () => this.#config?.services,
       });

@@ -15,11 +15,11 @@ import type { RequestDiagnostic } from '../vpp/client/vpp-client.js';
 import type { ReconcileSummary } from './status.js';
 
 const OP_CHANNEL = 'vppnet:plan:op';
+const REQUEST_CHANNEL = 'vppnet:vpp:request';
 /** Where a CNI call's time goes: 1 ms to a minute. */
 const ATTACHMENT_BUCKETS = [
   0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
 ];
-const REQUEST_CHANNEL = 'vppnet:vpp:request';
 
 /** Every connection state, so the gauge shows 0 for the others (a Record catches a new state). */
 const CONNECTION_STATES = Object.keys({
