@@ -79,6 +79,7 @@ describe('config validation', () => {
     ['veth ifname too long', (c) => (c.ports[0]!.attach = { type: 'veth', netns: 'vm1', ifname: 'a-very-long-ifname' }), 'ports[0].attach.ifname', /1-15/],
     ['remote SID in own locator', (c) => (c.remoteRoutes[0]!.sid = 'fc00:1::b'), 'remoteRoutes[0].sid', /own locator/],
     ['duplicate remote route', (c) => c.remoteRoutes.push({ ...c.remoteRoutes[0]! }), 'remoteRoutes[1].prefix', /already used/],
+    ['an IPv6 address with a zone', (c) => (c.node.underlay.gateway = 'fe80::1%eth0'), 'node.underlay.gateway', /must be an IPv6 address/],
     ['underlay gateway off-link', (c) => (c.node.underlay.gateway = '2001:db9::1'), 'node.underlay.gateway', /not inside/],
     ['locator holding the underlay address', (c) => (c.node.srv6.locator = '2001:db8::/32'), 'node.srv6.locator', /underlay address/],
     ['BSID prefix inside the locator', (c) => (c.node.srv6.bsidPrefix = 'fc00:1:0:1::/64'), 'node.srv6.bsidPrefix', /overlaps the locator/],

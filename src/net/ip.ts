@@ -2,8 +2,8 @@
  * IPv4/IPv6 address and prefix arithmetic for the domain layer (validation, ranges, SID and BSID
  * derivation). Addresses are kept as canonical strings at the edges and as bigint/number inside.
  */
-import net from 'node:net';
 import { readIp6, writeIp6 } from '../vpp/codec/text-format.js';
+import { isIp4Literal, isIp6Literal } from './ip-literal.js';
 
 export interface Ip4Prefix {
   readonly address: string;
@@ -16,11 +16,12 @@ export interface Ip6Prefix {
 }
 
 export function isIp4(s: string): boolean {
-  return net.isIPv4(s);
+  return isIp4Literal(s);
 }
 
+/** Without a zone (`%eth0`): VPP's addresses have none, and writeIp6 cannot encode one. */
 export function isIp6(s: string): boolean {
-  return net.isIPv6(s);
+  return isIp6Literal(s);
 }
 
 export function ip4ToInt(s: string): number {
