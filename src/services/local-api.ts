@@ -222,7 +222,8 @@ async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-function reply(res: ServerResponse, status: number, body?: unknown): void {
+/** A JSON answer with its length, or an empty one; also what the CNI tests' fake agent answers with. */
+export function reply(res: ServerResponse, status: number, body?: unknown): void {
   if (body === undefined) {
     res.writeHead(status).end();
     return;

@@ -17,6 +17,7 @@ import {
   type GcRequest,
   type StatusResponse,
 } from '../agent-protocol.js';
+import { reply } from '../../services/local-api.js';
 import { CniError, CniErrorCode } from '../errors.js';
 
 export interface RecordedAgentCall {
@@ -186,17 +187,6 @@ export class FakeAgentServer {
 
 function badRequest(msg: string): FakeAgentReply {
   return new FakeAgentReply(400, { code: CniErrorCode.INVALID_NETWORK_CONFIG, msg });
-}
-
-function reply(res: ServerResponse, status: number, body?: unknown): void {
-  if (body === undefined) {
-    res.writeHead(status).end();
-    return;
-  }
-  const text = JSON.stringify(body);
-  res
-    .writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
-    .end(text);
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {
