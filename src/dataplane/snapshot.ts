@@ -8,6 +8,7 @@ import type { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
 import { InterfaceRegistry } from './interface-registry.js';
 import { isOwnedTag } from './keys.js';
+import { INITIAL_SR_ENCAPS, readSrEncaps, type SrEncapsReading } from './sr-encaps.js';
 import { SteeringEntries } from './steering-entries.js';
 
 export type InterfaceDetails = Message<typeof msg.sw_interface_details>;
@@ -46,6 +47,8 @@ export interface VppSnapshot {
   readonly proxyArpInterfaces: ReadonlySet<number>;
   readonly localSids: readonly Message<typeof msg.sr_localsids_details>[];
   readonly policies: readonly Message<typeof msg.sr_policies_v2_details>[];
+  /** The SRv6 encap globals, from VPP's CLI (no message reads them back). */
+  readonly srEncaps: SrEncapsReading;
   /**
    * IPv4 steering entries, the only traffic type vppnet steers (others are not kept). Compact: a
    * node may steer 100k prefixes, so details are reduced as they arrive.
@@ -74,7 +77,7 @@ export interface SnapshotScope {
 
 export async function loadSnapshot(client: VppClient, scope: SnapshotScope): Promise<VppSnapshot> {
   const steering = new SteeringEntries();
-  const [ifDetails, tableDetails, unnumbered, proxyArpRanges, proxyArpIntfs, localSids, policies] = await Promise.all([
+  const [ifDetails, tableDetails, unnumbered, proxyArpRanges, proxyArpIntfs, localSids, policies, srEncaps] = await Promise.all([
     client.dump(msg.sw_interface_dump, { sw_if_index: 0xffffffff, name_filter_valid: false }),
     client.dump(msg.ip_table_dump, {}),
     client.dump(msg.ip_unnumbered_dump, { sw_if_index: 0xffffffff }),
@@ -82,6 +85,7 @@ export async function loadSnapshot(client: VppClient, scope: SnapshotScope): Pro
     client.dump(msg.proxy_arp_intfc_dump, {}),
     client.dump(msg.sr_localsids_dump, {}),
     client.dump(msg.sr_policies_v2_dump, {}),
+    readSrEncaps(client),
     client.dumpEach(msg.sr_steering_pol_dump, {}, (d) => {
       if (d.traffic_type === STEER_IPV4) steering.add(d.fib_table, d.prefix.address.un.ip4, d.prefix.len, d.bsid);
     }),
@@ -167,6 +171,7 @@ export async function loadSnapshot(client: VppClient, scope: SnapshotScope): Pro
     proxyArpInterfaces: new Set(proxyArpIntfs.map((p) => p.sw_if_index)),
     localSids,
     policies,
+    srEncaps,
     steering,
     bridgeDomains,
     acls,
@@ -208,6 +213,7 @@ export function emptySnapshot(): VppSnapshot {
     proxyArpInterfaces: new Set(),
     localSids: [],
     policies: [],
+    srEncaps: INITIAL_SR_ENCAPS,
     steering: new SteeringEntries(),
     bridgeDomains: [],
     acls: [],

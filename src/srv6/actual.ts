@@ -1,12 +1,15 @@
 /**
  * vppnet's SRv6 objects as found in VPP. SR objects carry no tag: local SIDs are vppnet's when
  * inside the node's locator, policies when their BSID is in vppnet's BSID prefix, steering when it
- * points at such a BSID. Encap source and hop limit cannot be read back from VPP 26.06: the
- * source shows in every policy; otherwise both come from what this agent set on this VPP process.
+ * points at such a BSID. Encap source and hop limit have no dump in VPP 26.06; the snapshot reads
+ * them from VPP's CLI (dataplane/sr-encaps.ts). Only when that answer is not understood do they
+ * come from elsewhere: the source from vppnet's policies, both from what this agent set on this
+ * VPP process (its memory).
  */
 import type { AgentConfig } from '../config/model.js';
 import { keys } from '../dataplane/keys.js';
 import type { VppSnapshot } from '../dataplane/snapshot.js';
+import { UNSET_ENCAP_SOURCE } from '../dataplane/sr-encaps.js';
 import type { SteeringEntries } from '../dataplane/steering-entries.js';
 import { ip6InPrefix } from '../net/ip.js';
 import type { Resource } from '../reconcile/resource.js';
@@ -40,12 +43,15 @@ export function actualSrv6(s: VppSnapshot, config: AgentConfig, memory: SrGlobal
   const remembered = memory && memory.vppPid === s.vppPid ? memory : undefined;
 
   const ownPolicies = s.policies.filter((p) => ip6InPrefix(p.bsid, bsidPrefix));
-  const encapSource = ownPolicies[0]?.encap_src ?? remembered?.encapSource;
-  if (encapSource !== undefined) {
+  // VPP's initial '::' is no source at all: the plan creates one rather than "updating" nothing.
+  const reported = s.srEncaps.source === UNSET_ENCAP_SOURCE ? null : s.srEncaps.source;
+  const encapSource = reported === undefined ? (ownPolicies[0]?.encap_src ?? remembered?.encapSource) : reported;
+  if (encapSource !== undefined && encapSource !== null) {
     out.push({ kind: 'sr-encap-source', key: keys.srEncapSource(), deps: [], value: { address: encapSource } satisfies EncapSourceValue });
   }
-  if (remembered?.hopLimit !== undefined) {
-    out.push({ kind: 'sr-hop-limit', key: keys.srHopLimit(), deps: [], value: { hopLimit: remembered.hopLimit } satisfies HopLimitValue });
+  const hopLimit = s.srEncaps.hopLimit ?? remembered?.hopLimit;
+  if (hopLimit !== undefined) {
+    out.push({ kind: 'sr-hop-limit', key: keys.srHopLimit(), deps: [], value: { hopLimit } satisfies HopLimitValue });
   }
 
   for (const l of s.localSids) {

@@ -134,6 +134,19 @@ describe('handshake and dispatch', () => {
     const s = await call(c, msg.cli_inband, { cmd: 'show frobs' });
     assert.equal(s.reply, "show: unknown input `frobs'\n");
   });
+
+  it('cli_inband: show sr encaps hop-limit / source addr, as set through the API', async () => {
+    const { c } = await start();
+    // VPP's initial values: IPv6_DEFAULT_HOP_LIMIT and a zeroed source.
+    const initial = await call(c, msg.cli_inband, { cmd: 'show sr encaps hop-limit' });
+    assert.equal(initial.retval, 0);
+    assert.equal(initial.reply, 'SR encaps hop-limit = 64\n');
+    assert.equal((await call(c, msg.cli_inband, { cmd: 'show sr encaps source addr' })).reply, 'SR encaps source addr = ::\n');
+    assert.equal(await rv(c, msg.sr_set_encap_hop_limit, { hop_limit: 17 }), 0);
+    assert.equal(await rv(c, msg.sr_set_encap_source, { encaps_source: 'fc00:0:0:1::00a0' }), 0);
+    assert.equal((await call(c, msg.cli_inband, { cmd: 'show sr encaps hop-limit' })).reply, 'SR encaps hop-limit = 17\n');
+    assert.equal((await call(c, msg.cli_inband, { cmd: '  show  sr encaps   source addr ' })).reply, 'SR encaps source addr = fc00:0:0:1::a0\n');
+  });
 });
 
 describe('interfaces', () => {

@@ -2,7 +2,7 @@
  * The API's own housekeeping and the vpe messages: the socket handshake (sockclnt_create,
  * sockclnt_delete), control_ping, memclnt_keepalive, get_api_json, show_version and cli_inband
  * (src/vlibmemory/socket_api.c, memclnt_api.c, memory_api.c, vlib_api.c, src/vpp/api/api.c,
- * src/vpp/app/version.c in VPP 26.06).
+ * src/vpp/app/version.c in VPP 26.06; the SR encaps commands from src/vnet/srv6/sr_policy_rewrite.c).
  */
 import { encodeMessage } from '../codec/message-codec.js';
 import type { MessageDef } from '../codec/schema.js';
@@ -103,6 +103,10 @@ export class Vpe {
       return { rv: 0, out: this.#showInt() };
     }
     if (words[1] && 'bridge-domain'.startsWith(words[1]) && words[1].length >= 2) return { rv: 0, out: this.#showBd() };
+    // sr_policy_rewrite.c: show_sr_encaps_{hop_limit,source}_command_fn, one vlib_cli_output each
+    // (which ends the line with "\n"). Only the full spelling: the one vppnet sends.
+    if (sub === 'sr encaps hop-limit') return { rv: 0, out: `SR encaps hop-limit = ${this.#vpp.sr.hopLimit}\n` };
+    if (sub === 'sr encaps source addr') return { rv: 0, out: `SR encaps source addr = ${ipText(this.#vpp.sr.encapSource)}\n` };
     return unknown('show', sub);
   }
 
