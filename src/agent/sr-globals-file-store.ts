@@ -26,6 +26,8 @@ export class SrGlobalsFileStore implements SrGlobalsStore {
   #persisted: string | undefined;
   /** For the CLI: read what the agent remembers, never write or tidy up its directory. */
   readonly #readOnly: boolean;
+  /** Why the last load found nothing usable, for the CLI to say what its verdict rests on. */
+  #loadProblem: string | undefined;
 
   constructor(path: string, logger: AgentLogger = silentLogger, opts: { readonly readOnly?: boolean } = {}) {
     this.#path = path;
@@ -35,6 +37,11 @@ export class SrGlobalsFileStore implements SrGlobalsStore {
 
   get path(): string {
     return this.#path;
+  }
+
+  /** After load(): why the file gave nothing ("… does not exist", "… is corrupt"), if it did not. */
+  get loadProblem(): string | undefined {
+    return this.#loadProblem;
   }
 
   async load(): Promise<SrGlobalsMemory | undefined> {
@@ -68,7 +75,11 @@ export class SrGlobalsFileStore implements SrGlobalsStore {
     try {
       text = await readFile(this.#path, 'utf8');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+      const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
+      this.#loadProblem = missing
+        ? `${this.#path} does not exist`
+        : `cannot read ${this.#path}: ${errorMessage(err)}`;
+      if (!missing) {
         this.#logger.warn(
           { path: this.#path, err: errorMessage(err) },
           'cannot read the SRv6 globals file; treating it as empty',
@@ -78,6 +89,7 @@ export class SrGlobalsFileStore implements SrGlobalsStore {
     }
     const memory = parse(text);
     if (memory === undefined) {
+      this.#loadProblem = `${this.#path} is corrupt`;
       this.#logger.warn({ path: this.#path }, 'the SRv6 globals file is corrupt; treating it as empty');
       return undefined;
     }

@@ -1,90 +1,155 @@
 #!/usr/bin/env node
 /**
  * vppnet: the operator's CLI.
- *   vppnet plan   [--config FILE] [--vpp SOCKET] [--json] [--verbose]
- *   vppnet status [--config FILE] [--vpp SOCKET] [--json]
+ *   vppnet plan   [--config FILE] [--vpp SOCKET] [--state-dir DIR] [--json] [--verbose]
+ *   vppnet status --config FILE [--vpp SOCKET] [--state-dir DIR] [--json]
  *   vppnet version
  *   vppnet install-cni --source FILE --dest DIR [--name vppnet-cni]
- * Without --config, plan uses the bundled example (examples/hypervisor-1.yaml).
+ * Without --vpp, plan uses the bundled example (examples/hypervisor-1.yaml) unless --config is
+ * given. Against a live VPP (status, plan --vpp) the bundled example would only produce a
+ * meaningless diff, so there the config must be named (--config, or the agent's VPPNET_CONFIG).
+ * Settings the agent also has (state dir, VPP socket) default as the agent's do, environment
+ * variables included, so the CLI run next to an agent sees what the agent sees.
  */
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import path from 'node:path';
 import { loadConfigFile } from '../config/load.js';
 import { ConfigError } from '../config/validate.js';
 import { configReferenceMarkdown } from '../config/schema.js';
 import { linuxHostLinks } from '../agent/host-links.js';
 import { hostLinkOwner } from '../netns/link-owner.js';
-import { planFresh, reconcile, type SrGlobalsStore } from '../agent/reconciler.js';
+import { planFresh, reconcile, type ReconcileOutcome } from '../agent/reconciler.js';
 import { DEFAULT_STATE_DIR } from '../agent/agent-flags.js';
 import { SR_GLOBALS_FILE, SrGlobalsFileStore } from '../agent/sr-globals-file-store.js';
-import path from 'node:path';
+import type { AgentConfig } from '../config/model.js';
 import { VppClient, DEFAULT_SOCKET_PATH } from '../vpp/client/vpp-client.js';
+import { msg } from '../vpp/messages/index.js';
 import { formatPlan, planToJson } from './format-plan.js';
 import { INSTALL_CNI_USAGE, installCniCommand } from './install-cni.js';
+import { srGlobalsNotes } from './sr-globals-notes.js';
 
 export const EXAMPLE_CONFIG = fileURLToPath(new URL('../../../examples/hypervisor-1.yaml', import.meta.url));
+
+const STATE_DIR_HELP = `  --state-dir DIR   the agent's state directory, read only; consulted only when VPP's CLI does not
+                    report the SRv6 encap hop limit or source (env VPPNET_STATE_DIR; default ${DEFAULT_STATE_DIR})`;
+
+export const PLAN_USAGE = `usage: vppnet plan [--config FILE] [--vpp SOCKET] [--state-dir DIR] [--json] [--verbose]
+  The ordered VPP operations for a fresh VPP, or with --vpp the diff against a live one. Changes nothing.
+  --config FILE     the agent config; without --vpp default: the bundled example; with --vpp
+                    required (or env VPPNET_CONFIG)
+  --vpp SOCKET      diff against the VPP behind this API socket (read only)
+${STATE_DIR_HELP}
+  --json            the plan as JSON
+  --verbose         every value, not only the keys`;
+
+export const STATUS_USAGE = `usage: vppnet status --config FILE [--vpp SOCKET] [--state-dir DIR] [--json]
+  What vppnet owns in a live VPP, and whether it matches the config. Changes nothing.
+  --config FILE     the agent config of this node (or env VPPNET_CONFIG); required
+  --vpp SOCKET      VPP's API socket (env VPPNET_VPP_SOCKET; default ${DEFAULT_SOCKET_PATH})
+${STATE_DIR_HELP}
+  --json            the summary as JSON`;
 
 const USAGE = `usage:
   vppnet plan   [--config FILE] [--vpp SOCKET] [--state-dir DIR] [--json] [--verbose]
       the ordered VPP operations for a fresh VPP, or with --vpp the diff against a live one;
       changes nothing
-  vppnet status [--config FILE] [--vpp SOCKET] [--json]
+  vppnet status --config FILE [--vpp SOCKET] [--state-dir DIR] [--json]
       what vppnet owns in a live VPP, and whether it matches the config
+  vppnet COMMAND --help
   vppnet version
 ${INSTALL_CNI_USAGE}`;
 
-export async function main(argv: readonly string[], out: NodeJS.WritableStream = process.stdout): Promise<number> {
+/** A command line the CLI cannot run; the executable exits 2. */
+export class CliUsageError extends Error {
+  override readonly name = 'CliUsageError';
+}
+
+export async function main(
+  argv: readonly string[],
+  out: NodeJS.WritableStream = process.stdout,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   const [command, ...rest] = argv;
   // Its own options (--source, --dest, --name), which the other commands do not take.
   if (command === 'install-cni') return installCniCommand(rest, out);
-  const { values } = parseArgs({
-    args: [...rest],
-    options: {
-      config: { type: 'string' },
-      vpp: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      verbose: { type: 'boolean', default: false },
-      'state-dir': { type: 'string', default: DEFAULT_STATE_DIR },
-    },
-    allowPositionals: false,
-  });
   const write = (s: string): void => void out.write(s.endsWith('\n') ? s : `${s}\n`);
   switch (command) {
     case 'plan': {
-      const configPath = values.config ?? EXAMPLE_CONFIG;
-      const config = await loadConfigFile(configPath);
+      const values = parseCommandArgs(command, rest);
+      if (values.help) return (write(PLAN_USAGE), 0);
       if (values.vpp === undefined) {
-        const plan = planFresh(config);
+        const configPath = values.config ?? EXAMPLE_CONFIG;
+        const plan = planFresh(await loadConfigFile(configPath));
         if (values.json) write(JSON.stringify(planToJson(plan), null, 2));
-        else write(`vppnet plan: ${configPath} against a fresh VPP (no VPP contacted)\n\n${formatPlan(plan, { verbose: values.verbose })}`);
+        else
+          write(
+            `vppnet plan: ${configPath} against a fresh VPP (no VPP contacted)\n\n${formatPlan(plan, { verbose: values.verbose })}`,
+          );
         return 0;
       }
       const vppSocket = values.vpp;
+      const configPath = liveConfigPath(command, values.config, env);
+      const config = await loadConfigFile(configPath);
       return await withVpp(vppSocket, async (client) => {
-        const { plan } = await reconcile(config, { client, host: linuxHostLinks(hostLinkOwner(vppSocket)), globals: agentGlobals(values['state-dir']), planOnly: true });
-        if (values.json) write(JSON.stringify(planToJson(plan), null, 2));
-        else write(`vppnet plan: ${configPath} against the VPP at ${values.vpp}\n\n${formatPlan(plan, { verbose: values.verbose })}`);
+        const { outcome, notes } = await planAgainst(
+          client,
+          vppSocket,
+          config,
+          stateDirOf(values['state-dir'], env),
+        );
+        if (values.json) {
+          write(
+            JSON.stringify(
+              { ...(planToJson(outcome.plan) as object), ...(notes.length > 0 && { notes }) },
+              null,
+              2,
+            ),
+          );
+        } else {
+          const noteLines = notes.map((n) => `note: ${n}\n`).join('');
+          write(
+            `vppnet plan: ${configPath} against the VPP at ${vppSocket}\n${noteLines}\n${formatPlan(outcome.plan, { verbose: values.verbose })}`,
+          );
+        }
         return 0;
       });
     }
     case 'status': {
-      const socket = values.vpp ?? DEFAULT_SOCKET_PATH;
-      const config = await loadConfigFile(values.config ?? EXAMPLE_CONFIG);
+      const values = parseCommandArgs(command, rest);
+      if (values.help) return (write(STATUS_USAGE), 0);
+      const configPath = liveConfigPath(command, values.config, env);
+      const socket = values.vpp ?? nonEmptyEnv(env, 'VPPNET_VPP_SOCKET') ?? DEFAULT_SOCKET_PATH;
+      const config = await loadConfigFile(configPath);
       return await withVpp(socket, async (client) => {
-        const version = await client.call((await import('../vpp/messages/index.js')).msg.show_version, {});
-        const { plan, owned } = await reconcile(config, { client, host: linuxHostLinks(hostLinkOwner(socket)), globals: agentGlobals(values['state-dir']), planOnly: true });
+        const version = await client.call(msg.show_version, {});
+        const { outcome, notes } = await planAgainst(
+          client,
+          socket,
+          config,
+          stateDirOf(values['state-dir'], env),
+        );
+        const { plan, owned } = outcome;
         const summary = {
           vpp: { socket, version: version.version, pid: client.vppPid },
+          config: configPath,
           owned: Object.fromEntries([...owned].sort()),
           inSync: plan.ops.length === 0,
           pendingOps: plan.ops.length,
+          notes,
         };
         if (values.json) write(JSON.stringify(summary, null, 2));
         else {
           write(`VPP ${summary.vpp.version} (pid ${summary.vpp.pid}) at ${socket}`);
+          write(`config ${configPath}`);
           write('objects vppnet owns:');
           for (const [kind, n] of Object.entries(summary.owned)) write(`  ${kind.padEnd(16)} ${n}`);
-          write(summary.inSync ? 'in sync with the config' : `${plan.ops.length} operations away from the config (see vppnet plan --vpp ${socket})`);
+          for (const n of notes) write(`note: ${n}`);
+          write(
+            summary.inSync
+              ? 'in sync with the config'
+              : `${plan.ops.length} operations away from the config (see vppnet plan --config ${configPath} --vpp ${socket})`,
+          );
         }
         return 0;
       });
@@ -96,17 +161,96 @@ export async function main(argv: readonly string[], out: NodeJS.WritableStream =
       write('vppnet 0.1.0 (VPP API 26.06)');
       return 0;
     default:
+      if (command === undefined || command === 'help' || command === '--help') {
+        write(USAGE);
+        return 0;
+      }
       process.stderr.write(`${USAGE}\n`);
-      return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
+      return 2;
   }
 }
 
+interface CommandValues {
+  readonly config?: string;
+  readonly vpp?: string;
+  readonly 'state-dir'?: string;
+  readonly json: boolean;
+  readonly verbose: boolean;
+  readonly help: boolean;
+}
+
+function parseCommandArgs(command: 'plan' | 'status', args: readonly string[]): CommandValues {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: [...args],
+      options: {
+        config: { type: 'string' },
+        vpp: { type: 'string' },
+        'state-dir': { type: 'string' },
+        json: { type: 'boolean', default: false },
+        verbose: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      allowPositionals: false,
+      strict: true,
+    }));
+  } catch (err) {
+    throw new CliUsageError(`${command}: ${(err as Error).message} (see vppnet ${command} --help)`);
+  }
+  if (command === 'status' && values.verbose === true)
+    throw new CliUsageError('status: --verbose is an option of plan only');
+  for (const flag of ['config', 'vpp', 'state-dir'] as const) {
+    if (values[flag] === '') throw new CliUsageError(`${command}: --${flag} must not be empty`);
+  }
+  return values as unknown as CommandValues;
+}
+
+/** The config against a live VPP: --config, else the agent's VPPNET_CONFIG, never the example. */
+function liveConfigPath(
+  command: 'plan' | 'status',
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv,
+): string {
+  const file = flag ?? nonEmptyEnv(env, 'VPPNET_CONFIG');
+  if (file === undefined) {
+    throw new CliUsageError(
+      `${command}${command === 'plan' ? ' --vpp' : ''}: --config FILE is required: the agent config of the node whose VPP is read ` +
+        `(or env VPPNET_CONFIG); the bundled example is used only by plan without --vpp`,
+    );
+  }
+  return file;
+}
+
+/** As the agent's --state-dir: the flag, else VPPNET_STATE_DIR, else the default. */
+function stateDirOf(flag: string | undefined, env: NodeJS.ProcessEnv): string {
+  return flag ?? nonEmptyEnv(env, 'VPPNET_STATE_DIR') ?? DEFAULT_STATE_DIR;
+}
+
+function nonEmptyEnv(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v === '' ? undefined : v;
+}
+
 /**
- * What the agent on this node remembers of the SRv6 globals (they cannot be read from VPP), read
- * only; without it a plan would always show the hop limit as to be set.
+ * A plan-only reconcile against a live VPP, with the agent's memory of the SRv6 globals read only
+ * (the fallback for what VPP's CLI does not report), and the notes on where those came from.
  */
-function agentGlobals(stateDir: string): SrGlobalsStore {
-  return new SrGlobalsFileStore(path.join(stateDir, SR_GLOBALS_FILE), undefined, { readOnly: true });
+async function planAgainst(
+  client: VppClient,
+  socket: string,
+  config: AgentConfig,
+  stateDir: string,
+): Promise<{ outcome: ReconcileOutcome; notes: string[] }> {
+  const globals = new SrGlobalsFileStore(path.join(stateDir, SR_GLOBALS_FILE), undefined, { readOnly: true });
+  const outcome = await reconcile(config, {
+    client,
+    host: linuxHostLinks(hostLinkOwner(socket)),
+    globals,
+    planOnly: true,
+  });
+  const notes = srGlobalsNotes(outcome.snapshot, config, await globals.load(), globals);
+  return { outcome, notes };
 }
 
 async function withVpp(socket: string, fn: (client: VppClient) => Promise<number>): Promise<number> {
@@ -119,10 +263,25 @@ async function withVpp(socket: string, fn: (client: VppClient) => Promise<number
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === (await import('node:fs')).realpathSync(process.argv[1])) {
+if (
+  process.argv[1] &&
+  fileURLToPath(import.meta.url) === (await import('node:fs')).realpathSync(process.argv[1])
+) {
+  // A reader that stopped early (`vppnet status | head -1`) has what it wanted: end quietly, as
+  // other Unix tools do on SIGPIPE, instead of dying on an unhandled 'error' event. The CLI only
+  // reads, so there is nothing to undo.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    process.stderr.write(`vppnet: stdout: ${err.message}\n`);
+    process.exit(1);
+  });
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err: unknown) => {
+      if (err instanceof CliUsageError) {
+        process.stderr.write(`vppnet ${err.message}\n`);
+        process.exit(2);
+      }
       if (err instanceof ConfigError) process.stderr.write(`vppnet: ${err.message}\n`);
       else process.stderr.write(`vppnet: ${(err as Error).message}\n`);
       process.exit(1);
