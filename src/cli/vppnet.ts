@@ -77,7 +77,10 @@ export async function main(
   switch (command) {
     case 'plan': {
       const values = parseCommandArgs(command, rest);
-      if (values.help) return (write(PLAN_USAGE), 0);
+      if (values.help) {
+        write(PLAN_USAGE);
+        return 0;
+      }
       if (values.vpp === undefined) {
         const configPath = values.config ?? EXAMPLE_CONFIG;
         const plan = planFresh(await loadConfigFile(configPath));
@@ -117,7 +120,10 @@ export async function main(
     }
     case 'status': {
       const values = parseCommandArgs(command, rest);
-      if (values.help) return (write(STATUS_USAGE), 0);
+      if (values.help) {
+        write(STATUS_USAGE);
+        return 0;
+      }
       const configPath = liveConfigPath(command, values.config, env);
       const socket = values.vpp ?? nonEmptyEnv(env, 'VPPNET_VPP_SOCKET') ?? DEFAULT_SOCKET_PATH;
       const config = await loadConfigFile(configPath);
