@@ -211,6 +211,18 @@ export class VppSimulator {
     this.#vpp.ip.learnNeighbor(swIfIndex, address.includes(':') ? ipv6(address) : ipv4(address));
   }
 
+  /**
+   * A dataplane event the API cannot cause: the carrier of `swIfIndex` going up or down (a cable,
+   * a memif peer). VPP then signals LINK_UP/LINK_DOWN to event subscribers.
+   */
+  setLinkState(swIfIndex: number, up: boolean): void {
+    const sw = this.#vpp.interfaces.get(swIfIndex);
+    if (!sw) throw new Error(`the simulated VPP has no interface ${swIfIndex}`);
+    this.#vpp.interfaces.setLink(sw, up);
+    this.#vpp.interfaces.flushEvents();
+    this.#server.flushAll();
+  }
+
   /** Makes cursor `_get` services answer EAGAIN after `n` details (0: never, the default). */
   setCursorPageLimit(n: number): void {
     this.#faults.cursorPageLimit = n;

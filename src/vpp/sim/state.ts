@@ -4,6 +4,7 @@
  */
 import type { FibEntry } from './fib.js';
 import { ipText } from './ip-addr.js';
+import type { NeighborDbConfig, SentAdvertisement } from './ip-neighbor.js';
 import type { Vpp } from './vpp.js';
 
 export interface InterfaceSnapshot {
@@ -63,6 +64,11 @@ export interface SimState {
   readonly aclInterfaces: readonly { readonly swIfIndex: number; readonly input: readonly number[]; readonly output: readonly number[] }[];
   readonly dhcpProxies: readonly { readonly rxTableId: number; readonly src: string; readonly servers: readonly { readonly address: string; readonly tableId: number }[]; readonly vss: string | undefined }[];
   readonly proxyArp: readonly { readonly tableId: number; readonly low: string; readonly high: string }[];
+  /** The neighbour database's configuration per family, and the advertisements sent (arping GARP/NA). */
+  readonly neighbors: {
+    readonly config: { readonly ip4: NeighborDbConfig; readonly ip6: NeighborDbConfig };
+    readonly advertisements: readonly SentAdvertisement[];
+  };
   readonly clients: readonly { readonly index: number; readonly handle: number; readonly name: string }[];
   readonly eventSubscribers: readonly number[];
   /** Requests handled, by message name. */
@@ -199,6 +205,10 @@ export function snapshot(
       }),
     ),
     proxyArp: vpp.ip.proxyArps.map((p) => ({ tableId: fib.tableIdOf(4, p.fibIndex), low: ipText(p.lo), high: ipText(p.hi) })),
+    neighbors: {
+      config: { ip4: { ...vpp.ipNeighbor.config[4] }, ip6: { ...vpp.ipNeighbor.config[6] } },
+      advertisements: vpp.ipNeighbor.advertisements.map((a) => ({ ...a })),
+    },
     clients: extra.clients,
     eventSubscribers: vpp.interfaces.eventSubscribers(),
     requestCounts: new Map(extra.counts.handled),

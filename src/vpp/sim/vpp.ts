@@ -3,6 +3,7 @@
  * modules and the few cross-area hooks VPP implements with callback registrations.
  */
 import { AclPlugin } from './acl.js';
+import { Arping } from './arping.js';
 import type { Registration } from './api-server.js';
 import { Devices } from './devices.js';
 import { Dhcp } from './dhcp.js';
@@ -11,6 +12,7 @@ import { Fib } from './fib.js';
 import type { HostOps } from './host.js';
 import { Interfaces, type InterfaceKind } from './interfaces.js';
 import { Ip } from './ip.js';
+import { IpNeighbor } from './ip-neighbor.js';
 import { macBytes, type Af } from './ip-addr.js';
 import { L2 } from './l2.js';
 import { Nat } from './nat.js';
@@ -62,11 +64,13 @@ export class Vpp {
   readonly fib = new Fib();
   readonly interfaces: Interfaces;
   readonly ip: Ip;
+  readonly ipNeighbor: IpNeighbor;
   readonly l2: L2;
   readonly sr: Sr;
   readonly nat: Nat;
   readonly acl: AclPlugin;
   readonly dhcp: Dhcp;
+  readonly arping: Arping;
   readonly devices: Devices;
   readonly vpe: Vpe;
 
@@ -86,11 +90,13 @@ export class Vpp {
     this.registrationFor = a.registrationFor;
     this.interfaces = new Interfaces(this);
     this.ip = new Ip(this);
+    this.ipNeighbor = new IpNeighbor(this);
     this.l2 = new L2(this);
     this.sr = new Sr(this);
     this.nat = new Nat(this);
     this.acl = new AclPlugin(this);
     this.dhcp = new Dhcp(this);
+    this.arping = new Arping(this);
     this.devices = new Devices(this, a.host);
     this.vpe = new Vpe(this);
     for (const i of a.initialInterfaces) this.#addInitial(i);
@@ -102,11 +108,13 @@ export class Vpp {
     this.vpe.register(d);
     this.interfaces.register(d);
     this.ip.register(d);
+    this.ipNeighbor.register(d);
     this.l2.register(d);
     this.sr.register(d);
     this.nat.register(d);
     this.acl.register(d);
     this.dhcp.register(d);
+    this.arping.register(d);
     this.devices.register(d);
   }
 
