@@ -7,3 +7,9 @@ export const SERVICE_DEFAULTS = {
   metadataAddress: '169.254.169.254',
   addressHoldSeconds: 300,
 } as const;
+
+/**
+ * Aging of VPP's IPv6 neighbour entries (docs/underlay-neighbours.md): an underlay peer whose MAC
+ * changed and whose advertisement was lost is relearned after at most this, plus a second's probe.
+ */
+export const UNDERLAY_NEIGHBOR_DEFAULTS = { maxAgeSeconds: 30 } as const;

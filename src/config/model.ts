@@ -13,6 +13,11 @@ export interface NodeConfig {
     readonly prefixLength: number;
     /** Next hop of the IPv6 default route in table 0. */
     readonly gateway: string;
+    /**
+     * Seconds after which VPP re-probes an IPv6 neighbour entry (and removes it unanswered), so
+     * a peer whose MAC changed is relearned; 0: entries never age (VPP's default).
+     */
+    readonly neighborMaxAgeSeconds: number;
   };
   readonly srv6: {
     readonly locator: { readonly address: string; readonly len: number };

@@ -4,6 +4,7 @@
  * (`vppnet config-reference`), so the documentation cannot list a field the agent rejects or miss
  * one it accepts.
  */
+import { UNDERLAY_NEIGHBOR_DEFAULTS } from './defaults.js';
 import { SERVICE_DEFAULTS } from './defaults.js';
 
 export interface FieldDoc {
@@ -27,6 +28,14 @@ export const CONFIG_FIELDS: readonly FieldDoc[] = [
   },
   { path: 'node.underlay.address', type: 'IPv6 prefix', required: true, description: "This node's underlay address with its prefix length, e.g. 2001:db8::1/64." },
   { path: 'node.underlay.gateway', type: 'IPv6 address', required: true, description: 'Next hop of the IPv6 default route (table 0), on the underlay subnet.' },
+  {
+    path: 'node.underlay.neighborMaxAgeSeconds',
+    type: 'integer 0-86400',
+    required: false,
+    default: String(UNDERLAY_NEIGHBOR_DEFAULTS.maxAgeSeconds),
+    description:
+      "Age after which VPP re-probes an IPv6 neighbour entry and, unanswered three times, removes it: a peer whose MAC changed is relearned at the latest then (vppnet also advertises this node's MAC whenever it changed). 0: entries never age, VPP's default. Applies to all of VPP's IPv6 neighbours.",
+  },
   { path: 'node.srv6', type: 'mapping', required: true, description: 'SRv6 settings.' },
   {
     path: 'node.srv6.locator',

@@ -25,6 +25,7 @@ import {
   type Ip6Prefix,
 } from '../net/ip.js';
 import { SERVICE_DEFAULTS } from './defaults.js';
+import { UNDERLAY_NEIGHBOR_DEFAULTS } from './defaults.js';
 import { fieldsUnder } from './schema.js';
 import type { AgentConfig, NodeConfig, PortAttachment, PortConfig, RemoteRouteConfig, ServicesConfig, VpcConfig } from './model.js';
 
@@ -166,6 +167,7 @@ function validateNode(c: Checker, raw: unknown): NodeConfig | undefined {
   const iface = typeof u.interface === 'string' && u.interface.length > 0 ? detached(u.interface) : c.fail('node.underlay.interface', 'must name an existing VPP interface');
   const addr = c.ip6Prefix(u.address, 'node.underlay.address');
   const gateway = c.ip6(u.gateway, 'node.underlay.gateway');
+  const neighborMaxAgeSeconds = c.int(u.neighborMaxAgeSeconds, 'node.underlay.neighborMaxAgeSeconds', 0, 86400, UNDERLAY_NEIGHBOR_DEFAULTS.maxAgeSeconds);
   if (addr && gateway && !ip6InPrefix(gateway, addr)) c.fail('node.underlay.gateway', `is not inside ${addr.address}/${addr.len}`);
   const locator = c.ip6Prefix(s.locator, 'node.srv6.locator');
   if (locator && locator.len > 112) c.fail('node.srv6.locator', 'must be /112 or shorter to leave room for SIDs');
@@ -186,10 +188,11 @@ function validateNode(c: Checker, raw: unknown): NodeConfig | undefined {
   if (bsidPrefix && locator && ip6PrefixesOverlap(bsidPrefix, locator)) {
     c.fail('node.srv6.bsidPrefix', 'overlaps the locator: remote hypervisors could steer traffic into local policies');
   }
+  if (neighborMaxAgeSeconds === undefined) return undefined;
   if (!name || !iface || !addr || !gateway || !locator || !encapSource || hopLimit === undefined || !bsidPrefix) return undefined;
   return {
     name,
-    underlay: { interface: iface, address: addr.address, prefixLength: addr.len, gateway },
+    underlay: { interface: iface, address: addr.address, prefixLength: addr.len, gateway, neighborMaxAgeSeconds },
     srv6: { locator, encapSource, hopLimit, bsidPrefix },
   };
 }
