@@ -212,9 +212,11 @@ describe('reconciler', () => {
     try {
       const { plan } = await reconcile(cfg, { client: restarted, host: noHostLinks, globals, planOnly: true });
       assert.deepEqual(plan.ops, []);
-      // Without the persisted globals too: VPP's CLI reports both (show sr encaps hop-limit / source addr).
+      // Without the persisted globals, VPP's CLI still reports both (show sr encaps hop-limit /
+      // source addr); only the underlay's neighbour advertisement, which leaves no trace in VPP, is
+      // sent again.
       const fresh = await reconcile(cfg, { client: restarted, host: noHostLinks, globals: memoryStore(), planOnly: true });
-      assert.deepEqual(fresh.plan.ops.map((o) => o.resource.key), []);
+      assert.deepEqual(fresh.plan.ops.map((o) => o.resource.key), [`neighbor-announcement:${f.underlay}:2001:db8::1`]);
     } finally {
       await restarted.close();
     }

@@ -15,6 +15,7 @@ import {
   unnumberedDescriptor,
 } from '../dataplane/interface-descriptors.js';
 import { ipTableDescriptor, proxyArpDescriptor, routeDescriptor } from '../dataplane/ip-descriptors.js';
+import { ipNeighborConfigDescriptor, neighborAnnouncementDescriptor, VPP_DEFAULT_NEIGHBOR_CONFIG } from '../dataplane/neighbor-descriptors.js';
 import { keys, podOfTag } from '../dataplane/keys.js';
 import { loadSnapshot, type VppSnapshot } from '../dataplane/snapshot.js';
 import { SteeringEntries } from '../dataplane/steering-entries.js';
@@ -40,6 +41,7 @@ import {
   steeringDescriptor,
 } from '../srv6/descriptors.js';
 import { allocateBsids, desiredOverlay, desiredSteering, VM_VETH_PREFIX } from '../srv6/overlay.js';
+import { actualUnderlayNeighbours, announcementInPlace, NO_ARPING_WARNING, withoutAnnouncements } from '../srv6/underlay-neighbours.js';
 import { compareSteering } from '../srv6/steering-resources.js';
 import type { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
@@ -58,6 +60,8 @@ export const descriptors: ReadonlyMap<string, Descriptor<unknown, ServicesContex
       addressDescriptor,
       unnumberedDescriptor,
       proxyArpInterfaceDescriptor,
+      ipNeighborConfigDescriptor,
+      neighborAnnouncementDescriptor,
       encapSourceDescriptor,
       hopLimitDescriptor,
       localSidDescriptor,
@@ -95,6 +99,8 @@ export const REQUIRED_MESSAGES = [
   msg.proxy_arp_intfc_enable_disable,
   msg.proxy_arp_dump,
   msg.proxy_arp_intfc_dump,
+  msg.ip_neighbor_config,
+  msg.ip_neighbor_config_get,
   msg.sr_set_encap_source,
   msg.sr_set_encap_hop_limit,
   msg.sr_localsid_add_del,
@@ -157,7 +163,12 @@ export function desiredState(
  */
 export function planFresh(config: AgentConfig): Plan {
   const desired = desiredState(config, new Map());
-  return makePlan(desired.resources, desired.resources.filter((r) => r.external), descriptors, [
+  // What a VPP that nobody configured has: the underlay NIC, VPP's own neighbour settings.
+  const fresh: Resource[] = [
+    ...desired.resources.filter((r) => r.external),
+    { kind: ipNeighborConfigDescriptor.kind, key: keys.ipNeighborConfig(true), deps: [], value: VPP_DEFAULT_NEIGHBOR_CONFIG },
+  ];
+  return makePlan(desired.resources, fresh, descriptors, [
     compareSteering(desired.steering, new SteeringEntries()),
   ]);
 }
@@ -218,12 +229,15 @@ async function reconcilePass(config: AgentConfig, opts: ReconcileOptions): Promi
   // Read after the snapshot: a pod port VPP or the host already has belongs to an attachment that
   // was registered before, so it is in one of these lists and not mistaken for a leftover.
   const podsInProgress = new Set(pods?.podsInProgress());
-  const desired = desiredState(config, existingBsids(snapshot, config), { addresses, pods: pods?.desiredPods() ?? [] });
+  const full = desiredState(config, existingBsids(snapshot, config), { addresses, pods: pods?.desiredPods() ?? [] });
+  const desired = opts.client.supports(msg.arping) ? full : { ...full, resources: withoutAnnouncements(full.resources) };
+  if (desired !== full) warnings.push(NO_ARPING_WARNING);
   const desiredKeys = new Set(desired.resources.map((r) => r.key));
   const memory = await opts.globals.load();
   let actual = [
     ...actualDataplane(snapshot, { desiredKeys, hostVeths, hostVethPrefixes: vethPrefixes }),
     ...actualSrv6(snapshot, config, memory),
+    ...actualUnderlayNeighbours(snapshot, memory),
     ...actualServices(snapshot, { desiredKeys }),
   ];
   // Pods' ports are the attachment manager's while it works on them, and entirely so without it.
@@ -247,10 +261,18 @@ async function reconcilePass(config: AgentConfig, opts: ReconcileOptions): Promi
   // Remember the SRv6 globals only when their ops really ran (not failed, not skipped by a stop):
   // they cannot be read back, and a wrong memory would keep them unset on this VPP for good.
   const notDone = new Set([...result.failed, ...result.skipped].map((f) => f.op.resource.key));
-  if (!notDone.has(keys.srEncapSource()) && !notDone.has(keys.srHopLimit())) {
-    await opts.globals.save({ vppPid: snapshot.vppPid, encapSource: config.node.srv6.encapSource, hopLimit: config.node.srv6.hopLimit });
-  }
   const pendingKeys = new Set(plan.pending.map((p) => p.resource.key));
+  // An SR global op that did not run leaves what was remembered for this VPP process (if any).
+  const remembered = memory?.vppPid === snapshot.vppPid ? memory : undefined;
+  const srDone = !notDone.has(keys.srEncapSource()) && !notDone.has(keys.srHopLimit());
+  const { encapSource, hopLimit } = srDone ? config.node.srv6 : (remembered ?? {});
+  const underlayAnnouncement = announcementInPlace(snapshot, desired.resources, (k) => notDone.has(k) || pendingKeys.has(k));
+  await opts.globals.save({
+    vppPid: snapshot.vppPid,
+    ...(encapSource === undefined ? {} : { encapSource }),
+    ...(hopLimit === undefined ? {} : { hopLimit }),
+    ...(underlayAnnouncement ? { underlayAnnouncement } : {}),
+  });
   const owned = countByKind(desired.resources.filter((r) => !r.external && !notDone.has(r.key) && !pendingKeys.has(r.key)));
   addCount(owned, steeringDescriptor.kind, desired.steering.size - steeringNotInPlace(plan, notDone, pendingKeys));
   return { plan, result, snapshot, owned, warnings };

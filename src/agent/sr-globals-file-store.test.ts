@@ -39,6 +39,15 @@ describe('SrGlobalsFileStore', () => {
     assert.deepEqual(await new SrGlobalsFileStore(path).load(), { vppPid: 7 });
   });
 
+  it('remembers the underlay advertisement with the MAC it carried', async () => {
+    const memory = {
+      vppPid: 8,
+      underlayAnnouncement: { iface: 'memif0/0', address: '2001:db8::1', mac: '02:fe:00:00:00:01' },
+    };
+    await new SrGlobalsFileStore(path).save(memory);
+    assert.deepEqual(await new SrGlobalsFileStore(path).load(), memory);
+  });
+
   it('rewrites the file only when the value changed', async () => {
     const store = new SrGlobalsFileStore(path, logger);
     await store.save({ vppPid: 1, hopLimit: 64 });
@@ -68,6 +77,8 @@ describe('SrGlobalsFileStore', () => {
       '{"version":1,"vppPid":"12"}',
       '{"version":2,"vppPid":12}',
       '{"version":1,"vppPid":1,"hopLimit":"64"}',
+      '{"version":1,"vppPid":1,"underlayAnnouncement":"memif0/0"}',
+      '{"version":1,"vppPid":1,"underlayAnnouncement":{"iface":"memif0/0","address":"2001:db8::1"}}',
     ]) {
       await writeFile(path, text);
       assert.equal(await new SrGlobalsFileStore(path, logger).load(), undefined, text);

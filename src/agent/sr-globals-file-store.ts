@@ -1,7 +1,9 @@
 /**
  * The SRv6 globals (encap source, hop limit) vppnet set, remembered in a JSON file per VPP process
  * id. VPP cannot report them back, so without this file an agent restarted against the same VPP
- * would set them again; with it, such a restart sends no operations at all.
+ * would set them again; with it, such a restart sends no operations at all. The same goes for
+ * the underlay's neighbour advertisement (srv6/underlay-neighbours.ts): sent once per VPP process
+ * and MAC, it leaves nothing in VPP to read back.
  *
  * The file is an optimisation, never a source of truth: a missing or corrupt file is treated as
  * empty (the globals are set once more, which is harmless), and a failed write is logged while the
@@ -9,6 +11,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { SrGlobalsMemory } from '../srv6/actual.js';
+import type { UnderlayAnnouncementMemory } from '../srv6/underlay-neighbours.js';
 import { removeStaleTempFiles, writeFileAtomic } from '../util/atomic-file.js';
 import { errorMessage, silentLogger, type AgentLogger } from './logger.js';
 import type { SrGlobalsStore } from './reconciler.js';
@@ -110,13 +113,25 @@ function parse(text: string): SrGlobalsMemory | undefined {
     return undefined;
   }
   if (typeof raw !== 'object' || raw === null) return undefined;
-  const { version, vppPid, encapSource, hopLimit } = raw as Record<string, unknown>;
+  const { version, vppPid, encapSource, hopLimit, underlayAnnouncement } = raw as Record<string, unknown>;
   if (version !== FORMAT_VERSION || !Number.isSafeInteger(vppPid)) return undefined;
   if (encapSource !== undefined && typeof encapSource !== 'string') return undefined;
   if (hopLimit !== undefined && !Number.isSafeInteger(hopLimit)) return undefined;
+  const announcement =
+    underlayAnnouncement === undefined ? undefined : parseAnnouncement(underlayAnnouncement);
+  if (announcement === null) return undefined;
   return {
     vppPid: vppPid as number,
     ...(encapSource === undefined ? {} : { encapSource }),
     ...(hopLimit === undefined ? {} : { hopLimit: hopLimit as number }),
+    ...(announcement === undefined ? {} : { underlayAnnouncement: announcement }),
   };
+}
+
+/** The remembered underlay advertisement; null when malformed. */
+function parseAnnouncement(raw: unknown): UnderlayAnnouncementMemory | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const { iface, address, mac } = raw as Record<string, unknown>;
+  if (typeof iface !== 'string' || typeof address !== 'string' || typeof mac !== 'string') return null;
+  return { iface, address, mac };
 }

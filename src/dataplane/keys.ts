@@ -16,6 +16,8 @@ export const keys = {
   route: (table: number, prefix: string, ip6 = false): string => `route:${ip6 ? 'ip6' : 'ip4'}:${table}:${prefix}`,
   proxyArp: (table: number, low: string, hi: string): string => `proxy-arp:${table}:${low}-${hi}`,
   proxyArpInterface: (iface: string): string => `proxy-arp-intf:${iface}`,
+  ipNeighborConfig: (ip6: boolean): string => `ip-neighbor-config:${ip6 ? 'ip6' : 'ip4'}`,
+  neighborAnnouncement: (iface: string, address: string): string => `neighbor-announcement:${iface}:${address}`,
   srEncapSource: (): string => 'sr-encap-source',
   srHopLimit: (): string => 'sr-hop-limit',
   srLocalSid: (sid: string): string => `sr-localsid:${sid}`,

@@ -8,6 +8,7 @@ import type { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
 import { InterfaceRegistry } from './interface-registry.js';
 import { isOwnedTag } from './keys.js';
+import type { IpNeighborConfigValue } from './neighbor-descriptors.js';
 import { INITIAL_SR_ENCAPS, readSrEncaps, type SrEncapsReading } from './sr-encaps.js';
 import { SteeringEntries } from './steering-entries.js';
 
@@ -64,6 +65,8 @@ export interface VppSnapshot {
   readonly natStatic: readonly Message<typeof msg.nat44_static_mapping_details>[];
   readonly natIdentity: readonly Message<typeof msg.nat44_identity_mapping_details>[];
   readonly dhcpProxies: readonly Message<typeof msg.dhcp_proxy_details>[];
+  /** VPP's IPv6 neighbour database settings; undefined when this VPP cannot report them. */
+  readonly ip6NeighborConfig: IpNeighborConfigValue | undefined;
 }
 
 export interface SnapshotScope {
@@ -155,6 +158,11 @@ export async function loadSnapshot(client: VppClient, scope: SnapshotScope): Pro
     natEnabled = cfg.retval === 0 && cfg.sessions > 0;
     natSessions = natEnabled ? cfg.sessions : 0;
   }
+  let ip6NeighborConfig: IpNeighborConfigValue | undefined;
+  if (client.supports(msg.ip_neighbor_config_get)) {
+    const c = await client.call(msg.ip_neighbor_config_get, { af: msg.address_family_t.values.ADDRESS_IP6 });
+    ip6NeighborConfig = { maxNumber: c.max_number, maxAge: c.max_age, recycle: c.recycle };
+  }
   await client.ping();
 
   return {
@@ -182,6 +190,7 @@ export async function loadSnapshot(client: VppClient, scope: SnapshotScope): Pro
     natStatic,
     natIdentity,
     dhcpProxies,
+    ip6NeighborConfig,
   };
 }
 
@@ -224,6 +233,7 @@ export function emptySnapshot(): VppSnapshot {
     natStatic: [],
     natIdentity: [],
     dhcpProxies: [],
+    ip6NeighborConfig: undefined,
   };
 }
 

@@ -15,12 +15,15 @@ import { ip6InPrefix } from '../net/ip.js';
 import type { Resource } from '../reconcile/resource.js';
 import { msg } from '../vpp/messages/index.js';
 import type { EncapSourceValue, HopLimitValue, LocalSidValue, PolicyValue } from './descriptors.js';
+import type { UnderlayAnnouncementMemory } from './underlay-neighbours.js';
 
 /** What the agent set on a given VPP process (by pid): survives agent restarts when persisted. */
 export interface SrGlobalsMemory {
   readonly vppPid: number;
   readonly encapSource?: string;
   readonly hopLimit?: number;
+  /** The underlay's neighbour advertisement sent on this process (underlay-neighbours.ts). */
+  readonly underlayAnnouncement?: UnderlayAnnouncementMemory;
 }
 
 const DT4 = msg.sr_behavior_t.values.SR_BEHAVIOR_API_DT4;

@@ -13,6 +13,7 @@ import { SteeringEntries } from '../dataplane/steering-entries.js';
 import { intToIp4, ip4Mask, ip4ToInt, ip6AddressInPrefix, ip6IndexInPrefix, ip6InPrefix } from '../net/ip.js';
 import type { Resource } from '../reconcile/resource.js';
 import type { EncapSourceValue, HopLimitValue, LocalSidValue, PolicyValue } from './descriptors.js';
+import { desiredUnderlayNeighbours } from './underlay-neighbours.js';
 
 /** A locally administered unicast MAC derived from a name: stable across restarts, unique in practice. */
 export function derivedMac(seed: string): string {
@@ -106,6 +107,7 @@ export function desiredOverlay(config: AgentConfig, bsids: ReadonlyMap<string, s
       paths: [{ iface: uplink, nh: node.underlay.gateway }],
     }),
   );
+  out.push(...desiredUnderlayNeighbours(config));
 
   // SRv6 globals, before any policy (VPP copies them into each policy at creation).
   out.push(res<EncapSourceValue>('sr-encap-source', keys.srEncapSource(), [], { address: node.srv6.encapSource }));

@@ -1,0 +1,94 @@
+/**
+ * Descriptors for how this node's neighbours learn its underlay MAC, and relearn it when it
+ * changes (a VPP restart gives a memif a new MAC; a replaced NIC has one): the aging of VPP's own
+ * IPv6 neighbour entries, and an unsolicited neighbour advertisement of the underlay address.
+ * Facts from VPP 26.06's source in docs/underlay-neighbours.md.
+ */
+import type { Descriptor } from '../reconcile/descriptor.js';
+import { canonicalEqual } from '../reconcile/descriptor.js';
+import { msg } from '../vpp/messages/index.js';
+import type { DataplaneContext } from './context.js';
+
+const ADDRESS_IP6 = msg.address_family_t.values.ADDRESS_IP6;
+const LINK_UP = msg.if_status_flags_t.values.IF_STATUS_API_FLAG_LINK_UP;
+
+/**
+ * VPP's IPv6 neighbour database settings (ip_neighbor_config). They are global to the VPP process:
+ * every IPv6 neighbour on every interface, which for vppnet is the underlay's (VPCs and the
+ * service bridge are IPv4).
+ */
+export interface IpNeighborConfigValue {
+  /** Entries the database may hold; 0: no limit. */
+  readonly maxNumber: number;
+  /** Seconds after the last confirmation before an entry is probed (and, unanswered, removed); 0: never. */
+  readonly maxAge: number;
+  /** Whether a full database evicts its oldest entry for a new one (else the new one is refused). */
+  readonly recycle: boolean;
+}
+
+/** ip_neighbor_db's initial values in ip_neighbor.c, for both families. */
+export const VPP_DEFAULT_NEIGHBOR_CONFIG: IpNeighborConfigValue = {
+  maxNumber: 50000,
+  maxAge: 0,
+  recycle: false,
+};
+
+async function setNeighborConfig(ctx: DataplaneContext, v: IpNeighborConfigValue): Promise<void> {
+  await ctx.client.call(msg.ip_neighbor_config, {
+    af: ADDRESS_IP6,
+    max_number: v.maxNumber,
+    max_age: v.maxAge,
+    recycle: v.recycle,
+  });
+}
+
+export const ipNeighborConfigDescriptor: Descriptor<IpNeighborConfigValue, DataplaneContext> = {
+  kind: 'ip-neighbor-config',
+  equivalent: canonicalEqual,
+  create: (ctx, { value }) => setNeighborConfig(ctx, value),
+  update: (ctx, desired) => setNeighborConfig(ctx, desired.value),
+  // Not vppnet's any more: what VPP starts with.
+  delete: (ctx) => setNeighborConfig(ctx, VPP_DEFAULT_NEIGHBOR_CONFIG),
+};
+
+/** One unsolicited neighbour advertisement of `address` out of `iface`, with the interface's MAC. */
+export interface NeighborAnnouncementValue {
+  readonly iface: string;
+  readonly address: string;
+}
+
+/**
+ * Sends the advertisement (arping plugin, is_garp: for IPv6, ip6_neighbor_advertise: to
+ * all-nodes, override flag, the interface's MAC as target link-layer address). Peers that hold a
+ * dynamic entry for the address replace its MAC; a static entry they keep.
+ *
+ * An advertisement sent while the link is down is lost, so then the op fails: the agent's retry
+ * sends it once the link is up, and only a sent one is remembered as done.
+ */
+export const neighborAnnouncementDescriptor: Descriptor<NeighborAnnouncementValue, DataplaneContext> = {
+  kind: 'neighbor-announcement',
+  equivalent: canonicalEqual,
+  async create(ctx, { value }) {
+    const swIfIndex = ctx.interfaces.index(value.iface);
+    const [now] = await ctx.client.dump(msg.sw_interface_dump, {
+      sw_if_index: swIfIndex,
+      name_filter_valid: false,
+    });
+    if (!now || (now.flags & LINK_UP) === 0) {
+      throw new Error(
+        `${value.iface}'s link is down: the neighbour advertisement of ${value.address} waits for it`,
+      );
+    }
+    // One packet: with repeat > 1 VPP suspends its API process for `interval` between packets,
+    // which would stall every API client. Neighbour aging covers a lost one.
+    await ctx.client.call(msg.arping, {
+      address: { af: ADDRESS_IP6, un: { ip6: value.address } },
+      sw_if_index: swIfIndex,
+      is_garp: true,
+      repeat: 1,
+      interval: 0,
+    });
+  },
+  // An advertisement cannot be taken back; the peers' entries age out once nobody answers.
+  async delete() {},
+};
