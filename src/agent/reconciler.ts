@@ -15,7 +15,7 @@ import {
   unnumberedDescriptor,
 } from '../dataplane/interface-descriptors.js';
 import { ipTableDescriptor, proxyArpDescriptor, routeDescriptor } from '../dataplane/ip-descriptors.js';
-import { ipNeighborConfigDescriptor, neighborAnnouncementDescriptor, VPP_DEFAULT_NEIGHBOR_CONFIG } from '../dataplane/neighbor-descriptors.js';
+import { ipNeighborConfigDescriptor, neighborAnnouncementDescriptor } from '../dataplane/neighbor-descriptors.js';
 import { keys, podOfTag } from '../dataplane/keys.js';
 import { loadSnapshot, type VppSnapshot } from '../dataplane/snapshot.js';
 import { SteeringEntries } from '../dataplane/steering-entries.js';
@@ -163,12 +163,7 @@ export function desiredState(
  */
 export function planFresh(config: AgentConfig): Plan {
   const desired = desiredState(config, new Map());
-  // What a VPP that nobody configured has: the underlay NIC, VPP's own neighbour settings.
-  const fresh: Resource[] = [
-    ...desired.resources.filter((r) => r.external),
-    { kind: ipNeighborConfigDescriptor.kind, key: keys.ipNeighborConfig(true), deps: [], value: VPP_DEFAULT_NEIGHBOR_CONFIG },
-  ];
-  return makePlan(desired.resources, fresh, descriptors, [
+  return makePlan(desired.resources, desired.resources.filter((r) => r.external), descriptors, [
     compareSteering(desired.steering, new SteeringEntries()),
   ]);
 }

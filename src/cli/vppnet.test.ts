@@ -13,6 +13,7 @@ import { startVppTarget, type VppTarget } from '../../test/support/vpp-target.js
 import { linuxHostLinks } from '../agent/host-links.js';
 import { hostLinkOwner } from '../netns/link-owner.js';
 import { memoryStore, reconcile } from '../agent/reconciler.js';
+import { SR_GLOBALS_FILE, SrGlobalsFileStore } from '../agent/sr-globals-file-store.js';
 import { loadConfigFile } from '../config/load.js';
 import { parseSrEncapsHopLimit, SR_ENCAPS_HOP_LIMIT_COMMAND } from '../dataplane/sr-encaps.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
@@ -186,26 +187,48 @@ describe('vppnet CLI', () => {
       await rm(dir, { recursive: true, force: true });
     });
 
-    it('shows the diff against a live VPP, changes nothing, and says "in sync" once converged, with no state dir', async () => {
+    it('shows the diff against a live VPP, changes nothing, and says "in sync" once converged (without the agent\'s state dir only the advertisement is unknown)', async () => {
       const env = envWithout({ VPPNET_STATE_DIR: absentStateDir });
       const before = await run(['plan', '--config', configPath, '--vpp', target.socketPath], env);
       assert.match(before.out, /create {2}sr-steering:ip4:10:10\.0\.0\.7\/32/);
-      assert.doesNotMatch(before.out, /note:/, 'VPP reported the SRv6 globals itself');
+      assert.doesNotMatch(before.out, /note: SRv6/, 'VPP reported the SRv6 globals itself');
       const again = await run(['plan', '--config', configPath, '--vpp', target.socketPath], env);
       assert.equal(again.out, before.out, 'planning changed nothing in VPP');
 
-      // The agent converges the node; what it remembers is not persisted anywhere the CLI looks.
+      // The agent converges the node and remembers what VPP cannot report in its state directory,
+      // which the CLI does not look at yet.
+      const agentStateDir = path.join(dir, 'agent-state');
       const client = new VppClient({ socketPath: target.socketPath, healthCheckIntervalMs: 0 });
       await client.connect();
       try {
         await reconcile(await loadConfigFile(configPath), {
           client,
           host: linuxHostLinks(hostLinkOwner(target.socketPath)),
-          globals: memoryStore(),
+          globals: new SrGlobalsFileStore(path.join(agentStateDir, SR_GLOBALS_FILE)),
         });
       } finally {
         await client.close();
       }
+      // Without the agent's memory only the underlay's neighbour advertisement is unknown: it
+      // leaves nothing in VPP to read, so it counts as not sent, and a note says so.
+      const blind = JSON.parse(
+        (await run(['status', '--config', configPath, '--vpp', target.socketPath, '--json'], env)).out,
+      ) as {
+        inSync: boolean;
+        pendingOps: number;
+        notes: string[];
+      };
+      assert.deepEqual(
+        { inSync: blind.inSync, pendingOps: blind.pendingOps },
+        { inSync: false, pendingOps: 1 },
+      );
+      assert.equal(blind.notes.length, 1);
+      assert.match(
+        blind.notes[0]!,
+        /neighbour advertisement cannot be read from VPP.*neighbor-announcement:/,
+      );
+
+      env.VPPNET_STATE_DIR = agentStateDir;
       const status = await run(['status', '--config', configPath, '--vpp', target.socketPath, '--json'], env);
       const s = JSON.parse(status.out) as {
         config: string;

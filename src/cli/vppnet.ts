@@ -28,6 +28,7 @@ import { msg } from '../vpp/messages/index.js';
 import { formatPlan, planToJson } from './format-plan.js';
 import { INSTALL_CNI_USAGE, installCniCommand } from './install-cni.js';
 import { srGlobalsNotes } from './sr-globals-notes.js';
+import { underlayAnnouncementNotes } from './underlay-announcement-notes.js';
 
 export const EXAMPLE_CONFIG = fileURLToPath(new URL('../../../examples/hypervisor-1.yaml', import.meta.url));
 
@@ -255,7 +256,11 @@ async function planAgainst(
     globals,
     planOnly: true,
   });
-  const notes = srGlobalsNotes(outcome.snapshot, config, await globals.load(), globals);
+  const memory = await globals.load();
+  const notes = [
+    ...srGlobalsNotes(outcome.snapshot, config, memory, globals),
+    ...underlayAnnouncementNotes(outcome.plan, memory, globals),
+  ];
   return { outcome, notes };
 }
 
