@@ -17,7 +17,7 @@ import type { HostLinks } from '../dataplane/context.js';
 import { NO_ARPING_WARNING } from '../srv6/underlay-neighbours.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
-import { memoryStore, reconcile, type SrGlobalsStore } from './reconciler.js';
+import { memoryStore, reconcile, REQUIRED_MESSAGES, type SrGlobalsStore } from './reconciler.js';
 import { SrGlobalsFileStore } from './sr-globals-file-store.js';
 
 const noHostLinks: HostLinks = {
@@ -279,6 +279,29 @@ describe('underlay neighbours across VPP restarts and link changes (simulator)',
     await pass(client, cfg, globals);
     assert.equal(sent().length, 1);
     assert.deepEqual(await planned(client, cfg, globals), []);
+  });
+
+  it('without ip_neighbor_config_get (in_progress in 26.06): connects, and sets the settings on every pass', async () => {
+    target.sim!.removeMessage('ip_neighbor_config_get');
+    const fresh = new VppClient({
+      socketPath: target.socketPath,
+      healthCheckIntervalMs: 0,
+      requiredMessages: REQUIRED_MESSAGES,
+    });
+    await fresh.connect();
+    try {
+      const globals = memoryStore();
+      const cfg = config('memif0/0');
+      await pass(fresh, cfg, globals);
+      assert.deepEqual(target.sim!.state.neighbors.config.ip6, {
+        maxNumber: 50000,
+        maxAge: 30,
+        recycle: true,
+      });
+      assert.deepEqual(await planned(fresh, cfg, globals), ['create ip-neighbor-config:ip6']);
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('without the arping plugin: a warning, no failed operation, nothing planned twice', async () => {
