@@ -18,7 +18,14 @@ export interface NodeConfig {
      * a peer whose MAC changed is relearned; 0: entries never age (VPP's default).
      */
     readonly neighborMaxAgeSeconds: number;
+    /**
+     * The IPv6 MTU of the underlay network between hypervisors. Tenant packets grow by 40 bytes
+     * (the outer IPv6 header, one SID, no SRH), so a VPC's MTU is at most this minus 40.
+     */
+    readonly mtu: number;
   };
+  /** Defaults for vhost-user sockets; a port's own settings win. */
+  readonly vhostUser: VhostUserDefaults;
   readonly srv6: {
     readonly locator: { readonly address: string; readonly len: number };
     readonly encapSource: string;
@@ -37,11 +44,32 @@ export interface VpcConfig {
   readonly sid: string;
   readonly subnets: readonly { readonly address: string; readonly len: number }[];
   readonly gateway: string;
+  /** The VMs' MTU: set on their ports in VPP and handed to them by DHCP (the service map). */
+  readonly mtu: number;
+}
+
+/**
+ * Who may connect to a vhost-user socket. VPP creates it as root with its umask; a QEMU that does
+ * not run as root (libvirt's default) needs the socket's group or owner. Numeric ids only: the
+ * agent runs in a container whose /etc/passwd and /etc/group are not the host's.
+ */
+export interface SocketAccess {
+  /** Owner uid; undefined: leave VPP's (root). */
+  readonly uid: number | undefined;
+  /** Group gid; undefined: leave VPP's (root). */
+  readonly gid: number | undefined;
+  /** Permission bits, e.g. 0o660. */
+  readonly mode: number;
+}
+
+export interface VhostUserDefaults extends SocketAccess {
+  /** Mode of the socket directories vppnet creates (existing ones are left as they are). */
+  readonly directoryMode: number;
 }
 
 export type PortAttachment =
   /** Production: VPP serves a vhost-user socket the VM's QEMU connects to. */
-  | { readonly type: 'vhost-user'; readonly socket: string }
+  | { readonly type: 'vhost-user'; readonly socket: string; readonly access: SocketAccess }
   /** Tests and demos: a veth pair into a network namespace, VPP side taken with af_packet. */
   | { readonly type: 'veth'; readonly netns: string; readonly ifname: string }
   /** A VPP tap into a network namespace (needs /dev/vhost-net). */

@@ -5,7 +5,7 @@
  * one it accepts.
  */
 import { UNDERLAY_NEIGHBOR_DEFAULTS } from './defaults.js';
-import { SERVICE_DEFAULTS } from './defaults.js';
+import { MIN_TENANT_MTU, NODE_DEFAULTS, SERVICE_DEFAULTS, SRV6_ENCAP_OVERHEAD } from './defaults.js';
 
 export interface FieldDoc {
   /** Dotted path; `[]` marks list items, e.g. `vpcs[].subnets`. */
@@ -36,6 +36,47 @@ export const CONFIG_FIELDS: readonly FieldDoc[] = [
     description:
       "Age after which VPP re-probes an IPv6 neighbour entry and, unanswered three times, removes it: a peer whose MAC changed is relearned at the latest then (vppnet also advertises this node's MAC whenever it changed). 0: entries never age, VPP's default. Applies to all of VPP's IPv6 neighbours.",
   },
+  {
+    path: 'node.underlay.mtu',
+    type: 'integer 1280-9216',
+    required: false,
+    default: String(NODE_DEFAULTS.underlayMtu),
+    description: `The IPv6 MTU of the underlay network between hypervisors (every path, not just this NIC). SRv6 adds ${SRV6_ENCAP_OVERHEAD} bytes, so VPCs get this minus ${SRV6_ENCAP_OVERHEAD} unless they set less.`,
+  },
+  {
+    path: 'node.vhostUser',
+    type: 'mapping',
+    required: false,
+    description: "Defaults for the vhost-user sockets VPP serves to the VMs' QEMU; a port's `attach` may override `uid`, `gid` and `mode`.",
+  },
+  {
+    path: 'node.vhostUser.uid',
+    type: 'integer 0-4294967294',
+    required: false,
+    default: "VPP's (root)",
+    description: 'Owner of each socket, set after VPP creates it and again whenever VPP re-creates it. Numeric: the agent does not see the host\'s user names (`id -u libvirt-qemu`).',
+  },
+  {
+    path: 'node.vhostUser.gid',
+    type: 'integer 0-4294967294',
+    required: false,
+    default: "VPP's (root)",
+    description: "Group of each socket, e.g. the gid of libvirt's `kvm` group (`getent group kvm`), so a QEMU that does not run as root can connect.",
+  },
+  {
+    path: 'node.vhostUser.mode',
+    type: 'octal string',
+    required: false,
+    default: `'${NODE_DEFAULTS.vhostSocketMode}'`,
+    description: 'Permission bits of each socket, quoted (YAML reads 0660 unquoted as decimal 660). Connecting needs write permission.',
+  },
+  {
+    path: 'node.vhostUser.directoryMode',
+    type: 'octal string',
+    required: false,
+    default: `'${NODE_DEFAULTS.vhostDirectoryMode}'`,
+    description: "Permission bits of the socket directories vppnet creates (owned by root, with `gid` as group when set); existing directories are left as they are.",
+  },
   { path: 'node.srv6', type: 'mapping', required: true, description: 'SRv6 settings.' },
   {
     path: 'node.srv6.locator',
@@ -59,6 +100,13 @@ export const CONFIG_FIELDS: readonly FieldDoc[] = [
   { path: 'vpcs[].sid', type: 'IPv6 address', required: false, default: 'locator + id', description: "This node's End.DT4 SID for the VPC, inside the locator." },
   { path: 'vpcs[].subnets', type: 'list of IPv4 prefixes', required: true, description: "The VPC's subnets (VPCs may overlap each other)." },
   { path: 'vpcs[].gateway', type: 'IPv4 address', required: true, description: "The VMs' gateway, a host address in one of the subnets." },
+  {
+    path: 'vpcs[].mtu',
+    type: 'integer',
+    required: false,
+    default: `node.underlay.mtu − ${SRV6_ENCAP_OVERHEAD}`,
+    description: `The VMs' MTU, ${MIN_TENANT_MTU} up to node.underlay.mtu − ${SRV6_ENCAP_OVERHEAD}: set on their ports in VPP (larger packets towards a VM are fragmented or answered with ICMP) and given to the DHCP server in the service map (option 26).`,
+  },
   { path: 'ports', type: 'list', required: false, default: '[]', description: "This node's VM ports." },
   { path: 'ports[].name', type: 'name', required: true, description: 'Unique port name.' },
   { path: 'ports[].vpc', type: 'name', required: true, description: 'The VPC the VM is in.' },
@@ -72,7 +120,15 @@ export const CONFIG_FIELDS: readonly FieldDoc[] = [
       'How VPP reaches the VM, by `type`: `vhost-user` (`socket`: absolute path, VPP is the server), `veth` (`netns`, `ifname`: a veth pair into a network namespace, VPP side by af_packet — tests and demos), `tap` (`netns`, `ifname`; needs /dev/vhost-net) or `interface` (`name`: an existing VPP interface).',
   },
   { path: 'ports[].attach.type', type: 'vhost-user | veth | tap | interface', required: true, description: 'See attach.' },
-  { path: 'ports[].attach.socket', type: 'path', required: false, description: 'vhost-user only.' },
+  {
+    path: 'ports[].attach.socket',
+    type: 'path',
+    required: false,
+    description: "vhost-user only: VPP's socket for the VM's QEMU (`reconnect` on the QEMU side); its directory is created when missing (node.vhostUser.directoryMode).",
+  },
+  { path: 'ports[].attach.uid', type: 'integer', required: false, default: 'node.vhostUser.uid', description: "vhost-user only: the socket's owner." },
+  { path: 'ports[].attach.gid', type: 'integer', required: false, default: 'node.vhostUser.gid', description: "vhost-user only: the socket's group." },
+  { path: 'ports[].attach.mode', type: 'octal string', required: false, default: 'node.vhostUser.mode', description: "vhost-user only: the socket's permission bits." },
   { path: 'ports[].attach.netns', type: 'string', required: false, description: 'veth and tap: the namespace name (under /run/netns) or path.' },
   { path: 'ports[].attach.ifname', type: 'interface name', required: false, default: 'eth0', description: 'veth and tap: the interface name inside the namespace.' },
   { path: 'ports[].attach.name', type: 'string', required: false, description: 'interface only: the VPP interface name.' },

@@ -24,10 +24,10 @@ import {
   type Ip4Prefix,
   type Ip6Prefix,
 } from '../net/ip.js';
-import { SERVICE_DEFAULTS } from './defaults.js';
+import { MIN_TENANT_MTU, NODE_DEFAULTS, SERVICE_DEFAULTS, SRV6_ENCAP_OVERHEAD } from './defaults.js';
 import { UNDERLAY_NEIGHBOR_DEFAULTS } from './defaults.js';
 import { fieldsUnder } from './schema.js';
-import type { AgentConfig, NodeConfig, PortAttachment, PortConfig, RemoteRouteConfig, ServicesConfig, VpcConfig } from './model.js';
+import type { AgentConfig, NodeConfig, PortAttachment, PortConfig, RemoteRouteConfig, ServicesConfig, SocketAccess, VhostUserDefaults, VpcConfig } from './model.js';
 
 export interface ConfigProblem {
   readonly path: string;
@@ -128,6 +128,29 @@ class Checker {
     return p;
   }
 
+  /** Permission bits written as a quoted octal string ('0660', '660' or '0o660'). */
+  mode(v: unknown, path: string, dflt: string): number | undefined {
+    const text = v === undefined ? dflt : v;
+    if (typeof text === 'number') {
+      return this.fail(path, `must be a quoted octal string like '0660' (YAML reads ${text} as a decimal number)`);
+    }
+    const m = typeof text === 'string' ? /^(?:0o?)?([0-7]{3,4})$/.exec(text) : null;
+    if (!m) return this.fail(path, "must be an octal mode like '0660'");
+    const mode = parseInt(m[1] as string, 8);
+    if (mode > 0o777) return this.fail(path, 'may not set setuid, setgid or sticky bits');
+    return mode;
+  }
+
+  /** A numeric uid or gid; absent stays absent. */
+  id(v: unknown, path: string): number | undefined | null {
+    if (v === undefined) return undefined;
+    if (typeof v === 'string') {
+      this.fail(path, `must be a number: the agent cannot resolve ${JSON.stringify(v)} (on the host: id -u NAME, getent group NAME)`);
+      return null;
+    }
+    return this.int(v, path, 0, 0xfffffffe) ?? null;
+  }
+
   unique<T>(seen: Map<T, string>, value: T | undefined, path: string, what: string): void {
     if (value === undefined) return;
     const first = seen.get(value);
@@ -149,7 +172,7 @@ export function validateConfig(raw: unknown, source?: string): AgentConfig {
   const declared = new Set(
     (Array.isArray(root.vpcs) ? (root.vpcs as unknown[]) : []).map((v) => (v as Obj | null)?.name).filter((n): n is string => typeof n === 'string'),
   );
-  const ports = validatePorts(c, root.ports, vpcs, declared);
+  const ports = validatePorts(c, root.ports, vpcs, declared, node?.vhostUser);
   const remoteRoutes = validateRemoteRoutes(c, root.remoteRoutes, vpcs, node, declared);
 
   if (c.problems.length || !node) throw new ConfigError(c.problems, source);
@@ -169,6 +192,8 @@ function validateNode(c: Checker, raw: unknown): NodeConfig | undefined {
   const gateway = c.ip6(u.gateway, 'node.underlay.gateway');
   const neighborMaxAgeSeconds = c.int(u.neighborMaxAgeSeconds, 'node.underlay.neighborMaxAgeSeconds', 0, 86400, UNDERLAY_NEIGHBOR_DEFAULTS.maxAgeSeconds);
   if (addr && gateway && !ip6InPrefix(gateway, addr)) c.fail('node.underlay.gateway', `is not inside ${addr.address}/${addr.len}`);
+  const mtu = c.int(u.mtu, 'node.underlay.mtu', 1280, 9216, NODE_DEFAULTS.underlayMtu);
+  const vhostUser = validateVhostUserDefaults(c, n.vhostUser);
   const locator = c.ip6Prefix(s.locator, 'node.srv6.locator');
   if (locator && locator.len > 112) c.fail('node.srv6.locator', 'must be /112 or shorter to leave room for SIDs');
   if (locator && addr && ip6InPrefix(addr.address, locator)) {
@@ -189,12 +214,24 @@ function validateNode(c: Checker, raw: unknown): NodeConfig | undefined {
     c.fail('node.srv6.bsidPrefix', 'overlaps the locator: remote hypervisors could steer traffic into local policies');
   }
   if (neighborMaxAgeSeconds === undefined) return undefined;
-  if (!name || !iface || !addr || !gateway || !locator || !encapSource || hopLimit === undefined || !bsidPrefix) return undefined;
+  if (!name || !iface || !addr || !gateway || mtu === undefined || !vhostUser || !locator || !encapSource || hopLimit === undefined || !bsidPrefix) return undefined;
   return {
     name,
-    underlay: { interface: iface, address: addr.address, prefixLength: addr.len, gateway, neighborMaxAgeSeconds },
+    underlay: { interface: iface, address: addr.address, prefixLength: addr.len, gateway, neighborMaxAgeSeconds, mtu },
+    vhostUser,
     srv6: { locator, encapSource, hopLimit, bsidPrefix },
   };
+}
+
+function validateVhostUserDefaults(c: Checker, raw: unknown): VhostUserDefaults | undefined {
+  const v = raw === undefined ? {} : c.object(raw, 'node.vhostUser', fieldsUnder('node.vhostUser'));
+  if (!v) return undefined;
+  const uid = c.id(v.uid, 'node.vhostUser.uid');
+  const gid = c.id(v.gid, 'node.vhostUser.gid');
+  const mode = c.mode(v.mode, 'node.vhostUser.mode', NODE_DEFAULTS.vhostSocketMode);
+  const directoryMode = c.mode(v.directoryMode, 'node.vhostUser.directoryMode', NODE_DEFAULTS.vhostDirectoryMode);
+  if (uid === null || gid === null || mode === undefined || directoryMode === undefined) return undefined;
+  return { uid, gid, mode, directoryMode };
 }
 
 function validateServices(c: Checker, raw: unknown): ServicesConfig | undefined {
@@ -258,11 +295,23 @@ function validateVpcs(c: Checker, raw: unknown, node: NodeConfig | undefined, se
     if (gateway && subnets.length && !subnets.some((s) => isHostOf(gateway, s))) {
       c.fail(`${path}.gateway`, 'must be a host address inside one of the subnets');
     }
-    if (name && id !== undefined && table !== undefined && sid && gateway && subnets.length === rawSubnets.length && subnets.length) {
-      out.push({ name, id, table, sid, subnets, gateway });
+    const mtu = validateVpcMtu(c, v.mtu, `${path}.mtu`, node);
+    if (name && id !== undefined && table !== undefined && sid && gateway && mtu !== undefined && subnets.length === rawSubnets.length && subnets.length) {
+      out.push({ name, id, table, sid, subnets, gateway, mtu });
     }
   });
   return out;
+}
+
+/** A VPC's MTU: what fits in the underlay once encapsulated, by default all of it. */
+function validateVpcMtu(c: Checker, v: unknown, path: string, node: NodeConfig | undefined): number | undefined {
+  if (!node) return v === undefined ? 0 : c.int(v, path, MIN_TENANT_MTU, 9216 - SRV6_ENCAP_OVERHEAD);
+  const fits = node.underlay.mtu - SRV6_ENCAP_OVERHEAD;
+  if (v === undefined) return fits;
+  if (typeof v === 'number' && Number.isInteger(v) && v > fits && v <= 65535) {
+    return c.fail(path, `${v} does not fit the underlay: node.underlay.mtu ${node.underlay.mtu} − ${SRV6_ENCAP_OVERHEAD} bytes of SRv6 encapsulation leaves ${fits}`);
+  }
+  return c.int(v, path, MIN_TENANT_MTU, fits);
 }
 
 function isHostOf(addr: string, p: Ip4Prefix): boolean {
@@ -272,7 +321,13 @@ function isHostOf(addr: string, p: Ip4Prefix): boolean {
   return host !== 0 && (host >>> 0) !== hostMax;
 }
 
-function validatePorts(c: Checker, raw: unknown, vpcs: readonly VpcConfig[], declared: ReadonlySet<string>): PortConfig[] {
+function validatePorts(
+  c: Checker,
+  raw: unknown,
+  vpcs: readonly VpcConfig[],
+  declared: ReadonlySet<string>,
+  vhostDefaults: VhostUserDefaults | undefined,
+): PortConfig[] {
   const out: PortConfig[] = [];
   const names = new Map<string, string>();
   const ips = new Map<string, string>();
@@ -297,22 +352,30 @@ function validatePorts(c: Checker, raw: unknown, vpcs: readonly VpcConfig[], dec
       else if (ip === vpc.gateway) c.fail(`${path}.ip`, `is the gateway of VPC ${vpc.name}`);
       c.unique(ips, `${vpc.name}/${ip}`, `${path}.ip`, 'address');
     }
-    const attach = validateAttachment(c, p.attach, `${path}.attach`);
-    if (attach) c.unique(attachments, JSON.stringify(attach), `${path}.attach`, 'attachment');
+    const attach = validateAttachment(c, p.attach, `${path}.attach`, vhostDefaults);
+    // A socket is one VM's however its access is set.
+    const attachKey = attach?.type === 'vhost-user' ? `vhost-user socket ${attach.socket}` : JSON.stringify(attach);
+    if (attach) c.unique(attachments, attachKey, `${path}.attach`, 'attachment');
     if (name && vpc && mac && ip && attach) out.push({ name, vpc: vpc.name, mac, ip, attach });
   });
   return out;
 }
 
-function validateAttachment(c: Checker, raw: unknown, path: string): PortAttachment | undefined {
+function validateAttachment(c: Checker, raw: unknown, path: string, vhostDefaults: VhostUserDefaults | undefined): PortAttachment | undefined {
   if (raw === undefined) return c.fail(path, 'is required (type: vhost-user, veth, tap or interface)');
   const base = c.object(raw, path, fieldsUnder('ports[].attach'));
   if (!base) return undefined;
   switch (base.type) {
-    case 'vhost-user':
-      c.object(raw, path, ['type', 'socket']);
-      if (typeof base.socket !== 'string' || !base.socket.startsWith('/')) return c.fail(`${path}.socket`, 'must be an absolute path');
-      return { type: 'vhost-user', socket: detached(base.socket) };
+    case 'vhost-user': {
+      c.object(raw, path, ['type', 'socket', 'uid', 'gid', 'mode']);
+      const socket = validateSocketPath(c, base.socket, `${path}.socket`);
+      const uid = c.id(base.uid, `${path}.uid`);
+      const gid = c.id(base.gid, `${path}.gid`);
+      const mode = base.mode === undefined ? vhostDefaults?.mode : c.mode(base.mode, `${path}.mode`, NODE_DEFAULTS.vhostSocketMode);
+      if (!socket || uid === null || gid === null || mode === undefined || !vhostDefaults) return undefined;
+      const access: SocketAccess = { uid: uid ?? vhostDefaults.uid, gid: gid ?? vhostDefaults.gid, mode };
+      return { type: 'vhost-user', socket, access };
+    }
     case 'veth':
     case 'tap': {
       c.object(raw, path, ['type', 'netns', 'ifname']);
@@ -328,6 +391,18 @@ function validateAttachment(c: Checker, raw: unknown, path: string): PortAttachm
     default:
       return c.fail(`${path}.type`, 'must be one of vhost-user, veth, tap, interface');
   }
+}
+
+/** sun_path holds 108 bytes with the NUL; VPP copies sock_filename into it. */
+const MAX_SOCKET_PATH = 107;
+
+function validateSocketPath(c: Checker, v: unknown, path: string): string | undefined {
+  if (typeof v !== 'string' || !v.startsWith('/')) return c.fail(path, 'must be an absolute path');
+  if (Buffer.byteLength(v) > MAX_SOCKET_PATH) return c.fail(path, `is longer than a Unix socket path may be (${MAX_SOCKET_PATH} bytes)`);
+  if (v.endsWith('/') || v.split('/').some((part, i) => i > 0 && (part === '' || part === '.' || part === '..'))) {
+    return c.fail(path, 'must be a normalized path to a file (no //, . or .. parts, no trailing /)');
+  }
+  return detached(v);
 }
 
 function validateRemoteRoutes(
