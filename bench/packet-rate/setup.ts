@@ -5,6 +5,7 @@
  */
 import { memoryStore, reconcile } from '../../src/agent/reconciler.js';
 import type { AgentConfig, ServicesConfig } from '../../src/config/model.js';
+import { NO_HOST_FILES } from '../../src/dataplane/context.js';
 import { InterfaceRegistry } from '../../src/dataplane/interface-registry.js';
 import { keys, tags } from '../../src/dataplane/keys.js';
 import { execute } from '../../src/reconcile/executor.js';
@@ -79,6 +80,7 @@ export async function attachPodPort(client: VppClient, iface: string, services: 
     client,
     interfaces: InterfaceRegistry.fromDump(ifDetails),
     host: noHostLinks,
+    files: NO_HOST_FILES,
     acls: AclRegistry.fromDump(aclDetails),
   });
   const problems = [

@@ -10,10 +10,15 @@ import {
   adminUpDescriptor,
   hostVethDescriptor,
   interfaceDescriptor,
+  interfaceMtuDescriptor,
   interfaceTableDescriptor,
   proxyArpInterfaceDescriptor,
   unnumberedDescriptor,
 } from '../dataplane/interface-descriptors.js';
+import { actualHostFiles, hostFilePaths } from '../dataplane/actual-host-files.js';
+import { hostDirectoryDescriptor, socketAccessDescriptor } from '../dataplane/host-file-descriptors.js';
+import type { FileFacts, HostFiles } from '../dataplane/context.js';
+import { linuxHostFiles } from './host-files.js';
 import { ipTableDescriptor, proxyArpDescriptor, routeDescriptor } from '../dataplane/ip-descriptors.js';
 import { ipNeighborConfigDescriptor, neighborAnnouncementDescriptor } from '../dataplane/neighbor-descriptors.js';
 import { keys, podOfTag } from '../dataplane/keys.js';
@@ -54,6 +59,9 @@ export const descriptors: ReadonlyMap<string, Descriptor<unknown, ServicesContex
       routeDescriptor,
       proxyArpDescriptor,
       interfaceDescriptor,
+      interfaceMtuDescriptor,
+      hostDirectoryDescriptor,
+      socketAccessDescriptor,
       hostVethDescriptor,
       adminUpDescriptor,
       interfaceTableDescriptor,
@@ -172,6 +180,8 @@ export function planFresh(config: AgentConfig): Plan {
 export interface ReconcileOptions {
   readonly client: VppClient;
   readonly host: HostLinks;
+  /** The vhost-user sockets' directories and access; the machine's own filesystem by default. */
+  readonly files?: HostFiles;
   readonly globals: SrGlobalsStore;
   readonly planOnly?: boolean;
   readonly shouldStop?: () => boolean;
@@ -230,8 +240,14 @@ async function reconcilePass(config: AgentConfig, opts: ReconcileOptions): Promi
   if (desired !== full) warnings.push(NO_ARPING_WARNING);
   const desiredKeys = new Set(desired.resources.map((r) => r.key));
   const memory = await opts.globals.load();
+  const files = opts.files ?? linuxHostFiles;
+  const filePaths = hostFilePaths(desired.resources);
+  const fileFacts = new Map<string, FileFacts | undefined>(
+    await Promise.all(filePaths.map(async (p) => [p, await files.stat(p)] as const)),
+  );
   let actual = [
     ...actualDataplane(snapshot, { desiredKeys, hostVeths, hostVethPrefixes: vethPrefixes }),
+    ...actualHostFiles(desired.resources, fileFacts, snapshot),
     ...actualSrv6(snapshot, config, memory),
     ...actualUnderlayNeighbours(snapshot, memory),
     ...actualServices(snapshot, { desiredKeys }),
@@ -251,6 +267,7 @@ async function reconcilePass(config: AgentConfig, opts: ReconcileOptions): Promi
     client: opts.client,
     interfaces: snapshot.interfaces,
     host: opts.host,
+    files,
     acls: AclRegistry.fromDump(snapshot.acls),
   };
   const result = await execute(plan, descriptors, ctx, opts.shouldStop ? { shouldStop: opts.shouldStop } : {});

@@ -10,6 +10,7 @@ import type {
   AddressValue,
   AdminUpValue,
   HostVethValue,
+  InterfaceMtuValue,
   InterfaceTableValue,
   InterfaceValue,
   ProxyArpInterfaceValue,
@@ -118,6 +119,13 @@ export function actualDataplane(s: VppSnapshot, opts: ActualOptions): Resource[]
       const value: UnnumberedValue = { iface: name, via: viaName };
       const deps = [ifKey, keys.interface(viaName), ...(hasTable ? [tableKey] : [])];
       out.push({ kind: 'unnumbered', key: keys.unnumbered(name), deps, value });
+    }
+    // Only where vppnet sets one: VPP gives every interface an MTU, and the others' are not ours.
+    if (want.has(keys.interfaceMtu(name))) {
+      // Per-protocol MTUs set by someone else read as 0, a value vppnet never wants: it sets L3 alone.
+      const [l3, ...perProtocol] = d.mtu;
+      const value: InterfaceMtuValue = { iface: name, mtu: perProtocol.every((m) => m === 0) ? (l3 ?? 0) : 0 };
+      out.push({ kind: 'interface-mtu', key: keys.interfaceMtu(name), deps: [ifKey], value });
     }
     if (s.proxyArpInterfaces.has(idx) && mine(keys.proxyArpInterface(name))) {
       const value: ProxyArpInterfaceValue = { iface: name };

@@ -14,11 +14,42 @@ export interface HostLinks {
   listVeths(prefix: string): Promise<readonly string[]>;
 }
 
+/** A file's owner and permission bits, as stat(2) gives them. */
+export interface FileFacts {
+  readonly type: 'socket' | 'directory' | 'other';
+  readonly uid: number;
+  readonly gid: number;
+  /** Permission bits only (mode & 0o777). */
+  readonly mode: number;
+}
+
+/**
+ * The host files vppnet manages next to VPP: the directories of vhost-user sockets and who may
+ * open the sockets VPP creates. Paths are the same in the agent's view as in VPP's (both mount
+ * the host's /run/vppnet).
+ */
+export interface HostFiles {
+  /** stat(2) without following a final symlink; undefined when the path does not exist. */
+  stat(path: string): Promise<FileFacts | undefined>;
+  /** Creates the directory and any missing parents with `mode` (and `gid`); an existing one is fine. */
+  makeDirectory(path: string, mode: number, gid: number | undefined): Promise<void>;
+  /** chown (an undefined id stays as it is) and chmod. */
+  setAccess(path: string, access: { readonly uid: number | undefined; readonly gid: number | undefined; readonly mode: number }): Promise<void>;
+}
+
 export interface DataplaneContext {
   readonly client: VppClient;
   readonly interfaces: InterfaceRegistry;
   readonly host: HostLinks;
+  readonly files: HostFiles;
 }
 
 /** sw_if_index meaning "none" in VPP's API. */
 export const NO_INTERFACE = 0xffffffff;
+
+/** For contexts that manage no host files (a pod's port): any use is a bug and says so. */
+export const NO_HOST_FILES: HostFiles = {
+  stat: (path) => Promise.reject(new Error(`no host files in this context (stat ${path})`)),
+  makeDirectory: (path) => Promise.reject(new Error(`no host files in this context (mkdir ${path})`)),
+  setAccess: (path) => Promise.reject(new Error(`no host files in this context (chown ${path})`)),
+};

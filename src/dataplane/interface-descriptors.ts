@@ -5,6 +5,7 @@
 import type { Descriptor } from '../reconcile/descriptor.js';
 import { canonicalEqual } from '../reconcile/descriptor.js';
 import type { Resource } from '../reconcile/resource.js';
+import { VppRetvalError } from '../vpp/client/retval-error.js';
 import { msg } from '../vpp/messages/index.js';
 import type { DataplaneContext } from './context.js';
 import { vppPrefix } from './ip-values.js';
@@ -61,15 +62,19 @@ async function createInterface(ctx: DataplaneContext, v: InterfaceValue): Promis
         })
       ).sw_if_index;
     case 'vhost-user':
-      return (
-        await c.call(msg.create_vhost_user_if_v2, {
-          is_server: true,
-          sock_filename: v.socket,
-          use_custom_mac: true,
-          mac_address: v.mac,
-          tag: v.name,
-        })
-      ).sw_if_index;
+      try {
+        return (
+          await c.call(msg.create_vhost_user_if_v2, {
+            is_server: true,
+            sock_filename: v.socket,
+            use_custom_mac: true,
+            mac_address: v.mac,
+            tag: v.name,
+          })
+        ).sw_if_index;
+      } catch (err) {
+        throw await explainVhostFailure(ctx, v.socket, err);
+      }
     case 'tap':
       return (
         await c.call(msg.tap_create_v3, {
@@ -90,6 +95,23 @@ async function createInterface(ctx: DataplaneContext, v: InterfaceValue): Promis
     case 'external':
       throw new Error(`interface ${v.name} is not vppnet's to create`);
   }
+}
+
+/**
+ * VPP answers a socket it cannot bind with SYSCALL_ERROR_2 alone. Say which socket, and what the
+ * agent can see of its directory: the usual causes are a directory VPP does not see (a different
+ * mount) or a path in use by something else.
+ */
+async function explainVhostFailure(ctx: DataplaneContext, socket: string, err: unknown): Promise<unknown> {
+  if (!(err instanceof VppRetvalError) || err.errorName !== 'SYSCALL_ERROR_2') return err;
+  const dir = socket.slice(0, socket.lastIndexOf('/')) || '/';
+  const [dirFacts, socketFacts] = await Promise.all([ctx.files.stat(dir), ctx.files.stat(socket)]).catch(() => [undefined, undefined]);
+  let cause: string;
+  if (dirFacts === undefined) cause = `its directory ${dir} does not exist`;
+  else if (dirFacts.type !== 'directory') cause = `${dir} is not a directory`;
+  else if (socketFacts !== undefined && socketFacts.type !== 'socket') cause = `${socket} exists and is not a socket`;
+  else cause = `VPP could not bind it although ${dir} exists in the agent's view: does VPP see the same ${dir} (its mounts), and may it write there?`;
+  return new Error(`vhost-user socket ${socket}: ${err.message}: ${cause}`, { cause: err });
 }
 
 async function deleteInterface(ctx: DataplaneContext, v: InterfaceValue, swIfIndex: number): Promise<void> {
@@ -153,6 +175,8 @@ export interface HostVethValue {
   readonly netns: string;
   readonly ifname: string;
   readonly mac: string;
+  /** Both ends' MTU; the kernel's default (1500) when absent. */
+  readonly mtu?: number;
 }
 
 export const hostVethDescriptor: Descriptor<HostVethValue, DataplaneContext> = {
@@ -281,6 +305,32 @@ export const proxyArpInterfaceDescriptor: Descriptor<ProxyArpInterfaceValue, Dat
       enable: false,
     });
   },
+};
+
+export interface InterfaceMtuValue {
+  readonly iface: string;
+  /** VPP's L3 MTU: IPv4 and IPv6 follow it (their own per-protocol values stay 0). */
+  readonly mtu: number;
+}
+
+/** sw_interface_set_mtu's per-protocol array [L3, IP4, IP6, MPLS]; 0 means "use L3". */
+function l3Mtu(mtu: number): number[] {
+  return [mtu, 0, 0, 0];
+}
+
+export const interfaceMtuDescriptor: Descriptor<InterfaceMtuValue, DataplaneContext> = {
+  kind: 'interface-mtu',
+  equivalent: canonicalEqual,
+  async create(ctx, { value }) {
+    await ctx.client.call(msg.sw_interface_set_mtu, { sw_if_index: ctx.interfaces.index(value.iface), mtu: l3Mtu(value.mtu) });
+  },
+  async update(ctx, { value }) {
+    await ctx.client.call(msg.sw_interface_set_mtu, { sw_if_index: ctx.interfaces.index(value.iface), mtu: l3Mtu(value.mtu) });
+  },
+  // Only desired MTUs are read back, so this runs only with the interface's own removal, which
+  // takes the MTU along; an existing interface handed back keeps the MTU it was given (VPP cannot
+  // tell what it had before).
+  delete: () => Promise.resolve(),
 };
 
 export type InterfaceResource = Resource<InterfaceValue>;

@@ -8,6 +8,7 @@ import {
   adminUpDescriptor,
   hostVethDescriptor,
   interfaceDescriptor,
+  interfaceMtuDescriptor,
   interfaceTableDescriptor,
   proxyArpInterfaceDescriptor,
   unnumberedDescriptor,
@@ -47,6 +48,7 @@ export const podDescriptors: ReadonlyMap<string, Descriptor<unknown, ServicesCon
     ...(
       [
         interfaceDescriptor,
+        interfaceMtuDescriptor,
         hostVethDescriptor,
         adminUpDescriptor,
         interfaceTableDescriptor,

@@ -17,7 +17,7 @@ import {
 } from '../../test/support/transcripts.js';
 import { parseConfig } from '../config/load.js';
 import { actualDataplane } from '../dataplane/actual.js';
-import type { HostLinks } from '../dataplane/context.js';
+import { NO_HOST_FILES, type HostLinks } from '../dataplane/context.js';
 import { InterfaceRegistry } from '../dataplane/interface-registry.js';
 import { keys, tags } from '../dataplane/keys.js';
 import type { VppSnapshot } from '../dataplane/snapshot.js';
@@ -233,6 +233,7 @@ void describe(
         client: vpp as unknown as VppClient,
         interfaces: new InterfaceRegistry(),
         host: noHost,
+        files: NO_HOST_FILES,
         acls: new AclRegistry(),
       };
       const result = await execute(plan, descriptors, ctx);

@@ -26,6 +26,7 @@ const MAP: ServiceMapEntry[] = [
     port: 'vm1',
     vmIp: '10.0.0.5',
     mac: '52:54:00:00:0a:05',
+    mtu: 1460,
   },
 ];
 

@@ -6,7 +6,7 @@
  */
 import type { ServicesConfig } from '../config/model.js';
 import { actualDataplane } from '../dataplane/actual.js';
-import type { HostLinks } from '../dataplane/context.js';
+import { NO_HOST_FILES, type HostLinks } from '../dataplane/context.js';
 import { InterfaceRegistry } from '../dataplane/interface-registry.js';
 import { keys, podOfTag } from '../dataplane/keys.js';
 import { emptySnapshot, formatPrefix, type InterfaceFacts, type VppSnapshot } from '../dataplane/snapshot.js';
@@ -232,6 +232,7 @@ export class PodDataplane {
       client: c,
       interfaces,
       host: this.#host,
+      files: NO_HOST_FILES,
       acls: AclRegistry.fromDump(aclDetails),
     };
     return { ctx, actual };

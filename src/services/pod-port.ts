@@ -5,7 +5,7 @@
  * resources on its own.
  */
 import type { ServicesConfig } from '../config/model.js';
-import type { AdminUpValue, HostVethValue, InterfaceValue } from '../dataplane/interface-descriptors.js';
+import type { AdminUpValue, HostVethValue, InterfaceMtuValue, InterfaceValue } from '../dataplane/interface-descriptors.js';
 import { keys, tags } from '../dataplane/keys.js';
 import type { Resource } from '../reconcile/resource.js';
 import { derivedMac } from '../srv6/overlay.js';
@@ -45,6 +45,9 @@ export function podInterfaceName(id: string): string {
  */
 export const POD_AF_PACKET_TX_FRAMES = 64;
 
+/** The kernel's MTU for a veth or tap made without one (ETH_DATA_LEN). */
+export const POD_DEFAULT_MTU = 1500;
+
 export function podPortResources(pod: PodPortSpec, services: ServicesConfig): Resource[] {
   const name = podInterfaceName(pod.id);
   const ifKey = keys.interface(name);
@@ -74,6 +77,13 @@ export function podPortResources(pod: PodPortSpec, services: ServicesConfig): Re
     };
     out.push({ kind: 'interface', key: ifKey, deps: [], value: iface });
   }
+  // VPP's side as the pod's: VPP would otherwise send the pod frames up to its own 9000.
+  out.push({
+    kind: 'interface-mtu',
+    key: keys.interfaceMtu(name),
+    deps: [ifKey],
+    value: { iface: name, mtu: pod.mtu ?? POD_DEFAULT_MTU } satisfies InterfaceMtuValue,
+  });
   const bd = keys.bridgeDomain(services.bridgeDomain);
   const port: BridgePortValue = {
     iface: name,

@@ -12,6 +12,8 @@ export interface ServiceMapEntry {
   readonly port: string;
   readonly vmIp: string;
   readonly mac: string;
+  /** The VM's MTU (its VPC's): the DHCP server hands it out as option 26, interface-mtu. */
+  readonly mtu: number;
 }
 
 /** One entry per VM port with a service address, in service address order. */
@@ -22,7 +24,7 @@ export function serviceMap(config: AgentConfig, addresses: ReadonlyMap<string, s
     const serviceAddress = addresses.get(port.name);
     const vpc = vpcs.get(port.vpc);
     if (serviceAddress === undefined || vpc === undefined) continue;
-    out.push({ serviceAddress, vpc: vpc.name, vpcId: vpc.id, port: port.name, vmIp: port.ip, mac: port.mac });
+    out.push({ serviceAddress, vpc: vpc.name, vpcId: vpc.id, port: port.name, vmIp: port.ip, mac: port.mac, mtu: vpc.mtu });
   }
   return out.sort((a, b) => addressOrder(a.serviceAddress) - addressOrder(b.serviceAddress));
 }

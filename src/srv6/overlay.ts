@@ -6,7 +6,17 @@
  */
 import { createHash } from 'node:crypto';
 import type { AgentConfig, PortConfig, VpcConfig } from '../config/model.js';
-import type { AddressValue, AdminUpValue, HostVethValue, InterfaceTableValue, InterfaceValue, ProxyArpInterfaceValue, UnnumberedValue } from '../dataplane/interface-descriptors.js';
+import type { HostDirectoryValue, SocketAccessValue } from '../dataplane/host-file-descriptors.js';
+import type {
+  AddressValue,
+  AdminUpValue,
+  HostVethValue,
+  InterfaceMtuValue,
+  InterfaceTableValue,
+  InterfaceValue,
+  ProxyArpInterfaceValue,
+  UnnumberedValue,
+} from '../dataplane/interface-descriptors.js';
 import type { IpTableValue, ProxyArpValue, RouteValue } from '../dataplane/ip-descriptors.js';
 import { keys, tableNames, tags } from '../dataplane/keys.js';
 import { SteeringEntries } from '../dataplane/steering-entries.js';
@@ -22,9 +32,10 @@ export function derivedMac(seed: string): string {
 }
 
 /** Host end of a VM port's veth pair: "vpv" + 12 hex digits, derived from everything that defines the pair. */
-export function vmVethHostName(port: PortConfig): string {
+export function vmVethHostName(port: PortConfig, mtuOf: ReadonlyMap<string, number>): string {
   if (port.attach.type !== 'veth') throw new Error(`port ${port.name} is not a veth port`);
-  const h = createHash('sha256').update([port.name, port.attach.netns, port.attach.ifname, port.mac].join('\0')).digest('hex');
+  const vpcMtu = mtuOf.get(port.vpc);
+  const h = createHash('sha256').update([port.name, port.attach.netns, port.attach.ifname, port.mac, String(vpcMtu)].join('\0')).digest('hex');
   return `vpv${h.slice(0, 12)}`;
 }
 
@@ -77,6 +88,11 @@ export function proxyArpRange(subnet: { address: string; len: number }, gateway:
   return { low: intToIp4(low), hi: intToIp4(hi) };
 }
 
+/** The directory of a socket path (validated absolute and normalized). */
+export function socketDirectory(socket: string): string {
+  return socket.slice(0, socket.lastIndexOf('/')) || '/';
+}
+
 function res<V>(kind: string, key: string, deps: string[], value: V, external = false): Resource<V> {
   return external ? { kind, key, deps, value, external } : { kind, key, deps, value };
 }
@@ -114,6 +130,8 @@ export function desiredOverlay(config: AgentConfig, bsids: ReadonlyMap<string, s
   out.push(res<HopLimitValue>('sr-hop-limit', keys.srHopLimit(), [], { hopLimit: node.srv6.hopLimit }));
 
   const vpcByName = new Map(config.vpcs.map((v) => [v.name, v]));
+  const vpcMtus = new Map(config.vpcs.map((v) => [v.name, v.mtu]));
+  const directories = new Set<string>();
   for (const vpc of config.vpcs) {
     const tableKey = keys.ipTable(vpc.table);
     out.push(res<IpTableValue>('ip-table', tableKey, [], { table: vpc.table, ip6: false, name: tableNames.vpc(vpc.name) }));
@@ -149,8 +167,10 @@ export function desiredOverlay(config: AgentConfig, bsids: ReadonlyMap<string, s
     const a = port.attach;
     switch (a.type) {
       case 'veth': {
-        const hostName = vmVethHostName(port);
-        out.push(res<HostVethValue>('host-veth', keys.hostVeth(hostName), [], { hostName, netns: a.netns, ifname: a.ifname, mac: port.mac }));
+        const hostName = vmVethHostName(port, vpcMtus);
+        out.push(
+          res<HostVethValue>('host-veth', keys.hostVeth(hostName), [], { hostName, netns: a.netns, ifname: a.ifname, mac: port.mac, mtu: vpc.mtu }),
+        );
         out.push(res<InterfaceValue>('interface', ifKey, [keys.hostVeth(hostName)], { type: 'af_packet', name, hostIfName: hostName, mac: derivedMac(name) }));
         break;
       }
@@ -159,13 +179,32 @@ export function desiredOverlay(config: AgentConfig, bsids: ReadonlyMap<string, s
           res<InterfaceValue>('interface', ifKey, [], { type: 'tap', name, netns: a.netns, hostIfName: a.ifname, mac: derivedMac(name), hostMac: port.mac }),
         );
         break;
-      case 'vhost-user':
-        out.push(res<InterfaceValue>('interface', ifKey, [], { type: 'vhost-user', name, socket: a.socket, mac: derivedMac(name) }));
+      case 'vhost-user': {
+        // VPP binds the socket when it creates the port: its directory must exist by then.
+        const dir = socketDirectory(a.socket);
+        const dirKey = keys.hostDirectory(dir);
+        if (!directories.has(dirKey)) {
+          directories.add(dirKey);
+          const { directoryMode, gid } = node.vhostUser;
+          out.push(res<HostDirectoryValue>('host-directory', dirKey, [], { path: dir, mode: directoryMode, ...(gid !== undefined && { gid }) }));
+        }
+        out.push(res<InterfaceValue>('interface', ifKey, [dirKey], { type: 'vhost-user', name, socket: a.socket, mac: derivedMac(name) }));
+        const { uid, gid, mode } = a.access;
+        out.push(
+          res<SocketAccessValue>('socket-access', keys.socketAccess(a.socket), [ifKey], {
+            socket: a.socket,
+            ...(uid !== undefined && { uid }),
+            ...(gid !== undefined && { gid }),
+            mode,
+          }),
+        );
         break;
+      }
       case 'interface':
         out.push(res<InterfaceValue>('interface', ifKey, [], { type: 'external', name }, true));
         break;
     }
+    out.push(res<InterfaceMtuValue>('interface-mtu', keys.interfaceMtu(name), [ifKey], { iface: name, mtu: vpc.mtu }));
     const tableBinding = keys.ifaceTable(name);
     out.push(res<InterfaceTableValue>('iface-table', tableBinding, [ifKey, tableKey], { iface: name, table: vpc.table }));
     out.push(
