@@ -95,7 +95,7 @@ describe('Agent', () => {
     assert.equal(status.lastReconcile?.outcome, 'ok');
     assert.deepEqual(status.owned, { route: 3 });
     assert.equal(status.vpp.connections, 1);
-    assert.deepEqual(a.readiness(), { ready: true, reasons: [] });
+    assert.deepEqual(a.readiness(), { ready: true, reasons: [], brokenPorts: [] });
     assert.equal(reconciler.maxConcurrent, 1);
   });
 
@@ -175,7 +175,7 @@ describe('Agent', () => {
     await reconciled;
     await a.whenIdle();
     assert.equal(reconciler.passes.at(-1)?.config.node.srv6.hopLimit, 32);
-    assert.deepEqual(a.readiness(), { ready: true, reasons: [] });
+    assert.deepEqual(a.readiness(), { ready: true, reasons: [], brokenPorts: [] });
     assert.match(await a.metrics.text(), /^vppnet_config_valid 1$/m);
   });
 

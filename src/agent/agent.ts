@@ -27,11 +27,13 @@ import { hostLinkOwner } from '../netns/link-owner.js';
 import { watchLinkDeletions, type LinkDeletionWatch } from '../netns/link-monitor.js';
 import { ATTACHMENT_CHANNEL, type AttachmentDiagnostic } from '../services/attachment-timing.js';
 import { openServices, type OpenedServices } from '../services/open-services.js';
+import type { Resource } from '../reconcile/resource.js';
 import { CoalescingRunner } from './coalescing-runner.js';
 import { ConfigFileWatcher } from './config-watcher.js';
 import { linuxHostLinks } from './host-links.js';
 import { errorMessage, silentLogger, type AgentLogger } from './logger.js';
 import { AgentMetrics } from './metrics.js';
+import { portScope, type PortOf } from './port-scope.js';
 import { reconcile, REQUIRED_MESSAGES, type ReconcileOptions, type ReconcileOutcome } from './reconciler.js';
 import { SR_GLOBALS_FILE, SrGlobalsFileStore } from './sr-globals-file-store.js';
 import {
@@ -39,6 +41,7 @@ import {
   type AgentStatus,
   type ConfigStatus,
   type PassResult,
+  type PortProblemReport,
   type Readiness,
   type ReconcileSummary,
   type ReconcileTrigger,
@@ -447,7 +450,7 @@ export class Agent {
         shouldStop: () =>
           this.#phase !== 'running' || this.#client.state !== 'ready' || this.#connections !== connection,
       });
-      summary = this.#summarize(outcome, triggers, startedAt, connection);
+      summary = this.#summarize(outcome, triggers, startedAt, connection, portScope(config));
       this.#owned = outcome.owned;
       this.metrics.setOwned(outcome.owned);
       this.#logOpProblems(outcome);
@@ -465,6 +468,8 @@ export class Agent {
         pending: 0,
         failures: [],
         waiting: [],
+        brokenPorts: [],
+        nodeProblems: 1,
         error: errorMessage(err),
       };
     }
@@ -481,10 +486,22 @@ export class Agent {
     triggers: ReconcileTrigger[],
     startedAt: number,
     connection: number,
+    portOf: PortOf,
   ): ReconcileSummary {
     const result = outcome.result ?? { applied: 0, failed: [], skipped: [] };
     const { pending } = outcome.plan;
     const converged = result.failed.length === 0 && result.skipped.length === 0 && pending.length === 0;
+    // Per VM port its first problem; everything else counts against the node.
+    const brokenPorts = new Map<string, PortProblemReport>();
+    let nodeProblems = 0;
+    const note = (resource: Resource, problem: string): void => {
+      const port = portOf(resource);
+      if (port === undefined) nodeProblems++;
+      else if (!brokenPorts.has(port)) brokenPorts.set(port, { port, key: resource.key, problem });
+    };
+    for (const { op, error } of result.failed) note(op.resource, `${op.action} failed: ${errorMessage(error)}`);
+    for (const { op, reason } of result.skipped) note(op.resource, `${op.action} skipped: ${reason}`);
+    for (const p of pending) note(p.resource, `waiting for ${p.waitingFor}`);
     return {
       outcome: converged ? 'ok' : 'partial',
       triggers,
@@ -506,6 +523,8 @@ export class Agent {
       waiting: pending
         .slice(0, REPORTED_PER_PASS)
         .map((p) => ({ key: p.resource.key, waitingFor: p.waitingFor })),
+      brokenPorts: [...brokenPorts.values()].sort((a, b) => a.port.localeCompare(b.port)),
+      nodeProblems,
     };
   }
 

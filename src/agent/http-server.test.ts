@@ -141,7 +141,7 @@ describe('AgentHttpServer', () => {
     await agent.whenIdle();
     const ready = await call(port, '/readyz');
     assert.equal(ready.status, 200);
-    assert.deepEqual(JSON.parse(ready.body), { ready: true, reasons: [] });
+    assert.deepEqual(JSON.parse(ready.body), { ready: true, reasons: [], brokenPorts: [] });
   });
 
   it('serves the status as JSON', async () => {

@@ -40,6 +40,7 @@ export class AgentMetrics {
   readonly #requests: Counter<'message' | 'outcome'>;
   readonly #connectionState: Gauge<'state'>;
   readonly #owned: Gauge<'kind'>;
+  readonly #brokenPorts: Gauge;
   readonly #configValid: Gauge;
   readonly #attachmentDuration: Histogram<'op' | 'outcome'>;
   readonly #attachmentPhase: Histogram<'op' | 'phase'>;
@@ -92,6 +93,11 @@ export class AgentMetrics {
       labelNames: ['kind'],
       registers,
     });
+    this.#brokenPorts = new Gauge({
+      name: 'vppnet_vm_ports_broken',
+      help: 'VM ports the last reconcile could not fully program (their names are in /readyz and /status); the node stays Ready.',
+      registers,
+    });
     this.#configValid = new Gauge({
       name: 'vppnet_config_valid',
       help: '1 when the config file as last read is valid; 0 while it is invalid (the last good config stays in force).',
@@ -133,9 +139,10 @@ export class AgentMetrics {
     return this.registry.metrics();
   }
 
-  observeReconcile(summary: Pick<ReconcileSummary, 'outcome' | 'durationMs'>): void {
+  observeReconcile(summary: Pick<ReconcileSummary, 'outcome' | 'durationMs' | 'brokenPorts'>): void {
     this.#reconcileDuration.observe({ outcome: summary.outcome }, summary.durationMs / 1000);
     this.#reconciles.inc({ outcome: summary.outcome });
+    this.#brokenPorts.set(summary.brokenPorts.length);
   }
 
   setConnectionState(current: ConnectionState): void {

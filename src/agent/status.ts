@@ -34,6 +34,13 @@ export interface PendingReport {
   readonly waitingFor: string;
 }
 
+/** A VM port left unprogrammed by the last pass, and the first reason why. */
+export interface PortProblemReport {
+  readonly port: string;
+  readonly key: string;
+  readonly problem: string;
+}
+
 /** A reconcile pass that ran. */
 export interface ReconcileSummary {
   /** ok: converged; partial: some ops failed or were skipped, or resources wait; error: the pass itself failed. */
@@ -54,6 +61,13 @@ export interface ReconcileSummary {
   readonly failures: readonly OpFailureReport[];
   /** The first few pending resources with what they wait for. */
   readonly waiting: readonly PendingReport[];
+  /**
+   * VM ports whose own resources failed, were skipped or wait (one entry per port). They leave the
+   * node Ready: see port-scope.ts.
+   */
+  readonly brokenPorts: readonly PortProblemReport[];
+  /** Failed, skipped and pending resources that are not one VM port's: these make the node unready. */
+  readonly nodeProblems: number;
   /** Why the pass failed as a whole (outcome error). */
   readonly error?: string;
 }
@@ -91,6 +105,8 @@ export interface Readiness {
   readonly ready: boolean;
   /** Why not, one sentence each; empty when ready. */
   readonly reasons: readonly string[];
+  /** VM ports the node serves without (ready or not), one sentence each. */
+  readonly brokenPorts: readonly string[];
 }
 
 /** Ready = a valid config, a connected VPP, and a successful reconcile on this connection. */
@@ -126,10 +142,14 @@ export function readinessOf(status: AgentStatus): Readiness {
       reasons.push('VPP connected; the full resync has not finished yet');
     else if (last.outcome === 'error')
       reasons.push(`the last reconcile failed: ${last.error ?? 'unknown error'}`);
-    else if (last.outcome === 'partial')
+    else if (last.outcome === 'partial' && last.nodeProblems > 0)
       reasons.push(`the last reconcile was partial: ${describePartial(last)}`);
   }
-  return { ready: reasons.length === 0, reasons };
+  const brokenPorts =
+    last !== undefined && last.connection === vpp.connections
+      ? last.brokenPorts.map((p) => `port ${p.port}: ${p.key}: ${p.problem}`)
+      : [];
+  return { ready: reasons.length === 0, reasons, brokenPorts };
 }
 
 function describePartial(s: ReconcileSummary): string {
