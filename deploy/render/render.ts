@@ -80,6 +80,15 @@ export function nodeConfigs(values: Values): {
     try {
       const valid = validateConfig(config, `nodes.${node}`);
       services ??= valid.services;
+      // The agent creates the socket's directory and sets its owner in its own view of the host:
+      // only the run directory is the host's, and the same inside the agent's container.
+      valid.ports.forEach((port, i) => {
+        if (port.attach.type === 'vhost-user' && !port.attach.socket.startsWith(`${HOST_PATHS.runDir}/`))
+          problems.push({
+            path: `nodes.${node}.ports[${i}].attach.socket`,
+            message: `must be under ${HOST_PATHS.runDir}/, the host directory the agent mounts (e.g. ${HOST_PATHS.runDir}/vhost/${port.name}.sock)`,
+          });
+      });
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       for (const p of err.problems) {

@@ -17,6 +17,8 @@ import {
   overlayNames,
   renderOverlay,
 } from '../../deploy/render/overlays.js';
+import { nodeConfigs } from '../../deploy/render/render.js';
+import { parseValues, parseValuesYaml, ValuesError } from '../../deploy/render/values.js';
 
 const RENDER_MAIN = fileURLToPath(new URL('../../deploy/render/main.js', import.meta.url));
 
@@ -102,6 +104,21 @@ describe('deploy/render', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('refuses a vhost-user socket outside the run directory the agent mounts', () => {
+    const raw = parseValuesYaml(readFileSync(join(VALUES_DIR, 'default.yaml'), 'utf8'), 'default.yaml') as {
+      nodes: Record<string, { ports: { attach: { socket?: string } }[] }>;
+    };
+    const hv1 = Object.values(raw.nodes)[0]!;
+    hv1.ports[0]!.attach.socket = '/var/lib/libvirt/qemu/vm1.sock';
+    const values = parseValues(raw, 'default.yaml');
+    assert.throws(
+      () => nodeConfigs(values),
+      (err: unknown) =>
+        err instanceof ValuesError &&
+        err.problems.some((p) => /^nodes\.[a-z0-9-]+\.ports\[0\]\.attach\.socket$/.test(p.path) && /must be under \/run\/vppnet\//.test(p.message)),
+    );
   });
 
   it('reads its values from deploy/values', () => {
