@@ -170,7 +170,7 @@ describe('config validation: MTU and vhost-user sockets', () => {
     });
     assert.equal(p.length, 1);
     assert.equal(p[0]?.path, 'vpcs[0].mtu');
-    assert.match(p[0]!.message, /does not fit the underlay: node\.underlay\.mtu 1500 − 40 .* leaves 1460/);
+    assert.match(p[0].message, /does not fit the underlay: node\.underlay\.mtu 1500 − 40 .* leaves 1460/);
     assert.deepEqual(problems((c) => (c.vpcs[0]!.mtu = 500)).map((x) => x.path), ['vpcs[0].mtu']);
     assert.deepEqual(problems((c) => (c.node.underlay.mtu = 1279)).map((x) => x.path), ['node.underlay.mtu']);
   });
