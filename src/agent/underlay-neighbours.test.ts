@@ -105,6 +105,8 @@ describe('underlay neighbours', () => {
     await rm(dir, { recursive: true, force: true });
   });
   beforeEach(async () => {
+    // VPP's own neighbour settings to start from (an earlier suite may have left vppnet's).
+    await other.call(msg.ip_neighbor_config, { af: IP6, max_number: 50000, max_age: 0, recycle: false });
     underlay = await createUnderlay(other);
     sentBefore = target.sim?.state.neighbors.advertisements.length ?? 0;
     // A state file per test: a re-created loopback has the same name and MAC on the same VPP.
