@@ -150,7 +150,8 @@ export async function main(
           write(`VPP ${summary.vpp.version} (pid ${summary.vpp.pid}) at ${socket}`);
           write(`config ${configPath}`);
           write('objects vppnet owns:');
-          for (const [kind, n] of Object.entries(summary.owned)) write(`  ${kind.padEnd(16)} ${n}`);
+          const width = Math.max(16, ...Object.keys(summary.owned).map((k) => k.length));
+          for (const [kind, n] of Object.entries(summary.owned)) write(`  ${kind.padEnd(width)} ${n}`);
           for (const n of notes) write(`note: ${n}`);
           write(
             summary.inSync
