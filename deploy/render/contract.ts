@@ -4,7 +4,7 @@
  * test/deploy checks each pair.
  */
 import { DEFAULT_CONFIG_PATH, DEFAULT_STATE_DIR } from '../../src/agent/agent-flags.js';
-import { DEFAULT_AGENT_SOCKET } from '../../src/cni/agent-protocol.js';
+import { DEFAULT_AGENT_SOCKET } from '../../src/agent-api/protocol.js';
 
 /** Where the Dockerfile puts the things the DaemonSet runs. */
 export const IMAGE = {

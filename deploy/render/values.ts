@@ -17,7 +17,7 @@ import {
   UsageError,
   type LogLevel,
 } from '../../src/agent/agent-flags.js';
-import { ATTACH_MODES, type AttachMode } from '../../src/cni/agent-protocol.js';
+import { ATTACH_MODES, type AttachMode } from '../../src/agent-api/protocol.js';
 import { SUPPORTED_CNI_VERSIONS } from '../../src/cni/version.js';
 
 export interface ValuesProblem {

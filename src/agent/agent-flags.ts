@@ -3,7 +3,7 @@
  * DaemonSet sets it), else the default. Every bad value is a UsageError naming the flag.
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_AGENT_SOCKET } from '../cni/agent-protocol.js';
+import { DEFAULT_AGENT_SOCKET } from '../agent-api/protocol.js';
 import { DEFAULT_SOCKET_PATH } from '../vpp/client/vpp-client.js';
 import { DEFAULT_DRIFT_INTERVAL_MS } from './agent.js';
 import { DEFAULT_LISTEN_HOST, DEFAULT_LISTEN_PORT } from './http-server.js';

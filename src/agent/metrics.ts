@@ -9,7 +9,7 @@
 import diagnostics from 'node:diagnostics_channel';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { OpDiagnostic } from '../reconcile/executor.js';
-import { ATTACHMENT_CHANNEL, type AttachmentDiagnostic } from '../services/attachment-timing.js';
+import { ATTACHMENT_CHANNEL, type AttachmentDiagnostic } from '../attachments/attachment-timing.js';
 import type { ConnectionState } from '../vpp/client/connection-state.js';
 import type { RequestDiagnostic } from '../vpp/client/vpp-client.js';
 import type { ReconcileSummary } from './status.js';

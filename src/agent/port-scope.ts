@@ -7,8 +7,9 @@
  */
 import type { AgentConfig } from '../config/model.js';
 import { keys } from '../dataplane/keys.js';
+import { portInterfaceName } from '../dataplane/names.js';
 import type { Resource } from '../reconcile/resource.js';
-import { portInterfaceName, socketDirectory } from '../srv6/overlay.js';
+import { socketDirectory } from '../srv6/overlay.js';
 
 /** The VM port a resource belongs to: the port's interface, or something that hangs off it. */
 export type PortOf = (resource: Resource) => string | undefined;

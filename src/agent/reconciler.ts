@@ -45,7 +45,8 @@ import {
   policyDescriptor,
   steeringDescriptor,
 } from '../srv6/descriptors.js';
-import { allocateBsids, desiredOverlay, desiredSteering, VM_VETH_PREFIX } from '../srv6/overlay.js';
+import { VM_VETH_PREFIX } from '../dataplane/names.js';
+import { allocateBsids, desiredOverlay, desiredSteering } from '../srv6/overlay.js';
 import { actualUnderlayNeighbours, announcementInPlace, NO_ARPING_WARNING, withoutAnnouncements } from '../srv6/underlay-neighbours.js';
 import { compareSteering } from '../srv6/steering-resources.js';
 import type { VppClient } from '../vpp/client/vpp-client.js';

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { AgentClient } from './agent-client.js';
-import type { AttachRequest } from './agent-protocol.js';
+import type { AttachRequest } from '../agent-api/protocol.js';
 import { CniError } from './errors.js';
 import { FakeAgentReply, FakeAgentServer } from './testing/fake-agent-server.js';
 

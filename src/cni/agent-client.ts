@@ -18,7 +18,7 @@ import {
   type AttachmentState,
   type GcRequest,
   type StatusResponse,
-} from './agent-protocol.js';
+} from '../agent-api/protocol.js';
 import { CniError, CniErrorCode, cniErrorFromJson } from './errors.js';
 import {
   FieldProblems,

@@ -8,7 +8,7 @@ import {
   DEFAULT_AGENT_SOCKET,
   type AttachMode,
   type ValidAttachment,
-} from './agent-protocol.js';
+} from '../agent-api/protocol.js';
 import { parseCniArgs } from './cni-args.js';
 import { CniError, CniErrorCode } from './errors.js';
 import {

@@ -3,6 +3,7 @@
  * unchanged as the spec's error JSON, and turns anything else into code 999. Delegated plugins' and
  * the agent's errors are re-raised as CniErrors with their own code, so they pass through as is.
  */
+import { AgentErrorCode } from '../agent-api/errors.js';
 
 /** Well-known codes (spec 1.1.0, "Well-known Error Codes") and the plugin-specific ones (>= 100). */
 export const CniErrorCode = {
@@ -16,12 +17,10 @@ export const CniErrorCode = {
   TRY_AGAIN_LATER: 11,
   PLUGIN_NOT_AVAILABLE: 50,
   PLUGIN_NOT_AVAILABLE_LIMITED_CONNECTIVITY: 51,
-  /** The agent found CNI_IFNAME already present in the pod's netns (so it cannot create it). */
-  POD_IFNAME_EXISTS: 100,
-  /** The agent has no attachment for (containerId, ifname) (CHECK). */
-  ATTACHMENT_NOT_FOUND: 101,
-  /** The agent cannot open CNI_NETNS on ADD/CHECK. */
-  NETNS_NOT_FOUND: 102,
+  // The plugin-specific ones are the agent's answers, passed through (src/agent-api/errors.ts).
+  POD_IFNAME_EXISTS: AgentErrorCode.POD_IFNAME_EXISTS,
+  ATTACHMENT_NOT_FOUND: AgentErrorCode.ATTACHMENT_NOT_FOUND,
+  NETNS_NOT_FOUND: AgentErrorCode.NETNS_NOT_FOUND,
   INTERNAL: 999,
 } as const;
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 
 import { AgentClient } from './agent-client.js';
-import type { AttachRequest, AttachmentKey } from './agent-protocol.js';
+import type { AttachRequest, AttachmentKey } from '../agent-api/protocol.js';
 import type { NetworkConfig } from './config.js';
 import { CniError } from './errors.js';
 import type { IpamDelegate } from './ipam.js';

@@ -10,7 +10,7 @@ import type {
   AttachRoute,
   AttachResponse,
   AttachmentKey,
-} from './agent-protocol.js';
+} from '../agent-api/protocol.js';
 import { parseNetworkConfig, VALID_ATTACHMENTS_KEY, type NetworkConfig } from './config.js';
 import { CniError, CniErrorCode, toCniError } from './errors.js';
 import { ExecIpam, type IpamDelegate } from './ipam.js';

@@ -13,7 +13,7 @@ import {
   type AddressRequest,
   type AllocationInput,
 } from './address-allocator.js';
-import { AddressBookFileStore, SERVICE_ADDRESSES_FILE } from './address-store.js';
+import { AddressBookFileStore, SERVICE_ADDRESSES_FILE } from '../attachments/address-book-file-store.js';
 import { ServiceAddresses } from './service-addresses.js';
 
 const RANGE = { address: '169.252.252.0', len: 24 };

@@ -17,7 +17,7 @@ import type {
 import type { IpTableValue, RouteValue } from '../dataplane/ip-descriptors.js';
 import { keys, tableNames, tags } from '../dataplane/keys.js';
 import type { Resource } from '../reconcile/resource.js';
-import { derivedMac } from '../srv6/overlay.js';
+import { derivedMac } from '../dataplane/names.js';
 import { ipRule, type AclValue } from './acl-descriptors.js';
 import { PORT_TYPE, type BridgeDomainValue, type BridgePortValue } from './bridge-descriptors.js';
 import type { DhcpProxyValue, DhcpVssValue } from './dhcp-descriptors.js';

@@ -8,7 +8,7 @@ import type { ServicesConfig } from '../config/model.js';
 import type { AdminUpValue, HostVethValue, InterfaceMtuValue, InterfaceValue } from '../dataplane/interface-descriptors.js';
 import { keys, tags } from '../dataplane/keys.js';
 import type { Resource } from '../reconcile/resource.js';
-import { derivedMac } from '../srv6/overlay.js';
+import { derivedMac } from '../dataplane/names.js';
 import type { AclBindingValue } from './acl-descriptors.js';
 import { PORT_TYPE, type BridgePortValue } from './bridge-descriptors.js';
 

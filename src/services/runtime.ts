@@ -1,13 +1,34 @@
 /**
  * What a full reconcile needs of the service bridge beyond the config: the per-VM address keeper,
- * the attached pods and the lock shared with the attachment manager. The agent builds one per VPP
- * client and passes it to every reconcile.
+ * the attached pods and the lock shared with the attachment manager. The agent's runtime
+ * (src/attachments) implements these and builds one per VPP client; every reconcile reads it.
  */
 import type { AgentConfig } from '../config/model.js';
 import { allocateServiceAddresses, EMPTY_BOOK } from './address-allocator.js';
-import type { DataplaneLock } from './async-lock.js';
-import type { PodAttachmentSource } from './attachment-manager.js';
+import type { PodPortSpec } from './pod-port.js';
 import type { ServiceAddresses } from './service-addresses.js';
+
+/**
+ * One per VPP client: a full reconcile and a pod's own apply each read VPP, plan and execute while
+ * holding it, so neither plans from a state the other is changing (AsyncLock in src/attachments).
+ */
+export interface DataplaneLock {
+  /** Runs `fn` once every earlier caller is done; a failure does not block later callers. */
+  run<T>(fn: () => Promise<T>): Promise<T>;
+}
+
+/** What the full reconcile needs from the attachments (AttachmentManager in src/attachments). */
+export interface PodAttachmentSource {
+  /** Drops attachments whose netns is gone; call without holding the dataplane lock. */
+  forgetVanished(): Promise<readonly string[]>;
+  /** The pod ports that should exist now (recorded attachments). */
+  desiredPods(): PodPortSpec[];
+  /**
+   * Pods an ADD or DEL is working on right now: a full reconcile leaves their objects alone (the
+   * call in progress creates or removes them, and undoes its own work if it fails).
+   */
+  podsInProgress(): string[];
+}
 
 export interface ServicesRuntime {
   readonly addresses: ServiceAddresses;

@@ -3,6 +3,7 @@
  * every reconcile (with what VPP holds as a fallback), saves the book before VPP is programmed with
  * it, and remembers the outcome for the service map.
  */
+import type { ServiceMapEntry } from '../agent-api/service-map.js';
 import type { AgentConfig } from '../config/model.js';
 import {
   allocateServiceAddresses,
@@ -11,7 +12,7 @@ import {
   type RecoveredAssignment,
 } from './address-allocator.js';
 import type { AddressBookStore } from './address-store.js';
-import { serviceMap, type ServiceMapEntry } from './service-map.js';
+import { serviceMap } from './service-map.js';
 
 export interface AssignOptions {
   /** false for a dry run: compute, but neither save nor remember. */

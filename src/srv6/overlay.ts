@@ -4,8 +4,7 @@
  * route; per remote SID an H.Encaps policy; per remote prefix a steering entry. The underlay NIC
  * gets its address and IPv6 default route. Facts: ../shared/vpp-srv6.md and vpp-services.md.
  */
-import { createHash } from 'node:crypto';
-import type { AgentConfig, PortConfig, VpcConfig } from '../config/model.js';
+import type { AgentConfig, VpcConfig } from '../config/model.js';
 import type { HostDirectoryValue, SocketAccessValue } from '../dataplane/host-file-descriptors.js';
 import type {
   AddressValue,
@@ -19,32 +18,12 @@ import type {
 } from '../dataplane/interface-descriptors.js';
 import type { IpTableValue, ProxyArpValue, RouteValue } from '../dataplane/ip-descriptors.js';
 import { keys, tableNames, tags } from '../dataplane/keys.js';
+import { derivedMac, portInterfaceName, vmVethHostName } from '../dataplane/names.js';
 import { SteeringEntries } from '../dataplane/steering-entries.js';
 import { intToIp4, ip4Mask, ip4ToInt, ip6AddressInPrefix, ip6IndexInPrefix, ip6InPrefix } from '../net/ip.js';
 import type { Resource } from '../reconcile/resource.js';
 import type { EncapSourceValue, HopLimitValue, LocalSidValue, PolicyValue } from './descriptors.js';
 import { desiredUnderlayNeighbours } from './underlay-neighbours.js';
-
-/** A locally administered unicast MAC derived from a name: stable across restarts, unique in practice. */
-export function derivedMac(seed: string): string {
-  const h = createHash('sha256').update(seed).digest();
-  return ['02', 'fe', ...[0, 1, 2, 3].map((i) => (h[i] as number).toString(16).padStart(2, '0'))].join(':');
-}
-
-/** Host end of a VM port's veth pair: "vpv" + 12 hex digits, derived from everything that defines the pair. */
-export function vmVethHostName(port: PortConfig, mtuOf: ReadonlyMap<string, number>): string {
-  if (port.attach.type !== 'veth') throw new Error(`port ${port.name} is not a veth port`);
-  const vpcMtu = mtuOf.get(port.vpc);
-  const h = createHash('sha256').update([port.name, port.attach.netns, port.attach.ifname, port.mac, String(vpcMtu)].join('\0')).digest('hex');
-  return `vpv${h.slice(0, 12)}`;
-}
-
-export const VM_VETH_PREFIX = 'vpv';
-
-/** The logical interface name of a VM port: its tag, or the VPP name of an existing interface. */
-export function portInterfaceName(port: PortConfig): string {
-  return port.attach.type === 'interface' ? port.attach.name : tags.vmPort(port.name);
-}
 
 /**
  * BSIDs for the remote SIDs: an existing vppnet policy keeps its BSID (steering keeps pointing at

@@ -1,5 +1,5 @@
 /**
- * A stand-in for vppnet-agent's local API (agent-protocol.ts) on a real Unix socket, for tests of
+ * A stand-in for vppnet-agent's local API (src/agent-api/protocol.ts) on a real Unix socket, for tests of
  * the plugin and its client. It records every call; each route's behaviour can be replaced, e.g. by
  * one that really creates links in a netns. By default it keeps attachments in memory.
  */
@@ -16,8 +16,8 @@ import {
   type AttachmentState,
   type GcRequest,
   type StatusResponse,
-} from '../agent-protocol.js';
-import { reply } from '../../services/local-api.js';
+} from '../../agent-api/protocol.js';
+import { reply } from '../../agent-api/json-reply.js';
 import { CniError, CniErrorCode } from '../errors.js';
 
 export interface RecordedAgentCall {

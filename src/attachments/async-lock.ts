@@ -1,9 +1,10 @@
 /**
- * Mutual exclusion for async work. One DataplaneLock per VPP client: a full reconcile and a pod's
- * own apply each read VPP, plan and execute while holding it, so neither plans from a state the
- * other is changing. KeyedLocks serialise the CNI calls for one attachment.
+ * Mutual exclusion for async work. An AsyncLock is the DataplaneLock of one VPP client (one per
+ * VPP client, src/services/runtime.ts); KeyedLocks serialise the CNI calls for one attachment.
  */
-export class AsyncLock {
+import type { DataplaneLock } from '../services/runtime.js';
+
+export class AsyncLock implements DataplaneLock {
   #tail: Promise<void> = Promise.resolve();
 
   /** Runs `fn` once every earlier caller is done; a failure does not block later callers. */
@@ -16,8 +17,6 @@ export class AsyncLock {
     return result;
   }
 }
-
-export type DataplaneLock = AsyncLock;
 
 export class KeyedLocks {
   readonly #locks = new Map<string, { lock: AsyncLock; users: number }>();

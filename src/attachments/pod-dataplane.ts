@@ -16,14 +16,14 @@ import type { Plan, Resource } from '../reconcile/resource.js';
 import type { VppClient } from '../vpp/client/vpp-client.js';
 import type { Message } from '../vpp/codec/schema.js';
 import { msg } from '../vpp/messages/index.js';
-import { AclRegistry } from './acl-registry.js';
-import { actualServices } from './actual.js';
-import type { DataplaneLock } from './async-lock.js';
+import { AclRegistry } from '../services/acl-registry.js';
+import { actualServices } from '../services/actual.js';
+import type { ServicesContext } from '../services/context.js';
+import { podDescriptors } from '../services/descriptors.js';
+import { podInterfaceName, podPortResources, type PodPortSpec } from '../services/pod-port.js';
+import { POD_VETH_PREFIX } from '../services/pod-veth.js';
+import type { DataplaneLock } from '../services/runtime.js';
 import type { AttachmentTimer } from './attachment-timing.js';
-import type { ServicesContext } from './context.js';
-import { podDescriptors } from './descriptors.js';
-import { podInterfaceName, podPortResources, type PodPortSpec } from './pod-port.js';
-import { POD_VETH_PREFIX } from './pod-veth.js';
 
 const ALL = 0xffffffff;
 

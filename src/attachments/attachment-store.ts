@@ -5,9 +5,9 @@
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AttachIp, AttachRoute } from '../cni/agent-protocol.js';
+import type { AttachIp, AttachRoute } from '../agent-api/protocol.js';
 import { readJsonFile, removeFileDurably, writeJsonAtomic } from './json-file.js';
-import type { PodPortMode } from './pod-port.js';
+import type { PodPortMode } from '../services/pod-port.js';
 
 export const ATTACHMENTS_DIR = 'attachments';
 

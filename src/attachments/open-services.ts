@@ -10,14 +10,14 @@
 import type { ServicesConfig } from '../config/model.js';
 import type { HostLinks } from '../dataplane/context.js';
 import type { VppClient } from '../vpp/client/vpp-client.js';
-import { AddressBookFileStore } from './address-store.js';
+import type { ServicesRuntime } from '../services/runtime.js';
+import { ServiceAddresses } from '../services/service-addresses.js';
+import { AddressBookFileStore } from './address-book-file-store.js';
 import { AsyncLock } from './async-lock.js';
 import { AttachmentManager } from './attachment-manager.js';
 import { AttachmentFileStore } from './attachment-store.js';
 import { LocalApiServer, vppConnectedOf } from './local-api.js';
 import type { PodNetns } from './pod-netns.js';
-import type { ServicesRuntime } from './runtime.js';
-import { ServiceAddresses } from './service-addresses.js';
 
 export interface OpenServicesOptions {
   readonly client: VppClient;

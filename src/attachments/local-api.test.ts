@@ -1,6 +1,6 @@
 /**
  * The local API over a real Unix socket, driven by vppnet-cni's own client (src/cni/agent-client.ts),
- * so both sides of src/cni/agent-protocol.ts are held to the same contract.
+ * so both sides of src/agent-api/protocol.ts are held to the same contract.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -9,14 +9,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
-import type { AttachRequest, AttachmentKey, GcRequest } from '../cni/agent-protocol.js';
+import { AgentApiError, AgentErrorCode } from '../agent-api/errors.js';
+import {
+  SERVICE_MAP_PATH,
+  type AttachRequest,
+  type AttachmentKey,
+  type GcRequest,
+} from '../agent-api/protocol.js';
+import type { ServiceMapEntry } from '../agent-api/service-map.js';
 import { AgentClient } from '../cni/agent-client.js';
 import { CniError, CniErrorCode } from '../cni/errors.js';
 import type { HostLinks } from '../dataplane/context.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
-import { LocalApiServer, SERVICE_MAP_PATH, type AttachmentOperations } from './local-api.js';
+import { LocalApiServer, type AttachmentOperations } from './local-api.js';
 import { openServices } from './open-services.js';
-import type { ServiceMapEntry } from './service-map.js';
 
 const MAP: ServiceMapEntry[] = [
   {
@@ -35,7 +41,7 @@ class FakeAttachments implements AttachmentOperations {
   attach(req: AttachRequest) {
     this.calls.push(`attach ${req.containerId}`);
     if (req.ifname === 'taken')
-      return Promise.reject(new CniError(CniErrorCode.POD_IFNAME_EXISTS, 'interface taken exists'));
+      return Promise.reject(new AgentApiError(AgentErrorCode.POD_IFNAME_EXISTS, 'interface taken exists'));
     if (req.ifname === 'boom') return Promise.reject(new Error('unexpected'));
     return Promise.resolve({
       interfaces: [{ name: req.ifname, mac: '02:00:00:00:00:01', sandbox: req.netns }],
@@ -49,7 +55,7 @@ class FakeAttachments implements AttachmentOperations {
   check(key: AttachmentKey) {
     this.calls.push(`check ${key.containerId}`);
     if (key.containerId === 'missing')
-      return Promise.reject(new CniError(CniErrorCode.ATTACHMENT_NOT_FOUND, 'no such attachment'));
+      return Promise.reject(new AgentApiError(AgentErrorCode.ATTACHMENT_NOT_FOUND, 'no such attachment'));
     return Promise.resolve({
       ...key,
       mode: 'veth' as const,
@@ -175,7 +181,7 @@ void describe('local API', () => {
     const badGc = await get('POST', '/v1/gc', JSON.stringify({ validAttachments: [] }));
     assert.equal((badGc.body as { code: number }).code, 7, 'GC must name its network');
     const notJson = await get('POST', '/v1/attachments', '{');
-    assert.equal((notJson.body as { code: number }).code, CniErrorCode.DECODING_FAILURE);
+    assert.equal((notJson.body as { code: number }).code, AgentErrorCode.DECODING_FAILURE);
     assert.equal((await get('PUT', '/v1/status')).status, 405);
     assert.equal((await get('GET', '/v2/nothing')).status, 404);
   });

@@ -4,19 +4,19 @@
  */
 import { isIP } from 'node:net';
 import { isAbsolute } from 'node:path';
+import { AgentApiError, AgentErrorCode } from '../agent-api/errors.js';
 import {
   ATTACH_MODES,
   type AttachIp,
   type AttachMode,
   type AttachRequest,
   type AttachRoute,
-} from '../cni/agent-protocol.js';
-import { CniError, CniErrorCode } from '../cni/errors.js';
+} from '../agent-api/protocol.js';
 
 const IFNAME = /^[^/:\s]{1,15}$/;
 const MAC = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i;
 
-/** The request, or CniError 7 listing every problem. */
+/** The request, or AgentApiError 7 listing every problem. */
 export function validateAttachRequest(body: unknown): AttachRequest {
   const problems: string[] = [];
   const fail = (field: string, why: string): undefined => {
@@ -24,8 +24,8 @@ export function validateAttachRequest(body: unknown): AttachRequest {
     return undefined;
   };
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new CniError(
-      CniErrorCode.INVALID_NETWORK_CONFIG,
+    throw new AgentApiError(
+      AgentErrorCode.INVALID_NETWORK_CONFIG,
       'invalid attach request',
       'the body must be a JSON object',
     );
@@ -90,7 +90,11 @@ export function validateAttachRequest(body: unknown): AttachRequest {
     mode === undefined ||
     network === undefined
   ) {
-    throw new CniError(CniErrorCode.INVALID_NETWORK_CONFIG, 'invalid attach request', problems.join('; '));
+    throw new AgentApiError(
+      AgentErrorCode.INVALID_NETWORK_CONFIG,
+      'invalid attach request',
+      problems.join('; '),
+    );
   }
   return {
     network,

@@ -15,8 +15,8 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 
 import { SIM_ONLY, startVppTarget, type VppTarget } from '../../test/support/vpp-target.js';
-import type { AttachRequest } from '../cni/agent-protocol.js';
-import { CniError, CniErrorCode } from '../cni/errors.js';
+import { AgentApiError, AgentErrorCode } from '../agent-api/errors.js';
+import type { AttachRequest } from '../agent-api/protocol.js';
 import type { AgentConfig } from '../config/model.js';
 import { validateConfig } from '../config/validate.js';
 import type { HostLinks } from '../dataplane/context.js';
@@ -31,14 +31,14 @@ import {
 } from '../netns/index.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
-import { AddressBookFileStore } from './address-store.js';
+import type { ServicesRuntime } from '../services/runtime.js';
+import { ServiceAddresses } from '../services/service-addresses.js';
+import { AddressBookFileStore } from './address-book-file-store.js';
 import { AsyncLock } from './async-lock.js';
 import { AttachmentManager } from './attachment-manager.js';
 import { ATTACHMENTS_DIR, AttachmentFileStore, type AttachmentStore } from './attachment-store.js';
 import { ATTACHMENT_CHANNEL, type AttachmentDiagnostic } from './attachment-timing.js';
 import { linuxPodNetns, type PodNetns } from './pod-netns.js';
-import type { ServicesRuntime } from './runtime.js';
-import { ServiceAddresses } from './service-addresses.js';
 
 const IS_ROOT = process.getuid?.() === 0;
 const NEEDS_ROOT = IS_ROOT ? false : 'needs root (network namespaces and veth pairs)';
@@ -424,7 +424,7 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
       const adds = requests.map((req) =>
         f.manager.attach(req).then(
           () => 'ok',
-          (err: CniError) => err.code,
+          (err: AgentApiError) => err.code,
         ),
       );
       // Once its veth pair exists, an ADD's next step is queueing for VPP.
@@ -435,7 +435,7 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
       execFileSync('ip', ['link', 'del', ids[2]!]);
       release();
       await held;
-      assert.deepEqual(await Promise.all(adds), ['ok', 'ok', CniErrorCode.TRY_AGAIN_LATER]);
+      assert.deepEqual(await Promise.all(adds), ['ok', 'ok', AgentErrorCode.TRY_AGAIN_LATER]);
     } finally {
       diagnostics.unsubscribe('vppnet:vpp:request', count);
       diagnostics.unsubscribe(ATTACHMENT_CHANNEL, time);
@@ -463,7 +463,7 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
     }
     assert.deepEqual(
       timings.filter((t) => t.op === 'attach' && t.outcome !== 'ok').map((t) => t.outcome),
-      [CniErrorCode.TRY_AGAIN_LATER],
+      [AgentErrorCode.TRY_AGAIN_LATER],
     );
   });
 
@@ -497,7 +497,7 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
     const req = podRequest(ns, 'c-taken');
     await assert.rejects(
       f.manager.attach(req),
-      (err: unknown) => err instanceof CniError && err.code === 100,
+      (err: unknown) => err instanceof AgentApiError && err.code === 100,
     );
     assert.equal(ns.hasLink('net1'), true);
     assert.deepEqual(await traces(f, req.containerId, req.ifname), []);
@@ -516,7 +516,7 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
     const req = podRequest(ns, 'c-fail');
     await assert.rejects(
       manager.attach(req),
-      (err: unknown) => err instanceof CniError && err.code === 999 && /injected/.test(err.message),
+      (err: unknown) => err instanceof AgentApiError && err.code === 999 && /injected/.test(err.message),
     );
     assert.deepEqual(await traces(f, req.containerId, req.ifname), []);
     assert.equal(ns.hasLink('net1'), false);
@@ -530,7 +530,7 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
     await assert.rejects(
       f.manager.attach(req),
       (err: unknown) =>
-        err instanceof CniError && err.code === 999 && /route add 10\.9\.0\.0\/16/.test(err.message),
+        err instanceof AgentApiError && err.code === 999 && /route add 10\.9\.0\.0\/16/.test(err.message),
     );
     assert.deepEqual(await traces(f, req.containerId, req.ifname), []);
     assert.equal(ns.hasLink('net1'), false);
@@ -545,7 +545,8 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
       const req = podRequest(ns, 'c-no-vhost', 'net1', 'tap');
       await assert.rejects(
         f.manager.attach(req),
-        (err: unknown) => err instanceof CniError && err.code === 999 && /tap_create_v3/.test(err.message),
+        (err: unknown) =>
+          err instanceof AgentApiError && err.code === 999 && /tap_create_v3/.test(err.message),
       );
       assert.deepEqual(await traces(f, req.containerId, req.ifname), []);
       assert.equal(ns.hasLink('net1'), false, 'no tap device left in the netns');

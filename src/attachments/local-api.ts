@@ -1,5 +1,5 @@
 /**
- * The agent's local API (src/cni/agent-protocol.ts): HTTP/1.1 on a Unix socket, mode 0600, for
+ * The server of the agent's local API (src/agent-api): HTTP/1.1 on a Unix socket, mode 0600, for
  * vppnet-cni's attachments plus GET /v1/service-map for the metadata and DHCP services. Every
  * error answer is {code, msg, details?} with the CNI code the runtime should see. Built from
  * injected operations, so the agent runtime decides when it listens and tests need no VPP.
@@ -8,9 +8,12 @@ import { mkdir, chmod, unlink, lstat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { dirname } from 'node:path';
+import { AgentApiError, AgentErrorCode, httpStatusOf } from '../agent-api/errors.js';
+import { reply } from '../agent-api/json-reply.js';
 import {
   AGENT_API_PATHS,
   attachmentKeyFromQuery,
+  SERVICE_MAP_PATH,
   type AgentErrorBody,
   type AttachRequest,
   type AttachResponse,
@@ -18,12 +21,9 @@ import {
   type AttachmentState,
   type GcRequest,
   type StatusResponse,
-} from '../cni/agent-protocol.js';
-import { CniError, CniErrorCode } from '../cni/errors.js';
+} from '../agent-api/protocol.js';
+import type { ServiceMapEntry } from '../agent-api/service-map.js';
 import type { VppClient } from '../vpp/client/vpp-client.js';
-import type { ServiceMapEntry } from './service-map.js';
-
-export const SERVICE_MAP_PATH = '/v1/service-map';
 
 const MAX_BODY_BYTES = 1 << 20;
 
@@ -45,25 +45,6 @@ export interface LocalApiDeps {
 /** vppConnected for a VPP client. */
 export function vppConnectedOf(client: VppClient): () => boolean {
   return () => client.state === 'ready';
-}
-
-/** HTTP status per CNI code: what a human with curl should see; the plugin reads the body. */
-function httpStatusOf(code: number): number {
-  switch (code) {
-    case CniErrorCode.INVALID_NETWORK_CONFIG:
-    case CniErrorCode.DECODING_FAILURE:
-      return 400;
-    case CniErrorCode.ATTACHMENT_NOT_FOUND:
-    case CniErrorCode.NETNS_NOT_FOUND:
-      return 404;
-    case CniErrorCode.POD_IFNAME_EXISTS:
-      return 409;
-    case CniErrorCode.TRY_AGAIN_LATER:
-    case CniErrorCode.PLUGIN_NOT_AVAILABLE:
-      return 503;
-    default:
-      return 500;
-  }
 }
 
 class HttpAnswer extends Error {
@@ -148,7 +129,7 @@ export class LocalApiServer {
         case `GET ${AGENT_API_PATHS.status}`: {
           if (!this.#deps.vppConnected()) {
             throw new HttpAnswer(503, {
-              code: CniErrorCode.PLUGIN_NOT_AVAILABLE,
+              code: AgentErrorCode.PLUGIN_NOT_AVAILABLE,
               msg: 'vppnet-agent is not connected to VPP',
             });
           }
@@ -161,30 +142,26 @@ export class LocalApiServer {
           const known = [...Object.values(AGENT_API_PATHS), SERVICE_MAP_PATH] as string[];
           if (known.includes(url.pathname)) {
             throw new HttpAnswer(405, {
-              code: CniErrorCode.INVALID_NETWORK_CONFIG,
+              code: AgentErrorCode.INVALID_NETWORK_CONFIG,
               msg: `${req.method ?? ''} is not allowed on ${url.pathname}`,
             });
           }
-          throw new HttpAnswer(404, { code: CniErrorCode.INTERNAL, msg: `no route ${route}` });
+          throw new HttpAnswer(404, { code: AgentErrorCode.INTERNAL, msg: `no route ${route}` });
         }
       }
     } catch (err) {
       if (err instanceof HttpAnswer) return reply(res, err.status, err.body);
       const e =
-        err instanceof CniError
+        err instanceof AgentApiError
           ? err
-          : new CniError(CniErrorCode.INTERNAL, err instanceof Error ? err.message : String(err));
-      const body: AgentErrorBody =
-        e.details === undefined
-          ? { code: e.code, msg: e.msg }
-          : { code: e.code, msg: e.msg, details: e.details };
-      return reply(res, httpStatusOf(e.code), body);
+          : new AgentApiError(AgentErrorCode.INTERNAL, err instanceof Error ? err.message : String(err));
+      return reply(res, httpStatusOf(e.code), e.toBody());
     }
   }
 }
 
-function rejected(msg: string, details?: string): CniError {
-  return new CniError(CniErrorCode.INVALID_NETWORK_CONFIG, msg, details);
+function rejected(msg: string, details?: string): AgentApiError {
+  return new AgentApiError(AgentErrorCode.INVALID_NETWORK_CONFIG, msg, details);
 }
 
 function validateGcRequest(body: unknown): GcRequest {
@@ -218,20 +195,12 @@ async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    throw new CniError(CniErrorCode.DECODING_FAILURE, 'request body is not JSON', (err as Error).message);
+    throw new AgentApiError(
+      AgentErrorCode.DECODING_FAILURE,
+      'request body is not JSON',
+      (err as Error).message,
+    );
   }
-}
-
-/** A JSON answer with its length, or an empty one; also what the CNI tests' fake agent answers with. */
-export function reply(res: ServerResponse, status: number, body?: unknown): void {
-  if (body === undefined) {
-    res.writeHead(status).end();
-    return;
-  }
-  const text = JSON.stringify(body);
-  res
-    .writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
-    .end(text);
 }
 
 /** Removes a socket file nobody listens on; refuses to take over a live agent's socket. */

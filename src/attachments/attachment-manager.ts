@@ -14,6 +14,7 @@
  *   pod ports back after a VPP restart; the ports of ADDs and DELs in progress are left alone. Attachments whose netns is gone are
  *   dropped: Multus never sends GC or STATUS to a NetworkAttachmentDefinition's plugin.
  */
+import { AgentApiError, AgentErrorCode } from '../agent-api/errors.js';
 import type {
   AgentInterface,
   AttachMode,
@@ -22,22 +23,21 @@ import type {
   AttachmentKey,
   AttachmentState,
   GcRequest,
-} from '../cni/agent-protocol.js';
-import { CniError, CniErrorCode } from '../cni/errors.js';
+} from '../agent-api/protocol.js';
 import type { ServicesConfig } from '../config/model.js';
 import type { HostLinks } from '../dataplane/context.js';
-import { NetnsError, hostVethName, ownedHostMac } from '../netns/index.js';
-import { derivedMac } from '../srv6/overlay.js';
+import { derivedMac } from '../dataplane/names.js';
+import { hostVethName, ownedHostMac } from '../netns/index.js';
+import { podInterfaceName, type PodPortMode, type PodPortSpec } from '../services/pod-port.js';
+import type { DataplaneLock, PodAttachmentSource } from '../services/runtime.js';
 import type { VppClient } from '../vpp/client/vpp-client.js';
-import { VppRetvalError } from '../vpp/client/retval-error.js';
-import { VppError } from '../vpp/errors.js';
-import { KeyedLocks, type DataplaneLock } from './async-lock.js';
+import { isNoVhostNet, toAttachError, withUndoProblems } from './attach-error.js';
+import { KeyedLocks } from './async-lock.js';
 import { validateAttachRequest } from './attach-request.js';
 import { AttachmentTimer } from './attachment-timing.js';
 import type { AttachmentRecord, AttachmentStore } from './attachment-store.js';
-import { PodApplyError, PodDataplane } from './pod-dataplane.js';
+import { PodDataplane } from './pod-dataplane.js';
 import { linuxPodNetns, type PodNetns } from './pod-netns.js';
-import { podInterfaceName, type PodPortMode, type PodPortSpec } from './pod-port.js';
 
 export interface AttachmentManagerOptions {
   readonly client: VppClient;
@@ -55,28 +55,12 @@ export interface AttachmentManagerOptions {
 
 type EntryState = 'adding' | 'active' | 'removing';
 
-/** VNET_API_ERROR_SYSCALL_ERROR_1, tap_create_v3's answer when /dev/vhost-net cannot be opened. */
-const TAP_NO_VHOST_NET = -11;
-
 /** Size of tap_create_v3.host_namespace, terminating NUL included. */
 const TAP_NETNS_MAX = 64;
 
 interface Entry {
   record: AttachmentRecord;
   state: EntryState;
-}
-
-/** What the full reconcile needs from the attachments. */
-export interface PodAttachmentSource {
-  /** Drops attachments whose netns is gone; call without holding the dataplane lock. */
-  forgetVanished(): Promise<readonly string[]>;
-  /** The pod ports that should exist now (recorded attachments). */
-  desiredPods(): PodPortSpec[];
-  /**
-   * Pods an ADD or DEL is working on right now: a full reconcile leaves their objects alone (the
-   * call in progress creates or removes them, and undoes its own work if it fails).
-   */
-  podsInProgress(): string[];
 }
 
 export class AttachmentManager implements PodAttachmentSource {
@@ -128,26 +112,26 @@ export class AttachmentManager implements PodAttachmentSource {
     timer.enter('netns');
     const services = this.#services();
     if (!services)
-      throw new CniError(
-        CniErrorCode.TRY_AGAIN_LATER,
+      throw new AgentApiError(
+        AgentErrorCode.TRY_AGAIN_LATER,
         'this node has no service bridge configured (services in the agent config)',
       );
     this.#requireVpp();
     if (this.#entries.has(id)) {
-      throw new CniError(
-        CniErrorCode.POD_IFNAME_EXISTS,
+      throw new AgentApiError(
+        AgentErrorCode.POD_IFNAME_EXISTS,
         `${req.ifname} of container ${req.containerId} is already attached`,
         `netns ${this.#entries.get(id)?.record.netns ?? ''}`,
       );
     }
     if (!(await this.#netns.exists(req.netns))) {
-      throw new CniError(CniErrorCode.NETNS_NOT_FOUND, `cannot open network namespace ${req.netns}`);
+      throw new AgentApiError(AgentErrorCode.NETNS_NOT_FOUND, `cannot open network namespace ${req.netns}`);
     }
     const mode = await this.#resolveMode(req.mode, req.netns);
     // Creating the veth pair finds a taken name by itself (one `ip` run less); VPP's tap does not.
     if (mode === 'tap' && (await this.#netns.linkExists(req.netns, req.ifname))) {
-      throw new CniError(
-        CniErrorCode.POD_IFNAME_EXISTS,
+      throw new AgentApiError(
+        AgentErrorCode.POD_IFNAME_EXISTS,
         `interface ${req.ifname} already exists in ${req.netns}`,
       );
     }
@@ -155,7 +139,7 @@ export class AttachmentManager implements PodAttachmentSource {
       return await this.#attachAs(req, id, services, mode, timer);
     } catch (err) {
       // `auto` saw /dev/vhost-net, but VPP (in its own container, say) could not open it.
-      if (req.mode === 'auto' && mode === 'tap' && err instanceof CniError && isNoVhostNet(err.cause)) {
+      if (req.mode === 'auto' && mode === 'tap' && err instanceof AgentApiError && isNoVhostNet(err.cause)) {
         timer.enter('netns');
         return this.#attachAs(req, id, services, 'veth', timer);
       }
@@ -243,7 +227,7 @@ export class AttachmentManager implements PodAttachmentSource {
 
   async detach(key: AttachmentKey): Promise<void> {
     if (!key.containerId || !key.ifname)
-      throw new CniError(CniErrorCode.INVALID_NETWORK_CONFIG, 'containerId and ifname are required');
+      throw new AgentApiError(AgentErrorCode.INVALID_NETWORK_CONFIG, 'containerId and ifname are required');
     const id = hostVethName(key.containerId, key.ifname);
     const netns = this.#entries.get(id)?.record.netns ?? key.netns;
     const timer = new AttachmentTimer('detach', id);
@@ -279,8 +263,8 @@ export class AttachmentManager implements PodAttachmentSource {
       this.#entries.delete(id);
     }
     if (problems.length > 0) {
-      throw new CniError(
-        CniErrorCode.TRY_AGAIN_LATER,
+      throw new AgentApiError(
+        AgentErrorCode.TRY_AGAIN_LATER,
         `attachment ${id} was only partly removed`,
         problems.join('; '),
       );
@@ -294,14 +278,17 @@ export class AttachmentManager implements PodAttachmentSource {
     return this.#locks.run(lockKeys(id, netns, key.ifname), async () => {
       const current = this.#entries.get(id);
       if (!current || current.state !== 'active') {
-        throw new CniError(
-          CniErrorCode.ATTACHMENT_NOT_FOUND,
+        throw new AgentApiError(
+          AgentErrorCode.ATTACHMENT_NOT_FOUND,
           `no attachment of ${key.ifname} for container ${key.containerId}`,
         );
       }
       const record = current.record;
       if (!(await this.#netns.exists(record.netns))) {
-        throw new CniError(CniErrorCode.NETNS_NOT_FOUND, `cannot open network namespace ${record.netns}`);
+        throw new AgentApiError(
+          AgentErrorCode.NETNS_NOT_FOUND,
+          `cannot open network namespace ${record.netns}`,
+        );
       }
       let pod;
       try {
@@ -313,8 +300,8 @@ export class AttachmentManager implements PodAttachmentSource {
       if (services && this.#client.state === 'ready') {
         const differences = await this.#pods.differences(specOf(record), services);
         if (differences.length > 0) {
-          throw new CniError(
-            CniErrorCode.INTERNAL,
+          throw new AgentApiError(
+            AgentErrorCode.INTERNAL,
             `VPP's port for ${record.ifname} of ${record.containerId} is not as attached`,
             differences.join('; '),
           );
@@ -341,8 +328,8 @@ export class AttachmentManager implements PodAttachmentSource {
       await this.detach(entry.record).catch((err: Error) => problems.push(err.message));
     }
     if (problems.length > 0)
-      throw new CniError(
-        CniErrorCode.TRY_AGAIN_LATER,
+      throw new AgentApiError(
+        AgentErrorCode.TRY_AGAIN_LATER,
         'some attachments could not be removed',
         problems.join('; '),
       );
@@ -405,8 +392,8 @@ export class AttachmentManager implements PodAttachmentSource {
     // tap_create_v3 carries the netns path in a 64-byte string: a longer one would be cut short.
     const tapFits = Buffer.byteLength(netns) < TAP_NETNS_MAX;
     if (mode === 'tap' && !tapFits) {
-      throw new CniError(
-        CniErrorCode.INVALID_NETWORK_CONFIG,
+      throw new AgentApiError(
+        AgentErrorCode.INVALID_NETWORK_CONFIG,
         `netns path too long for a VPP tap (${TAP_NETNS_MAX - 1} bytes at most)`,
         netns,
       );
@@ -417,7 +404,7 @@ export class AttachmentManager implements PodAttachmentSource {
 
   #requireVpp(): void {
     if (this.#client.state !== 'ready') {
-      throw new CniError(CniErrorCode.TRY_AGAIN_LATER, `VPP is not connected (${this.#client.state})`);
+      throw new AgentApiError(AgentErrorCode.TRY_AGAIN_LATER, `VPP is not connected (${this.#client.state})`);
     }
   }
 }
@@ -429,7 +416,7 @@ async function timed<T>(timer: AttachmentTimer, call: Promise<T>): Promise<T> {
     timer.finish('ok');
     return result;
   } catch (err) {
-    timer.finish(err instanceof CniError ? err.code : CniErrorCode.INTERNAL);
+    timer.finish(err instanceof AgentApiError ? err.code : AgentErrorCode.INTERNAL);
     throw err;
   }
 }
@@ -464,58 +451,4 @@ function interfacesOf(record: AttachmentRecord): AgentInterface[] {
     ];
   }
   return [pod];
-}
-
-/** The CNI error the runtime should see for a failed step. */
-function toAttachError(err: unknown): CniError {
-  if (err instanceof CniError) return err;
-  if (err instanceof NetnsError) {
-    switch (err.code) {
-      case 'VPPNET_ERR_POD_IFNAME_EXISTS':
-        return new CniError(CniErrorCode.POD_IFNAME_EXISTS, err.message);
-      case 'VPPNET_ERR_NETNS_NOT_FOUND':
-      case 'VPPNET_ERR_NOT_A_NETNS':
-        return new CniError(CniErrorCode.NETNS_NOT_FOUND, err.message);
-      case 'VPPNET_ERR_INVALID_ARGUMENT':
-        return new CniError(CniErrorCode.INVALID_NETWORK_CONFIG, err.message);
-      default:
-        return new CniError(CniErrorCode.INTERNAL, err.message);
-    }
-  }
-  if (err instanceof PodApplyError) {
-    return new CniError(
-      err.notReady ? CniErrorCode.TRY_AGAIN_LATER : CniErrorCode.INTERNAL,
-      'cannot plug the pod into the service bridge',
-      err.message,
-      { cause: err },
-    );
-  }
-  if (
-    err instanceof VppError &&
-    (err.code === 'VPPNET_ERR_NOT_CONNECTED' ||
-      err.code === 'VPPNET_ERR_CONN_LOST' ||
-      err.code === 'VPPNET_ERR_TIMEOUT')
-  ) {
-    return new CniError(CniErrorCode.TRY_AGAIN_LATER, 'VPP did not answer', err.message);
-  }
-  return new CniError(CniErrorCode.INTERNAL, err instanceof Error ? err.message : String(err));
-}
-
-function withUndoProblems(err: CniError, failedUndo: readonly string[]): CniError {
-  if (failedUndo.length === 0) return err;
-  const details = [err.details, `undo failed: ${failedUndo.join('; ')}`]
-    .filter((d) => d !== undefined)
-    .join('; ');
-  return new CniError(err.code, err.msg, details, { cause: err.cause });
-}
-
-/** tap_create_v3 answered SYSCALL_ERROR_1: VPP could not open /dev/vhost-net. */
-function isNoVhostNet(err: unknown): boolean {
-  return (
-    err instanceof PodApplyError &&
-    err.causes.some(
-      (c) =>
-        c instanceof VppRetvalError && c.messageName === 'tap_create_v3' && c.retval === TAP_NO_VHOST_NET,
-    )
-  );
 }

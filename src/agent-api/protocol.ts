@@ -1,8 +1,8 @@
 /**
- * The vppnet-agent's local API as seen by vppnet-cni: HTTP/1.1 over a Unix socket (mode 0600, default
- * /run/vppnet/agent.sock). These types are the contract for both sides; the agent's server is written
- * against them, the plugin's client (agent-client.ts) uses them. JSON bodies, `content-type:
- * application/json`.
+ * The vppnet-agent's local API: HTTP/1.1 over a Unix socket (mode 0600, default
+ * /run/vppnet/agent.sock). These types are the contract for both sides; the agent's server
+ * (src/attachments/local-api.ts) is written against them, the plugin's client
+ * (src/cni/agent-client.ts) uses them. JSON bodies, `content-type: application/json`.
  *
  * Routes:
  * - `POST   /v1/attachments`                                 AttachRequest -> 200 AttachResponse
@@ -10,9 +10,10 @@
  * - `GET    /v1/attachments?containerId=&ifname=&netns=`     -> 200 AttachmentState | 404 AgentErrorBody
  * - `POST   /v1/gc`                                          GcRequest -> 204
  * - `GET    /v1/status`                                      -> 200 StatusResponse | 503 AgentErrorBody (code 50)
+ * - `GET    /v1/service-map`                                 -> 200 ServiceMapEntry[] (service-map.ts)
  *
  * Every non-2xx answer carries an AgentErrorBody whose `code` is a CNI error code (errors.ts
- * CniErrorCode); the plugin prints it to the runtime unchanged, so the agent chooses the code the
+ * AgentErrorCode); the plugin prints it to the runtime unchanged, so the agent chooses the code the
  * runtime should see: 7 for a request it rejects, 11 while VPP is not (yet) connected, 50 for
  * STATUS when VPP is down, 100 when CNI_IFNAME already exists in the netns, 101 when CHECK finds no
  * attachment, 102 when the netns cannot be opened, 999 for anything else.
@@ -31,6 +32,9 @@ export const AGENT_API_PATHS = {
   gc: '/v1/gc',
   status: '/v1/status',
 } as const;
+
+/** Not for vppnet-cni: the metadata and DHCP services read it. */
+export const SERVICE_MAP_PATH = '/v1/service-map';
 
 export const DEFAULT_AGENT_SOCKET = '/run/vppnet/agent.sock';
 
