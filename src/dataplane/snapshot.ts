@@ -4,6 +4,7 @@
  * during a reconcile.
  */
 import type { Message } from '../vpp/codec/schema.js';
+import { ignoreRetval } from '../vpp/client/retval-error.js';
 import type { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
 import { InterfaceRegistry } from './interface-registry.js';
@@ -153,10 +154,10 @@ export async function loadSnapshot(client: VppClient, scope: SnapshotScope): Pro
   let natEnabled = false;
   let natSessions = 0;
   if (svc && client.supports(msg.nat44_show_running_config)) {
-    const cfg = await client.request(msg.nat44_show_running_config, {});
     // The plugin answers -1 (or reports no sessions) while disabled.
-    natEnabled = cfg.retval === 0 && cfg.sessions > 0;
-    natSessions = natEnabled ? cfg.sessions : 0;
+    const cfg = await client.call(msg.nat44_show_running_config, {}).catch(ignoreRetval);
+    natEnabled = cfg !== undefined && cfg.sessions > 0;
+    natSessions = natEnabled && cfg ? cfg.sessions : 0;
   }
   let ip6NeighborConfig: IpNeighborConfigValue | undefined;
   if (client.supports(msg.ip_neighbor_config_get)) {
