@@ -5,7 +5,7 @@
  */
 import type { Message } from '../vpp/codec/schema.js';
 import { ignoreRetval } from '../vpp/client/retval-error.js';
-import type { VppClient } from '../vpp/client/vpp-client.js';
+import type { VppApi } from '../vpp/client/vpp-api.js';
 import { msg } from '../vpp/messages/index.js';
 import { InterfaceRegistry } from './interface-registry.js';
 import { isOwnedTag } from './keys.js';
@@ -79,7 +79,7 @@ export interface SnapshotScope {
   readonly services: boolean;
 }
 
-export async function loadSnapshot(client: VppClient, scope: SnapshotScope): Promise<VppSnapshot> {
+export async function loadSnapshot(client: VppApi, scope: SnapshotScope): Promise<VppSnapshot> {
   const steering = new SteeringEntries();
   const [ifDetails, tableDetails, unnumbered, proxyArpRanges, proxyArpIntfs, localSids, policies, srEncaps] = await Promise.all([
     client.dump(msg.sw_interface_dump, { sw_if_index: 0xffffffff, name_filter_valid: false }),

@@ -28,7 +28,7 @@ import type { ServicesConfig } from '../config/model.js';
 import type { HostLinks } from '../dataplane/context.js';
 import { NetnsError, hostVethName, ownedHostMac } from '../netns/index.js';
 import { derivedMac } from '../srv6/overlay.js';
-import type { VppClient } from '../vpp/client/vpp-client.js';
+import type { VppApi } from '../vpp/client/vpp-api.js';
 import { VppRetvalError } from '../vpp/client/retval-error.js';
 import { VppError } from '../vpp/errors.js';
 import { KeyedLocks, type DataplaneLock } from './async-lock.js';
@@ -40,7 +40,7 @@ import { linuxPodNetns, type PodNetns } from './pod-netns.js';
 import { podInterfaceName, type PodPortMode, type PodPortSpec } from './pod-port.js';
 
 export interface AttachmentManagerOptions {
-  readonly client: VppClient;
+  readonly client: VppApi;
   readonly host: HostLinks;
   /** The owner's mark on host links (src/netns/link-owner.ts), the one `host` lists by. */
   readonly hostLinkOwner: string;
@@ -80,7 +80,7 @@ export interface PodAttachmentSource {
 }
 
 export class AttachmentManager implements PodAttachmentSource {
-  readonly #client: VppClient;
+  readonly #client: VppApi;
   readonly #store: AttachmentStore;
   readonly #services: () => ServicesConfig | undefined;
   readonly #netns: PodNetns;

@@ -20,7 +20,7 @@ import {
   type StatusResponse,
 } from '../cni/agent-protocol.js';
 import { CniError, CniErrorCode } from '../cni/errors.js';
-import type { VppClient } from '../vpp/client/vpp-client.js';
+import type { VppApi } from '../vpp/client/vpp-api.js';
 import type { ServiceMapEntry } from './service-map.js';
 
 export const SERVICE_MAP_PATH = '/v1/service-map';
@@ -43,7 +43,7 @@ export interface LocalApiDeps {
 }
 
 /** vppConnected for a VPP client. */
-export function vppConnectedOf(client: VppClient): () => boolean {
+export function vppConnectedOf(client: VppApi): () => boolean {
   return () => client.state === 'ready';
 }
 

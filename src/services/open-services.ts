@@ -9,7 +9,7 @@
  */
 import type { ServicesConfig } from '../config/model.js';
 import type { HostLinks } from '../dataplane/context.js';
-import type { VppClient } from '../vpp/client/vpp-client.js';
+import type { VppApi } from '../vpp/client/vpp-api.js';
 import { AddressBookFileStore } from './address-store.js';
 import { AsyncLock } from './async-lock.js';
 import { AttachmentManager } from './attachment-manager.js';
@@ -20,7 +20,7 @@ import type { ServicesRuntime } from './runtime.js';
 import { ServiceAddresses } from './service-addresses.js';
 
 export interface OpenServicesOptions {
-  readonly client: VppClient;
+  readonly client: VppApi;
   readonly host: HostLinks;
   /** The owner's mark on the pods' host links (hostLinkOwner of the VPP socket), as in `host`. */
   readonly hostLinkOwner: string;
