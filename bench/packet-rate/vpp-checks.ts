@@ -3,6 +3,7 @@
  * anything: a real VPP 26.06 (vppnet's simulator keeps configuration but forwards no packets),
  * with the packet generator, and — in pg mode — nothing of an earlier run.
  */
+import { VppRetvalError } from '../../src/vpp/client/retval-error.js';
 import type { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { msg } from '../../src/vpp/messages/index.js';
 
@@ -42,11 +43,23 @@ export interface VppFacts {
 
 /** Runs a CLI command; a non-zero retval (vlib_cli_input's error) throws with VPP's message. */
 export async function cli(client: VppClient, cmd: string): Promise<string> {
-  const reply = await client.request(msg.cli_inband, { cmd }, { timeoutMs: 60_000 });
+  const reply = await cliInband(client, cmd, 60_000);
   if (reply.retval !== 0) {
     throw new BenchError('VPPNET_BENCH_CLI', `VPP refused \`${cmd.split('\n')[0]}${cmd.includes('\n') ? ' …' : ''}\` (retval ${reply.retval}): ${reply.reply.trim() || '(no message)'}`);
   }
   return reply.reply;
+}
+
+/** cli_inband's answer, a non-zero retval included: its `reply` then holds VPP's message. */
+async function cliInband(client: VppClient, cmd: string, timeoutMs?: number): Promise<{ retval: number; reply: string }> {
+  try {
+    const answer = await client.call(msg.cli_inband, { cmd }, timeoutMs === undefined ? {} : { timeoutMs });
+    return { retval: 0, reply: answer.reply };
+  } catch (err) {
+    if (!(err instanceof VppRetvalError)) throw err;
+    const text = err.reply?.reply;
+    return { retval: err.retval, reply: typeof text === 'string' ? text : '' };
+  }
 }
 
 /**
@@ -56,7 +69,7 @@ export async function cli(client: VppClient, cmd: string): Promise<string> {
  */
 export async function ensureRealVpp(client: VppClient, socketPath: string, opts: { readonly anyVersion: boolean }): Promise<VppFacts> {
   const v = await client.call(msg.show_version, {});
-  const banner = (await client.request(msg.cli_inband, { cmd: 'show version' })).reply.split('\n')[0]?.trim() ?? '';
+  const banner = (await cliInband(client, 'show version')).reply.split('\n')[0]?.trim() ?? '';
   if (v.build_directory === SIM_BUILD_DIRECTORY || SIM_BUILT_BY.test(banner)) {
     throw new BenchError(
       'VPPNET_BENCH_SIMULATOR',
@@ -64,7 +77,7 @@ export async function ensureRealVpp(client: VppClient, socketPath: string, opts:
         `("${banner}"), which keeps configuration and forwards no packets. Start a real VPP 26.06 and point VPP_API_SOCKET at its API socket (bench/README.md).`,
     );
   }
-  const pg = await client.request(msg.cli_inband, { cmd: 'show packet-generator' });
+  const pg = await cliInband(client, 'show packet-generator');
   if (pg.retval !== 0 || /unknown input/.test(pg.reply)) {
     throw new BenchError(
       'VPPNET_BENCH_NO_PG',

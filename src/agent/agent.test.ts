@@ -17,7 +17,7 @@ import {
   RecordingLogger,
   replaceFile,
 } from './testing/agent-fixtures.js';
-import { FakeVppClient } from './testing/fake-vpp-client.js';
+import { RecordingVppApi } from '../vpp/client/testing/recording-vpp-api.js';
 
 /** Longer than the debounce below: enough for a stray second reload or pass to show up. */
 const SETTLE_MS = 150;
@@ -26,7 +26,7 @@ describe('Agent', () => {
   let tmp: Awaited<ReturnType<typeof makeTempDir>>;
   let configPath: string;
   let stateDir: string;
-  let client: FakeVppClient;
+  let client: RecordingVppApi;
   let reconciler: FakeReconciler;
   let logger: RecordingLogger;
   let agent: Agent | undefined;
@@ -37,7 +37,7 @@ describe('Agent', () => {
     configPath = join(tmp.dir, 'etc', 'config.yaml');
     await writeFile(configPath, configYaml());
     stateDir = join(tmp.dir, 'state');
-    client = new FakeVppClient();
+    client = new RecordingVppApi();
     reconciler = new FakeReconciler();
     logger = new RecordingLogger();
     agent = undefined;

@@ -22,7 +22,8 @@ import type { AgentConfig } from '../config/model.js';
 import { ConfigError, type ConfigProblem } from '../config/validate.js';
 import type { HostLinks } from '../dataplane/context.js';
 import type { ConnectionState } from '../vpp/client/connection-state.js';
-import { DEFAULT_SOCKET_PATH, VppClient, type VppClientEvents } from '../vpp/client/vpp-client.js';
+import type { ManagedVppApi, VppClientEvents } from '../vpp/client/vpp-api.js';
+import { DEFAULT_SOCKET_PATH, VppClient } from '../vpp/client/vpp-client.js';
 import { hostLinkOwner } from '../netns/link-owner.js';
 import { watchLinkDeletions, type LinkDeletionWatch } from '../netns/link-monitor.js';
 import { ATTACHMENT_CHANNEL, type AttachmentDiagnostic } from '../attachments/attachment-timing.js';
@@ -75,7 +76,7 @@ export interface AgentOptions {
   readonly reconcileFn?: ReconcileFn;
   readonly hostLinks?: HostLinks;
   /** A client to use instead of creating one for vppSocketPath; the agent starts and closes it. */
-  readonly client?: VppClient;
+  readonly client?: ManagedVppApi;
   /**
    * Where the local API (vppnet-cni's attachments, the service map) listens; undefined: no local
    * API and no pod attachments (tests of the SRv6 side alone).
@@ -111,7 +112,7 @@ export class Agent {
   readonly #hostLinkOwner: string;
   readonly #hostLinks: HostLinks;
   readonly #clock: () => number;
-  readonly #client: VppClient;
+  readonly #client: ManagedVppApi;
   readonly #globals: SrGlobalsFileStore;
   readonly #stateDir: string;
   readonly #agentSocketPath: string | undefined;

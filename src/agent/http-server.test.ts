@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Agent } from './agent.js';
 import { AgentHttpServer } from './http-server.js';
 import { configYaml, FakeReconciler, makeTempDir } from './testing/agent-fixtures.js';
-import { FakeVppClient } from './testing/fake-vpp-client.js';
+import { RecordingVppApi } from '../vpp/client/testing/recording-vpp-api.js';
 
 interface Reply {
   readonly status: number;
@@ -30,7 +30,7 @@ function call(port: number, path: string, method = 'GET'): Promise<Reply> {
 
 describe('AgentHttpServer', () => {
   let tmp: Awaited<ReturnType<typeof makeTempDir>>;
-  let client: FakeVppClient;
+  let client: RecordingVppApi;
   let agent: Agent;
   let server: AgentHttpServer;
   let port: number;
@@ -39,7 +39,7 @@ describe('AgentHttpServer', () => {
     tmp = await makeTempDir();
     await mkdir(join(tmp.dir, 'etc'));
     await writeFile(join(tmp.dir, 'etc', 'config.yaml'), configYaml());
-    client = new FakeVppClient();
+    client = new RecordingVppApi();
     agent = new Agent({
       configPath: join(tmp.dir, 'etc', 'config.yaml'),
       stateDir: join(tmp.dir, 'state'),

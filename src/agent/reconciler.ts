@@ -49,7 +49,7 @@ import { VM_VETH_PREFIX } from '../dataplane/names.js';
 import { allocateBsids, desiredOverlay, desiredSteering } from '../srv6/overlay.js';
 import { actualUnderlayNeighbours, announcementInPlace, NO_ARPING_WARNING, withoutAnnouncements } from '../srv6/underlay-neighbours.js';
 import { compareSteering } from '../srv6/steering-resources.js';
-import type { VppClient } from '../vpp/client/vpp-client.js';
+import type { VppApi } from '../vpp/client/vpp-api.js';
 import { msg } from '../vpp/messages/index.js';
 
 export const descriptors: ReadonlyMap<string, Descriptor<unknown, ServicesContext>> = new Map(
@@ -179,7 +179,7 @@ export function planFresh(config: AgentConfig): Plan {
 }
 
 export interface ReconcileOptions {
-  readonly client: VppClient;
+  readonly client: VppApi;
   readonly host: HostLinks;
   /** The vhost-user sockets' directories and access; the machine's own filesystem by default. */
   readonly files?: HostFiles;

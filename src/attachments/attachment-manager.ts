@@ -30,7 +30,7 @@ import { derivedMac } from '../dataplane/names.js';
 import { hostVethName, ownedHostMac } from '../netns/index.js';
 import { podInterfaceName, type PodPortMode, type PodPortSpec } from '../services/pod-port.js';
 import type { DataplaneLock, PodAttachmentSource } from '../services/runtime.js';
-import type { VppClient } from '../vpp/client/vpp-client.js';
+import type { VppApi } from '../vpp/client/vpp-api.js';
 import { isNoVhostNet, toAttachError, withUndoProblems } from './attach-error.js';
 import { KeyedLocks } from './async-lock.js';
 import { validateAttachRequest } from './attach-request.js';
@@ -40,7 +40,7 @@ import { PodDataplane } from './pod-dataplane.js';
 import { linuxPodNetns, type PodNetns } from './pod-netns.js';
 
 export interface AttachmentManagerOptions {
-  readonly client: VppClient;
+  readonly client: VppApi;
   readonly host: HostLinks;
   /** The owner's mark on host links (src/netns/link-owner.ts), the one `host` lists by. */
   readonly hostLinkOwner: string;
@@ -64,7 +64,7 @@ interface Entry {
 }
 
 export class AttachmentManager implements PodAttachmentSource {
-  readonly #client: VppClient;
+  readonly #client: VppApi;
   readonly #store: AttachmentStore;
   readonly #services: () => ServicesConfig | undefined;
   readonly #netns: PodNetns;

@@ -23,7 +23,7 @@ import {
   type StatusResponse,
 } from '../agent-api/protocol.js';
 import type { ServiceMapEntry } from '../agent-api/service-map.js';
-import type { VppClient } from '../vpp/client/vpp-client.js';
+import type { VppApi } from '../vpp/client/vpp-api.js';
 
 const MAX_BODY_BYTES = 1 << 20;
 
@@ -43,7 +43,7 @@ export interface LocalApiDeps {
 }
 
 /** vppConnected for a VPP client. */
-export function vppConnectedOf(client: VppClient): () => boolean {
+export function vppConnectedOf(client: VppApi): () => boolean {
   return () => client.state === 'ready';
 }
 

@@ -9,7 +9,7 @@
  */
 import type { ServicesConfig } from '../config/model.js';
 import type { HostLinks } from '../dataplane/context.js';
-import type { VppClient } from '../vpp/client/vpp-client.js';
+import type { VppApi } from '../vpp/client/vpp-api.js';
 import type { ServicesRuntime } from '../services/runtime.js';
 import { ServiceAddresses } from '../services/service-addresses.js';
 import { AddressBookFileStore } from './address-book-file-store.js';
@@ -20,7 +20,7 @@ import { LocalApiServer, vppConnectedOf } from './local-api.js';
 import type { PodNetns } from './pod-netns.js';
 
 export interface OpenServicesOptions {
-  readonly client: VppClient;
+  readonly client: VppApi;
   readonly host: HostLinks;
   /** The owner's mark on the pods' host links (hostLinkOwner of the VPP socket), as in `host`. */
   readonly hostLinkOwner: string;

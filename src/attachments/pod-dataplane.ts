@@ -13,7 +13,7 @@ import { emptySnapshot, formatPrefix, type InterfaceFacts, type VppSnapshot } fr
 import { execute } from '../reconcile/executor.js';
 import { plan as makePlan } from '../reconcile/planner.js';
 import type { Plan, Resource } from '../reconcile/resource.js';
-import type { VppClient } from '../vpp/client/vpp-client.js';
+import type { VppApi } from '../vpp/client/vpp-api.js';
 import type { Message } from '../vpp/codec/schema.js';
 import { msg } from '../vpp/messages/index.js';
 import { AclRegistry } from '../services/acl-registry.js';
@@ -41,7 +41,7 @@ export class PodApplyError extends Error {
 }
 
 export interface PodDataplaneOptions {
-  readonly client: VppClient;
+  readonly client: VppApi;
   readonly host: HostLinks;
   readonly lock: DataplaneLock;
 }
@@ -63,7 +63,7 @@ interface PodJob {
 }
 
 export class PodDataplane {
-  readonly #client: VppClient;
+  readonly #client: VppApi;
   readonly #host: HostLinks;
   readonly #lock: DataplaneLock;
   /** Applies and removes waiting for the dataplane lock; served together, one batch per turn. */

@@ -23,6 +23,7 @@ import { planFresh, reconcile, type ReconcileOutcome } from '../agent/reconciler
 import { DEFAULT_STATE_DIR } from '../agent/agent-flags.js';
 import { SR_GLOBALS_FILE, SrGlobalsFileStore } from '../agent/sr-globals-file-store.js';
 import type { AgentConfig } from '../config/model.js';
+import type { VppApi } from '../vpp/client/vpp-api.js';
 import { VppClient, DEFAULT_SOCKET_PATH } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
 import { formatPlan, planToJson } from './format-plan.js';
@@ -245,7 +246,7 @@ function nonEmptyEnv(env: NodeJS.ProcessEnv, name: string): string | undefined {
  * (the fallback for what VPP's CLI does not report), and the notes on where those came from.
  */
 async function planAgainst(
-  client: VppClient,
+  client: VppApi,
   socket: string,
   config: AgentConfig,
   stateDir: string,
@@ -265,7 +266,7 @@ async function planAgainst(
   return { outcome, notes };
 }
 
-async function withVpp(socket: string, fn: (client: VppClient) => Promise<number>): Promise<number> {
+async function withVpp(socket: string, fn: (client: VppApi) => Promise<number>): Promise<number> {
   const client = new VppClient({ socketPath: socket, clientName: 'vppnet-cli', healthCheckIntervalMs: 0 });
   await client.connect();
   try {

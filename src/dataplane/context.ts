@@ -2,7 +2,7 @@
  * What descriptors get to act with: the VPP client, the interface registry of this VPP process,
  * and the host-side operations for links VPP takes over (veth pairs into network namespaces).
  */
-import type { VppClient } from '../vpp/client/vpp-client.js';
+import type { VppApi } from '../vpp/client/vpp-api.js';
 import type { InterfaceRegistry } from './interface-registry.js';
 
 export interface HostLinks {
@@ -38,7 +38,7 @@ export interface HostFiles {
 }
 
 export interface DataplaneContext {
-  readonly client: VppClient;
+  readonly client: VppApi;
   readonly interfaces: InterfaceRegistry;
   readonly host: HostLinks;
   readonly files: HostFiles;

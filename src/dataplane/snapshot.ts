@@ -4,7 +4,8 @@
  * during a reconcile.
  */
 import type { Message } from '../vpp/codec/schema.js';
-import type { VppClient } from '../vpp/client/vpp-client.js';
+import { ignoreRetval } from '../vpp/client/retval-error.js';
+import type { VppApi } from '../vpp/client/vpp-api.js';
 import { msg } from '../vpp/messages/index.js';
 import { InterfaceRegistry } from './interface-registry.js';
 import { isOwnedTag } from './keys.js';
@@ -78,7 +79,7 @@ export interface SnapshotScope {
   readonly services: boolean;
 }
 
-export async function loadSnapshot(client: VppClient, scope: SnapshotScope): Promise<VppSnapshot> {
+export async function loadSnapshot(client: VppApi, scope: SnapshotScope): Promise<VppSnapshot> {
   const steering = new SteeringEntries();
   const [ifDetails, tableDetails, unnumbered, proxyArpRanges, proxyArpIntfs, localSids, policies, srEncaps] = await Promise.all([
     client.dump(msg.sw_interface_dump, { sw_if_index: 0xffffffff, name_filter_valid: false }),
@@ -153,10 +154,10 @@ export async function loadSnapshot(client: VppClient, scope: SnapshotScope): Pro
   let natEnabled = false;
   let natSessions = 0;
   if (svc && client.supports(msg.nat44_show_running_config)) {
-    const cfg = await client.request(msg.nat44_show_running_config, {});
     // The plugin answers -1 (or reports no sessions) while disabled.
-    natEnabled = cfg.retval === 0 && cfg.sessions > 0;
-    natSessions = natEnabled ? cfg.sessions : 0;
+    const cfg = await client.call(msg.nat44_show_running_config, {}).catch(ignoreRetval);
+    natEnabled = cfg !== undefined && cfg.sessions > 0;
+    natSessions = natEnabled && cfg ? cfg.sessions : 0;
   }
   let ip6NeighborConfig: IpNeighborConfigValue | undefined;
   if (client.supports(msg.ip_neighbor_config_get)) {

@@ -15,7 +15,7 @@
  */
 import { canonicalIp6, isIp6 } from '../net/ip.js';
 import { VppRetvalError } from '../vpp/client/retval-error.js';
-import type { VppClient } from '../vpp/client/vpp-client.js';
+import type { VppApi } from '../vpp/client/vpp-api.js';
 import { msg } from '../vpp/messages/index.js';
 
 export const SR_ENCAPS_HOP_LIMIT_COMMAND = 'show sr encaps hop-limit';
@@ -40,7 +40,7 @@ export interface SrEncapsReading {
 export const INITIAL_SR_ENCAPS: SrEncapsReading = { hopLimit: 64, source: UNSET_ENCAP_SOURCE, problems: [] };
 
 /** Both values, the two commands concurrently. Only a failed connection rejects. */
-export async function readSrEncaps(client: VppClient): Promise<SrEncapsReading> {
+export async function readSrEncaps(client: VppApi): Promise<SrEncapsReading> {
   if (!client.supports(msg.cli_inband)) {
     const problem = "cli_inband is not in this VPP's message table";
     return {
@@ -76,7 +76,7 @@ export function parseSrEncapsSource(text: string): string | undefined {
 type CliAnswer =
   { readonly ok: true; readonly text: string } | { readonly ok: false; readonly error: string };
 
-async function cliAnswer(client: VppClient, command: string): Promise<CliAnswer> {
+async function cliAnswer(client: VppApi, command: string): Promise<CliAnswer> {
   try {
     return { ok: true, text: await client.cli(command) };
   } catch (err) {

@@ -27,7 +27,7 @@ import { plan as makePlan } from '../reconcile/planner.js';
 import type { Resource } from '../reconcile/resource.js';
 import { decodeMessage, encodeMessage } from '../vpp/codec/message-codec.js';
 import type { Message, MessageDef } from '../vpp/codec/schema.js';
-import type { VppClient } from '../vpp/client/vpp-client.js';
+import { RecordingVppApi } from '../vpp/client/testing/recording-vpp-api.js';
 import { definitionByNameCrc, msg } from '../vpp/messages/index.js';
 import { descriptors } from '../agent/reconciler.js';
 import type { AclRuleValue } from './acl-descriptors.js';
@@ -169,22 +169,12 @@ void describe('desired service bridge for the example config', () => {
 });
 
 /** Stands in for VPP: records requests and answers with the transcript VPP's indexes. */
-class RecordingVpp {
-  readonly calls: { def: MessageDef; input: Readonly<Record<string, unknown>> }[] = [];
-  readonly state = 'ready';
-  call(def: MessageDef, input: Readonly<Record<string, unknown>>): Promise<Record<string, unknown>> {
-    this.calls.push({ def, input });
-    switch (def.name) {
-      case 'create_loopback_instance':
-        return Promise.resolve({ retval: 0, sw_if_index: 4 });
-      case 'af_packet_create_v3':
-        return Promise.resolve({ retval: 0, sw_if_index: input.host_if_name === 'vsmd' ? 5 : 6 });
-      case 'acl_add_replace':
-        return Promise.resolve({ retval: 0, acl_index: input.tag === 'vppnet:pod-out' ? 0 : 1 });
-      default:
-        return Promise.resolve({ retval: 0 });
-    }
-  }
+/** What VPP answers these requests with in the design transcript (the ids vppnet then uses). */
+function transcriptVpp(): RecordingVppApi {
+  return new RecordingVppApi({ state: 'ready' })
+    .answer(msg.create_loopback_instance, () => ({ sw_if_index: 4 }))
+    .answer(msg.af_packet_create_v3, (input) => ({ sw_if_index: input.host_if_name === 'vsmd' ? 5 : 6 }))
+    .answer(msg.acl_add_replace, (input) => ({ acl_index: input.tag === 'vppnet:pod-out' ? 0 : 1 }));
 }
 
 /** Requests whose every byte vppnet decides (loopback instance and af_packet MACs are its own choice). */
@@ -228,9 +218,9 @@ void describe(
       ];
       const plan = makePlan(desired, given, descriptors);
       assert.deepEqual(plan.pending, []);
-      const vpp = new RecordingVpp();
+      const vpp = transcriptVpp();
       const ctx: ServicesContext = {
-        client: vpp as unknown as VppClient,
+        client: vpp,
         interfaces: new InterfaceRegistry(),
         host: noHost,
         files: NO_HOST_FILES,
@@ -242,7 +232,7 @@ void describe(
         [],
       );
 
-      const sent = vpp.calls.filter((c) => COMPARED.has(c.def.name));
+      const sent = vpp.requests.filter((c) => COMPARED.has(c.def.name));
       let compared = 0;
       for (const t of ['10', '11', '12', '13', '14'].flatMap(step)) {
         for (const frame of t.frames) {
@@ -270,7 +260,7 @@ void describe(
       assert.equal(compared, 25, 'every comparable request of steps 10–14');
 
       // The design's pods got VPP's default rings; vppnet's get a small TX ring (the rest as designed).
-      const afPackets = vpp.calls.filter((c) => c.def.name === 'af_packet_create_v3');
+      const afPackets = vpp.requests.filter((c) => c.def.name === 'af_packet_create_v3');
       assert.deepEqual(
         afPackets.map((c) => [c.input.host_if_name, c.input.tx_frames_per_block, c.input.flags]).sort(),
         pods.map((p) => [p.id, 64, 3]).sort(),

@@ -4,12 +4,19 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { REAL_VPP_SOCKET, SIM_ONLY, startVppTarget, type VppTarget } from '../../../test/support/vpp-target.js';
+import { setImmediate as macrotask } from 'node:timers/promises';
+import {
+  REAL_VPP_SOCKET,
+  SIM_ONLY,
+  startVppTarget,
+  type VppTarget,
+} from '../../../test/support/vpp-target.js';
 import { msg } from '../messages/index.js';
 import type { ConnectionState } from './connection-state.js';
 import type { SubscriptionItem } from './event-subscription.js';
-import { VppRetvalError } from './retval-error.js';
+import { ignoreRetval, VppRetvalError } from './retval-error.js';
+import { ManualTimers } from './testing/manual-timers.js';
+import { UnixSocketTransport } from '../transport/unix-socket-transport.js';
 import { VppClient, type VppClientOptions } from './vpp-client.js';
 
 const TEST_TABLE = 4242;
@@ -18,7 +25,11 @@ function ip4(n: number): string {
   return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
 }
 
-async function withClient<T>(target: VppTarget, opts: VppClientOptions, fn: (c: VppClient) => Promise<T>): Promise<T> {
+async function withClient<T>(
+  target: VppTarget,
+  opts: VppClientOptions,
+  fn: (c: VppClient) => Promise<T>,
+): Promise<T> {
   const client = new VppClient({ socketPath: target.socketPath, clientName: 'vppnet-test', ...opts });
   await client.connect();
   try {
@@ -31,7 +42,10 @@ async function withClient<T>(target: VppTarget, opts: VppClientOptions, fn: (c: 
 function waitForState(client: VppClient, state: ConnectionState, timeoutMs = 5000): Promise<void> {
   if (client.state === state) return Promise.resolve();
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`state ${state} not reached (now ${client.state})`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`state ${state} not reached (now ${client.state})`)),
+      timeoutMs,
+    );
     const on = (to: ConnectionState): void => {
       if (to === state) {
         clearTimeout(timer);
@@ -69,7 +83,9 @@ describe('VppClient', () => {
 
   it('matches 10k pipelined requests to their replies', async () => {
     await withClient(target, {}, async (client) => {
-      const replies = await Promise.all(Array.from({ length: 10_000 }, () => client.call(msg.control_ping, {})));
+      const replies = await Promise.all(
+        Array.from({ length: 10_000 }, () => client.call(msg.control_ping, {})),
+      );
       assert.equal(replies.length, 10_000);
       const contexts = new Set(replies.map((r) => r.context));
       assert.equal(contexts.size, 10_000, 'each reply answers its own request');
@@ -79,7 +95,10 @@ describe('VppClient', () => {
 
   it('collects a 10k-entry dump ended by control_ping', async () => {
     await withClient(target, {}, async (client) => {
-      await client.call(msg.ip_table_add_del, { is_add: true, table: { table_id: TEST_TABLE, is_ip6: false, name: 'vppnet-test' } });
+      await client.call(msg.ip_table_add_del, {
+        is_add: true,
+        table: { table_id: TEST_TABLE, is_ip6: false, name: 'vppnet-test' },
+      });
       try {
         await Promise.all(
           Array.from({ length: 10_000 }, (_, i) =>
@@ -93,49 +112,71 @@ describe('VppClient', () => {
             }),
           ),
         );
-        const routes = await client.dump(msg.ip_route_dump, { table: { table_id: TEST_TABLE, is_ip6: false } });
+        const routes = await client.dump(msg.ip_route_dump, {
+          table: { table_id: TEST_TABLE, is_ip6: false },
+        });
         const prefixes = new Set(routes.map((r) => `${r.route.prefix.address.un.ip4}/${r.route.prefix.len}`));
-        for (let i = 0; i < 10_000; i += 997) assert.ok(prefixes.has(`${ip4(i)}/32`), `route ${ip4(i)}/32 dumped`);
+        for (let i = 0; i < 10_000; i += 997)
+          assert.ok(prefixes.has(`${ip4(i)}/32`), `route ${ip4(i)}/32 dumped`);
         assert.ok(routes.length >= 10_000);
         // The streaming form sees the same entries without the client holding them.
         let streamed = 0;
-        const count = await client.dumpEach(msg.ip_route_dump, { table: { table_id: TEST_TABLE, is_ip6: false } }, (d) => {
-          if (d.route.table_id === TEST_TABLE) streamed++;
-        });
+        const count = await client.dumpEach(
+          msg.ip_route_dump,
+          { table: { table_id: TEST_TABLE, is_ip6: false } },
+          (d) => {
+            if (d.route.table_id === TEST_TABLE) streamed++;
+          },
+        );
         assert.equal(count, routes.length);
         assert.equal(streamed, routes.length);
       } finally {
         // Routes first: VPP leaks the API routes of a table deleted with them inside.
         await Promise.all(
           Array.from({ length: 10_000 }, (_, i) =>
-            client.request(msg.ip_route_add_del, {
-              is_add: false,
-              route: { table_id: TEST_TABLE, prefix: { address: { af: 0, un: { ip4: ip4(i) } }, len: 32 }, paths: [{ sw_if_index: 0xffffffff, table_id: 0, proto: 0, type: 0 }] },
-            }),
+            client
+              .call(msg.ip_route_add_del, {
+                is_add: false,
+                route: {
+                  table_id: TEST_TABLE,
+                  prefix: { address: { af: 0, un: { ip4: ip4(i) } }, len: 32 },
+                  paths: [{ sw_if_index: 0xffffffff, table_id: 0, proto: 0, type: 0 }],
+                },
+              })
+              .catch(ignoreRetval),
           ),
         );
-        await client.call(msg.ip_table_add_del, { is_add: false, table: { table_id: TEST_TABLE, is_ip6: false } });
+        await client.call(msg.ip_table_add_del, {
+          is_add: false,
+          table: { table_id: TEST_TABLE, is_ip6: false },
+        });
       }
     });
   });
 
   it('turns a non-zero retval into an error naming the message, the number and its meaning', async () => {
     await withClient(target, {}, async (client) => {
-      const err = await client.call(msg.sw_interface_set_flags, { sw_if_index: 99_999, flags: 1 }).catch((e: unknown) => e);
+      const err = await client
+        .call(msg.sw_interface_set_flags, { sw_if_index: 99_999, flags: 1 })
+        .catch((e: unknown) => e);
       assert.ok(err instanceof VppRetvalError);
       assert.equal(err.code, 'VPPNET_ERR_RETVAL');
       assert.equal(err.messageName, 'sw_interface_set_flags');
       assert.equal(err.retval, -2);
       assert.equal(err.errorName, 'INVALID_SW_IF_INDEX');
-      // request() hands back the reply as VPP sent it.
-      const reply = await client.request(msg.sw_interface_set_flags, { sw_if_index: 99_999, flags: 1 });
-      assert.equal(reply.retval, -2);
+      // The reply as VPP sent it stays reachable, for callers that expect a retval.
+      assert.equal(err.reply?.retval, -2);
+      assert.equal(client.pendingCount, 0);
     });
   });
 
   it('delivers interface events to a subscription', async () => {
     await withClient(target, {}, async (client) => {
-      const sub = await client.subscribe(msg.want_interface_events, { enable_disable: 1, pid: process.pid }, msg.sw_interface_event);
+      const sub = await client.subscribe(
+        msg.want_interface_events,
+        { enable_disable: 1, pid: process.pid },
+        msg.sw_interface_event,
+      );
       const { sw_if_index } = await client.call(msg.create_loopback_instance, { is_specified: false });
       await client.call(msg.sw_interface_set_flags, { sw_if_index, flags: 1 });
       await client.call(msg.delete_loopback, { sw_if_index });
@@ -145,7 +186,10 @@ describe('VppClient', () => {
         if (item.type === 'event' && item.event.sw_if_index === sw_if_index) seen.push(item.event);
         if (seen.some((e) => e.deleted)) break;
       }
-      assert.ok(seen.some((e) => (e.flags & 1) === 1), 'admin-up event');
+      assert.ok(
+        seen.some((e) => (e.flags & 1) === 1),
+        'admin-up event',
+      );
       assert.ok(seen.at(-1)?.deleted, 'delete event last');
       assert.ok(sub.closed);
     });
@@ -159,10 +203,15 @@ describe('VppClient', () => {
 
   it('refuses a queue beyond maxPending at once', async () => {
     await withClient(target, { maxPending: 10 }, async (client) => {
-      const results = await Promise.allSettled(Array.from({ length: 11 }, () => client.call(msg.control_ping, {})));
+      const results = await Promise.allSettled(
+        Array.from({ length: 11 }, () => client.call(msg.control_ping, {})),
+      );
       const rejected = results.filter((r) => r.status === 'rejected');
       assert.equal(rejected.length, 1);
-      assert.equal(((rejected[0] as PromiseRejectedResult).reason as { code?: string }).code, 'VPPNET_ERR_QUEUE_FULL');
+      assert.equal(
+        ((rejected[0] as PromiseRejectedResult).reason as { code?: string }).code,
+        'VPPNET_ERR_QUEUE_FULL',
+      );
     });
   });
 
@@ -191,29 +240,83 @@ describe('VppClient under faults (simulator)', { skip: SIM_ONLY }, () => {
     await target.close();
   });
 
-  it('times out a request VPP never answers, then carries on', async () => {
-    await withClient(target, { requestTimeoutMs: 150, healthCheckIntervalMs: 0 }, async (client) => {
+  it('times out a request VPP never answers at its deadline, leaks no timer, then carries on', async () => {
+    const timers = new ManualTimers();
+    await withClient(target, { requestTimeoutMs: 150, healthCheckIntervalMs: 0, timers }, async (client) => {
       const sim = target.sim!;
       sim.stallReplies(true);
-      const started = Date.now();
-      await assert.rejects(client.call(msg.control_ping, {}), (err: Error & { code?: string }) => {
-        assert.equal(err.code, 'VPPNET_ERR_TIMEOUT');
-        assert.match(err.message, /control_ping/);
-        return true;
-      });
-      assert.ok(Date.now() - started >= 150);
-      sim.stallReplies(false);
-      await sleep(50); // the stalled reply arrives late and is dropped
-      await client.call(msg.control_ping, {});
+      const result: { outcome?: unknown } = {};
+      const settled = client.call(msg.control_ping, {}).then(
+        () => (result.outcome = 'answered'),
+        (err: unknown) => (result.outcome = err),
+      );
+      timers.advance(149);
+      await macrotask(); // lets a rejection, had there been one, reach `result`
+      assert.equal(Object.hasOwn(result, 'outcome'), false, 'still waiting 1 ms before its deadline');
+      // The deadline sweep runs every requestTimeoutMs / 20 = 7 ms: the request fails at the
+      // first sweep at or after its deadline.
+      timers.advance(7);
+      await settled;
+      const err = result.outcome as Error & { code?: string };
+      assert.ok(err instanceof Error);
+      assert.equal(err.code, 'VPPNET_ERR_TIMEOUT');
+      assert.match(err.message, /^control_ping: no reply from VPP after 154 ms$/);
       assert.equal(client.pendingCount, 0);
+      assert.equal(timers.activeCount, 0, 'the deadline sweep stops with nothing pending');
+      // The stalled reply now arrives before the next one and is dropped: the next ping gets its own.
+      sim.stallReplies(false);
+      const before = client.vppPid;
+      await client.ping();
+      assert.ok(client.vppPid > 0 && (before === 0 || client.vppPid === before));
+      assert.equal(client.pendingCount, 0);
+      timers.advance(7);
+      assert.equal(timers.activeCount, 0, 'the sweep after the answer finds nothing and stops');
     });
+  });
+
+  it('times out a request still queued while reconnecting, naming the state', async () => {
+    const sim = target.sim!;
+    const timers = new ManualTimers();
+    const client = new VppClient({
+      socketPath: target.socketPath,
+      requestTimeoutMs: 1000,
+      retryStrategy: () => 5000,
+      healthCheckIntervalMs: 0,
+      timers,
+    });
+    await client.connect();
+    const reconnecting = waitForState(client, 'reconnecting');
+    sim.dropConnections();
+    await reconnecting;
+    assert.deepEqual(timers.activeDelays, [5000], 'only the reconnect backoff is armed');
+    const queued = assert.rejects(client.call(msg.show_version, {}), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'VPPNET_ERR_TIMEOUT');
+      assert.match(err.message, /^show_version: still queued \(client reconnecting\) after 1000 ms$/);
+      return true;
+    });
+    timers.advance(1000);
+    await queued;
+    assert.equal(client.pendingCount, 0);
+    const ready = waitForState(client, 'ready');
+    timers.advance(4000); // the backoff ends: the client reconnects
+    await ready;
+    await client.ping();
+    await client.close();
   });
 
   it('reconnects after VPP restarts: in-flight requests fail, ids are re-resolved, subscriptions resume', async () => {
     const sim = target.sim!;
-    const client = new VppClient({ socketPath: target.socketPath, retryStrategy: () => 20, healthCheckIntervalMs: 0 });
+    const client = new VppClient({
+      socketPath: target.socketPath,
+      retryStrategy: () => 20,
+      healthCheckIntervalMs: 0,
+    });
     await client.connect();
-    const sub = await client.subscribe(msg.want_interface_events, { enable_disable: 1, pid: process.pid }, msg.sw_interface_event);
+    const sub = await client.subscribe(
+      msg.want_interface_events,
+      { enable_disable: 1, pid: process.pid },
+      msg.sw_interface_event,
+    );
     const iterator = sub[Symbol.asyncIterator]();
     sim.stallReplies(true);
     // The assertion is attached now: the rejection comes while restart() is still running.
@@ -236,27 +339,74 @@ describe('VppClient under faults (simulator)', { skip: SIM_ONLY }, () => {
 
   it('fails at once while disconnected when the offline queue is off', async () => {
     const sim = target.sim!;
-    const client = new VppClient({ socketPath: target.socketPath, offlineQueue: false, retryStrategy: () => 50, healthCheckIntervalMs: 0 });
+    const timers = new ManualTimers();
+    const client = new VppClient({
+      socketPath: target.socketPath,
+      offlineQueue: false,
+      retryStrategy: () => 50,
+      healthCheckIntervalMs: 0,
+      timers,
+    });
     await client.connect();
     const reconnecting = waitForState(client, 'reconnecting');
     sim.dropConnections();
     await reconnecting;
     await assert.rejects(client.call(msg.control_ping, {}), { code: 'VPPNET_ERR_NOT_CONNECTED' });
-    await waitForState(client, 'ready');
+    const ready = waitForState(client, 'ready');
+    timers.advance(50);
+    await ready;
     await client.ping();
     await client.close();
   });
 
   it('notices a VPP that stopped answering with its health check and reconnects', async () => {
     const sim = target.sim!;
-    const client = new VppClient({ socketPath: target.socketPath, healthCheckIntervalMs: 50, healthCheckTimeoutMs: 100, retryStrategy: () => 10 });
+    const timers = new ManualTimers();
+    const client = new VppClient({
+      socketPath: target.socketPath,
+      healthCheckIntervalMs: 50,
+      healthCheckTimeoutMs: 100,
+      retryStrategy: () => 10,
+      timers,
+    });
     await client.connect();
-    const reconnecting = waitForState(client, 'reconnecting', 3000);
+    const states: string[] = [];
+    client.on('state', (to) => states.push(to));
     sim.stallReplies(true);
+    timers.advance(50); // the health ping goes out
+    timers.advance(100); // 100 ms without an answer: not yet more than the timeout
+    await macrotask();
+    assert.deepEqual(states, [], 'still ready at the health timeout itself');
+    const reconnecting = waitForState(client, 'reconnecting');
+    timers.advance(50); // the next check finds the ping unanswered for 150 ms
     await reconnecting;
     sim.stallReplies(false);
-    await waitForState(client, 'ready', 3000);
+    const ready = waitForState(client, 'ready');
+    timers.advance(10); // the backoff
+    await ready;
     await client.ping();
+    await client.close();
+  });
+
+  it('makes each connection attempt with the injected transport factory', async () => {
+    const sim = target.sim!;
+    const made: string[] = [];
+    const client = new VppClient({
+      socketPath: target.socketPath,
+      retryStrategy: () => 0,
+      healthCheckIntervalMs: 0,
+      transportFactory: (t) => {
+        made.push(t.path);
+        return new UnixSocketTransport({ path: t.path, connectTimeoutMs: t.connectTimeoutMs });
+      },
+    });
+    await client.connect();
+    const reconnected = new Promise<boolean>((resolve) =>
+      client.once('ready', (info) => resolve(info.reconnect)),
+    );
+    sim.dropConnections();
+    assert.equal(await reconnected, true);
+    assert.deepEqual(made, [target.socketPath, target.socketPath]);
     await client.close();
   });
 
@@ -291,14 +441,21 @@ describe('VppClient under faults (simulator)', { skip: SIM_ONLY }, () => {
     await client.connect();
     const before = sim.state.clients.length;
     await client.close();
-    await sleep(20);
+    // The simulator, like VPP, frees the registration before it answers the sockclnt_delete
+    // that close() waited for.
     assert.equal(sim.state.clients.length, before - 1);
     assert.ok((sim.state.requestCounts.get('sockclnt_delete') ?? 0) >= 1);
   });
 });
 
 describe('VppClient against a real VPP 26.06', () => {
-  it('ran the suite above against the VPP at VPP_API_SOCKET', { skip: REAL_VPP_SOCKET ? false : 'VPP_API_SOCKET is not set: the suite above ran against the simulator' }, () => {
-    assert.ok(REAL_VPP_SOCKET);
-  });
+  it(
+    'ran the suite above against the VPP at VPP_API_SOCKET',
+    {
+      skip: REAL_VPP_SOCKET ? false : 'VPP_API_SOCKET is not set: the suite above ran against the simulator',
+    },
+    () => {
+      assert.ok(REAL_VPP_SOCKET);
+    },
+  );
 });

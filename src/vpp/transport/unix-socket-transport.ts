@@ -9,6 +9,7 @@ import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import { VppError } from '../errors.js';
 import { DEFAULT_MAX_PAYLOAD_LENGTH, FrameParser } from '../wire/frame.js';
+import type { VppTransport } from './transport.js';
 
 export interface TransportEvents {
   /**
@@ -54,7 +55,7 @@ type TransportState = 'idle' | 'connecting' | 'open' | 'closing' | 'closed';
  * socket.write at the end of the tick. Pipelined requests thus cost one syscall per burst, not one
  * per request.
  */
-export class UnixSocketTransport {
+export class UnixSocketTransport implements VppTransport {
   readonly #path: string;
   readonly #connectTimeoutMs: number;
   readonly #parser: FrameParser;

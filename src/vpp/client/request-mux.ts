@@ -1,0 +1,455 @@
+/**
+ * The request half of the client core: what travels over the connection.
+ *
+ * - Requests are pipelined and matched to replies by `context`; dumps end with `control_ping`;
+ *   cursor services (`_get`) return their reply with the details; events go to subscriptions,
+ *   which are re-established after every reconnect.
+ * - A reply with a non-zero retval rejects its request with VppRetvalError: one request API, and
+ *   the check costs nothing extra per request because it happens where the reply is decoded.
+ * - Every request has a deadline: VPP silently drops some messages (unknown id, wrong
+ *   client_index, short payload), so a missing reply must not hang the caller.
+ * - After the connection drops, requests already written fail with VPPNET_ERR_CONN_LOST and are
+ *   never replayed: add/del calls are not idempotent, and VPP may have lost all state. Requests
+ *   not yet written wait in the offline queue and go out after the reconnect, encoded then with
+ *   the new connection's ids.
+ */
+import diagnostics from 'node:diagnostics_channel';
+import { VppError } from '../errors.js';
+import { contextOffsetOf, decodeMessage, encodeMessage } from '../codec/message-codec.js';
+import type { Message, MessageDef } from '../codec/schema.js';
+import { msg } from '../messages/index.js';
+import type { ConnectionListener, VppConnection } from './connection.js';
+import { EventSubscription, type SubscriptionItem } from './event-subscription.js';
+import { VppRetvalError } from './retval-error.js';
+import type { ClientTimers, Timer } from './timers.js';
+import type { WithReply } from './vpp-api.js';
+
+type AnyRecord = Readonly<Record<string, unknown>>;
+
+export type PendingKind = 'request' | 'dump' | 'get';
+
+/** What `vppnet:vpp:request` publishes for each finished request. */
+export interface RequestDiagnostic {
+  readonly name: string;
+  readonly durationMs: number;
+  readonly outcome: 'ok' | 'retval' | 'timeout' | 'conn_lost' | 'error';
+}
+
+const requestChannel = diagnostics.channel('vppnet:vpp:request');
+
+/**
+ * One unsettled request. A class with every field set in the constructor keeps all pending
+ * entries one hidden class: this object is allocated per request on the hot path.
+ */
+class Pending {
+  /** The connection generation the request was written on; 0 while still queued. */
+  sentOn = 0;
+  constructor(
+    readonly kind: PendingKind,
+    readonly context: number,
+    readonly def: MessageDef,
+    readonly input: AnyRecord,
+    readonly startedAt: number,
+    readonly deadline: number,
+    /** The details message of a dump or cursor service; undefined for a plain request. */
+    readonly streamDef: MessageDef | undefined,
+    /** What settles it: the reply, control_ping_reply for a dump, the `_get_reply` for a cursor. */
+    readonly endDef: MessageDef,
+    readonly items: AnyRecord[] | undefined,
+    /** For dumpEach(): each details message goes here instead of into `items`. */
+    readonly onItem: ((item: AnyRecord) => void) | undefined,
+    readonly resolve: (value: unknown) => void,
+    readonly reject: (err: Error) => void,
+  ) {}
+}
+
+interface SubscriptionEntry {
+  readonly wantDef: WithReply;
+  readonly enableInput: AnyRecord;
+  readonly disableInput: AnyRecord;
+  /** Decodes one event frame into the subscription, typed by the subscription's own eventDef. */
+  readonly deliver: (payload: Buffer) => void;
+  readonly subscription: { push(item: SubscriptionItem<never>): void; end(): void };
+}
+
+export interface RequestMuxOptions {
+  readonly requestTimeoutMs: number;
+  /** Requests in flight plus queued; beyond this a request fails at once with VPPNET_ERR_QUEUE_FULL. */
+  readonly maxPending: number;
+  /** Queue requests while not connected, or fail them at once with VPPNET_ERR_NOT_CONNECTED. */
+  readonly offlineQueue: boolean;
+  /** Events buffered per subscription before it overflows. */
+  readonly eventBufferSize: number;
+  readonly timers: ClientTimers;
+}
+
+export class RequestMux implements ConnectionListener {
+  readonly #connection: VppConnection;
+  readonly #requestTimeoutMs: number;
+  readonly #sweepIntervalMs: number;
+  readonly #maxPending: number;
+  readonly #offlineQueue: boolean;
+  readonly #eventBufferSize: number;
+  readonly #timers: ClientTimers;
+
+  #nextContext = 1;
+  /** Every unsettled request, queued or written, by context; insertion order = age. */
+  readonly #pending = new Map<number, Pending>();
+  /** Requests not yet written: offline, or held back while the socket drains. */
+  readonly #unsent: Pending[] = [];
+  #blocked = false;
+  readonly #subscriptions = new Set<SubscriptionEntry>();
+  readonly #eventTargets = new Map<MessageDef, Set<SubscriptionEntry>>();
+  #sweepTimer: Timer | undefined;
+  #vppPid = 0;
+
+  constructor(connection: VppConnection, opts: RequestMuxOptions) {
+    this.#connection = connection;
+    this.#requestTimeoutMs = opts.requestTimeoutMs;
+    this.#sweepIntervalMs = Math.min(250, Math.max(5, Math.floor(opts.requestTimeoutMs / 20)));
+    this.#maxPending = opts.maxPending;
+    this.#offlineQueue = opts.offlineQueue;
+    this.#eventBufferSize = opts.eventBufferSize;
+    this.#timers = opts.timers;
+    connection.listen(this);
+  }
+
+  /** Requests in flight or queued. */
+  get pendingCount(): number {
+    return this.#pending.size;
+  }
+
+  /** VPP's process id from the last control_ping_reply (0 until one arrived). */
+  get vppPid(): number {
+    return this.#vppPid;
+  }
+
+  allocContext(): number {
+    // u32, never 0 (vpp-wire.md: avoid context 0); wrapping after 4 billion requests is fine
+    // because contexts in flight are bounded by maxPending.
+    const c = this.#nextContext;
+    this.#nextContext = c >= 0xffffffff ? 1 : c + 1;
+    return c;
+  }
+
+  /**
+   * Queues one request and resolves with what settles it: the reply ('request'; a non-zero
+   * retval rejects), `{ reply, items }` ('dump', 'get'; the retval is the caller's to judge).
+   */
+  enqueue(
+    kind: PendingKind,
+    def: MessageDef,
+    input: AnyRecord,
+    timeoutMs: number | undefined,
+    front = false,
+    onItem?: (item: AnyRecord) => void,
+  ): Promise<unknown> {
+    const state = this.#connection.state;
+    if (state === 'closed' || (state === 'closing' && def !== msg.sockclnt_delete)) {
+      return Promise.reject(new VppError('VPPNET_ERR_CLOSED', `${def.name}: client is closed`));
+    }
+    if (state !== 'ready' && !this.#offlineQueue) {
+      return Promise.reject(
+        new VppError('VPPNET_ERR_NOT_CONNECTED', `${def.name}: not connected to VPP (${state})`),
+      );
+    }
+    if (this.#pending.size >= this.#maxPending) {
+      return Promise.reject(
+        new VppError('VPPNET_ERR_QUEUE_FULL', `${def.name}: ${this.#maxPending} requests already pending`),
+      );
+    }
+    const now = this.#timers.now();
+    const deadline = now + (timeoutMs ?? this.#requestTimeoutMs);
+    let endDef: MessageDef | undefined;
+    let streamDef: MessageDef | undefined;
+    if (kind === 'request') endDef = def.reply;
+    else {
+      streamDef = def.stream;
+      endDef = kind === 'dump' ? msg.control_ping_reply : def.reply;
+      if (!streamDef)
+        return Promise.reject(new VppError('VPPNET_ERR_UNKNOWN_MESSAGE', `${def.name} is not a dump`));
+    }
+    if (!endDef)
+      return Promise.reject(new VppError('VPPNET_ERR_UNKNOWN_MESSAGE', `${def.name} has no reply message`));
+    const settledBy = endDef;
+    return new Promise((resolve, reject) => {
+      const items = kind === 'request' ? undefined : [];
+      const p = new Pending(
+        kind,
+        this.allocContext(),
+        def,
+        input,
+        now,
+        deadline,
+        streamDef,
+        settledBy,
+        items,
+        onItem,
+        resolve,
+        reject,
+      );
+      this.#pending.set(p.context, p);
+      this.#armSweep();
+      if (this.#canWrite() && this.#unsent.length === 0) this.#write(p);
+      else if (front) this.#unsent.unshift(p);
+      else this.#unsent.push(p);
+    });
+  }
+
+  /**
+   * Sends `wantDef` with `enableInput` now and after every reconnect; routes each `eventDef`
+   * message to the returned subscription.
+   */
+  async subscribe<E extends MessageDef>(
+    wantDef: WithReply,
+    enableInput: AnyRecord,
+    eventDef: E,
+    disableInput: AnyRecord | undefined,
+  ): Promise<EventSubscription<Message<E>>> {
+    const subscription: EventSubscription<Message<E>> = new EventSubscription<Message<E>>(
+      this.#eventBufferSize,
+      async () => {
+        this.#subscriptions.delete(entry);
+        this.#eventTargets.get(eventDef)?.delete(entry);
+        if (this.#connection.state === 'ready')
+          await this.enqueue('request', wantDef, entry.disableInput, undefined);
+      },
+    );
+    const entry: SubscriptionEntry = {
+      wantDef,
+      enableInput,
+      disableInput: disableInput ?? { ...enableInput, enable_disable: 0 },
+      deliver: (payload) => subscription.push({ type: 'event', event: decodeMessage(eventDef, payload) }),
+      subscription,
+    };
+    await this.enqueue('request', wantDef, enableInput, undefined);
+    this.#subscriptions.add(entry);
+    let targets = this.#eventTargets.get(eventDef);
+    if (!targets) this.#eventTargets.set(eventDef, (targets = new Set()));
+    targets.add(entry);
+    return subscription;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // ConnectionListener
+
+  onReady(reconnect: boolean): void {
+    if (reconnect) this.#resubscribe();
+    this.#drain();
+  }
+
+  onDrain(): void {
+    this.#drain();
+  }
+
+  onLost(err: Error | undefined): void {
+    this.#blocked = false;
+    const lost = new VppError(
+      'VPPNET_ERR_CONN_LOST',
+      `connection to VPP lost${err ? `: ${err.message}` : ''}; the request's outcome is unknown`,
+      err ? { cause: err } : undefined,
+    );
+    // Written requests may or may not have been applied: fail them, never replay.
+    for (const p of [...this.#pending.values()]) if (p.sentOn !== 0) this.#settleError(p, lost, 'conn_lost');
+  }
+
+  async onClosing(goodbye: boolean): Promise<void> {
+    for (const s of this.#subscriptions) s.subscription.end();
+    this.#subscriptions.clear();
+    this.#eventTargets.clear();
+    // Requests never written are dropped now; written ones still get their replies before the goodbye.
+    const closed = new VppError('VPPNET_ERR_CLOSED', 'client closed');
+    for (const p of this.#unsent.splice(0)) this.#settleError(p, closed, 'error');
+    if (goodbye) {
+      const bye = this.enqueue(
+        'request',
+        msg.sockclnt_delete,
+        { index: this.#connection.clientIndex },
+        1000,
+        true,
+      );
+      await bye.catch(() => undefined);
+    }
+  }
+
+  onEnded(err: Error): void {
+    for (const p of [...this.#pending.values()]) this.#settleError(p, err, 'error');
+    this.#unsent.length = 0;
+    this.#sweepTimer?.cancel();
+    this.#sweepTimer = undefined;
+  }
+
+  probe(timeoutMs: number): Promise<unknown> {
+    return this.enqueue('request', msg.control_ping, {}, timeoutMs);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Writing
+
+  #resubscribe(): void {
+    for (const entry of this.#subscriptions) {
+      entry.subscription.push({ type: 'resync', reason: 'reconnected' });
+      this.enqueue('request', entry.wantDef, entry.enableInput, undefined, true).catch((err: unknown) => {
+        this.#connection.reportError(
+          new VppError('VPPNET_ERR_CONN_LOST', `re-subscribing ${entry.wantDef.name} failed`, { cause: err }),
+        );
+      });
+    }
+  }
+
+  /** Writes one request (and its control_ping for a dump), or fails it if the id is unknown here. */
+  #write(p: Pending): void {
+    const connection = this.#connection;
+    const transport = connection.transport;
+    const table = connection.table;
+    if (!transport || !table) {
+      this.#unsent.unshift(p);
+      return;
+    }
+    const id = table.idOf(p.def);
+    if (id === undefined) {
+      this.#settleError(
+        p,
+        new VppError(
+          'VPPNET_ERR_UNKNOWN_MESSAGE',
+          `${p.def.name}_${p.def.crc} is not offered by the connected VPP`,
+        ),
+        'error',
+      );
+      return;
+    }
+    const clientIndex = connection.clientIndex;
+    let frame: Buffer;
+    try {
+      frame = encodeMessage(p.def, id, p.input, { clientIndex, context: p.context });
+    } catch (err) {
+      this.#settleError(p, err as Error, 'error');
+      return;
+    }
+    p.sentOn = connection.generation;
+    let ok = transport.send(frame);
+    if (p.kind === 'dump') {
+      const pingId = table.idOf(msg.control_ping) as number;
+      ok =
+        transport.send(encodeMessage(msg.control_ping, pingId, {}, { clientIndex, context: p.context })) &&
+        ok;
+    }
+    if (!ok) this.#blocked = true;
+  }
+
+  /** Writing is allowed when connected, and while closing for the goodbye itself. */
+  #canWrite(): boolean {
+    const state = this.#connection.state;
+    return (
+      !this.#blocked && this.#connection.table !== undefined && (state === 'ready' || state === 'closing')
+    );
+  }
+
+  #drain(): void {
+    this.#blocked = false;
+    while (this.#canWrite() && this.#unsent.length) {
+      const p = this.#unsent.shift() as Pending;
+      if (this.#pending.get(p.context) === p) this.#write(p);
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Inbound frames
+
+  onFrame(payload: Buffer): void {
+    const connection = this.#connection;
+    const def = connection.table?.definitionOf(payload.readUInt16BE(0));
+    if (!def) return; // a message vppnet has no definition for: nothing can be waiting for it
+    try {
+      const targets = this.#eventTargets.get(def);
+      if (targets) {
+        for (const t of targets) t.deliver(payload);
+        return;
+      }
+      if (def === msg.memclnt_keepalive) {
+        this.#answerKeepalive(payload);
+        return;
+      }
+      const off = contextOffsetOf(def);
+      if (off < 0 || off + 4 > payload.length) return;
+      const p = this.#pending.get(payload.readUInt32BE(off));
+      if (!p || p.sentOn !== connection.generation) return; // late reply to a request that timed out
+      if (def === p.endDef) {
+        const reply = decodeMessage(def, payload);
+        this.#pending.delete(p.context);
+        if (def === msg.control_ping_reply)
+          this.#vppPid = (reply as Message<typeof msg.control_ping_reply>).vpe_pid;
+        if (p.items === undefined) {
+          const retval = typeof reply.retval === 'number' ? reply.retval : 0;
+          if (retval === 0) {
+            this.#publish(p, 'ok');
+            p.resolve(reply);
+          } else {
+            this.#publish(p, 'retval');
+            p.reject(new VppRetvalError(p.def.name, retval, reply));
+          }
+        } else {
+          this.#publish(p, 'ok');
+          p.resolve({ reply, items: p.items });
+        }
+      } else if (def === p.streamDef) {
+        const item = decodeMessage(def, payload);
+        if (p.onItem) p.onItem(item);
+        else p.items?.push(item);
+      }
+    } catch (err) {
+      // A reply that does not decode fails its request; the connection itself stays usable.
+      const off = contextOffsetOf(def);
+      const p =
+        off >= 0 && off + 4 <= payload.length ? this.#pending.get(payload.readUInt32BE(off)) : undefined;
+      if (p) this.#settleError(p, err as Error, 'error');
+    }
+  }
+
+  #answerKeepalive(payload: Buffer): void {
+    const transport = this.#connection.transport;
+    const id = this.#connection.table?.idOf(msg.memclnt_keepalive_reply);
+    if (id === undefined || !transport) return;
+    const { context } = decodeMessage(msg.memclnt_keepalive, payload);
+    transport.send(encodeMessage(msg.memclnt_keepalive_reply, id, { retval: 0 }, { context }));
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Deadlines and bookkeeping
+
+  #settleError(p: Pending, err: Error, outcome: RequestDiagnostic['outcome']): void {
+    if (this.#pending.get(p.context) !== p) return;
+    this.#pending.delete(p.context);
+    this.#publish(p, outcome);
+    p.reject(err);
+  }
+
+  #publish(p: Pending, outcome: RequestDiagnostic['outcome']): void {
+    if (!requestChannel.hasSubscribers) return;
+    const d: RequestDiagnostic = { name: p.def.name, durationMs: this.#timers.now() - p.startedAt, outcome };
+    requestChannel.publish(d);
+  }
+
+  /** One timer for all deadlines, armed only while something is pending. */
+  #armSweep(): void {
+    if (this.#sweepTimer || this.#pending.size === 0) return;
+    this.#sweepTimer = this.#timers.setTimeout(this.#sweep, this.#sweepIntervalMs);
+    this.#sweepTimer.unref();
+  }
+
+  readonly #sweep = (): void => {
+    this.#sweepTimer = undefined;
+    const now = this.#timers.now();
+    for (const p of [...this.#pending.values()]) {
+      if (p.deadline <= now) {
+        const where = p.sentOn ? 'no reply from VPP' : `still queued (client ${this.#connection.state})`;
+        this.#settleError(
+          p,
+          new VppError('VPPNET_ERR_TIMEOUT', `${p.def.name}: ${where} after ${now - p.startedAt} ms`),
+          'timeout',
+        );
+      }
+    }
+    this.#armSweep();
+  };
+}

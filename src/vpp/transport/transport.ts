@@ -1,0 +1,28 @@
+/**
+ * What the client core needs of a transport: one connection that moves whole frames. The Unix
+ * socket transport is the one in production; tests may hand the core an in-memory one.
+ */
+import type { TransportEvents } from './unix-socket-transport.js';
+
+export type { TransportEvents } from './unix-socket-transport.js';
+
+export interface VppTransport {
+  /** Opens the connection once; rejects with the reason it could not (ENOENT, a timeout, ...). */
+  connect(): Promise<void>;
+  /** Queues one whole frame (header and payload); false when the caller should wait for 'drain'. */
+  send(frame: Buffer): boolean;
+  /** Ends the connection after what was sent; resolves once it is closed. */
+  close(): Promise<void>;
+  /** Tears the connection down at once; 'close' follows with `error`. */
+  destroy(error?: Error): void;
+  on<E extends keyof TransportEvents>(event: E, listener: TransportEvents[E]): this;
+}
+
+export interface TransportTarget {
+  /** Path of VPP's API socket. */
+  readonly path: string;
+  readonly connectTimeoutMs: number;
+}
+
+/** Makes the transport for one connection attempt; a reconnect makes a new one. */
+export type TransportFactory = (target: TransportTarget) => VppTransport;
