@@ -105,7 +105,8 @@ const NEW_ACL = 0xffffffff;
 
 export const aclDescriptor = defineKind<AclValue, ServicesContext>({
   kind: 'acl',
-  key: (v) => keys.acl(v.tag),
+  // A duplicate found in VPP goes by its registry name, so that it has a key of its own.
+  key: (v) => keys.acl(v.duplicateName ?? v.tag),
   async create(ctx, { value }) {
     const index = await addReplace(ctx, NEW_ACL, value);
     ctx.acls.set(value.tag, index);
