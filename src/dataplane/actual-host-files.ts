@@ -4,7 +4,11 @@
  */
 import type { Resource } from '../reconcile/resource.js';
 import type { FileFacts } from './context.js';
-import { hostDirectoryDescriptor, socketAccessDescriptor, type SocketAccessValue } from './host-file-descriptors.js';
+import {
+  hostDirectoryDescriptor,
+  socketAccessDescriptor,
+  type SocketAccessValue,
+} from './host-file-descriptors.js';
 import { keys } from './keys.js';
 import type { VppSnapshot } from './snapshot.js';
 

@@ -106,12 +106,16 @@ async function createInterface(ctx: DataplaneContext, v: InterfaceValue): Promis
 async function explainVhostFailure(ctx: DataplaneContext, socket: string, err: unknown): Promise<unknown> {
   if (!(err instanceof VppRetvalError) || err.errorName !== 'SYSCALL_ERROR_2') return err;
   const dir = socket.slice(0, socket.lastIndexOf('/')) || '/';
-  const [dirFacts, socketFacts] = await Promise.all([ctx.files.stat(dir), ctx.files.stat(socket)]).catch(() => [undefined, undefined]);
+  const [dirFacts, socketFacts] = await Promise.all([ctx.files.stat(dir), ctx.files.stat(socket)]).catch(
+    () => [undefined, undefined],
+  );
   let cause: string;
   if (dirFacts === undefined) cause = `its directory ${dir} does not exist`;
   else if (dirFacts.type !== 'directory') cause = `${dir} is not a directory`;
-  else if (socketFacts !== undefined && socketFacts.type !== 'socket') cause = `${socket} exists and is not a socket`;
-  else cause = `VPP could not bind it although ${dir} exists in the agent's view: does VPP see the same ${dir} (its mounts), and may it write there?`;
+  else if (socketFacts !== undefined && socketFacts.type !== 'socket')
+    cause = `${socket} exists and is not a socket`;
+  else
+    cause = `VPP could not bind it although ${dir} exists in the agent's view: does VPP see the same ${dir} (its mounts), and may it write there?`;
   return new Error(`vhost-user socket ${socket}: ${err.message}: ${cause}`, { cause: err });
 }
 
@@ -201,12 +205,12 @@ export const hostVethDescriptor = defineKind<HostVethValue, DataplaneContext>({
  */
 function interfaceSetting<V extends { readonly iface: string }>(spec: {
   readonly kind: string;
-  key(value: V): string;
+  readonly key: (value: V) => string;
   /** Beyond the interface itself. */
-  alsoNames?(value: V): readonly string[];
+  readonly alsoNames?: (value: V) => readonly string[];
   /** The interfaces that must still exist to unset it; the one interface by default. */
-  interfaces?(value: V): readonly string[];
-  set(ctx: DataplaneContext, value: V, on: boolean): Promise<void>;
+  readonly interfaces?: (value: V) => readonly string[];
+  readonly set: (ctx: DataplaneContext, value: V, on: boolean) => Promise<void>;
 }): Kind<V, DataplaneContext> {
   const interfacesOf = spec.interfaces ?? ((v: V): readonly string[] => [v.iface]);
   return defineKind<V, DataplaneContext>({
@@ -228,7 +232,10 @@ export const adminUpDescriptor = interfaceSetting<AdminUpValue>({
   kind: 'admin-up',
   key: (v) => keys.adminUp(v.iface),
   async set(ctx, v, on) {
-    await ctx.client.call(msg.sw_interface_set_flags, { sw_if_index: ctx.interfaces.index(v.iface), flags: on ? 1 : 0 });
+    await ctx.client.call(msg.sw_interface_set_flags, {
+      sw_if_index: ctx.interfaces.index(v.iface),
+      flags: on ? 1 : 0,
+    });
   },
 });
 
@@ -296,7 +303,10 @@ export const proxyArpInterfaceDescriptor = interfaceSetting<ProxyArpInterfaceVal
   kind: 'proxy-arp-intf',
   key: (v) => keys.proxyArpInterface(v.iface),
   async set(ctx, v, on) {
-    await ctx.client.call(msg.proxy_arp_intfc_enable_disable, { sw_if_index: ctx.interfaces.index(v.iface), enable: on });
+    await ctx.client.call(msg.proxy_arp_intfc_enable_disable, {
+      sw_if_index: ctx.interfaces.index(v.iface),
+      enable: on,
+    });
   },
 });
 
@@ -316,10 +326,16 @@ export const interfaceMtuDescriptor = defineKind<InterfaceMtuValue, DataplaneCon
   key: (v) => keys.interfaceMtu(v.iface),
   deps: (v) => [keys.interface(v.iface)],
   async create(ctx, { value }) {
-    await ctx.client.call(msg.sw_interface_set_mtu, { sw_if_index: ctx.interfaces.index(value.iface), mtu: l3Mtu(value.mtu) });
+    await ctx.client.call(msg.sw_interface_set_mtu, {
+      sw_if_index: ctx.interfaces.index(value.iface),
+      mtu: l3Mtu(value.mtu),
+    });
   },
   async update(ctx, { value }) {
-    await ctx.client.call(msg.sw_interface_set_mtu, { sw_if_index: ctx.interfaces.index(value.iface), mtu: l3Mtu(value.mtu) });
+    await ctx.client.call(msg.sw_interface_set_mtu, {
+      sw_if_index: ctx.interfaces.index(value.iface),
+      mtu: l3Mtu(value.mtu),
+    });
   },
   // Only desired MTUs are read back, so this runs only with the interface's own removal, which
   // takes the MTU along; an existing interface handed back keeps the MTU it was given (VPP cannot

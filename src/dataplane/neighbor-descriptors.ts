@@ -44,7 +44,7 @@ async function setNeighborConfig(ctx: DataplaneContext, v: IpNeighborConfigValue
 
 export const ipNeighborConfigDescriptor = defineKind<IpNeighborConfigValue, DataplaneContext>({
   kind: 'ip-neighbor-config',
-  key: (v) => keys.ipNeighborConfig(true),
+  key: () => keys.ipNeighborConfig(true),
   create: (ctx, { value }) => setNeighborConfig(ctx, value),
   update: (ctx, desired) => setNeighborConfig(ctx, desired.value),
   // Not vppnet's any more: what VPP starts with.

@@ -40,7 +40,14 @@ class BulkMemberUpdate extends BulkMemberOp {
   readonly #actual: BulkResources;
   readonly #previous: number;
 
-  constructor(desired: BulkResources, member: number, actual: BulkResources, previous: number, level: number, reason: string) {
+  constructor(
+    desired: BulkResources,
+    member: number,
+    actual: BulkResources,
+    previous: number,
+    level: number,
+    reason: string,
+  ) {
     super('update', desired, member, level, reason);
     this.#actual = actual;
     this.#previous = previous;
@@ -153,14 +160,23 @@ export class BulkKindSet implements KindSet {
     const desiredLevels = desired.groups.map((deps) => wanted.above(deps));
     for (let j = 0; j < actual.size; j++) {
       if (!this.#deleted[j]) continue;
-      deletes.push(new BulkMemberOp('delete', actual, j, actualLevels[actual.groupOf(j)] as number, this.#actualReason(j)));
+      deletes.push(
+        new BulkMemberOp(
+          'delete',
+          actual,
+          j,
+          actualLevels[actual.groupOf(j)] as number,
+          this.#actualReason(j),
+        ),
+      );
     }
     for (let i = 0; i < desired.size; i++) {
       const state = this.#state[i];
       if (state === UNCHANGED || state === PENDING) continue;
       const level = desiredLevels[desired.groupOf(i)] as number;
       const reason = this.#desiredReason(i);
-      if (state === UPDATE) applies.push(new BulkMemberUpdate(desired, i, actual, counterpart[i] as number, level, reason));
+      if (state === UPDATE)
+        applies.push(new BulkMemberUpdate(desired, i, actual, counterpart[i] as number, level, reason));
       else applies.push(new BulkMemberOp('create', desired, i, level, reason));
     }
     return { deletes, applies };
@@ -203,7 +219,8 @@ export class BulkKindSet implements KindSet {
         const g = actual.groupOf(j);
         start[g + 1] = (start[g + 1] as number) + 1;
       }
-      for (let g = 0; g < actual.groups.length; g++) start[g + 1] = (start[g + 1] as number) + (start[g] as number);
+      for (let g = 0; g < actual.groups.length; g++)
+        start[g + 1] = (start[g + 1] as number) + (start[g] as number);
       const next = start.slice(0, actual.groups.length);
       const members = new Uint32Array(actual.size);
       for (let j = 0; j < actual.size; j++) {

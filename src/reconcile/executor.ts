@@ -72,7 +72,8 @@ export async function execute<C>(
   for (const op of plan.ops) {
     const last = batches[batches.length - 1];
     const first = last?.[0];
-    if (first && (first.action === 'delete') === (op.action === 'delete') && first.level === op.level) last.push(op);
+    if (first && (first.action === 'delete') === (op.action === 'delete') && first.level === op.level)
+      last.push(op);
     else batches.push([op]);
   }
 
@@ -93,7 +94,13 @@ export async function execute<C>(
       (op.action === 'delete' ? brokenDeletes : brokenCreates).add(op.key);
     } finally {
       if (opChannel.hasSubscribers) {
-        const diag: OpDiagnostic = { action: op.action, kind: op.kind, key: op.key, outcome, durationMs: Date.now() - started };
+        const diag: OpDiagnostic = {
+          action: op.action,
+          kind: op.kind,
+          key: op.key,
+          outcome,
+          durationMs: Date.now() - started,
+        };
         opChannel.publish(diag);
       }
     }

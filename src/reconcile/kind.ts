@@ -11,15 +11,15 @@ import type { Resource } from './resource.js';
 export interface KindSpec<V, C> {
   readonly kind: string;
   /** The resource's key (unique across kinds), from the spellings in dataplane/keys.ts. */
-  key(value: V): string;
+  readonly key: (value: V) => string;
   /** What the value itself names (its interface, its table); none when absent. */
-  deps?(value: V): readonly string[];
+  readonly deps?: (value: V) => readonly string[];
   /** Values are canonical, so the default is deep equality of their JSON. */
-  equivalent?(desired: V, actual: V): boolean;
-  create(ctx: C, resource: Resource<V>): Promise<void>;
-  delete(ctx: C, resource: Resource<V>): Promise<void>;
+  readonly equivalent?: (desired: V, actual: V) => boolean;
+  readonly create: (ctx: C, resource: Resource<V>) => Promise<void>;
+  readonly delete: (ctx: C, resource: Resource<V>) => Promise<void>;
   /** In-place change; without it a difference means delete + create. */
-  update?(ctx: C, desired: Resource<V>, actual: Resource<V>): Promise<void>;
+  readonly update?: (ctx: C, desired: Resource<V>, actual: Resource<V>) => Promise<void>;
 }
 
 export interface ResourceOptions {

@@ -21,7 +21,11 @@ export class PlainKindSet implements KindSet {
   #dependents: Map<string, string[]> | undefined;
 
   /** `want` and `have` by key; `descriptorOf` fails on a kind it does not know. */
-  constructor(want: ReadonlyMap<string, Resource>, have: ReadonlyMap<string, Resource>, descriptorOf: (r: Resource) => Descriptor) {
+  constructor(
+    want: ReadonlyMap<string, Resource>,
+    have: ReadonlyMap<string, Resource>,
+    descriptorOf: (r: Resource) => Descriptor,
+  ) {
     this.#want = want;
     this.#have = have;
     this.#descriptorOf = descriptorOf;
@@ -88,17 +92,39 @@ export class PlainKindSet implements KindSet {
     const deletes: Op[] = [];
     for (const key of this.#deletes) {
       const r = this.#have.get(key) as Resource;
-      deletes.push({ action: 'delete', kind: r.kind, key, resource: r, level: found.of(key), reason: reason(key) });
+      deletes.push({
+        action: 'delete',
+        kind: r.kind,
+        key,
+        resource: r,
+        level: found.of(key),
+        reason: reason(key),
+      });
     }
     const applies: Op[] = [];
     for (const key of this.#creates) {
       const r = this.#want.get(key) as Resource;
-      applies.push({ action: 'create', kind: r.kind, key, resource: r, level: desired.of(key), reason: reason(key) });
+      applies.push({
+        action: 'create',
+        kind: r.kind,
+        key,
+        resource: r,
+        level: desired.of(key),
+        reason: reason(key),
+      });
     }
     for (const key of this.#updates) {
       const r = this.#want.get(key) as Resource;
       const previous = this.#have.get(key) as Resource;
-      applies.push({ action: 'update', kind: r.kind, key, resource: r, previous, level: desired.of(key), reason: reason(key) });
+      applies.push({
+        action: 'update',
+        kind: r.kind,
+        key,
+        resource: r,
+        previous,
+        level: desired.of(key),
+        reason: reason(key),
+      });
     }
     return { deletes, applies };
   }

@@ -31,7 +31,10 @@ export function plan(
     if (!d) throw new Error(`no descriptor for kind ${r.kind}`);
     return d;
   };
-  const sets: KindSet[] = [new PlainKindSet(want, have, descriptorOf), ...bulk.map((c) => new BulkKindSet(c, descriptorOf(c.desired)))];
+  const sets: KindSet[] = [
+    new PlainKindSet(want, have, descriptorOf),
+    ...bulk.map((c) => new BulkKindSet(c, descriptorOf(c.desired))),
+  ];
 
   // 1 and 2. Pending (waiting for a dependency), then what each desired member needs.
   const verdicts = dependencyVerdicts(want, have);
@@ -69,7 +72,10 @@ export function plan(
 }
 
 /** Step 1's rules: a resource waits when a dependency cannot be met, and so do its dependents. */
-function dependencyVerdicts(want: ReadonlyMap<string, Resource>, have: ReadonlyMap<string, Resource>): DependencyVerdicts {
+function dependencyVerdicts(
+  want: ReadonlyMap<string, Resource>,
+  have: ReadonlyMap<string, Resource>,
+): DependencyVerdicts {
   const verdict = new Map<string, string | null>(); // key → why it is blocked, null when it is not
   const inProgress = new Set<string>();
   const blockedReason = (r: Resource): string | undefined => {

@@ -10,10 +10,28 @@ import type { AgentConfig } from '../config/model.js';
 import { isOwnedTag, keys, vmPortOfTag } from '../dataplane/keys.js';
 import type { VppSnapshot } from '../dataplane/snapshot.js';
 import type { Resource } from '../reconcile/resource.js';
-import { aclBindingDescriptor, aclDescriptor, ruleFromApi, type AclBindingValue, type AclValue } from './acl-descriptors.js';
+import {
+  aclBindingDescriptor,
+  aclDescriptor,
+  ruleFromApi,
+  type AclBindingValue,
+  type AclValue,
+} from './acl-descriptors.js';
 import { AclRegistry } from './acl-registry.js';
-import { bridgeDomainDescriptor, bridgePortDescriptor, PORT_TYPE, type BridgeDomainValue, type BridgePortValue } from './bridge-descriptors.js';
-import { dhcpProxyDescriptor, dhcpVssDescriptor, VSS_TYPE, type DhcpProxyValue, type DhcpVssValue } from './dhcp-descriptors.js';
+import {
+  bridgeDomainDescriptor,
+  bridgePortDescriptor,
+  PORT_TYPE,
+  type BridgeDomainValue,
+  type BridgePortValue,
+} from './bridge-descriptors.js';
+import {
+  dhcpProxyDescriptor,
+  dhcpVssDescriptor,
+  VSS_TYPE,
+  type DhcpProxyValue,
+  type DhcpVssValue,
+} from './dhcp-descriptors.js';
 import {
   NAT_ADDR_ONLY,
   natIdentityMappingDescriptor,

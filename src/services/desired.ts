@@ -85,7 +85,10 @@ export function desiredServices(config: AgentConfig, input: ServicesDesiredInput
   );
   out.push(bviPort);
   const gwPrefix = `${gatewayAddress}/${services.gateway.len}`;
-  const bviAddress = addressDescriptor.resource({ iface: bvi, prefix: gwPrefix }, { after: [bviTable.key, bviPort.key] });
+  const bviAddress = addressDescriptor.resource(
+    { iface: bvi, prefix: gwPrefix },
+    { after: [bviTable.key, bviPort.key] },
+  );
   out.push(bviAddress);
   out.push(adminUpDescriptor.resource({ iface: bvi }));
 
@@ -118,18 +121,33 @@ export function desiredServices(config: AgentConfig, input: ServicesDesiredInput
     const external = input.addresses.get(port.name);
     const vpc = vpcByName.get(port.vpc);
     if (external === undefined || vpc === undefined) continue;
-    out.push(natStaticMappingDescriptor.resource({ vrf: vpc.table, local: port.ip, external, tag: tags.vmPort(port.name) }));
+    out.push(
+      natStaticMappingDescriptor.resource({
+        vrf: vpc.table,
+        local: port.ip,
+        external,
+        tag: tags.vmPort(port.name),
+      }),
+    );
   }
   // Relayed DHCP leaves through the BVI with source = gateway and the VM port's table: without
   // an identity mapping NAT drops it ("out of ports").
   for (const table of [S, ...config.vpcs.map((v) => v.table)]) {
-    out.push(natIdentityMappingDescriptor.resource({ vrf: table, address: gatewayAddress, tag: tags.natGateway() }));
+    out.push(
+      natIdentityMappingDescriptor.resource({ vrf: table, address: gatewayAddress, tag: tags.natGateway() }),
+    );
   }
 
   // DHCP relay per VPC.
   if (services.dhcpServer !== undefined) {
     for (const vpc of config.vpcs) {
-      out.push(dhcpProxyDescriptor.resource({ rxTable: vpc.table, src: gatewayAddress, servers: [{ table: S, address: services.dhcpServer }] }));
+      out.push(
+        dhcpProxyDescriptor.resource({
+          rxTable: vpc.table,
+          src: gatewayAddress,
+          servers: [{ table: S, address: services.dhcpServer }],
+        }),
+      );
       out.push(dhcpVssDescriptor.resource({ table: vpc.table, vpnId: vpc.name }));
     }
   }

@@ -20,7 +20,7 @@ export interface NatPluginValue {
 
 export const natPluginDescriptor = defineKind<NatPluginValue, ServicesContext>({
   kind: 'nat44-ed',
-  key: (v) => keys.natPlugin(),
+  key: () => keys.natPlugin(),
   // Enabled is what matters. The session count is only applied when the plugin is enabled, and
   // re-enabling it to change the count would drop every NAT session and mapping on the node.
   equivalent: () => true,

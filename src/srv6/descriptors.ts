@@ -23,7 +23,7 @@ export interface EncapSourceValue {
  */
 export const encapSourceDescriptor = defineKind<EncapSourceValue, DataplaneContext>({
   kind: 'sr-encap-source',
-  key: (v) => keys.srEncapSource(),
+  key: () => keys.srEncapSource(),
   async create(ctx, { value }) {
     await ctx.client.call(msg.sr_set_encap_source, { encaps_source: value.address });
   },
@@ -40,7 +40,7 @@ export interface HopLimitValue {
 
 export const hopLimitDescriptor = defineKind<HopLimitValue, DataplaneContext>({
   kind: 'sr-hop-limit',
-  key: (v) => keys.srHopLimit(),
+  key: () => keys.srHopLimit(),
   async create(ctx, { value }) {
     await ctx.client.call(msg.sr_set_encap_hop_limit, { hop_limit: value.hopLimit });
   },
@@ -91,7 +91,7 @@ export interface PolicyValue {
 export const policyDescriptor = defineKind<PolicyValue, DataplaneContext>({
   kind: 'sr-policy',
   key: (v) => keys.srPolicy(v.bsid),
-  deps: (v) => [keys.srEncapSource(), keys.srHopLimit()],
+  deps: () => [keys.srEncapSource(), keys.srHopLimit()],
   async create(ctx, { value }) {
     const sids = [...value.sids, ...Array<string>(MAX_SIDS - value.sids.length).fill('::')];
     // sr_policy_add, not _v2: the v2 messages are still in_progress in 26.06. The segment list's

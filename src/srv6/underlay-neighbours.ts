@@ -15,7 +15,10 @@
  */
 import type { AgentConfig } from '../config/model.js';
 import { keys } from '../dataplane/keys.js';
-import { ipNeighborConfigDescriptor, neighborAnnouncementDescriptor } from '../dataplane/neighbor-descriptors.js';
+import {
+  ipNeighborConfigDescriptor,
+  neighborAnnouncementDescriptor,
+} from '../dataplane/neighbor-descriptors.js';
 import type { VppSnapshot } from '../dataplane/snapshot.js';
 import type { Resource } from '../reconcile/resource.js';
 
@@ -40,12 +43,22 @@ export const NEIGHBOR_RECYCLE = true;
 
 export function desiredUnderlayNeighbours(config: AgentConfig): Resource[] {
   const { interface: uplink, address, prefixLength, neighborMaxAgeSeconds } = config.node.underlay;
-  const neighborConfig = ipNeighborConfigDescriptor.resource({ maxNumber: NEIGHBOR_MAX_NUMBER, maxAge: neighborMaxAgeSeconds, recycle: NEIGHBOR_RECYCLE });
+  const neighborConfig = ipNeighborConfigDescriptor.resource({
+    maxNumber: NEIGHBOR_MAX_NUMBER,
+    maxAge: neighborMaxAgeSeconds,
+    recycle: NEIGHBOR_RECYCLE,
+  });
   // After the address (the advertisement's source and target) and admin-up (else VPP drops it).
   // Only the desired one waits for them: what VPP has is a memory, which nothing takes along.
   const announcement = neighborAnnouncementDescriptor.resource(
     { iface: uplink, address },
-    { after: [keys.interface(uplink), keys.adminUp(uplink), keys.address(uplink, `${address}/${prefixLength}`)] },
+    {
+      after: [
+        keys.interface(uplink),
+        keys.adminUp(uplink),
+        keys.address(uplink, `${address}/${prefixLength}`),
+      ],
+    },
   );
   return [neighborConfig, announcement];
 }
