@@ -13,7 +13,6 @@ import type { Op, OpAction, PendingResource, Resource } from './resource.js';
 /** An op on a bulk member; `resource` is built on each access. */
 class BulkMemberOp implements Op {
   readonly action: OpAction;
-  readonly kind: string;
   readonly key: string;
   readonly level: number;
   readonly reason: string;
@@ -22,12 +21,18 @@ class BulkMemberOp implements Op {
 
   constructor(action: OpAction, side: BulkResources, member: number, level: number, reason: string) {
     this.action = action;
-    this.kind = side.kind;
-    this.key = side.key(member);
+    // V8 keeps a string built by concatenation as a tree of its parts (~165 bytes for a steering
+    // key); normalize() returns the same ASCII text as one flat string (~65 bytes), which for
+    // 100k ops is 10 MiB less.
+    this.key = side.key(member).normalize();
     this.#side = side;
     this.#member = member;
     this.level = level;
     this.reason = reason;
+  }
+
+  get kind(): string {
+    return this.#side.kind;
   }
 
   get resource(): Resource {
