@@ -20,8 +20,8 @@ const LAYERS = [
   { name: 'reconcile', modules: ['src/reconcile'] },
   { name: 'dataplane', modules: ['src/dataplane'] },
   { name: 'domain', modules: ['src/srv6', 'src/services'] },
-  // The composition of kinds (desired state, registry, reconcile pass) once it leaves src/agent.
-  { name: 'composition', modules: [] },
+  // The composition of every kind into one registry, the desired state and the reconcile pass.
+  { name: 'composition', modules: ['src/hypervisor'] },
   { name: 'host', modules: ['src/netns'] },
   { name: 'attachments', modules: ['src/attachments'] },
   { name: 'agent', modules: ['src/agent'] },

@@ -7,7 +7,6 @@ import type { FileFacts } from './context.js';
 import {
   hostDirectoryDescriptor,
   socketAccessDescriptor,
-  type HostDirectoryValue,
   type SocketAccessValue,
 } from './host-file-descriptors.js';
 import { keys } from './keys.js';
@@ -17,8 +16,8 @@ import type { VppSnapshot } from './snapshot.js';
 export function hostFilePaths(desired: readonly Resource[]): string[] {
   const paths: string[] = [];
   for (const r of desired) {
-    if (r.kind === hostDirectoryDescriptor.kind) paths.push((r.value as HostDirectoryValue).path);
-    else if (r.kind === socketAccessDescriptor.kind) paths.push((r.value as SocketAccessValue).socket);
+    if (hostDirectoryDescriptor.is(r)) paths.push(r.value.path);
+    else if (socketAccessDescriptor.is(r)) paths.push(r.value.socket);
   }
   return paths;
 }
@@ -37,13 +36,11 @@ export function actualHostFiles(
   }
   const out: Resource[] = [];
   for (const r of desired) {
-    if (r.kind === hostDirectoryDescriptor.kind) {
-      const want = r.value as HostDirectoryValue;
+    if (hostDirectoryDescriptor.is(r)) {
       // An existing directory is left as it is: present, whatever its mode.
-      if (facts.get(want.path)?.type === 'directory')
-        out.push({ kind: r.kind, key: r.key, deps: [], value: want });
-    } else if (r.kind === socketAccessDescriptor.kind) {
-      const want = r.value as SocketAccessValue;
+      if (facts.get(r.value.path)?.type === 'directory') out.push(hostDirectoryDescriptor.resource(r.value));
+    } else if (socketAccessDescriptor.is(r)) {
+      const want = r.value;
       const found = facts.get(want.socket);
       const port = vhostPorts.get(want.socket);
       if (found === undefined || port === undefined) continue;
@@ -53,7 +50,7 @@ export function actualHostFiles(
         ...(want.gid !== undefined && { gid: found.gid }),
         mode: found.type === 'socket' ? found.mode : -1,
       };
-      out.push({ kind: r.kind, key: keys.socketAccess(want.socket), deps: [keys.interface(port)], value });
+      out.push(socketAccessDescriptor.resource(value, { after: [keys.interface(port)] }));
     }
   }
   return out;

@@ -6,17 +6,18 @@
  */
 import type { Resource } from '../reconcile/resource.js';
 import { NO_INTERFACE } from './context.js';
-import type {
-  AddressValue,
-  AdminUpValue,
-  HostVethValue,
-  InterfaceMtuValue,
-  InterfaceTableValue,
-  InterfaceValue,
-  ProxyArpInterfaceValue,
-  UnnumberedValue,
+import {
+  addressDescriptor,
+  adminUpDescriptor,
+  hostVethDescriptor,
+  interfaceDescriptor,
+  interfaceMtuDescriptor,
+  interfaceTableDescriptor,
+  proxyArpInterfaceDescriptor,
+  unnumberedDescriptor,
+  type InterfaceValue,
 } from './interface-descriptors.js';
-import type { IpTableValue, ProxyArpValue, RoutePath, RouteValue } from './ip-descriptors.js';
+import { ipTableDescriptor, proxyArpDescriptor, routeDescriptor, type RoutePath, type RouteValue } from './ip-descriptors.js';
 import { isOwnedTag, keys } from './keys.js';
 import { formatPrefix, type RouteDetails, type VppSnapshot } from './snapshot.js';
 
@@ -41,13 +42,11 @@ export function actualDataplane(s: VppSnapshot, opts: ActualOptions): Resource[]
 
   for (const t of s.tables) {
     if (!isOwnedTag(t.name)) continue;
-    const value: IpTableValue = { table: t.table_id, ip6: t.is_ip6, name: t.name };
-    out.push({ kind: 'ip-table', key: keys.ipTable(t.table_id, t.is_ip6), deps: [], value });
+    out.push(ipTableDescriptor.resource({ table: t.table_id, ip6: t.is_ip6, name: t.name }));
   }
 
   for (const name of opts.hostVeths) {
-    const value: HostVethValue = { hostName: name, netns: '', ifname: '', mac: '' };
-    out.push({ kind: 'host-veth', key: keys.hostVeth(name), deps: [], value });
+    out.push(hostVethDescriptor.resource({ hostName: name, netns: '', ifname: '', mac: '' }));
   }
 
   for (const [name, facts] of s.interfaceFacts) {
@@ -82,55 +81,36 @@ export function actualDataplane(s: VppSnapshot, opts: ActualOptions): Resource[]
       } else {
         value = { type: 'loopback', name, mac };
       }
-      out.push({ kind: 'interface', key: ifKey, deps, value });
+      out.push(interfaceDescriptor.resource(value, { after: deps }));
     } else if (want.has(ifKey)) {
-      out.push({
-        kind: 'interface',
-        key: ifKey,
-        deps: [],
-        value: { type: 'external', name } satisfies InterfaceValue,
-        external: true,
-      });
+      out.push(interfaceDescriptor.resource({ type: 'external', name }, { external: true }));
     }
 
-    if ((d.flags & 1) === 1 && mine(keys.adminUp(name))) {
-      out.push({
-        kind: 'admin-up',
-        key: keys.adminUp(name),
-        deps: [ifKey],
-        value: { iface: name } satisfies AdminUpValue,
-      });
-    }
-    const tableKey = keys.ifaceTable(name);
-    const hasTable = facts.table !== 0 && mine(tableKey);
-    if (hasTable) {
-      const value: InterfaceTableValue = { iface: name, table: facts.table };
-      out.push({ kind: 'iface-table', key: tableKey, deps: [ifKey, keys.ipTable(facts.table)], value });
-    }
+    const adminUp = adminUpDescriptor.resource({ iface: name });
+    if ((d.flags & 1) === 1 && mine(adminUp.key)) out.push(adminUp);
+    // Addresses and unnumbered go with the table binding: VPP drops them when it changes.
+    const binding = interfaceTableDescriptor.resource({ iface: name, table: facts.table });
+    const hasTable = facts.table !== 0 && mine(binding.key);
+    if (hasTable) out.push(binding);
+    const withTable = hasTable ? [binding.key] : [];
     for (const prefix of facts.addresses) {
-      const key = keys.address(name, prefix);
-      if (!mine(key)) continue;
-      const value: AddressValue = { iface: name, prefix };
-      out.push({ kind: 'address', key, deps: hasTable ? [ifKey, tableKey] : [ifKey], value });
+      const address = addressDescriptor.resource({ iface: name, prefix }, { after: withTable });
+      if (mine(address.key)) out.push(address);
     }
     const via = s.unnumbered.get(idx);
     const viaName = via === undefined ? undefined : s.interfaces.nameOf(via);
-    if (viaName !== undefined && mine(keys.unnumbered(name))) {
-      const value: UnnumberedValue = { iface: name, via: viaName };
-      const deps = [ifKey, keys.interface(viaName), ...(hasTable ? [tableKey] : [])];
-      out.push({ kind: 'unnumbered', key: keys.unnumbered(name), deps, value });
+    if (viaName !== undefined) {
+      const unnumbered = unnumberedDescriptor.resource({ iface: name, via: viaName }, { after: withTable });
+      if (mine(unnumbered.key)) out.push(unnumbered);
     }
     // Only where vppnet sets one: VPP gives every interface an MTU, and the others' are not ours.
     if (want.has(keys.interfaceMtu(name))) {
       // Per-protocol MTUs set by someone else read as 0, a value vppnet never wants: it sets L3 alone.
       const [l3, ...perProtocol] = d.mtu;
-      const value: InterfaceMtuValue = { iface: name, mtu: perProtocol.every((m) => m === 0) ? (l3 ?? 0) : 0 };
-      out.push({ kind: 'interface-mtu', key: keys.interfaceMtu(name), deps: [ifKey], value });
+      out.push(interfaceMtuDescriptor.resource({ iface: name, mtu: perProtocol.every((m) => m === 0) ? (l3 ?? 0) : 0 }));
     }
-    if (s.proxyArpInterfaces.has(idx) && mine(keys.proxyArpInterface(name))) {
-      const value: ProxyArpInterfaceValue = { iface: name };
-      out.push({ kind: 'proxy-arp-intf', key: keys.proxyArpInterface(name), deps: [ifKey], value });
-    }
+    const proxyArp = proxyArpInterfaceDescriptor.resource({ iface: name });
+    if (s.proxyArpInterfaces.has(idx) && mine(proxyArp.key)) out.push(proxyArp);
   }
 
   for (const [tableKey, routes] of s.routes) {
@@ -143,13 +123,7 @@ export function actualDataplane(s: VppSnapshot, opts: ActualOptions): Resource[]
 
   for (const p of s.proxyArpRanges) {
     if (!ownedTables.has(`ip4:${p.table_id}`)) continue;
-    const value: ProxyArpValue = { table: p.table_id, low: p.low, hi: p.hi };
-    out.push({
-      kind: 'proxy-arp',
-      key: keys.proxyArp(p.table_id, p.low, p.hi),
-      deps: [keys.ipTable(p.table_id)],
-      value,
-    });
+    out.push(proxyArpDescriptor.resource({ table: p.table_id, low: p.low, hi: p.hi }));
   }
   return out;
 }
@@ -189,8 +163,6 @@ function routeResource(
   }
   if (paths.length === 0) return undefined;
   const prefix = formatPrefix(r.prefix);
-  const key = keys.route(r.table_id, prefix, ip6);
   if (r.table_id !== 0) deps.add(keys.ipTable(r.table_id, ip6));
-  const value: RouteValue = { table: r.table_id, ip6, prefix, paths };
-  return { resource: { kind: 'route', key, deps: [...deps], value }, owned };
+  return { resource: routeDescriptor.resource({ table: r.table_id, ip6, prefix, paths }, { after: [...deps] }), owned };
 }

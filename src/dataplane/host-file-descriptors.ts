@@ -3,8 +3,8 @@
  * fails with SYSCALL_ERROR_2 when it is missing, naming nothing) and who may open the socket VPP
  * creates (root with VPP's umask, which a QEMU that does not run as root cannot connect to).
  */
-import type { Descriptor } from '../reconcile/descriptor.js';
-import { canonicalEqual } from '../reconcile/descriptor.js';
+import { defineKind } from '../reconcile/kind.js';
+import { keys } from './keys.js';
 import type { DataplaneContext } from './context.js';
 
 export interface HostDirectoryValue {
@@ -19,14 +19,15 @@ export interface HostDirectoryValue {
  * needs, and an empty directory costs nothing. The actual side lists a desired directory as
  * present whenever it exists, whatever its mode.
  */
-export const hostDirectoryDescriptor: Descriptor<HostDirectoryValue, DataplaneContext> = {
+export const hostDirectoryDescriptor = defineKind<HostDirectoryValue, DataplaneContext>({
   kind: 'host-directory',
+  key: (v) => keys.hostDirectory(v.path),
   equivalent: (a, b) => a.path === b.path,
   async create(ctx, { value }) {
     await ctx.files.makeDirectory(value.path, value.mode, value.gid);
   },
   delete: () => Promise.resolve(),
-};
+});
 
 export interface SocketAccessValue {
   readonly socket: string;
@@ -36,9 +37,9 @@ export interface SocketAccessValue {
   readonly mode: number;
 }
 
-export const socketAccessDescriptor: Descriptor<SocketAccessValue, DataplaneContext> = {
+export const socketAccessDescriptor = defineKind<SocketAccessValue, DataplaneContext>({
   kind: 'socket-access',
-  equivalent: canonicalEqual,
+  key: (v) => keys.socketAccess(v.socket),
   async create(ctx, { value }) {
     await setSocketAccess(ctx, value);
   },
@@ -47,7 +48,7 @@ export const socketAccessDescriptor: Descriptor<SocketAccessValue, DataplaneCont
   },
   // The socket goes with its interface.
   delete: () => Promise.resolve(),
-};
+});
 
 async function setSocketAccess(ctx: DataplaneContext, v: SocketAccessValue): Promise<void> {
   const facts = await ctx.files.stat(v.socket);

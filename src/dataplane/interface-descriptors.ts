@@ -2,13 +2,14 @@
  * Descriptors for interfaces and their per-interface settings. vppnet's interfaces carry a tag
  * ("vppnet:…"); external ones (the underlay NIC) are configured but never created or deleted.
  */
-import type { Descriptor } from '../reconcile/descriptor.js';
 import { canonicalEqual } from '../reconcile/descriptor.js';
+import { defineKind, type Kind } from '../reconcile/kind.js';
 import type { Resource } from '../reconcile/resource.js';
 import { VppRetvalError } from '../vpp/client/retval-error.js';
 import { msg } from '../vpp/messages/index.js';
 import type { DataplaneContext } from './context.js';
 import { vppPrefix } from './ip-values.js';
+import { keys } from './keys.js';
 
 export type InterfaceValue =
   /** VPP picks the instance: a fixed one could collide with loopbacks others created. */
@@ -105,12 +106,16 @@ async function createInterface(ctx: DataplaneContext, v: InterfaceValue): Promis
 async function explainVhostFailure(ctx: DataplaneContext, socket: string, err: unknown): Promise<unknown> {
   if (!(err instanceof VppRetvalError) || err.errorName !== 'SYSCALL_ERROR_2') return err;
   const dir = socket.slice(0, socket.lastIndexOf('/')) || '/';
-  const [dirFacts, socketFacts] = await Promise.all([ctx.files.stat(dir), ctx.files.stat(socket)]).catch(() => [undefined, undefined]);
+  const [dirFacts, socketFacts] = await Promise.all([ctx.files.stat(dir), ctx.files.stat(socket)]).catch(
+    () => [undefined, undefined],
+  );
   let cause: string;
   if (dirFacts === undefined) cause = `its directory ${dir} does not exist`;
   else if (dirFacts.type !== 'directory') cause = `${dir} is not a directory`;
-  else if (socketFacts !== undefined && socketFacts.type !== 'socket') cause = `${socket} exists and is not a socket`;
-  else cause = `VPP could not bind it although ${dir} exists in the agent's view: does VPP see the same ${dir} (its mounts), and may it write there?`;
+  else if (socketFacts !== undefined && socketFacts.type !== 'socket')
+    cause = `${socket} exists and is not a socket`;
+  else
+    cause = `VPP could not bind it although ${dir} exists in the agent's view: does VPP see the same ${dir} (its mounts), and may it write there?`;
   return new Error(`vhost-user socket ${socket}: ${err.message}: ${cause}`, { cause: err });
 }
 
@@ -141,8 +146,9 @@ function comparable(v: InterfaceValue): InterfaceValue {
   return rest;
 }
 
-export const interfaceDescriptor: Descriptor<InterfaceValue, DataplaneContext> = {
+export const interfaceDescriptor = defineKind<InterfaceValue, DataplaneContext>({
   kind: 'interface',
+  key: (v) => keys.interface(v.name),
   equivalent: (a, b) => canonicalEqual(comparable(a), comparable(b)),
   async create(ctx, { value }) {
     const swIfIndex = await createInterface(ctx, value);
@@ -167,7 +173,7 @@ export const interfaceDescriptor: Descriptor<InterfaceValue, DataplaneContext> =
     await deleteInterface(ctx, value, ctx.interfaces.index(value.name));
     ctx.interfaces.remove(value.name);
   },
-};
+});
 
 /** The veth pair behind an af_packet VM port (tests and demos). */
 export interface HostVethValue {
@@ -179,8 +185,9 @@ export interface HostVethValue {
   readonly mtu?: number;
 }
 
-export const hostVethDescriptor: Descriptor<HostVethValue, DataplaneContext> = {
+export const hostVethDescriptor = defineKind<HostVethValue, DataplaneContext>({
   kind: 'host-veth',
+  key: (v) => keys.hostVeth(v.hostName),
   // The host name is derived from every other field, so equal names mean equal pairs.
   equivalent: (a, b) => a.hostName === b.hostName,
   async create(ctx, { value }) {
@@ -189,77 +196,84 @@ export const hostVethDescriptor: Descriptor<HostVethValue, DataplaneContext> = {
   async delete(ctx, { value }) {
     await ctx.host.deleteVeth(value.hostName);
   },
-};
+});
+
+/**
+ * A setting on one interface that VPP drops together with the interface (admin state, table,
+ * address, unnumbered, proxy ARP): set on create, unset on delete only while the interfaces it
+ * names still exist — deleting the interface has unset it already.
+ */
+function interfaceSetting<V extends { readonly iface: string }>(spec: {
+  readonly kind: string;
+  readonly key: (value: V) => string;
+  /** Beyond the interface itself. */
+  readonly alsoNames?: (value: V) => readonly string[];
+  /** The interfaces that must still exist to unset it; the one interface by default. */
+  readonly interfaces?: (value: V) => readonly string[];
+  readonly set: (ctx: DataplaneContext, value: V, on: boolean) => Promise<void>;
+}): Kind<V, DataplaneContext> {
+  const interfacesOf = spec.interfaces ?? ((v: V): readonly string[] => [v.iface]);
+  return defineKind<V, DataplaneContext>({
+    kind: spec.kind,
+    key: spec.key,
+    deps: (v) => [keys.interface(v.iface), ...(spec.alsoNames?.(v) ?? [])],
+    create: (ctx, { value }) => spec.set(ctx, value, true),
+    async delete(ctx, { value }) {
+      if (interfacesOf(value).every((i) => ctx.interfaces.has(i))) await spec.set(ctx, value, false);
+    },
+  });
+}
 
 export interface AdminUpValue {
   readonly iface: string;
 }
 
-export const adminUpDescriptor: Descriptor<AdminUpValue, DataplaneContext> = {
+export const adminUpDescriptor = interfaceSetting<AdminUpValue>({
   kind: 'admin-up',
-  equivalent: canonicalEqual,
-  async create(ctx, { value }) {
+  key: (v) => keys.adminUp(v.iface),
+  async set(ctx, v, on) {
     await ctx.client.call(msg.sw_interface_set_flags, {
-      sw_if_index: ctx.interfaces.index(value.iface),
-      flags: 1,
+      sw_if_index: ctx.interfaces.index(v.iface),
+      flags: on ? 1 : 0,
     });
   },
-  async delete(ctx, { value }) {
-    if (!ctx.interfaces.has(value.iface)) return;
-    await ctx.client.call(msg.sw_interface_set_flags, {
-      sw_if_index: ctx.interfaces.index(value.iface),
-      flags: 0,
-    });
-  },
-};
+});
 
 export interface InterfaceTableValue {
   readonly iface: string;
   readonly table: number;
 }
 
-export const interfaceTableDescriptor: Descriptor<InterfaceTableValue, DataplaneContext> = {
+export const interfaceTableDescriptor = interfaceSetting<InterfaceTableValue>({
   kind: 'iface-table',
-  equivalent: canonicalEqual,
-  async create(ctx, { value }) {
+  key: (v) => keys.ifaceTable(v.iface),
+  alsoNames: (v) => [keys.ipTable(v.table)],
+  async set(ctx, v, on) {
     await ctx.client.call(msg.sw_interface_set_table, {
-      sw_if_index: ctx.interfaces.index(value.iface),
+      sw_if_index: ctx.interfaces.index(v.iface),
       is_ipv6: false,
-      vrf_id: value.table,
+      vrf_id: on ? v.table : 0,
     });
   },
-  async delete(ctx, { value }) {
-    if (!ctx.interfaces.has(value.iface)) return;
-    await ctx.client.call(msg.sw_interface_set_table, {
-      sw_if_index: ctx.interfaces.index(value.iface),
-      is_ipv6: false,
-      vrf_id: 0,
-    });
-  },
-};
+});
 
 export interface AddressValue {
   readonly iface: string;
   readonly prefix: string;
 }
 
-async function setAddress(ctx: DataplaneContext, v: AddressValue, isAdd: boolean): Promise<void> {
-  await ctx.client.call(msg.sw_interface_add_del_address, {
-    sw_if_index: ctx.interfaces.index(v.iface),
-    is_add: isAdd,
-    del_all: false,
-    prefix: vppPrefix(v.prefix),
-  });
-}
-
-export const addressDescriptor: Descriptor<AddressValue, DataplaneContext> = {
+export const addressDescriptor = interfaceSetting<AddressValue>({
   kind: 'address',
-  equivalent: canonicalEqual,
-  create: (ctx, { value }) => setAddress(ctx, value, true),
-  async delete(ctx, { value }) {
-    if (ctx.interfaces.has(value.iface)) await setAddress(ctx, value, false);
+  key: (v) => keys.address(v.iface, v.prefix),
+  async set(ctx, v, on) {
+    await ctx.client.call(msg.sw_interface_add_del_address, {
+      sw_if_index: ctx.interfaces.index(v.iface),
+      is_add: on,
+      del_all: false,
+      prefix: vppPrefix(v.prefix),
+    });
   },
-};
+});
 
 export interface UnnumberedValue {
   readonly iface: string;
@@ -267,45 +281,34 @@ export interface UnnumberedValue {
   readonly via: string;
 }
 
-async function setUnnumbered(ctx: DataplaneContext, v: UnnumberedValue, isAdd: boolean): Promise<void> {
-  await ctx.client.call(msg.sw_interface_set_unnumbered, {
-    sw_if_index: ctx.interfaces.index(v.via),
-    unnumbered_sw_if_index: ctx.interfaces.index(v.iface),
-    is_add: isAdd,
-  });
-}
-
-export const unnumberedDescriptor: Descriptor<UnnumberedValue, DataplaneContext> = {
+export const unnumberedDescriptor = interfaceSetting<UnnumberedValue>({
   kind: 'unnumbered',
-  equivalent: canonicalEqual,
-  create: (ctx, { value }) => setUnnumbered(ctx, value, true),
-  async delete(ctx, { value }) {
-    if (ctx.interfaces.has(value.iface) && ctx.interfaces.has(value.via))
-      await setUnnumbered(ctx, value, false);
+  key: (v) => keys.unnumbered(v.iface),
+  alsoNames: (v) => [keys.interface(v.via)],
+  interfaces: (v) => [v.iface, v.via],
+  async set(ctx, v, on) {
+    await ctx.client.call(msg.sw_interface_set_unnumbered, {
+      sw_if_index: ctx.interfaces.index(v.via),
+      unnumbered_sw_if_index: ctx.interfaces.index(v.iface),
+      is_add: on,
+    });
   },
-};
+});
 
 export interface ProxyArpInterfaceValue {
   readonly iface: string;
 }
 
-export const proxyArpInterfaceDescriptor: Descriptor<ProxyArpInterfaceValue, DataplaneContext> = {
+export const proxyArpInterfaceDescriptor = interfaceSetting<ProxyArpInterfaceValue>({
   kind: 'proxy-arp-intf',
-  equivalent: canonicalEqual,
-  async create(ctx, { value }) {
+  key: (v) => keys.proxyArpInterface(v.iface),
+  async set(ctx, v, on) {
     await ctx.client.call(msg.proxy_arp_intfc_enable_disable, {
-      sw_if_index: ctx.interfaces.index(value.iface),
-      enable: true,
+      sw_if_index: ctx.interfaces.index(v.iface),
+      enable: on,
     });
   },
-  async delete(ctx, { value }) {
-    if (!ctx.interfaces.has(value.iface)) return;
-    await ctx.client.call(msg.proxy_arp_intfc_enable_disable, {
-      sw_if_index: ctx.interfaces.index(value.iface),
-      enable: false,
-    });
-  },
-};
+});
 
 export interface InterfaceMtuValue {
   readonly iface: string;
@@ -318,19 +321,26 @@ function l3Mtu(mtu: number): number[] {
   return [mtu, 0, 0, 0];
 }
 
-export const interfaceMtuDescriptor: Descriptor<InterfaceMtuValue, DataplaneContext> = {
+export const interfaceMtuDescriptor = defineKind<InterfaceMtuValue, DataplaneContext>({
   kind: 'interface-mtu',
-  equivalent: canonicalEqual,
+  key: (v) => keys.interfaceMtu(v.iface),
+  deps: (v) => [keys.interface(v.iface)],
   async create(ctx, { value }) {
-    await ctx.client.call(msg.sw_interface_set_mtu, { sw_if_index: ctx.interfaces.index(value.iface), mtu: l3Mtu(value.mtu) });
+    await ctx.client.call(msg.sw_interface_set_mtu, {
+      sw_if_index: ctx.interfaces.index(value.iface),
+      mtu: l3Mtu(value.mtu),
+    });
   },
   async update(ctx, { value }) {
-    await ctx.client.call(msg.sw_interface_set_mtu, { sw_if_index: ctx.interfaces.index(value.iface), mtu: l3Mtu(value.mtu) });
+    await ctx.client.call(msg.sw_interface_set_mtu, {
+      sw_if_index: ctx.interfaces.index(value.iface),
+      mtu: l3Mtu(value.mtu),
+    });
   },
   // Only desired MTUs are read back, so this runs only with the interface's own removal, which
   // takes the MTU along; an existing interface handed back keeps the MTU it was given (VPP cannot
   // tell what it had before).
   delete: () => Promise.resolve(),
-};
+});
 
 export type InterfaceResource = Resource<InterfaceValue>;

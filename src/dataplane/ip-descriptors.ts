@@ -1,8 +1,8 @@
 /**
  * Descriptors for IP tables, routes and proxy-ARP ranges.
  */
-import type { Descriptor } from '../reconcile/descriptor.js';
-import { canonicalEqual } from '../reconcile/descriptor.js';
+import { defineKind } from '../reconcile/kind.js';
+import { keys } from './keys.js';
 import { msg } from '../vpp/messages/index.js';
 import { NO_INTERFACE, type DataplaneContext } from './context.js';
 import { vppAddress, vppPrefix } from './ip-values.js';
@@ -13,16 +13,16 @@ export interface IpTableValue {
   readonly name: string;
 }
 
-export const ipTableDescriptor: Descriptor<IpTableValue, DataplaneContext> = {
+export const ipTableDescriptor = defineKind<IpTableValue, DataplaneContext>({
   kind: 'ip-table',
-  equivalent: canonicalEqual,
+  key: (v) => keys.ipTable(v.table, v.ip6),
   async create(ctx, { value }) {
     await ctx.client.call(msg.ip_table_add_del, { is_add: true, table: { table_id: value.table, is_ip6: value.ip6, name: value.name } });
   },
   async delete(ctx, { value }) {
     await ctx.client.call(msg.ip_table_add_del, { is_add: false, table: { table_id: value.table, is_ip6: value.ip6 } });
   },
-};
+});
 
 /** A path: out of an interface to a next hop, or "look up again in table N". */
 export type RoutePath =
@@ -53,9 +53,9 @@ async function setRoute(ctx: DataplaneContext, v: RouteValue, isAdd: boolean): P
   });
 }
 
-export const routeDescriptor: Descriptor<RouteValue, DataplaneContext> = {
+export const routeDescriptor = defineKind<RouteValue, DataplaneContext>({
   kind: 'route',
-  equivalent: canonicalEqual,
+  key: (v) => keys.route(v.table, v.prefix, v.ip6),
   create: (ctx, { value }) => setRoute(ctx, value, true),
   async delete(ctx, { value }) {
     // A path through an interface that is already gone went with it.
@@ -64,7 +64,7 @@ export const routeDescriptor: Descriptor<RouteValue, DataplaneContext> = {
   },
   // Re-adding without is_multipath replaces the paths.
   update: (ctx, desired) => setRoute(ctx, desired.value, true),
-};
+});
 
 export interface ProxyArpValue {
   readonly table: number;
@@ -76,9 +76,10 @@ async function setProxyArp(ctx: DataplaneContext, v: ProxyArpValue, isAdd: boole
   await ctx.client.call(msg.proxy_arp_add_del, { is_add: isAdd, proxy: { table_id: v.table, low: v.low, hi: v.hi } });
 }
 
-export const proxyArpDescriptor: Descriptor<ProxyArpValue, DataplaneContext> = {
+export const proxyArpDescriptor = defineKind<ProxyArpValue, DataplaneContext>({
   kind: 'proxy-arp',
-  equivalent: canonicalEqual,
+  key: (v) => keys.proxyArp(v.table, v.low, v.hi),
+  deps: (v) => [keys.ipTable(v.table)],
   create: (ctx, { value }) => setProxyArp(ctx, value, true),
   delete: (ctx, { value }) => setProxyArp(ctx, value, false),
-};
+});

@@ -4,8 +4,8 @@
  * IPv6 neighbour entries, and an unsolicited neighbour advertisement of the underlay address.
  * Facts from VPP 26.06's source in docs/underlay-neighbours.md.
  */
-import type { Descriptor } from '../reconcile/descriptor.js';
-import { canonicalEqual } from '../reconcile/descriptor.js';
+import { defineKind } from '../reconcile/kind.js';
+import { keys } from './keys.js';
 import { msg } from '../vpp/messages/index.js';
 import type { DataplaneContext } from './context.js';
 
@@ -42,14 +42,14 @@ async function setNeighborConfig(ctx: DataplaneContext, v: IpNeighborConfigValue
   });
 }
 
-export const ipNeighborConfigDescriptor: Descriptor<IpNeighborConfigValue, DataplaneContext> = {
+export const ipNeighborConfigDescriptor = defineKind<IpNeighborConfigValue, DataplaneContext>({
   kind: 'ip-neighbor-config',
-  equivalent: canonicalEqual,
+  key: () => keys.ipNeighborConfig(true),
   create: (ctx, { value }) => setNeighborConfig(ctx, value),
   update: (ctx, desired) => setNeighborConfig(ctx, desired.value),
   // Not vppnet's any more: what VPP starts with.
   delete: (ctx) => setNeighborConfig(ctx, VPP_DEFAULT_NEIGHBOR_CONFIG),
-};
+});
 
 /** One unsolicited neighbour advertisement of `address` out of `iface`, with the interface's MAC. */
 export interface NeighborAnnouncementValue {
@@ -65,9 +65,9 @@ export interface NeighborAnnouncementValue {
  * An advertisement sent while the link is down is lost, so then the op fails: the agent's retry
  * sends it once the link is up, and only a sent one is remembered as done.
  */
-export const neighborAnnouncementDescriptor: Descriptor<NeighborAnnouncementValue, DataplaneContext> = {
+export const neighborAnnouncementDescriptor = defineKind<NeighborAnnouncementValue, DataplaneContext>({
   kind: 'neighbor-announcement',
-  equivalent: canonicalEqual,
+  key: (v) => keys.neighborAnnouncement(v.iface, v.address),
   async create(ctx, { value }) {
     const swIfIndex = ctx.interfaces.index(value.iface);
     const [now] = await ctx.client.dump(msg.sw_interface_dump, {
@@ -91,4 +91,4 @@ export const neighborAnnouncementDescriptor: Descriptor<NeighborAnnouncementValu
   },
   // An advertisement cannot be taken back; the peers' entries age out once nobody answers.
   async delete() {},
-};
+});

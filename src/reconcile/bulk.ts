@@ -1,9 +1,9 @@
 /**
  * Bulk kinds: kinds with too many objects to plan as one Resource each (a node's 100k SRv6
  * steering entries). Each side keeps its members in the kind's own compact form, the kind matches
- * the two sides by key, and the planner works on member indexes: it builds a Resource only for a
+ * the two sides by key, and the planner works on member indexes (bulk-set.ts): it builds a Resource only for a
  * member that gets an operation or stays pending, so a pass that changes nothing allocates
- * nothing per member. The planning rules are the same as for plain resources (planner.ts).
+ * nothing per member. The planning rules are the same as for plain resources (plain-set.ts).
  *
  * What the planner relies on: members are leaves (no resource depends on a member), and members
  * share a few dependency lists, their groups (e.g. one list per policy and table).
@@ -18,6 +18,8 @@ export interface BulkResources {
   readonly groups: readonly (readonly string[])[];
   /** Index into `groups` of a member's dependencies. */
   groupOf(member: number): number;
+  /** A member's key, without building its Resource. */
+  key(member: number): string;
   /** A member as a Resource, built on demand; its deps are its group's list. */
   resource(member: number): Resource;
 }

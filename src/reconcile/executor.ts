@@ -5,7 +5,7 @@
  * everything else still runs, so one bad object does not hold the rest of the node hostage.
  */
 import diagnostics from 'node:diagnostics_channel';
-import type { Descriptor } from './descriptor.js';
+import type { KindLookup } from './registry.js';
 import type { Op, Plan } from './resource.js';
 
 export interface OpFailure {
@@ -44,7 +44,7 @@ const opChannel = diagnostics.channel('vppnet:plan:op');
 
 export async function execute<C>(
   plan: Plan,
-  descriptors: ReadonlyMap<string, Descriptor<unknown, C>>,
+  kinds: KindLookup<C>,
   ctx: C,
   opts: ExecuteOptions = {},
 ): Promise<ExecutionResult> {
@@ -60,8 +60,8 @@ export async function execute<C>(
   const deleteDependents = new Map<string, string[]>();
   for (const op of plan.ops) {
     if (op.action !== 'delete') continue;
-    const { key, deps } = op.resource; // read once: a bulk member's op builds it on each access
-    for (const dep of deps) {
+    const { key } = op;
+    for (const dep of op.resource.deps) {
       const list = deleteDependents.get(dep) ?? [];
       list.push(key);
       deleteDependents.set(dep, list);
@@ -72,14 +72,15 @@ export async function execute<C>(
   for (const op of plan.ops) {
     const last = batches[batches.length - 1];
     const first = last?.[0];
-    if (first && (first.action === 'delete') === (op.action === 'delete') && first.level === op.level) last.push(op);
+    if (first && (first.action === 'delete') === (op.action === 'delete') && first.level === op.level)
+      last.push(op);
     else batches.push([op]);
   }
 
   const runOne = async (op: Op): Promise<void> => {
     const resource = op.resource;
-    const d = descriptors.get(resource.kind);
-    if (!d) throw new Error(`no descriptor for kind ${resource.kind}`);
+    const d = kinds.get(op.kind);
+    if (!d) throw new Error(`no descriptor for kind ${op.kind}`);
     const started = Date.now();
     let outcome: OpDiagnostic['outcome'] = 'ok';
     try {
@@ -90,10 +91,16 @@ export async function execute<C>(
     } catch (err) {
       outcome = 'failed';
       failed.push({ op, error: err as Error });
-      (op.action === 'delete' ? brokenDeletes : brokenCreates).add(resource.key);
+      (op.action === 'delete' ? brokenDeletes : brokenCreates).add(op.key);
     } finally {
       if (opChannel.hasSubscribers) {
-        const diag: OpDiagnostic = { action: op.action, kind: resource.kind, key: resource.key, outcome, durationMs: Date.now() - started };
+        const diag: OpDiagnostic = {
+          action: op.action,
+          kind: op.kind,
+          key: op.key,
+          outcome,
+          durationMs: Date.now() - started,
+        };
         opChannel.publish(diag);
       }
     }
@@ -111,7 +118,7 @@ export async function execute<C>(
         runnable.push(op);
         continue;
       }
-      const { key, deps } = op.resource;
+      const { key } = op;
       if (op.action === 'delete') {
         // Something that still depends on this object could not be deleted: keep this one too.
         const blocker = deleteDependents.get(key)?.find((k) => brokenDeletes.has(k));
@@ -121,7 +128,7 @@ export async function execute<C>(
           continue;
         }
       } else {
-        const blocker = deps.find((k) => brokenCreates.has(k));
+        const blocker = op.resource.deps.find((k) => brokenCreates.has(k));
         if (blocker) {
           skipped.push({ op, reason: `waiting for ${blocker}, which failed` });
           brokenCreates.add(key);

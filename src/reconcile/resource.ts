@@ -22,9 +22,15 @@ export type OpAction = 'create' | 'delete' | 'update';
 
 export interface Op {
   readonly action: OpAction;
-  /** For a member of a bulk kind (bulk.ts), built anew on each access: read it once per use. */
+  readonly kind: string;
+  /** The resource's key, known without building the resource. */
+  readonly key: string;
+  /**
+   * The resource to create, delete or update. A bulk member's (bulk.ts) is built when asked for,
+   * so that a plan of 100k steering ops does not hold 100k Resources.
+   */
   readonly resource: Resource;
-  /** For update: what VPP has now (built on access too for a bulk member). */
+  /** For update: what VPP has now. */
   readonly previous?: Resource;
   /** Dependency depth: ops of one phase and level are independent of each other. */
   readonly level: number;
@@ -44,4 +50,6 @@ export interface Plan {
   readonly pending: readonly PendingResource[];
   /** Desired resources already in place. */
   readonly unchanged: number;
+  /** The same, per kind (kinds with none left out). */
+  readonly unchangedByKind: ReadonlyMap<string, number>;
 }

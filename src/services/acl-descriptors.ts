@@ -3,8 +3,8 @@
  * choice and lives in the AclRegistry. VPP refuses to delete an ACL still applied to an interface
  * (ACL_IN_USE_INBOUND/OUTBOUND), so bindings depend on their ACLs.
  */
-import type { Descriptor } from '../reconcile/descriptor.js';
-import { canonicalEqual } from '../reconcile/descriptor.js';
+import { defineKind } from '../reconcile/kind.js';
+import { keys } from '../dataplane/keys.js';
 import type { Message } from '../vpp/codec/schema.js';
 import { msg } from '../vpp/messages/index.js';
 import { vppPrefix } from '../dataplane/ip-values.js';
@@ -103,9 +103,10 @@ async function addReplace(ctx: ServicesContext, aclIndex: number, v: AclValue): 
 /** ~0: "create a new ACL" in acl_add_replace. */
 const NEW_ACL = 0xffffffff;
 
-export const aclDescriptor: Descriptor<AclValue, ServicesContext> = {
+export const aclDescriptor = defineKind<AclValue, ServicesContext>({
   kind: 'acl',
-  equivalent: canonicalEqual,
+  // A duplicate found in VPP goes by its registry name, so that it has a key of its own.
+  key: (v) => keys.acl(v.duplicateName ?? v.tag),
   async create(ctx, { value }) {
     const index = await addReplace(ctx, NEW_ACL, value);
     ctx.acls.set(value.tag, index);
@@ -120,7 +121,7 @@ export const aclDescriptor: Descriptor<AclValue, ServicesContext> = {
   async update(ctx, { value }) {
     await addReplace(ctx, ctx.acls.index(value.tag), value);
   },
-};
+});
 
 export interface AclBindingValue {
   readonly iface: string;
@@ -142,9 +143,10 @@ async function setAclList(
   });
 }
 
-export const aclBindingDescriptor: Descriptor<AclBindingValue, ServicesContext> = {
+export const aclBindingDescriptor = defineKind<AclBindingValue, ServicesContext>({
   kind: 'acl-binding',
-  equivalent: canonicalEqual,
+  key: (v) => keys.aclBinding(v.iface),
+  deps: (v) => [keys.interface(v.iface)],
   async create(ctx, { value: v }) {
     const index = (name: string): number => ctx.acls.index(name);
     await setAclList(ctx, v.iface, v.input.map(index), v.output.map(index));
@@ -158,4 +160,4 @@ export const aclBindingDescriptor: Descriptor<AclBindingValue, ServicesContext> 
     const index = (name: string): number => ctx.acls.index(name);
     await setAclList(ctx, v.iface, v.input.map(index), v.output.map(index));
   },
-};
+});

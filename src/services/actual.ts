@@ -10,16 +10,35 @@ import type { AgentConfig } from '../config/model.js';
 import { isOwnedTag, keys, vmPortOfTag } from '../dataplane/keys.js';
 import type { VppSnapshot } from '../dataplane/snapshot.js';
 import type { Resource } from '../reconcile/resource.js';
-import { ruleFromApi, type AclBindingValue, type AclValue } from './acl-descriptors.js';
+import {
+  aclBindingDescriptor,
+  aclDescriptor,
+  ruleFromApi,
+  type AclBindingValue,
+  type AclValue,
+} from './acl-descriptors.js';
 import { AclRegistry } from './acl-registry.js';
-import type { BridgeDomainValue, BridgePortValue } from './bridge-descriptors.js';
-import { PORT_TYPE } from './bridge-descriptors.js';
-import { VSS_TYPE, type DhcpProxyValue, type DhcpVssValue } from './dhcp-descriptors.js';
+import {
+  bridgeDomainDescriptor,
+  bridgePortDescriptor,
+  PORT_TYPE,
+  type BridgeDomainValue,
+  type BridgePortValue,
+} from './bridge-descriptors.js';
+import {
+  dhcpProxyDescriptor,
+  dhcpVssDescriptor,
+  VSS_TYPE,
+  type DhcpProxyValue,
+  type DhcpVssValue,
+} from './dhcp-descriptors.js';
 import {
   NAT_ADDR_ONLY,
+  natIdentityMappingDescriptor,
+  natOutputInterfaceDescriptor,
+  natPluginDescriptor,
+  natStaticMappingDescriptor,
   type NatIdentityMappingValue,
-  type NatOutputInterfaceValue,
-  type NatPluginValue,
   type NatStaticMappingValue,
 } from './nat-descriptors.js';
 
@@ -51,7 +70,7 @@ export function actualServices(s: VppSnapshot, opts: ServicesActualOptions): Res
         macAge: bd.mac_age,
         tag: bd.bd_tag,
       };
-      out.push({ kind: 'bridge-domain', key: bdKey, deps: [], value });
+      out.push(bridgeDomainDescriptor.resource(value));
     }
     for (const member of bd.sw_if_details) {
       const iface = s.interfaces.nameOf(member.sw_if_index);
@@ -65,7 +84,7 @@ export function actualServices(s: VppSnapshot, opts: ServicesActualOptions): Res
             ? PORT_TYPE.L2_API_PORT_TYPE_UU_FWD
             : PORT_TYPE.L2_API_PORT_TYPE_NORMAL;
       const value: BridgePortValue = { iface, bd: bd.bd_id, portType, shg: member.shg };
-      out.push({ kind: 'bridge-port', key, deps: [keys.interface(iface), bdKey], value });
+      out.push(bridgePortDescriptor.resource(value));
     }
   }
 
@@ -76,7 +95,7 @@ export function actualServices(s: VppSnapshot, opts: ServicesActualOptions): Res
     const rules = acl.r.map(ruleFromApi);
     const value: AclValue =
       name === acl.tag ? { tag: acl.tag, rules } : { tag: acl.tag, rules, duplicateName: name };
-    out.push({ kind: 'acl', key: keys.acl(name), deps: [], value });
+    out.push(aclDescriptor.resource(value));
   }
   for (const b of s.aclBindings) {
     // VPP lists every interface, bound or not.
@@ -91,30 +110,20 @@ export function actualServices(s: VppSnapshot, opts: ServicesActualOptions): Res
       input: names.slice(0, b.n_input),
       output: names.slice(b.n_input),
     };
-    const deps = [keys.interface(iface), ...names.filter((n) => acls.has(n)).map((n) => keys.acl(n))];
-    out.push({ kind: 'acl-binding', key, deps, value });
+    const boundAcls = names.filter((n) => acls.has(n)).map((n) => keys.acl(n));
+    out.push(aclBindingDescriptor.resource(value, { after: boundAcls }));
   }
 
   const natKey = keys.natPlugin();
   if (s.natEnabled && want.has(natKey)) {
-    out.push({
-      kind: 'nat44-ed',
-      key: natKey,
-      deps: [],
-      value: { sessions: s.natSessions } satisfies NatPluginValue,
-    });
+    out.push(natPluginDescriptor.resource({ sessions: s.natSessions }));
   }
   for (const idx of s.natOutputInterfaces) {
     const iface = s.interfaces.nameOf(idx);
     if (iface === undefined) continue;
     const key = keys.natOutputInterface(iface);
     if (!ifaceOwned(iface) && !want.has(key)) continue;
-    out.push({
-      kind: 'nat-output',
-      key,
-      deps: [natKey, keys.interface(iface)],
-      value: { iface } satisfies NatOutputInterfaceValue,
-    });
+    out.push(natOutputInterfaceDescriptor.resource({ iface }));
   }
   for (const m of s.natStatic) {
     // vppnet only ever writes address-only mappings; anything else with its tag is not its doing.
@@ -125,41 +134,29 @@ export function actualServices(s: VppSnapshot, opts: ServicesActualOptions): Res
       external: m.external_ip_address,
       tag: m.tag,
     };
-    out.push({
-      kind: 'nat-static',
-      key: keys.natStaticMapping(m.vrf_id, m.local_ip_address),
-      deps: [natKey, keys.ipTable(m.vrf_id)],
-      value,
-    });
+    out.push(natStaticMappingDescriptor.resource(value));
   }
   for (const m of s.natIdentity) {
     if (!isOwnedTag(m.tag) || m.flags !== NAT_ADDR_ONLY) continue;
     const value: NatIdentityMappingValue = { vrf: m.vrf_id, address: m.ip_address, tag: m.tag };
-    out.push({
-      kind: 'nat-identity',
-      key: keys.natIdentityMapping(m.vrf_id, m.ip_address),
-      deps: [natKey, keys.ipTable(m.vrf_id)],
-      value,
-    });
+    out.push(natIdentityMappingDescriptor.resource(value));
   }
 
   for (const p of s.dhcpProxies) {
     const proxyKey = keys.dhcpProxy(p.rx_vrf_id);
     if (p.is_ipv6 || (!ownedIp4Tables.has(p.rx_vrf_id) && !want.has(proxyKey))) continue;
-    const rxKey = keys.ipTable(p.rx_vrf_id);
     const servers = p.servers
       .slice(0, p.count)
       .map((sv) => ({ table: sv.server_vrf_id, address: sv.dhcp_server.un.ip4 }));
     const value: DhcpProxyValue = { rxTable: p.rx_vrf_id, src: p.dhcp_src_address.un.ip4, servers };
-    const deps = [...new Set([rxKey, ...servers.map((sv) => keys.ipTable(sv.table))])];
-    out.push({ kind: 'dhcp-proxy', key: proxyKey, deps, value });
+    out.push(dhcpProxyDescriptor.resource(value));
     // VPP reports "no VSS" as VSS_TYPE_INVALID without byte-swapping it: only 0 and 1 are real.
     let vpnId: string | undefined;
     if (p.vss_type === VSS_TYPE.VSS_TYPE_API_ASCII) vpnId = p.vss_vpn_ascii_id;
     else if (p.vss_type === VSS_TYPE.VSS_TYPE_API_VPN_ID) vpnId = `vpn-id:${p.vss_oui}:${p.vss_fib_id}`;
     if (vpnId !== undefined) {
       const vss: DhcpVssValue = { table: p.rx_vrf_id, vpnId };
-      out.push({ kind: 'dhcp-vss', key: keys.dhcpVss(p.rx_vrf_id), deps: [rxKey, proxyKey], value: vss });
+      out.push(dhcpVssDescriptor.resource(vss));
     }
   }
   return out;

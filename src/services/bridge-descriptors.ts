@@ -3,8 +3,8 @@
  * VPP refuses to delete a bridge domain that still has members (BD_IN_USE), so members depend on
  * their bridge domain and the planner removes them first.
  */
-import type { Descriptor } from '../reconcile/descriptor.js';
-import { canonicalEqual } from '../reconcile/descriptor.js';
+import { defineKind } from '../reconcile/kind.js';
+import { keys } from '../dataplane/keys.js';
 import { msg } from '../vpp/messages/index.js';
 import type { ServicesContext } from './context.js';
 
@@ -21,9 +21,9 @@ export interface BridgeDomainValue {
   readonly tag: string;
 }
 
-export const bridgeDomainDescriptor: Descriptor<BridgeDomainValue, ServicesContext> = {
+export const bridgeDomainDescriptor = defineKind<BridgeDomainValue, ServicesContext>({
   kind: 'bridge-domain',
-  equivalent: canonicalEqual,
+  key: (v) => keys.bridgeDomain(v.bd),
   async create(ctx, { value: v }) {
     await ctx.client.call(msg.bridge_domain_add_del_v2, {
       bd_id: v.bd,
@@ -41,7 +41,7 @@ export const bridgeDomainDescriptor: Descriptor<BridgeDomainValue, ServicesConte
   async delete(ctx, { value: v }) {
     await ctx.client.call(msg.bridge_domain_add_del_v2, { bd_id: v.bd, is_add: false });
   },
-};
+});
 
 export const PORT_TYPE = msg.l2_port_type_t.values;
 
@@ -54,9 +54,10 @@ export interface BridgePortValue {
   readonly shg: number;
 }
 
-export const bridgePortDescriptor: Descriptor<BridgePortValue, ServicesContext> = {
+export const bridgePortDescriptor = defineKind<BridgePortValue, ServicesContext>({
   kind: 'bridge-port',
-  equivalent: canonicalEqual,
+  key: (v) => keys.bridgePort(v.iface),
+  deps: (v) => [keys.interface(v.iface), keys.bridgeDomain(v.bd)],
   async create(ctx, { value: v }) {
     await ctx.client.call(msg.sw_interface_set_l2_bridge, {
       rx_sw_if_index: ctx.interfaces.index(v.iface),
@@ -77,4 +78,4 @@ export const bridgePortDescriptor: Descriptor<BridgePortValue, ServicesContext> 
       enable: false,
     });
   },
-};
+});

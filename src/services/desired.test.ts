@@ -29,7 +29,7 @@ import { decodeMessage, encodeMessage } from '../vpp/codec/message-codec.js';
 import type { Message, MessageDef } from '../vpp/codec/schema.js';
 import { RecordingVppApi } from '../vpp/client/testing/recording-vpp-api.js';
 import { definitionByNameCrc, msg } from '../vpp/messages/index.js';
-import { descriptors } from '../agent/reconciler.js';
+import { hypervisorKinds as descriptors } from '../hypervisor/kinds.js';
 import type { AclRuleValue } from './acl-descriptors.js';
 import { AclRegistry } from './acl-registry.js';
 import { actualServices } from './actual.js';

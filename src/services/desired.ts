@@ -8,24 +8,24 @@
  * - the pod ACLs and, per attached pod, its port (pod-port.ts).
  */
 import type { AgentConfig, ServicesConfig } from '../config/model.js';
-import type {
-  AddressValue,
-  AdminUpValue,
-  InterfaceTableValue,
-  InterfaceValue,
+import {
+  addressDescriptor,
+  adminUpDescriptor,
+  interfaceDescriptor,
+  interfaceTableDescriptor,
 } from '../dataplane/interface-descriptors.js';
-import type { IpTableValue, RouteValue } from '../dataplane/ip-descriptors.js';
+import { ipTableDescriptor, routeDescriptor } from '../dataplane/ip-descriptors.js';
 import { keys, tableNames, tags } from '../dataplane/keys.js';
 import type { Resource } from '../reconcile/resource.js';
 import { derivedMac } from '../dataplane/names.js';
-import { ipRule, type AclValue } from './acl-descriptors.js';
-import { PORT_TYPE, type BridgeDomainValue, type BridgePortValue } from './bridge-descriptors.js';
-import type { DhcpProxyValue, DhcpVssValue } from './dhcp-descriptors.js';
-import type {
-  NatIdentityMappingValue,
-  NatOutputInterfaceValue,
-  NatPluginValue,
-  NatStaticMappingValue,
+import { aclDescriptor, ipRule, type AclValue } from './acl-descriptors.js';
+import { bridgeDomainDescriptor, bridgePortDescriptor, PORT_TYPE } from './bridge-descriptors.js';
+import { dhcpProxyDescriptor, dhcpVssDescriptor } from './dhcp-descriptors.js';
+import {
+  natIdentityMappingDescriptor,
+  natOutputInterfaceDescriptor,
+  natPluginDescriptor,
+  natStaticMappingDescriptor,
 } from './nat-descriptors.js';
 import { podPortResources, type PodPortSpec } from './pod-port.js';
 
@@ -53,23 +53,17 @@ export function podAcls(services: ServicesConfig): { readonly out: AclValue; rea
   };
 }
 
-function res<V>(kind: string, key: string, deps: string[], value: V): Resource<V> {
-  return { kind, key, deps, value };
-}
-
 export function desiredServices(config: AgentConfig, input: ServicesDesiredInput): Resource[] {
   const services = config.services;
   if (!services) return [];
   const out: Resource[] = [];
   const S = services.table;
-  const sKey = keys.ipTable(S);
   const gatewayAddress = services.gateway.address;
 
   // Services table, bridge and BVI, in the order the design was verified in.
-  out.push(res<IpTableValue>('ip-table', sKey, [], { table: S, ip6: false, name: tableNames.services() }));
-  const bdKey = keys.bridgeDomain(services.bridgeDomain);
+  out.push(ipTableDescriptor.resource({ table: S, ip6: false, name: tableNames.services() }));
   out.push(
-    res<BridgeDomainValue>('bridge-domain', bdKey, [], {
+    bridgeDomainDescriptor.resource({
       bd: services.bridgeDomain,
       flood: true,
       uuFlood: true,
@@ -82,31 +76,25 @@ export function desiredServices(config: AgentConfig, input: ServicesDesiredInput
     }),
   );
   const bvi = tags.servicesBvi();
-  const bviKey = keys.interface(bvi);
-  out.push(
-    res<InterfaceValue>('interface', bviKey, [], { type: 'loopback', name: bvi, mac: derivedMac(bvi) }),
+  out.push(interfaceDescriptor.resource({ type: 'loopback', name: bvi, mac: derivedMac(bvi) }));
+  const bviTable = interfaceTableDescriptor.resource({ iface: bvi, table: S });
+  out.push(bviTable);
+  const bviPort = bridgePortDescriptor.resource(
+    { iface: bvi, bd: services.bridgeDomain, portType: PORT_TYPE.L2_API_PORT_TYPE_BVI, shg: 0 },
+    { after: [bviTable.key] },
   );
-  const bviTable = keys.ifaceTable(bvi);
-  out.push(res<InterfaceTableValue>('iface-table', bviTable, [bviKey, sKey], { iface: bvi, table: S }));
-  const bviPort = keys.bridgePort(bvi);
-  out.push(
-    res<BridgePortValue>('bridge-port', bviPort, [bviKey, bdKey, bviTable], {
-      iface: bvi,
-      bd: services.bridgeDomain,
-      portType: PORT_TYPE.L2_API_PORT_TYPE_BVI,
-      shg: 0,
-    }),
-  );
+  out.push(bviPort);
   const gwPrefix = `${gatewayAddress}/${services.gateway.len}`;
-  const bviAddress = keys.address(bvi, gwPrefix);
-  out.push(
-    res<AddressValue>('address', bviAddress, [bviKey, bviTable, bviPort], { iface: bvi, prefix: gwPrefix }),
+  const bviAddress = addressDescriptor.resource(
+    { iface: bvi, prefix: gwPrefix },
+    { after: [bviTable.key, bviPort.key] },
   );
-  out.push(res<AdminUpValue>('admin-up', keys.adminUp(bvi), [bviKey], { iface: bvi }));
+  out.push(bviAddress);
+  out.push(adminUpDescriptor.resource({ iface: bvi }));
 
   // Pod ACLs.
   const acls = podAcls(services);
-  for (const acl of [acls.out, acls.in]) out.push(res<AclValue>('acl', keys.acl(acl.tag), [], acl));
+  for (const acl of [acls.out, acls.in]) out.push(aclDescriptor.resource(acl));
 
   // VPC side: only the service addresses themselves lead into S.
   const serviceAddresses = [
@@ -114,82 +102,53 @@ export function desiredServices(config: AgentConfig, input: ServicesDesiredInput
     ...(services.dnsAddress === undefined ? [] : [services.dnsAddress]),
   ];
   for (const vpc of config.vpcs) {
-    const xKey = keys.ipTable(vpc.table);
     for (const address of serviceAddresses) {
       const prefix = `${address}/32`;
       out.push(
-        res<RouteValue>('route', keys.route(vpc.table, prefix), [xKey, sKey], {
-          table: vpc.table,
-          ip6: false,
-          prefix,
-          paths: [{ lookupTable: S }],
-        }),
+        routeDescriptor.resource(
+          { table: vpc.table, ip6: false, prefix, paths: [{ lookupTable: S }] },
+          { after: [keys.ipTable(vpc.table), keys.ipTable(S)] },
+        ),
       );
     }
   }
 
   // NAT44-ED: the output feature on the BVI translates VMs' sources to their service addresses.
-  const natKey = keys.natPlugin();
-  out.push(res<NatPluginValue>('nat44-ed', natKey, [], { sessions: NAT_SESSIONS }));
-  out.push(
-    res<NatOutputInterfaceValue>('nat-output', keys.natOutputInterface(bvi), [natKey, bviKey, bviAddress], {
-      iface: bvi,
-    }),
-  );
+  out.push(natPluginDescriptor.resource({ sessions: NAT_SESSIONS }));
+  out.push(natOutputInterfaceDescriptor.resource({ iface: bvi }, { after: [bviAddress.key] }));
   const vpcByName = new Map(config.vpcs.map((v) => [v.name, v]));
   for (const port of config.ports) {
     const external = input.addresses.get(port.name);
     const vpc = vpcByName.get(port.vpc);
     if (external === undefined || vpc === undefined) continue;
     out.push(
-      res<NatStaticMappingValue>(
-        'nat-static',
-        keys.natStaticMapping(vpc.table, port.ip),
-        [natKey, keys.ipTable(vpc.table)],
-        {
-          vrf: vpc.table,
-          local: port.ip,
-          external,
-          tag: tags.vmPort(port.name),
-        },
-      ),
+      natStaticMappingDescriptor.resource({
+        vrf: vpc.table,
+        local: port.ip,
+        external,
+        tag: tags.vmPort(port.name),
+      }),
     );
   }
   // Relayed DHCP leaves through the BVI with source = gateway and the VM port's table: without
   // an identity mapping NAT drops it ("out of ports").
   for (const table of [S, ...config.vpcs.map((v) => v.table)]) {
     out.push(
-      res<NatIdentityMappingValue>(
-        'nat-identity',
-        keys.natIdentityMapping(table, gatewayAddress),
-        [natKey, keys.ipTable(table)],
-        {
-          vrf: table,
-          address: gatewayAddress,
-          tag: tags.natGateway(),
-        },
-      ),
+      natIdentityMappingDescriptor.resource({ vrf: table, address: gatewayAddress, tag: tags.natGateway() }),
     );
   }
 
   // DHCP relay per VPC.
   if (services.dhcpServer !== undefined) {
     for (const vpc of config.vpcs) {
-      const xKey = keys.ipTable(vpc.table);
-      const proxyKey = keys.dhcpProxy(vpc.table);
       out.push(
-        res<DhcpProxyValue>('dhcp-proxy', proxyKey, [xKey, sKey], {
+        dhcpProxyDescriptor.resource({
           rxTable: vpc.table,
           src: gatewayAddress,
           servers: [{ table: S, address: services.dhcpServer }],
         }),
       );
-      out.push(
-        res<DhcpVssValue>('dhcp-vss', keys.dhcpVss(vpc.table), [xKey, proxyKey], {
-          table: vpc.table,
-          vpnId: vpc.name,
-        }),
-      );
+      out.push(dhcpVssDescriptor.resource({ table: vpc.table, vpnId: vpc.name }));
     }
   }
 

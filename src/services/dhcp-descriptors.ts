@@ -3,8 +3,8 @@
  * table and its VSS (option 82 VPN id). VPP keys both by the receiving table; the VSS is only
  * visible in dhcp_proxy_dump, through the proxy of its table, so it depends on the proxy.
  */
-import type { Descriptor } from '../reconcile/descriptor.js';
-import { canonicalEqual } from '../reconcile/descriptor.js';
+import { defineKind } from '../reconcile/kind.js';
+import { keys } from '../dataplane/keys.js';
 import { msg } from '../vpp/messages/index.js';
 import { vppAddress } from '../dataplane/ip-values.js';
 import type { ServicesContext } from './context.js';
@@ -38,9 +38,10 @@ async function setServer(
   });
 }
 
-export const dhcpProxyDescriptor: Descriptor<DhcpProxyValue, ServicesContext> = {
+export const dhcpProxyDescriptor = defineKind<DhcpProxyValue, ServicesContext>({
   kind: 'dhcp-proxy',
-  equivalent: canonicalEqual,
+  key: (v) => keys.dhcpProxy(v.rxTable),
+  deps: (v) => [...new Set([keys.ipTable(v.rxTable), ...v.servers.map((s) => keys.ipTable(s.table))])],
   async create(ctx, { value }) {
     for (const s of value.servers) await setServer(ctx, value, s, true);
   },
@@ -48,7 +49,7 @@ export const dhcpProxyDescriptor: Descriptor<DhcpProxyValue, ServicesContext> = 
   async delete(ctx, { value }) {
     for (const s of value.servers) await setServer(ctx, value, s, false);
   },
-};
+});
 
 export const VSS_TYPE = msg.vss_type_t.values;
 
@@ -70,11 +71,12 @@ async function setVss(ctx: ServicesContext, v: DhcpVssValue, isAdd: boolean): Pr
   });
 }
 
-export const dhcpVssDescriptor: Descriptor<DhcpVssValue, ServicesContext> = {
+export const dhcpVssDescriptor = defineKind<DhcpVssValue, ServicesContext>({
   kind: 'dhcp-vss',
-  equivalent: canonicalEqual,
+  key: (v) => keys.dhcpVss(v.table),
+  deps: (v) => [keys.ipTable(v.table), keys.dhcpProxy(v.table)],
   create: (ctx, { value }) => setVss(ctx, value, true),
   delete: (ctx, { value }) => setVss(ctx, value, false),
   // Setting the VSS of a table that has one replaces it.
   update: (ctx, desired) => setVss(ctx, desired.value, true),
-};
+});

@@ -4,8 +4,8 @@
  * identity mappings for the gateway address. There is deliberately no NAT address pool: traffic
  * from a source without a mapping is dropped, which keeps remote and unknown sources out.
  */
-import type { Descriptor } from '../reconcile/descriptor.js';
-import { canonicalEqual } from '../reconcile/descriptor.js';
+import { defineKind } from '../reconcile/kind.js';
+import { keys } from '../dataplane/keys.js';
 import { msg } from '../vpp/messages/index.js';
 import { NO_INTERFACE } from '../dataplane/context.js';
 import type { ServicesContext } from './context.js';
@@ -18,8 +18,9 @@ export interface NatPluginValue {
   readonly sessions: number;
 }
 
-export const natPluginDescriptor: Descriptor<NatPluginValue, ServicesContext> = {
+export const natPluginDescriptor = defineKind<NatPluginValue, ServicesContext>({
   kind: 'nat44-ed',
+  key: () => keys.natPlugin(),
   // Enabled is what matters. The session count is only applied when the plugin is enabled, and
   // re-enabling it to change the count would drop every NAT session and mapping on the node.
   equivalent: () => true,
@@ -36,7 +37,7 @@ export const natPluginDescriptor: Descriptor<NatPluginValue, ServicesContext> = 
   async delete(ctx) {
     await ctx.client.call(msg.nat44_ed_plugin_enable_disable, { enable: false });
   },
-};
+});
 
 export interface NatOutputInterfaceValue {
   readonly iface: string;
@@ -53,14 +54,15 @@ async function setOutputInterface(
   });
 }
 
-export const natOutputInterfaceDescriptor: Descriptor<NatOutputInterfaceValue, ServicesContext> = {
+export const natOutputInterfaceDescriptor = defineKind<NatOutputInterfaceValue, ServicesContext>({
   kind: 'nat-output',
-  equivalent: canonicalEqual,
+  key: (v) => keys.natOutputInterface(v.iface),
+  deps: (v) => [keys.natPlugin(), keys.interface(v.iface)],
   create: (ctx, { value }) => setOutputInterface(ctx, value, true),
   async delete(ctx, { value }) {
     if (ctx.interfaces.has(value.iface)) await setOutputInterface(ctx, value, false);
   },
-};
+});
 
 /** An address-only static mapping: `local` in table `vrf` is seen as `external` behind the BVI. */
 export interface NatStaticMappingValue {
@@ -91,12 +93,13 @@ async function setStaticMapping(
   });
 }
 
-export const natStaticMappingDescriptor: Descriptor<NatStaticMappingValue, ServicesContext> = {
+export const natStaticMappingDescriptor = defineKind<NatStaticMappingValue, ServicesContext>({
   kind: 'nat-static',
-  equivalent: canonicalEqual,
+  key: (v) => keys.natStaticMapping(v.vrf, v.local),
+  deps: (v) => [keys.natPlugin(), keys.ipTable(v.vrf)],
   create: (ctx, { value }) => setStaticMapping(ctx, value, true),
   delete: (ctx, { value }) => setStaticMapping(ctx, value, false),
-};
+});
 
 /** An address-only identity mapping: `address` in table `vrf` passes NAT untranslated. */
 export interface NatIdentityMappingValue {
@@ -122,9 +125,10 @@ async function setIdentityMapping(
   });
 }
 
-export const natIdentityMappingDescriptor: Descriptor<NatIdentityMappingValue, ServicesContext> = {
+export const natIdentityMappingDescriptor = defineKind<NatIdentityMappingValue, ServicesContext>({
   kind: 'nat-identity',
-  equivalent: canonicalEqual,
+  key: (v) => keys.natIdentityMapping(v.vrf, v.address),
+  deps: (v) => [keys.natPlugin(), keys.ipTable(v.vrf)],
   create: (ctx, { value }) => setIdentityMapping(ctx, value, true),
   delete: (ctx, { value }) => setIdentityMapping(ctx, value, false),
-};
+});

@@ -5,12 +5,18 @@
  * resources on its own.
  */
 import type { ServicesConfig } from '../config/model.js';
-import type { AdminUpValue, HostVethValue, InterfaceMtuValue, InterfaceValue } from '../dataplane/interface-descriptors.js';
+import {
+  adminUpDescriptor,
+  hostVethDescriptor,
+  interfaceDescriptor,
+  interfaceMtuDescriptor,
+  type InterfaceValue,
+} from '../dataplane/interface-descriptors.js';
 import { keys, tags } from '../dataplane/keys.js';
 import type { Resource } from '../reconcile/resource.js';
 import { derivedMac } from '../dataplane/names.js';
-import type { AclBindingValue } from './acl-descriptors.js';
-import { PORT_TYPE, type BridgePortValue } from './bridge-descriptors.js';
+import { aclBindingDescriptor } from './acl-descriptors.js';
+import { bridgePortDescriptor, PORT_TYPE } from './bridge-descriptors.js';
 
 export type PodPortMode = 'tap' | 'veth';
 
@@ -50,13 +56,12 @@ export const POD_DEFAULT_MTU = 1500;
 
 export function podPortResources(pod: PodPortSpec, services: ServicesConfig): Resource[] {
   const name = podInterfaceName(pod.id);
-  const ifKey = keys.interface(name);
   const out: Resource[] = [];
   if (pod.mode === 'veth') {
     // The attachment manager creates the pair (with the pod's addresses); the reconciler only uses
     // it, so a missing pair leaves the port pending instead of re-creating a bare pod interface.
-    const veth: HostVethValue = { hostName: pod.id, netns: pod.netns, ifname: pod.ifname, mac: pod.podMac };
-    out.push({ kind: 'host-veth', key: keys.hostVeth(pod.id), deps: [], value: veth, external: true });
+    const veth = hostVethDescriptor.resource({ hostName: pod.id, netns: pod.netns, ifname: pod.ifname, mac: pod.podMac }, { external: true });
+    out.push(veth);
     const iface: InterfaceValue = {
       type: 'af_packet',
       name,
@@ -64,7 +69,7 @@ export function podPortResources(pod: PodPortSpec, services: ServicesConfig): Re
       mac: derivedMac(name),
       txFrames: POD_AF_PACKET_TX_FRAMES,
     };
-    out.push({ kind: 'interface', key: ifKey, deps: [keys.hostVeth(pod.id)], value: iface });
+    out.push(interfaceDescriptor.resource(iface, { after: [veth.key] }));
   } else {
     const iface: InterfaceValue = {
       type: 'tap',
@@ -75,35 +80,14 @@ export function podPortResources(pod: PodPortSpec, services: ServicesConfig): Re
       hostMac: pod.podMac,
       ...(pod.mtu !== undefined && { hostMtu: pod.mtu }),
     };
-    out.push({ kind: 'interface', key: ifKey, deps: [], value: iface });
+    out.push(interfaceDescriptor.resource(iface));
   }
   // VPP's side as the pod's: VPP would otherwise send the pod frames up to its own 9000.
-  out.push({
-    kind: 'interface-mtu',
-    key: keys.interfaceMtu(name),
-    deps: [ifKey],
-    value: { iface: name, mtu: pod.mtu ?? POD_DEFAULT_MTU } satisfies InterfaceMtuValue,
-  });
-  const bd = keys.bridgeDomain(services.bridgeDomain);
-  const port: BridgePortValue = {
-    iface: name,
-    bd: services.bridgeDomain,
-    portType: PORT_TYPE.L2_API_PORT_TYPE_NORMAL,
-    shg: 0,
-  };
-  out.push({ kind: 'bridge-port', key: keys.bridgePort(name), deps: [ifKey, bd], value: port });
-  out.push({
-    kind: 'admin-up',
-    key: keys.adminUp(name),
-    deps: [ifKey],
-    value: { iface: name } satisfies AdminUpValue,
-  });
-  const binding: AclBindingValue = { iface: name, input: [tags.podAclIn()], output: [tags.podAclOut()] };
-  out.push({
-    kind: 'acl-binding',
-    key: keys.aclBinding(name),
-    deps: [ifKey, keys.acl(tags.podAclIn()), keys.acl(tags.podAclOut())],
-    value: binding,
-  });
+  out.push(interfaceMtuDescriptor.resource({ iface: name, mtu: pod.mtu ?? POD_DEFAULT_MTU }));
+  out.push(bridgePortDescriptor.resource({ iface: name, bd: services.bridgeDomain, portType: PORT_TYPE.L2_API_PORT_TYPE_NORMAL, shg: 0 }));
+  out.push(adminUpDescriptor.resource({ iface: name }));
+  const aclIn = tags.podAclIn();
+  const aclOut = tags.podAclOut();
+  out.push(aclBindingDescriptor.resource({ iface: name, input: [aclIn], output: [aclOut] }, { after: [keys.acl(aclIn), keys.acl(aclOut)] }));
   return out;
 }

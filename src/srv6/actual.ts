@@ -7,14 +7,20 @@
  * VPP process (its memory).
  */
 import type { AgentConfig } from '../config/model.js';
-import { keys } from '../dataplane/keys.js';
 import type { VppSnapshot } from '../dataplane/snapshot.js';
 import { UNSET_ENCAP_SOURCE } from '../dataplane/sr-encaps.js';
 import type { SteeringEntries } from '../dataplane/steering-entries.js';
 import { ip6InPrefix } from '../net/ip.js';
 import type { Resource } from '../reconcile/resource.js';
 import { msg } from '../vpp/messages/index.js';
-import type { EncapSourceValue, HopLimitValue, LocalSidValue, PolicyValue } from './descriptors.js';
+import {
+  encapSourceDescriptor,
+  hopLimitDescriptor,
+  localSidDescriptor,
+  policyDescriptor,
+  type LocalSidValue,
+  type PolicyValue,
+} from './descriptors.js';
 import type { UnderlayAnnouncementMemory } from './underlay-neighbours.js';
 
 /** What the agent set on a given VPP process (by pid): survives agent restarts when persisted. */
@@ -50,11 +56,11 @@ export function actualSrv6(s: VppSnapshot, config: AgentConfig, memory: SrGlobal
   const reported = s.srEncaps.source === UNSET_ENCAP_SOURCE ? null : s.srEncaps.source;
   const encapSource = reported === undefined ? (ownPolicies[0]?.encap_src ?? remembered?.encapSource) : reported;
   if (encapSource !== undefined && encapSource !== null) {
-    out.push({ kind: 'sr-encap-source', key: keys.srEncapSource(), deps: [], value: { address: encapSource } satisfies EncapSourceValue });
+    out.push(encapSourceDescriptor.resource({ address: encapSource }));
   }
   const hopLimit = s.srEncaps.hopLimit ?? remembered?.hopLimit;
   if (hopLimit !== undefined) {
-    out.push({ kind: 'sr-hop-limit', key: keys.srHopLimit(), deps: [], value: { hopLimit } satisfies HopLimitValue });
+    out.push(hopLimitDescriptor.resource({ hopLimit }));
   }
 
   for (const l of s.localSids) {
@@ -65,7 +71,7 @@ export function actualSrv6(s: VppSnapshot, config: AgentConfig, memory: SrGlobal
       table: l.xconnect_iface_or_vrf_table,
       fibTable: l.fib_table,
     };
-    out.push({ kind: 'sr-localsid', key: keys.srLocalSid(l.addr), deps: [keys.ipTable(value.table)], value });
+    out.push(localSidDescriptor.resource(value));
   }
 
   for (const p of ownPolicies) {
@@ -76,7 +82,7 @@ export function actualSrv6(s: VppSnapshot, config: AgentConfig, memory: SrGlobal
       encapSource: p.encap_src,
       fibTable: p.fib_table,
     };
-    out.push({ kind: 'sr-policy', key: keys.srPolicy(p.bsid), deps: [keys.srEncapSource(), keys.srHopLimit()], value });
+    out.push(policyDescriptor.resource(value));
   }
   return out;
 }

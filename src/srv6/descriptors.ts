@@ -4,8 +4,8 @@
  */
 import type { DataplaneContext } from '../dataplane/context.js';
 import { vppPrefix } from '../dataplane/ip-values.js';
-import type { Descriptor } from '../reconcile/descriptor.js';
-import { canonicalEqual } from '../reconcile/descriptor.js';
+import { defineKind } from '../reconcile/kind.js';
+import { keys } from '../dataplane/keys.js';
 import { msg } from '../vpp/messages/index.js';
 
 const BEHAVIOR_DT4 = msg.sr_behavior_t.values.SR_BEHAVIOR_API_DT4;
@@ -21,9 +21,9 @@ export interface EncapSourceValue {
  * followed by re-creating the policies: every policy depends on both, and its value includes the
  * source it was built with.
  */
-export const encapSourceDescriptor: Descriptor<EncapSourceValue, DataplaneContext> = {
+export const encapSourceDescriptor = defineKind<EncapSourceValue, DataplaneContext>({
   kind: 'sr-encap-source',
-  equivalent: canonicalEqual,
+  key: () => keys.srEncapSource(),
   async create(ctx, { value }) {
     await ctx.client.call(msg.sr_set_encap_source, { encaps_source: value.address });
   },
@@ -32,15 +32,15 @@ export const encapSourceDescriptor: Descriptor<EncapSourceValue, DataplaneContex
   async update(ctx, desired) {
     await ctx.client.call(msg.sr_set_encap_source, { encaps_source: desired.value.address });
   },
-};
+});
 
 export interface HopLimitValue {
   readonly hopLimit: number;
 }
 
-export const hopLimitDescriptor: Descriptor<HopLimitValue, DataplaneContext> = {
+export const hopLimitDescriptor = defineKind<HopLimitValue, DataplaneContext>({
   kind: 'sr-hop-limit',
-  equivalent: canonicalEqual,
+  key: () => keys.srHopLimit(),
   async create(ctx, { value }) {
     await ctx.client.call(msg.sr_set_encap_hop_limit, { hop_limit: value.hopLimit });
   },
@@ -48,7 +48,7 @@ export const hopLimitDescriptor: Descriptor<HopLimitValue, DataplaneContext> = {
   async update(ctx, desired) {
     await ctx.client.call(msg.sr_set_encap_hop_limit, { hop_limit: desired.value.hopLimit });
   },
-};
+});
 
 export interface LocalSidValue {
   readonly sid: string;
@@ -72,12 +72,13 @@ async function setLocalSid(ctx: DataplaneContext, v: LocalSidValue, isDel: boole
   });
 }
 
-export const localSidDescriptor: Descriptor<LocalSidValue, DataplaneContext> = {
+export const localSidDescriptor = defineKind<LocalSidValue, DataplaneContext>({
   kind: 'sr-localsid',
-  equivalent: canonicalEqual,
+  key: (v) => keys.srLocalSid(v.sid),
+  deps: (v) => [keys.ipTable(v.table)],
   create: (ctx, { value }) => setLocalSid(ctx, value, false),
   delete: (ctx, { value }) => setLocalSid(ctx, value, true),
-};
+});
 
 export interface PolicyValue {
   readonly bsid: string;
@@ -87,9 +88,10 @@ export interface PolicyValue {
   readonly fibTable: number;
 }
 
-export const policyDescriptor: Descriptor<PolicyValue, DataplaneContext> = {
+export const policyDescriptor = defineKind<PolicyValue, DataplaneContext>({
   kind: 'sr-policy',
-  equivalent: canonicalEqual,
+  key: (v) => keys.srPolicy(v.bsid),
+  deps: () => [keys.srEncapSource(), keys.srHopLimit()],
   async create(ctx, { value }) {
     const sids = [...value.sids, ...Array<string>(MAX_SIDS - value.sids.length).fill('::')];
     // sr_policy_add, not _v2: the v2 messages are still in_progress in 26.06. The segment list's
@@ -106,7 +108,7 @@ export const policyDescriptor: Descriptor<PolicyValue, DataplaneContext> = {
   async delete(ctx, { value }) {
     await ctx.client.call(msg.sr_policy_del, { bsid_addr: value.bsid, sr_policy_index: 0 });
   },
-};
+});
 
 export interface SteeringValue {
   readonly table: number;
@@ -126,11 +128,11 @@ async function setSteering(ctx: DataplaneContext, v: SteeringValue, isDel: boole
   });
 }
 
-export const steeringDescriptor: Descriptor<SteeringValue, DataplaneContext> = {
+export const steeringDescriptor = defineKind<SteeringValue, DataplaneContext>({
   kind: 'sr-steering',
-  equivalent: canonicalEqual,
+  key: (v) => keys.srSteering(v.table, v.prefix),
   create: (ctx, { value }) => setSteering(ctx, value, false),
   delete: (ctx, { value }) => setSteering(ctx, value, true),
   // Re-adding an existing (prefix, table) re-points it at the new policy without a gap.
   update: (ctx, desired) => setSteering(ctx, desired.value, false),
-};
+});

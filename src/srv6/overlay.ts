@@ -5,24 +5,24 @@
  * gets its address and IPv6 default route. Facts: ../shared/vpp-srv6.md and vpp-services.md.
  */
 import type { AgentConfig, VpcConfig } from '../config/model.js';
-import type { HostDirectoryValue, SocketAccessValue } from '../dataplane/host-file-descriptors.js';
-import type {
-  AddressValue,
-  AdminUpValue,
-  HostVethValue,
-  InterfaceMtuValue,
-  InterfaceTableValue,
-  InterfaceValue,
-  ProxyArpInterfaceValue,
-  UnnumberedValue,
+import { hostDirectoryDescriptor, socketAccessDescriptor, type SocketAccessValue } from '../dataplane/host-file-descriptors.js';
+import {
+  addressDescriptor,
+  adminUpDescriptor,
+  hostVethDescriptor,
+  interfaceDescriptor,
+  interfaceMtuDescriptor,
+  interfaceTableDescriptor,
+  proxyArpInterfaceDescriptor,
+  unnumberedDescriptor,
 } from '../dataplane/interface-descriptors.js';
-import type { IpTableValue, ProxyArpValue, RouteValue } from '../dataplane/ip-descriptors.js';
+import { ipTableDescriptor, proxyArpDescriptor, routeDescriptor } from '../dataplane/ip-descriptors.js';
 import { keys, tableNames, tags } from '../dataplane/keys.js';
 import { derivedMac, portInterfaceName, vmVethHostName } from '../dataplane/names.js';
 import { SteeringEntries } from '../dataplane/steering-entries.js';
 import { intToIp4, ip4Mask, ip4ToInt, ip6AddressInPrefix, ip6IndexInPrefix, ip6InPrefix } from '../net/ip.js';
 import type { Resource } from '../reconcile/resource.js';
-import type { EncapSourceValue, HopLimitValue, LocalSidValue, PolicyValue } from './descriptors.js';
+import { encapSourceDescriptor, hopLimitDescriptor, localSidDescriptor, policyDescriptor } from './descriptors.js';
 import { desiredUnderlayNeighbours } from './underlay-neighbours.js';
 
 /**
@@ -72,10 +72,6 @@ export function socketDirectory(socket: string): string {
   return socket.slice(0, socket.lastIndexOf('/')) || '/';
 }
 
-function res<V>(kind: string, key: string, deps: string[], value: V, external = false): Resource<V> {
-  return external ? { kind, key, deps, value, external } : { kind, key, deps, value };
-}
-
 function vpcSubnetOf(vpc: VpcConfig, addr: string): { address: string; len: number } {
   const gw = ip4ToInt(addr);
   const s = vpc.subnets.find((p) => ((gw & ip4Mask(p.len)) >>> 0) === ((ip4ToInt(p.address) & ip4Mask(p.len)) >>> 0));
@@ -90,51 +86,47 @@ export function desiredOverlay(config: AgentConfig, bsids: ReadonlyMap<string, s
 
   // Underlay: configured, never created.
   const uplink = node.underlay.interface;
-  out.push(res<InterfaceValue>('interface', keys.interface(uplink), [], { type: 'external', name: uplink }, true));
-  out.push(res<AdminUpValue>('admin-up', keys.adminUp(uplink), [keys.interface(uplink)], { iface: uplink }));
+  out.push(interfaceDescriptor.resource({ type: 'external', name: uplink }, { external: true }));
+  out.push(adminUpDescriptor.resource({ iface: uplink }));
   const uplinkPrefix = `${node.underlay.address}/${node.underlay.prefixLength}`;
-  out.push(res<AddressValue>('address', keys.address(uplink, uplinkPrefix), [keys.interface(uplink)], { iface: uplink, prefix: uplinkPrefix }));
+  const uplinkAddress = addressDescriptor.resource({ iface: uplink, prefix: uplinkPrefix });
+  out.push(uplinkAddress);
   out.push(
-    res<RouteValue>('route', keys.route(0, '::/0', true), [keys.interface(uplink), keys.address(uplink, uplinkPrefix)], {
-      table: 0,
-      ip6: true,
-      prefix: '::/0',
-      paths: [{ iface: uplink, nh: node.underlay.gateway }],
-    }),
+    routeDescriptor.resource(
+      { table: 0, ip6: true, prefix: '::/0', paths: [{ iface: uplink, nh: node.underlay.gateway }] },
+      { after: [keys.interface(uplink), uplinkAddress.key] },
+    ),
   );
   out.push(...desiredUnderlayNeighbours(config));
 
   // SRv6 globals, before any policy (VPP copies them into each policy at creation).
-  out.push(res<EncapSourceValue>('sr-encap-source', keys.srEncapSource(), [], { address: node.srv6.encapSource }));
-  out.push(res<HopLimitValue>('sr-hop-limit', keys.srHopLimit(), [], { hopLimit: node.srv6.hopLimit }));
+  out.push(encapSourceDescriptor.resource({ address: node.srv6.encapSource }));
+  out.push(hopLimitDescriptor.resource({ hopLimit: node.srv6.hopLimit }));
 
   const vpcByName = new Map(config.vpcs.map((v) => [v.name, v]));
   const vpcMtus = new Map(config.vpcs.map((v) => [v.name, v.mtu]));
   const directories = new Set<string>();
   for (const vpc of config.vpcs) {
-    const tableKey = keys.ipTable(vpc.table);
-    out.push(res<IpTableValue>('ip-table', tableKey, [], { table: vpc.table, ip6: false, name: tableNames.vpc(vpc.name) }));
+    out.push(ipTableDescriptor.resource({ table: vpc.table, ip6: false, name: tableNames.vpc(vpc.name) }));
 
     const gw = tags.vpcGateway(vpc.name);
-    const gwKey = keys.interface(gw);
     const gwSubnet = vpcSubnetOf(vpc, vpc.gateway);
-    out.push(res<InterfaceValue>('interface', gwKey, [], { type: 'loopback', name: gw, mac: derivedMac(gw) }));
-    out.push(res<InterfaceTableValue>('iface-table', keys.ifaceTable(gw), [gwKey, tableKey], { iface: gw, table: vpc.table }));
+    out.push(interfaceDescriptor.resource({ type: 'loopback', name: gw, mac: derivedMac(gw) }));
+    const gwTable = interfaceTableDescriptor.resource({ iface: gw, table: vpc.table });
+    out.push(gwTable);
     const gwPrefix = `${vpc.gateway}/${gwSubnet.len}`;
-    out.push(res<AddressValue>('address', keys.address(gw, gwPrefix), [gwKey, keys.ifaceTable(gw)], { iface: gw, prefix: gwPrefix }));
-    out.push(res<AdminUpValue>('admin-up', keys.adminUp(gw), [gwKey], { iface: gw }));
+    out.push(addressDescriptor.resource({ iface: gw, prefix: gwPrefix }, { after: [gwTable.key] }));
+    out.push(adminUpDescriptor.resource({ iface: gw }));
 
     // Without proxy ARP a VM cannot reach same-subnet addresses on other hypervisors.
     for (const subnet of vpc.subnets) {
       const { low, hi } = proxyArpRange(subnet, vpc.gateway);
-      out.push(res<ProxyArpValue>('proxy-arp', keys.proxyArp(vpc.table, low, hi), [tableKey], { table: vpc.table, low, hi }));
+      out.push(proxyArpDescriptor.resource({ table: vpc.table, low, hi }));
     }
 
     // End.DT4: VPP reads the IPv4 table from sw_if_index; the table must exist first, or
     // decapsulated traffic silently lands in the underlay table.
-    out.push(
-      res<LocalSidValue>('sr-localsid', keys.srLocalSid(vpc.sid), [tableKey], { sid: vpc.sid, behavior: 'end.dt4', table: vpc.table, fibTable: 0 }),
-    );
+    out.push(localSidDescriptor.resource({ sid: vpc.sid, behavior: 'end.dt4', table: vpc.table, fibTable: 0 }));
   }
 
   for (const port of config.ports) {
@@ -147,65 +139,52 @@ export function desiredOverlay(config: AgentConfig, bsids: ReadonlyMap<string, s
     switch (a.type) {
       case 'veth': {
         const hostName = vmVethHostName(port, vpcMtus);
-        out.push(
-          res<HostVethValue>('host-veth', keys.hostVeth(hostName), [], { hostName, netns: a.netns, ifname: a.ifname, mac: port.mac, mtu: vpc.mtu }),
-        );
-        out.push(res<InterfaceValue>('interface', ifKey, [keys.hostVeth(hostName)], { type: 'af_packet', name, hostIfName: hostName, mac: derivedMac(name) }));
+        const veth = hostVethDescriptor.resource({ hostName, netns: a.netns, ifname: a.ifname, mac: port.mac, mtu: vpc.mtu });
+        out.push(veth);
+        out.push(interfaceDescriptor.resource({ type: 'af_packet', name, hostIfName: hostName, mac: derivedMac(name) }, { after: [veth.key] }));
         break;
       }
       case 'tap':
-        out.push(
-          res<InterfaceValue>('interface', ifKey, [], { type: 'tap', name, netns: a.netns, hostIfName: a.ifname, mac: derivedMac(name), hostMac: port.mac }),
-        );
+        out.push(interfaceDescriptor.resource({ type: 'tap', name, netns: a.netns, hostIfName: a.ifname, mac: derivedMac(name), hostMac: port.mac }));
         break;
       case 'vhost-user': {
         // VPP binds the socket when it creates the port: its directory must exist by then.
         const dir = socketDirectory(a.socket);
-        const dirKey = keys.hostDirectory(dir);
-        if (!directories.has(dirKey)) {
-          directories.add(dirKey);
-          const { directoryMode, gid } = node.vhostUser;
-          out.push(res<HostDirectoryValue>('host-directory', dirKey, [], { path: dir, mode: directoryMode, ...(gid !== undefined && { gid }) }));
+        const { directoryMode, gid: directoryGid } = node.vhostUser;
+        const directory = hostDirectoryDescriptor.resource({ path: dir, mode: directoryMode, ...(directoryGid !== undefined && { gid: directoryGid }) });
+        if (!directories.has(directory.key)) {
+          directories.add(directory.key);
+          out.push(directory);
         }
-        out.push(res<InterfaceValue>('interface', ifKey, [dirKey], { type: 'vhost-user', name, socket: a.socket, mac: derivedMac(name) }));
+        out.push(interfaceDescriptor.resource({ type: 'vhost-user', name, socket: a.socket, mac: derivedMac(name) }, { after: [directory.key] }));
         const { uid, gid, mode } = a.access;
-        out.push(
-          res<SocketAccessValue>('socket-access', keys.socketAccess(a.socket), [ifKey], {
-            socket: a.socket,
-            ...(uid !== undefined && { uid }),
-            ...(gid !== undefined && { gid }),
-            mode,
-          }),
-        );
+        const access: SocketAccessValue = { socket: a.socket, ...(uid !== undefined && { uid }), ...(gid !== undefined && { gid }), mode };
+        out.push(socketAccessDescriptor.resource(access, { after: [ifKey] }));
         break;
       }
       case 'interface':
-        out.push(res<InterfaceValue>('interface', ifKey, [], { type: 'external', name }, true));
+        out.push(interfaceDescriptor.resource({ type: 'external', name }, { external: true }));
         break;
     }
-    out.push(res<InterfaceMtuValue>('interface-mtu', keys.interfaceMtu(name), [ifKey], { iface: name, mtu: vpc.mtu }));
-    const tableBinding = keys.ifaceTable(name);
-    out.push(res<InterfaceTableValue>('iface-table', tableBinding, [ifKey, tableKey], { iface: name, table: vpc.table }));
-    out.push(
-      res<UnnumberedValue>('unnumbered', keys.unnumbered(name), [ifKey, keys.interface(gw), tableBinding], { iface: name, via: gw }),
-    );
-    out.push(res<AdminUpValue>('admin-up', keys.adminUp(name), [ifKey], { iface: name }));
-    out.push(res<ProxyArpInterfaceValue>('proxy-arp-intf', keys.proxyArpInterface(name), [ifKey], { iface: name }));
+    out.push(interfaceMtuDescriptor.resource({ iface: name, mtu: vpc.mtu }));
+    const tableBinding = interfaceTableDescriptor.resource({ iface: name, table: vpc.table });
+    out.push(tableBinding);
+    const unnumbered = unnumberedDescriptor.resource({ iface: name, via: gw }, { after: [tableBinding.key] });
+    out.push(unnumbered);
+    out.push(adminUpDescriptor.resource({ iface: name }));
+    out.push(proxyArpInterfaceDescriptor.resource({ iface: name }));
     // Local VM-to-VM traffic is routed in VPP by these /32s, never encapsulated.
     const prefix = `${port.ip}/32`;
     out.push(
-      res<RouteValue>('route', keys.route(vpc.table, prefix), [tableKey, ifKey, keys.unnumbered(name)], {
-        table: vpc.table,
-        ip6: false,
-        prefix,
-        paths: [{ iface: name, nh: port.ip }],
-      }),
+      routeDescriptor.resource(
+        { table: vpc.table, ip6: false, prefix, paths: [{ iface: name, nh: port.ip }] },
+        { after: [tableKey, ifKey, unnumbered.key] },
+      ),
     );
   }
 
-  const policyDeps = [keys.srEncapSource(), keys.srHopLimit()];
   for (const [sid, bsid] of [...bsids].sort()) {
-    out.push(res<PolicyValue>('sr-policy', keys.srPolicy(bsid), policyDeps, { bsid, sids: [sid], encapSource: node.srv6.encapSource, fibTable: 0 }));
+    out.push(policyDescriptor.resource({ bsid, sids: [sid], encapSource: node.srv6.encapSource, fibTable: 0 }));
   }
   return out;
 }

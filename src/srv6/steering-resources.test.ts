@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { descriptors } from '../agent/reconciler.js';
+import { hypervisorKinds as descriptors } from '../hypervisor/kinds.js';
 import { keys } from '../dataplane/keys.js';
 import { emptySnapshot } from '../dataplane/snapshot.js';
 import { SteeringEntries } from '../dataplane/steering-entries.js';

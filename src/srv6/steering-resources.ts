@@ -43,11 +43,16 @@ export class SteeringResources implements BulkResources {
     return this.#groupOf[member] as number;
   }
 
+  key(member: number): string {
+    return steeringDescriptor.key(this.#value(member));
+  }
+
   resource(member: number): Resource<SteeringValue> {
-    const table = this.entries.table(member);
-    const prefix = this.entries.prefix(member);
-    const value: SteeringValue = { table, prefix, bsid: this.entries.bsid(member) };
-    return { kind: this.kind, key: keys.srSteering(table, prefix), deps: this.groups[this.groupOf(member)] as readonly string[], value };
+    return steeringDescriptor.resource(this.#value(member), { after: this.groups[this.groupOf(member)] as readonly string[] });
+  }
+
+  #value(member: number): SteeringValue {
+    return { table: this.entries.table(member), prefix: this.entries.prefix(member), bsid: this.entries.bsid(member) };
   }
 }
 

@@ -15,7 +15,10 @@
  */
 import type { AgentConfig } from '../config/model.js';
 import { keys } from '../dataplane/keys.js';
-import type { IpNeighborConfigValue, NeighborAnnouncementValue } from '../dataplane/neighbor-descriptors.js';
+import {
+  ipNeighborConfigDescriptor,
+  neighborAnnouncementDescriptor,
+} from '../dataplane/neighbor-descriptors.js';
 import type { VppSnapshot } from '../dataplane/snapshot.js';
 import type { Resource } from '../reconcile/resource.js';
 
@@ -40,19 +43,23 @@ export const NEIGHBOR_RECYCLE = true;
 
 export function desiredUnderlayNeighbours(config: AgentConfig): Resource[] {
   const { interface: uplink, address, prefixLength, neighborMaxAgeSeconds } = config.node.underlay;
-  const neighborConfig: Resource<IpNeighborConfigValue> = {
-    kind: 'ip-neighbor-config',
-    key: keys.ipNeighborConfig(true),
-    deps: [],
-    value: { maxNumber: NEIGHBOR_MAX_NUMBER, maxAge: neighborMaxAgeSeconds, recycle: NEIGHBOR_RECYCLE },
-  };
+  const neighborConfig = ipNeighborConfigDescriptor.resource({
+    maxNumber: NEIGHBOR_MAX_NUMBER,
+    maxAge: neighborMaxAgeSeconds,
+    recycle: NEIGHBOR_RECYCLE,
+  });
   // After the address (the advertisement's source and target) and admin-up (else VPP drops it).
-  const announcement: Resource<NeighborAnnouncementValue> = {
-    kind: 'neighbor-announcement',
-    key: keys.neighborAnnouncement(uplink, address),
-    deps: [keys.interface(uplink), keys.adminUp(uplink), keys.address(uplink, `${address}/${prefixLength}`)],
-    value: { iface: uplink, address },
-  };
+  // Only the desired one waits for them: what VPP has is a memory, which nothing takes along.
+  const announcement = neighborAnnouncementDescriptor.resource(
+    { iface: uplink, address },
+    {
+      after: [
+        keys.interface(uplink),
+        keys.adminUp(uplink),
+        keys.address(uplink, `${address}/${prefixLength}`),
+      ],
+    },
+  );
   return [neighborConfig, announcement];
 }
 
@@ -67,21 +74,11 @@ export function actualUnderlayNeighbours(
 ): Resource[] {
   const out: Resource[] = [];
   if (s.ip6NeighborConfig) {
-    out.push({
-      kind: 'ip-neighbor-config',
-      key: keys.ipNeighborConfig(true),
-      deps: [],
-      value: s.ip6NeighborConfig satisfies IpNeighborConfigValue,
-    });
+    out.push(ipNeighborConfigDescriptor.resource(s.ip6NeighborConfig));
   }
   const a = announced && announced.vppPid === s.vppPid ? announced.underlayAnnouncement : undefined;
   if (a && sameMac(uplinkMac(s, a.iface), a.mac)) {
-    out.push({
-      kind: 'neighbor-announcement',
-      key: keys.neighborAnnouncement(a.iface, a.address),
-      deps: [],
-      value: { iface: a.iface, address: a.address } satisfies NeighborAnnouncementValue,
-    });
+    out.push(neighborAnnouncementDescriptor.resource({ iface: a.iface, address: a.address }));
   }
   return out;
 }
@@ -101,7 +98,7 @@ export const NO_ARPING_WARNING =
 
 /** The desired resources without the advertisement (for a VPP without the arping plugin). */
 export function withoutAnnouncements(resources: readonly Resource[]): Resource[] {
-  return resources.filter((r) => r.kind !== 'neighbor-announcement');
+  return resources.filter((r) => !neighborAnnouncementDescriptor.is(r));
 }
 
 /**
@@ -113,8 +110,7 @@ export function announcementInPlace(
   desired: readonly Resource[],
   notInPlace: (key: string) => boolean,
 ): UnderlayAnnouncementMemory | undefined {
-  const r = desired.find((d) => d.kind === 'neighbor-announcement') as
-    Resource<NeighborAnnouncementValue> | undefined;
+  const r = desired.find((d) => neighborAnnouncementDescriptor.is(d));
   if (!r || notInPlace(r.key)) return undefined;
   const mac = uplinkMac(s, r.value.iface);
   return mac === undefined ? undefined : { iface: r.value.iface, address: r.value.address, mac };

@@ -142,6 +142,8 @@ export class FakeReconciler {
 export function failedOp(key: string, message: string): OpFailure {
   const op: Op = {
     action: 'create',
+    kind: 'route',
+    key,
     resource: { kind: 'route', key, deps: [], value: {} },
     level: 0,
     reason: 'missing in VPP',
@@ -152,7 +154,12 @@ export function failedOp(key: string, message: string): OpFailure {
 function fakeOutcome(result: FakePassResult): ReconcileOutcome {
   const failed = result.failed ?? [];
   return {
-    plan: { ops: failed.map((f) => f.op), pending: [], unchanged: 3 },
+    plan: {
+      ops: failed.map((f) => f.op),
+      pending: [],
+      unchanged: 3,
+      unchangedByKind: new Map([['route', 3]]),
+    },
     result: { applied: 0, failed, skipped: [] },
     // The agent reads only the pid of the snapshot.
     snapshot: { vppPid: 4242 } as unknown as VppSnapshot,

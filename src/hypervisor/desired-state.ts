@@ -1,0 +1,52 @@
+/**
+ * The desired state of a hypervisor for a config: the SRv6 overlay and the service bridge as
+ * resources, and the steering entries as a bulk kind (reconcile/bulk.ts).
+ */
+import type { AgentConfig } from '../config/model.js';
+import { SteeringEntries } from '../dataplane/steering-entries.js';
+import { plan as makePlan } from '../reconcile/planner.js';
+import type { Plan, Resource } from '../reconcile/resource.js';
+import { desiredServices, type ServicesDesiredInput } from '../services/desired.js';
+import { freshServiceAddresses } from '../services/runtime.js';
+import { allocateBsids, desiredOverlay, desiredSteering } from '../srv6/overlay.js';
+import { compareSteering } from '../srv6/steering-resources.js';
+import { hypervisorKinds } from './kinds.js';
+
+/** The desired state: resources, and the steering entries as a bulk kind (reconcile/bulk.ts). */
+export interface DesiredState {
+  readonly resources: Resource[];
+  readonly steering: SteeringEntries;
+}
+
+/**
+ * The desired state for a config, given the BSIDs already in use and, for the service bridge,
+ * the VMs' service addresses and the attached pods (by default: a fresh allocation, no pods).
+ */
+export function desiredState(
+  config: AgentConfig,
+  bsidsInVpp: ReadonlyMap<string, string>,
+  services: ServicesDesiredInput = {
+    addresses: freshServiceAddresses(config),
+    pods: [],
+  },
+): DesiredState {
+  const bsids = allocateBsids(config, bsidsInVpp);
+  return {
+    resources: [...desiredOverlay(config, bsids), ...desiredServices(config, services)],
+    steering: desiredSteering(config, bsids),
+  };
+}
+
+/**
+ * What the agent would do to a VPP that has nothing of vppnet's yet. The interfaces vppnet only
+ * configures (the underlay NIC) are assumed present, as on a real hypervisor.
+ */
+export function planFresh(config: AgentConfig): Plan {
+  const desired = desiredState(config, new Map());
+  return makePlan(
+    desired.resources,
+    desired.resources.filter((r) => r.external),
+    hypervisorKinds,
+    [compareSteering(desired.steering, new SteeringEntries())],
+  );
+}

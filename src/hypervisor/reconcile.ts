@@ -1,0 +1,217 @@
+/**
+ * One reconcile pass of a hypervisor: read VPP (snapshot), build desired and actual resources,
+ * plan, apply. `planOnly` stops after planning, which is `vppnet plan --vpp` and the dry run of
+ * the agent. This composes the domains (dataplane, SRv6, services) and sits below the runtime
+ * (agent, cli), which supplies the host: its links and its files.
+ */
+import type { AgentConfig } from '../config/model.js';
+import { actualDataplane } from '../dataplane/actual.js';
+import { actualHostFiles, hostFilePaths } from '../dataplane/actual-host-files.js';
+import type { FileFacts, HostFiles, HostLinks } from '../dataplane/context.js';
+import { hostVethDescriptor, interfaceDescriptor } from '../dataplane/interface-descriptors.js';
+import { keys, podOfTag } from '../dataplane/keys.js';
+import { loadSnapshot, type VppSnapshot } from '../dataplane/snapshot.js';
+import { execute, type ExecutionResult } from '../reconcile/executor.js';
+import { inPlaceByKind } from '../reconcile/in-place.js';
+import { plan as makePlan } from '../reconcile/planner.js';
+import type { Plan, Resource } from '../reconcile/resource.js';
+import { AclRegistry } from '../services/acl-registry.js';
+import { actualServices, serviceAddressesInVpp } from '../services/actual.js';
+import { memoryAddressBookStore } from '../services/address-store.js';
+import type { ServicesContext } from '../services/context.js';
+import { isPodVethName, POD_VETH_PREFIX } from '../services/pod-veth.js';
+import type { ServicesRuntime } from '../services/runtime.js';
+import { ServiceAddresses } from '../services/service-addresses.js';
+import { actualSrv6, actualSteering, existingBsids, type SrGlobalsMemory } from '../srv6/actual.js';
+import { steeringDescriptor } from '../srv6/descriptors.js';
+import { VM_VETH_PREFIX } from '../dataplane/names.js';
+import { compareSteering } from '../srv6/steering-resources.js';
+import {
+  actualUnderlayNeighbours,
+  announcementInPlace,
+  NO_ARPING_WARNING,
+  withoutAnnouncements,
+} from '../srv6/underlay-neighbours.js';
+import type { VppApi } from '../vpp/client/vpp-api.js';
+import { msg } from '../vpp/messages/index.js';
+import { desiredState } from './desired-state.js';
+import { hypervisorKinds } from './kinds.js';
+
+/** Host veth prefixes vppnet owns: VM ports' and pods' (pods' only in their exact shape, pod-veth.ts). */
+export const HOST_VETH_PREFIXES = [VM_VETH_PREFIX, POD_VETH_PREFIX];
+
+/** Remembers SRv6 globals per VPP process (they cannot be read back). */
+export interface SrGlobalsStore {
+  load(): Promise<SrGlobalsMemory | undefined>;
+  save(memory: SrGlobalsMemory): Promise<void>;
+}
+
+export function memoryStore(): SrGlobalsStore {
+  let m: SrGlobalsMemory | undefined;
+  return {
+    load: () => Promise.resolve(m),
+    save: (x) => {
+      m = x;
+      return Promise.resolve();
+    },
+  };
+}
+
+export interface ReconcileOptions {
+  readonly client: VppApi;
+  readonly host: HostLinks;
+  /** The vhost-user sockets' directories and access (the agent passes the machine's own). */
+  readonly files: HostFiles;
+  readonly globals: SrGlobalsStore;
+  readonly planOnly?: boolean;
+  readonly shouldStop?: () => boolean;
+  /**
+   * The service bridge's runtime state (service addresses, attached pods, the lock shared with
+   * pod attachments). Without it service addresses come from what VPP holds and pods' ports are
+   * left alone.
+   */
+  readonly services?: ServicesRuntime;
+}
+
+export interface ReconcileOutcome {
+  readonly plan: Plan;
+  readonly result: ExecutionResult | undefined;
+  readonly snapshot: VppSnapshot;
+  /** Resources vppnet owns after the pass, by kind (for metrics and status). */
+  readonly owned: ReadonlyMap<string, number>;
+  /** Problems that leave parts of the desired state out (e.g. VMs without a service address). */
+  readonly warnings?: readonly string[];
+}
+
+export async function reconcile(config: AgentConfig, opts: ReconcileOptions): Promise<ReconcileOutcome> {
+  const services = opts.services;
+  // Outside the lock: it waits for attachment calls in progress, which may wait for the lock.
+  if (services?.attachments && !opts.planOnly) await services.attachments.forgetVanished();
+  const pass = (): Promise<ReconcileOutcome> => reconcilePass(config, opts);
+  return services?.lock ? services.lock.run(pass) : pass();
+}
+
+async function reconcilePass(config: AgentConfig, opts: ReconcileOptions): Promise<ReconcileOutcome> {
+  const snapshot = await loadSnapshot(opts.client, {
+    externalInterfaces: externalInterfaceNames(config),
+    sharedTables: [{ id: 0, ip6: true }],
+    // Always: a service bridge removed from the config must be removed from VPP too.
+    services: true,
+  });
+  const pods = opts.services?.attachments;
+  const vethPrefixes = pods ? HOST_VETH_PREFIXES : HOST_VETH_PREFIXES.filter((p) => p !== POD_VETH_PREFIX);
+  const hostVeths = (await Promise.all(vethPrefixes.map((p) => opts.host.listVeths(p))))
+    .flat()
+    .filter((name) => !name.startsWith(POD_VETH_PREFIX) || isPodVethName(name));
+
+  const warnings: string[] = [];
+  let addresses: ReadonlyMap<string, string> = new Map();
+  if (config.services) {
+    const keeper = opts.services?.addresses ?? new ServiceAddresses(memoryAddressBookStore());
+    const assigned = await keeper.assign(config, serviceAddressesInVpp(snapshot, config), {
+      commit: !opts.planOnly,
+    });
+    addresses = assigned.addresses;
+    warnings.push(...assigned.problems);
+  }
+  // Read after the snapshot: a pod port VPP or the host already has belongs to an attachment that
+  // was registered before, so it is in one of these lists and not mistaken for a leftover.
+  const podsInProgress = new Set(pods?.podsInProgress());
+  const full = desiredState(config, existingBsids(snapshot, config), {
+    addresses,
+    pods: pods?.desiredPods() ?? [],
+  });
+  const desired = opts.client.supports(msg.arping)
+    ? full
+    : { ...full, resources: withoutAnnouncements(full.resources) };
+  if (desired !== full) warnings.push(NO_ARPING_WARNING);
+  const desiredKeys = new Set(desired.resources.map((r) => r.key));
+  const memory = await opts.globals.load();
+  const files = opts.files;
+  const filePaths = hostFilePaths(desired.resources);
+  const fileFacts = new Map<string, FileFacts | undefined>(
+    await Promise.all(filePaths.map(async (p) => [p, await files.stat(p)] as const)),
+  );
+  let actual = [
+    ...actualDataplane(snapshot, { desiredKeys, hostVeths, hostVethPrefixes: vethPrefixes }),
+    ...actualHostFiles(desired.resources, fileFacts, snapshot),
+    ...actualSrv6(snapshot, config, memory),
+    ...actualUnderlayNeighbours(snapshot, memory),
+    ...actualServices(snapshot, { desiredKeys }),
+  ];
+  // Pods' ports are the attachment manager's while it works on them, and entirely so without it.
+  // (Steering entries never depend on a pod's port.)
+  actual = withoutPodPorts(actual, (pod) => !pods || podsInProgress.has(pod));
+  const steeringInVpp = actualSteering(snapshot, config);
+  const plan = makePlan(desired.resources, actual, hypervisorKinds, [
+    compareSteering(desired.steering, steeringInVpp),
+  ]);
+  if (opts.planOnly) {
+    const owned = countByKind(actual.filter((r) => !r.external));
+    addCount(owned, steeringDescriptor.kind, steeringInVpp.size);
+    return { plan, result: undefined, snapshot, owned, warnings };
+  }
+
+  const ctx: ServicesContext = {
+    client: opts.client,
+    interfaces: snapshot.interfaces,
+    host: opts.host,
+    files,
+    acls: AclRegistry.fromDump(snapshot.acls),
+  };
+  const result = await execute(
+    plan,
+    hypervisorKinds,
+    ctx,
+    opts.shouldStop ? { shouldStop: opts.shouldStop } : {},
+  );
+  // Remember the SRv6 globals only when their ops really ran (not failed, not skipped by a stop):
+  // they cannot be read back, and a wrong memory would keep them unset on this VPP for good.
+  const notDone = new Set([...result.failed, ...result.skipped].map((f) => f.op.key));
+  const pendingKeys = new Set(plan.pending.map((p) => p.resource.key));
+  // An SR global op that did not run leaves what was remembered for this VPP process (if any).
+  const remembered = memory?.vppPid === snapshot.vppPid ? memory : undefined;
+  const srDone = !notDone.has(keys.srEncapSource()) && !notDone.has(keys.srHopLimit());
+  const { encapSource, hopLimit } = srDone ? config.node.srv6 : (remembered ?? {});
+  const underlayAnnouncement = announcementInPlace(
+    snapshot,
+    desired.resources,
+    (k) => notDone.has(k) || pendingKeys.has(k),
+  );
+  await opts.globals.save({
+    vppPid: snapshot.vppPid,
+    ...(encapSource === undefined ? {} : { encapSource }),
+    ...(hopLimit === undefined ? {} : { hopLimit }),
+    ...(underlayAnnouncement ? { underlayAnnouncement } : {}),
+  });
+  return { plan, result, snapshot, owned: inPlaceByKind(plan, result), warnings };
+}
+
+/** Leaves the ports of some pods (their interfaces, what hangs off them, host links) out of a pass. */
+function withoutPodPorts(actual: readonly Resource[], leaveAlone: (pod: string) => boolean): Resource[] {
+  const skipped = new Set<string>();
+  for (const r of actual) {
+    const pod = interfaceDescriptor.is(r) ? podOfTag(r.value.name) : undefined;
+    if (pod !== undefined && leaveAlone(pod)) skipped.add(r.key).add(keys.hostVeth(pod));
+    if (hostVethDescriptor.is(r) && isPodVethName(r.value.hostName) && leaveAlone(r.value.hostName))
+      skipped.add(r.key);
+  }
+  return actual.filter((r) => !skipped.has(r.key) && !r.deps.some((d) => skipped.has(d)));
+}
+
+function externalInterfaceNames(config: AgentConfig): string[] {
+  const names = [config.node.underlay.interface];
+  for (const p of config.ports) if (p.attach.type === 'interface') names.push(p.attach.name);
+  return names;
+}
+
+function countByKind(resources: readonly Resource[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const r of resources) m.set(r.kind, (m.get(r.kind) ?? 0) + 1);
+  return m;
+}
+
+/** Adds a bulk kind's count; none at all leaves the kind out, as countByKind does. */
+function addCount(counts: Map<string, number>, kind: string, n: number): void {
+  if (n > 0) counts.set(kind, (counts.get(kind) ?? 0) + n);
+}
