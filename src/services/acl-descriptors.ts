@@ -7,6 +7,7 @@ import type { Descriptor } from '../reconcile/descriptor.js';
 import { canonicalEqual } from '../reconcile/descriptor.js';
 import type { Message } from '../vpp/codec/schema.js';
 import { msg } from '../vpp/messages/index.js';
+import { NO_INDEX } from '../vpp/messages/sentinels.js';
 import { vppPrefix } from '../dataplane/ip-values.js';
 import { formatPrefix } from '../dataplane/snapshot.js';
 import type { ServicesContext } from './context.js';
@@ -101,13 +102,12 @@ async function addReplace(ctx: ServicesContext, aclIndex: number, v: AclValue): 
 }
 
 /** ~0: "create a new ACL" in acl_add_replace. */
-const NEW_ACL = 0xffffffff;
 
 export const aclDescriptor: Descriptor<AclValue, ServicesContext> = {
   kind: 'acl',
   equivalent: canonicalEqual,
   async create(ctx, { value }) {
-    const index = await addReplace(ctx, NEW_ACL, value);
+    const index = await addReplace(ctx, NO_INDEX, value);
     ctx.acls.set(value.tag, index);
   },
   async delete(ctx, { value }) {

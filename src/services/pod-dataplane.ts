@@ -16,6 +16,7 @@ import type { Plan, Resource } from '../reconcile/resource.js';
 import type { VppClient } from '../vpp/client/vpp-client.js';
 import type { Message } from '../vpp/codec/schema.js';
 import { msg } from '../vpp/messages/index.js';
+import { NO_INDEX } from '../vpp/messages/sentinels.js';
 import { AclRegistry } from './acl-registry.js';
 import { actualServices } from './actual.js';
 import type { DataplaneLock } from './async-lock.js';
@@ -24,8 +25,6 @@ import type { ServicesContext } from './context.js';
 import { podDescriptors } from './descriptors.js';
 import { podInterfaceName, podPortResources, type PodPortSpec } from './pod-port.js';
 import { POD_VETH_PREFIX } from './pod-veth.js';
-
-const ALL = 0xffffffff;
 
 /** The pod's port could not be put in place; `notReady` when the service bridge itself is missing. */
 export class PodApplyError extends Error {
@@ -169,9 +168,9 @@ export class PodDataplane {
   async #load(podIds: readonly string[], desired: readonly Resource[]): Promise<PodView> {
     const c = this.#client;
     const [ifDetails, aclDetails, bridgeDomains, hostLinks, afp] = await Promise.all([
-      c.dump(msg.sw_interface_dump, { sw_if_index: ALL, name_filter_valid: false }),
-      c.supports(msg.acl_dump) ? c.dump(msg.acl_dump, { acl_index: ALL }) : Promise.resolve([]),
-      c.dump(msg.bridge_domain_dump, { bd_id: ALL, sw_if_index: ALL }),
+      c.dump(msg.sw_interface_dump, { sw_if_index: NO_INDEX, name_filter_valid: false }),
+      c.supports(msg.acl_dump) ? c.dump(msg.acl_dump, { acl_index: NO_INDEX }) : Promise.resolve([]),
+      c.dump(msg.bridge_domain_dump, { bd_id: NO_INDEX, sw_if_index: NO_INDEX }),
       this.#host.listVeths(POD_VETH_PREFIX),
       c.supports(msg.af_packet_dump) ? c.dump(msg.af_packet_dump, {}) : Promise.resolve([]),
     ]);
