@@ -15,6 +15,7 @@ import { plan as makePlan } from '../reconcile/planner.js';
 import type { Plan, Resource } from '../reconcile/resource.js';
 import type { VppClient } from '../vpp/client/vpp-client.js';
 import type { Message } from '../vpp/codec/schema.js';
+import { VppnetError } from '../util/errors.js';
 import { msg } from '../vpp/messages/index.js';
 import { NO_INDEX } from '../vpp/messages/sentinels.js';
 import { AclRegistry } from './acl-registry.js';
@@ -27,12 +28,12 @@ import { podInterfaceName, podPortResources, type PodPortSpec } from './pod-port
 import { POD_VETH_PREFIX } from './pod-veth.js';
 
 /** The pod's port could not be put in place; `notReady` when the service bridge itself is missing. */
-export class PodApplyError extends Error {
+export class PodApplyError extends VppnetError<'VPPNET_ERR_POD_APPLY'> {
   readonly notReady: boolean;
   /** The errors of the operations that failed. */
   readonly causes: readonly Error[];
   constructor(message: string, notReady: boolean, causes: readonly Error[] = []) {
-    super(message);
+    super('VPPNET_ERR_POD_APPLY', message);
     this.name = 'PodApplyError';
     this.notReady = notReady;
     this.causes = causes;
