@@ -393,7 +393,6 @@ describe('fault injection', () => {
     const idsBefore = sim.messageTable();
     const restarting = sim.restart({ reshuffleIds: true, downtimeMs: 50 });
     await c.closed;
-    await new Promise((r) => setTimeout(r, 10));
     assert.equal(existsSync(sim.socketPath), false);
     await restarting;
     const c2 = await connect();
