@@ -5,6 +5,7 @@
  * the code the runtime should see. vppnet-cni's own table (src/cni/errors.ts) takes the
  * plugin-specific ones from here.
  */
+import { VppnetError } from '../util/errors.js';
 import type { AgentErrorBody } from './protocol.js';
 
 export const AgentErrorCode = {
@@ -26,15 +27,13 @@ export const AgentErrorCode = {
 } as const;
 
 /** A failure the agent answers with its code: the server turns it into an AgentErrorBody. */
-export class AgentApiError extends Error {
-  readonly code: number;
+export class AgentApiError extends VppnetError<number> {
   readonly msg: string;
   readonly details: string | undefined;
 
   constructor(code: number, msg: string, details?: string, options?: ErrorOptions) {
-    super(details === undefined || details === '' ? msg : `${msg}: ${details}`, options);
+    super(code, details === undefined || details === '' ? msg : `${msg}: ${details}`, options);
     this.name = 'AgentApiError';
-    this.code = code;
     this.msg = msg;
     this.details = details === '' ? undefined : details;
   }

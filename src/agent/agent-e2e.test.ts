@@ -14,7 +14,7 @@ import { SIM_ONLY, startVppTarget, type VppTarget } from '../../test/support/vpp
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
 import { Agent } from './agent.js';
-import type { PassResult, ReconcileSummary } from './status.js';
+import type { ConfigStatus, PassResult, ReconcileSummary } from './status.js';
 
 function configYaml(underlay: string, routes: number, vhostDir: string): string {
   return stringify({
@@ -39,6 +39,18 @@ function configYaml(underlay: string, routes: number, vhostDir: string): string 
       sid: 'fc00:2::a',
     })),
     services: { dhcpServer: '169.254.169.103' },
+  });
+}
+
+/** Resolves with the next config read that matches. */
+function nextConfig(agent: Agent, match: (s: ConfigStatus) => boolean): Promise<ConfigStatus> {
+  return new Promise((resolve) => {
+    const on = (s: ConfigStatus): void => {
+      if (!match(s)) return;
+      agent.off('config', on);
+      resolve(s);
+    };
+    agent.on('config', on);
   });
 }
 
@@ -146,8 +158,9 @@ describe('vppnet-agent against the simulator', { skip: SIM_ONLY }, () => {
     assert.equal(await steeringCount(observer), 4);
 
     // An invalid file changes nothing in VPP and is reported.
+    const invalid = nextConfig(agent, (s) => !s.valid && JSON.stringify(s.problems).includes('ports[0].ip'));
     await writeFile(configPath(), configYaml(underlay, 4, dir).replace('10.0.0.5', '10.0.0.500'));
-    await new Promise((r) => setTimeout(r, 200));
+    await invalid;
     await agent.whenIdle();
     assert.equal(agent.status().config.valid, false);
     assert.match(JSON.stringify(agent.status().config.problems), /ports\[0\]\.ip/);
@@ -155,8 +168,9 @@ describe('vppnet-agent against the simulator', { skip: SIM_ONLY }, () => {
     assert.equal(await steeringCount(observer), 4, 'the last good state stays');
 
     // VPP restarts: everything is lost there; the agent resyncs on reconnect.
+    const valid = nextConfig(agent, (s) => s.valid);
     await writeFile(configPath(), configYaml(underlay, 4, dir));
-    await new Promise((r) => setTimeout(r, 200));
+    await valid;
     await agent.whenIdle();
     const sim = target.sim!;
     await sim.restart({ reshuffleIds: true, downtimeMs: 100 });

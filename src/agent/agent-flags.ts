@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { DEFAULT_AGENT_SOCKET } from '../agent-api/protocol.js';
+import { VppnetError } from '../util/errors.js';
 import { DEFAULT_SOCKET_PATH } from '../vpp/client/vpp-client.js';
 import { DEFAULT_DRIFT_INTERVAL_MS } from './agent.js';
 import { DEFAULT_LISTEN_HOST, DEFAULT_LISTEN_PORT } from './http-server.js';
@@ -25,8 +26,11 @@ export const USAGE = `usage: vppnet-agent [options]
   --log-level LEVEL      ${LOG_LEVELS.join(', ')} (env VPPNET_LOG_LEVEL; default info)
   --help`;
 
-export class UsageError extends Error {
+export class UsageError extends VppnetError<'VPPNET_ERR_USAGE'> {
   override readonly name = 'UsageError';
+  constructor(message: string) {
+    super('VPPNET_ERR_USAGE', message);
+  }
 }
 
 export interface AgentFlags {

@@ -8,7 +8,6 @@ import { Agent, type AgentOptions } from './agent.js';
 import type { ConfigStatus, ReconcileSummary } from './status.js';
 import {
   configYaml,
-  delay,
   failedOp,
   FakeReconciler,
   INVALID_CONFIG_YAML,
@@ -18,9 +17,7 @@ import {
   replaceFile,
 } from './testing/agent-fixtures.js';
 import { RecordingVppApi } from '../vpp/client/testing/recording-vpp-api.js';
-
-/** Longer than the debounce below: enough for a stray second reload or pass to show up. */
-const SETTLE_MS = 150;
+import { ManualTimers } from '../../test/support/manual-timers.js';
 
 describe('Agent', () => {
   let tmp: Awaited<ReturnType<typeof makeTempDir>>;
@@ -189,14 +186,16 @@ describe('Agent', () => {
     const reconciled = reconcileEvent(a);
     await replaceFile(configPath, configYaml({ hopLimit: 32 }));
     assert.deepEqual((await reconciled).triggers, ['config-change']);
-    await delay(SETTLE_MS);
     await a.whenIdle();
     assert.equal(reconciler.passes.length, 2);
+    // A stray second event of the same change is one more read of the same file: no pass.
+    assert.equal((await a.reloadConfig()).valid, true);
+    await a.whenIdle();
+    assert.equal(reconciler.passes.length, 2, 'a re-read of the changed file is not another change');
 
-    const reread = configEvent(a, () => true);
+    const reread = configEvent(a, (s) => s.valid);
     await writeFile(configPath, configYaml({ hopLimit: 32 }));
     await reread;
-    await delay(SETTLE_MS);
     await a.whenIdle();
     assert.equal(reconciler.passes.length, 2, 'equal content is not a change');
   });
@@ -223,10 +222,13 @@ describe('Agent', () => {
     await rename(join(mount, '..data_tmp'), join(mount, '..data'));
     await rm(join(mount, '..2024_01_01_00_00_00.1'), { recursive: true });
     await reconciled;
-    await delay(SETTLE_MS);
     await a.whenIdle();
     assert.equal(reconciler.passes.length, 2);
     assert.equal(reconciler.passes[1]?.config.node.srv6.hopLimit, 32);
+    // The swap's later events re-read the same new file: no pass.
+    await a.reloadConfig();
+    await a.whenIdle();
+    assert.equal(reconciler.passes.length, 2);
   });
 
   it('folds everything requested during a pass into exactly one follow-up pass', async () => {
@@ -350,15 +352,48 @@ describe('Agent', () => {
   });
 
   it('checks for drift periodically, and stops doing so on stop()', async () => {
-    const a = makeAgent({ driftIntervalMs: 30 });
+    const timers = new ManualTimers();
+    const a = makeAgent({ driftIntervalMs: 30_000, timers });
     await a.start();
     client.handshake();
-    await reconcileEvent(a, (s) => s.triggers.includes('drift'));
-    await reconcileEvent(a, (s) => s.triggers.includes('drift'));
+    await a.whenIdle();
+    assert.deepEqual(timers.armed, [30_000], 'the next drift check is due in one interval');
+    for (let check = 1; check <= 2; check++) {
+      const drift = reconcileEvent(a, (s) => s.triggers.includes('drift'));
+      assert.equal(timers.runNext(), 30_000);
+      await drift;
+      await a.whenIdle();
+      assert.deepEqual(timers.armed, [30_000], `after drift check ${check} the next one is armed`);
+    }
+    assert.equal(reconciler.passes.length, 3);
     await a.stop();
-    const passes = reconciler.passes.length;
-    await delay(100);
-    assert.equal(reconciler.passes.length, passes);
+    assert.deepEqual(timers.armed, [], 'no drift check is left armed');
+  });
+
+  it('retries with a doubling delay up to the maximum, and stops retrying after a good pass', async () => {
+    const timers = new ManualTimers();
+    const failure = {
+      failed: [failedOp('route:ip4:10:10.0.0.7/32', 'ip_route_add_del: VNET_API_ERROR_NO_SUCH_TABLE (-6)')],
+    };
+    reconciler.results.push(failure, failure, failure, failure, failure);
+    const a = makeAgent({ timers, retryInitialMs: 1_000, retryMaxMs: 5_000 });
+    await a.start();
+    client.handshake();
+    await a.whenIdle();
+    const delays: number[] = [];
+    for (let retry = 0; retry < 5; retry++) {
+      const [delayMs] = timers.armed;
+      assert.ok(delayMs !== undefined, `retry ${retry} is armed`);
+      assert.equal(a.status().nextRetryAt, new Date(timers.now() + delayMs).toISOString());
+      delays.push(delayMs);
+      timers.runNext();
+      await a.whenIdle();
+    }
+    assert.deepEqual(delays, [1_000, 2_000, 4_000, 5_000, 5_000]);
+    assert.deepEqual(a.status().lastReconcile?.triggers, ['retry']);
+    assert.equal(a.status().lastReconcile?.outcome, 'ok');
+    assert.deepEqual(timers.armed, [], 'a good pass leaves no retry armed');
+    assert.equal(a.status().nextRetryAt, undefined);
   });
 
   it('waits for a valid config when the first one is invalid', async () => {
@@ -410,17 +445,22 @@ describe('Agent', () => {
     const stopping = a.stop();
     assert.equal(reconciler.passes[0]?.opts.shouldStop?.(), true, 'the pass is told to stop after its batch');
     assert.deepEqual(a.readiness().reasons.slice(0, 1), ['the agent is shutting down']);
-    await delay(30);
     assert.equal(client.closed, 0, 'VPP stays connected while the pass finishes its batch');
 
     reconciler.release();
     await stopping;
+    // The session was closed after the held pass finished, not while it ran.
     assert.deepEqual(order, ['pass-finished', 'vpp-closed']);
     assert.equal(reconciler.passes.length, 1, 'the queued follow-up does not run');
     assert.equal((await followUp).outcome, 'skipped');
     assert.equal(a.status().phase, 'stopped');
     assert.equal(client.state, 'closed');
-    const leftovers = process.getActiveResourcesInfo().filter((r) => r === 'Timeout' || r === 'FSEventWrap');
-    assert.deepEqual(leftovers, [], 'no timers or watches left behind');
+    // A closed fs.watch handle is released in the event loop's close phase, after the turn that
+    // closed it: let that turn end (no time passes; a live timer or watch stays listed).
+    const leftovers = async (): Promise<string[]> => {
+      for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+      return process.getActiveResourcesInfo().filter((r) => r === 'Timeout' || r === 'FSEventWrap');
+    };
+    assert.deepEqual(await leftovers(), [], 'no timers or watches left behind');
   });
 });

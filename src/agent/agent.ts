@@ -29,6 +29,8 @@ import { watchLinkDeletions, type LinkDeletionWatch } from '../netns/link-monito
 import { ATTACHMENT_CHANNEL, type AttachmentDiagnostic } from '../attachments/attachment-timing.js';
 import { openServices, type OpenedServices } from '../attachments/open-services.js';
 import type { Resource } from '../reconcile/resource.js';
+import { backoffDelayMs } from '../util/backoff.js';
+import { systemTimers, type Timer, type Timers } from '../util/timers.js';
 import { CoalescingRunner } from './coalescing-runner.js';
 import { ConfigFileWatcher } from './config-watcher.js';
 import { linuxHostLinks } from './host-links.js';
@@ -82,8 +84,10 @@ export interface AgentOptions {
    * API and no pod attachments (tests of the SRv6 side alone).
    */
   readonly agentSocketPath?: string;
-  /** Milliseconds since the epoch, for timestamps and durations. */
+  /** Milliseconds since the epoch, for timestamps and durations. Default: `timers.now`. */
   readonly clock?: () => number;
+  /** The drift check's, the retry's and the config debounce's time; tests drive it. */
+  readonly timers?: Timers;
 }
 
 export interface AgentEvents {
@@ -112,6 +116,7 @@ export class Agent {
   readonly #hostLinkOwner: string;
   readonly #hostLinks: HostLinks;
   readonly #clock: () => number;
+  readonly #timers: Timers;
   readonly #client: ManagedVppApi;
   readonly #globals: SrGlobalsFileStore;
   readonly #stateDir: string;
@@ -143,8 +148,8 @@ export class Agent {
 
   #lastReconcile: ReconcileSummary | undefined;
   #owned: ReadonlyMap<string, number> = new Map();
-  #driftTimer: NodeJS.Timeout | undefined;
-  #retryTimer: NodeJS.Timeout | undefined;
+  #driftTimer: Timer | undefined;
+  #retryTimer: Timer | undefined;
   #retryAttempt = 0;
   #nextRetryAt: number | undefined;
 
@@ -158,7 +163,9 @@ export class Agent {
     this.#reconcileFn = opts.reconcileFn ?? reconcile;
     this.#hostLinkOwner = hostLinkOwner(this.#socketPath);
     this.#hostLinks = opts.hostLinks ?? linuxHostLinks(this.#hostLinkOwner);
-    this.#clock = opts.clock ?? Date.now;
+    this.#timers = opts.timers ?? systemTimers;
+    const timers = this.#timers;
+    this.#clock = opts.clock ?? (() => timers.now());
     this.#client =
       opts.client ??
       new VppClient({
@@ -175,6 +182,7 @@ export class Agent {
     this.#watcher = new ConfigFileWatcher({
       path: this.#configPath,
       debounceMs: opts.configDebounceMs ?? DEFAULT_CONFIG_DEBOUNCE_MS,
+      timers: this.#timers,
       onChange: () => void this.reloadConfig(),
       onError: (message) =>
         this.#logger.warn(
@@ -500,7 +508,8 @@ export class Agent {
       if (port === undefined) nodeProblems++;
       else if (!brokenPorts.has(port)) brokenPorts.set(port, { port, key: resource.key, problem });
     };
-    for (const { op, error } of result.failed) note(op.resource, `${op.action} failed: ${errorMessage(error)}`);
+    for (const { op, error } of result.failed)
+      note(op.resource, `${op.action} failed: ${errorMessage(error)}`);
     for (const { op, reason } of result.skipped) note(op.resource, `${op.action} skipped: ${reason}`);
     for (const p of pending) note(p.resource, `waiting for ${p.waitingFor}`);
     return {
@@ -576,30 +585,33 @@ export class Agent {
 
   #scheduleRetry(summary: ReconcileSummary): void {
     if (this.#phase !== 'running') return;
-    if (this.#retryTimer !== undefined) clearTimeout(this.#retryTimer);
+    this.#retryTimer?.cancel();
     this.#retryTimer = undefined;
     this.#nextRetryAt = undefined;
     if (summary.outcome === 'ok') {
       this.#retryAttempt = 0;
       return;
     }
-    const delayMs = Math.min(this.#retryMaxMs, this.#retryInitialMs * 2 ** Math.min(this.#retryAttempt, 30));
+    const delayMs = backoffDelayMs(
+      { initialMs: this.#retryInitialMs, maxMs: this.#retryMaxMs },
+      this.#retryAttempt,
+    );
     this.#retryAttempt++;
     this.#nextRetryAt = this.#clock() + delayMs;
-    this.#retryTimer = setTimeout(() => {
+    this.#retryTimer = this.#timers.after(delayMs, () => {
       this.#retryTimer = undefined;
       this.#nextRetryAt = undefined;
       this.#kick('retry');
-    }, delayMs);
+    });
     this.#logger.info({ delayMs, attempt: this.#retryAttempt }, 'reconcile will be retried');
   }
 
   #armDriftCheck(): void {
     if (this.#driftIntervalMs <= 0 || this.#phase !== 'running') return;
-    this.#driftTimer = setTimeout(() => {
+    this.#driftTimer = this.#timers.after(this.#driftIntervalMs, () => {
       this.#driftTimer = undefined;
       void this.#driftCheck();
-    }, this.#driftIntervalMs);
+    });
   }
 
   async #driftCheck(): Promise<void> {
@@ -611,8 +623,8 @@ export class Agent {
   }
 
   #clearTimers(): void {
-    if (this.#driftTimer !== undefined) clearTimeout(this.#driftTimer);
-    if (this.#retryTimer !== undefined) clearTimeout(this.#retryTimer);
+    this.#driftTimer?.cancel();
+    this.#retryTimer?.cancel();
     this.#driftTimer = undefined;
     this.#retryTimer = undefined;
     this.#nextRetryAt = undefined;

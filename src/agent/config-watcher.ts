@@ -10,6 +10,7 @@
  */
 import { statSync, watch, type FSWatcher } from 'node:fs';
 import { dirname } from 'node:path';
+import { systemTimers, type Timer, type Timers } from '../util/timers.js';
 import { errorMessage } from './logger.js';
 
 export interface ConfigWatcherOptions {
@@ -20,6 +21,8 @@ export interface ConfigWatcherOptions {
   readonly onChange: () => void;
   /** The watch could not be set up or broke; reported once per distinct problem. */
   readonly onError: (message: string) => void;
+  /** The debounce's time; tests drive it. Default: the system's. */
+  readonly timers?: Timers;
 }
 
 export class ConfigFileWatcher {
@@ -27,12 +30,14 @@ export class ConfigFileWatcher {
   readonly #opts: ConfigWatcherOptions;
   #watcher: FSWatcher | undefined;
   #watchedInode: number | undefined;
-  #debounce: NodeJS.Timeout | undefined;
+  readonly #timers: Timers;
+  #debounce: Timer | undefined;
   #lastError: string | undefined;
   #closed = false;
 
   constructor(opts: ConfigWatcherOptions) {
     this.#opts = opts;
+    this.#timers = opts.timers ?? systemTimers;
     this.#dir = dirname(opts.path);
   }
 
@@ -79,17 +84,17 @@ export class ConfigFileWatcher {
   close(): void {
     this.#closed = true;
     this.#unwatch();
-    if (this.#debounce !== undefined) clearTimeout(this.#debounce);
+    this.#debounce?.cancel();
     this.#debounce = undefined;
   }
 
   #schedule(): void {
     if (this.#closed) return;
-    if (this.#debounce !== undefined) clearTimeout(this.#debounce);
-    this.#debounce = setTimeout(() => {
+    this.#debounce?.cancel();
+    this.#debounce = this.#timers.after(this.#opts.debounceMs, () => {
       this.#debounce = undefined;
       this.#opts.onChange();
-    }, this.#opts.debounceMs);
+    });
   }
 
   #unwatch(): void {

@@ -4,6 +4,7 @@
  * second client creates, as someone else's interface would be.
  */
 import assert from 'node:assert/strict';
+import diagnostics from 'node:diagnostics_channel';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,7 +14,7 @@ import { SIM_ONLY, startVppTarget, type VppTarget } from '../../test/support/vpp
 import type { AgentConfig } from '../config/model.js';
 import { validateConfig } from '../config/validate.js';
 import type { HostLinks } from '../dataplane/context.js';
-import { VppClient } from '../vpp/client/vpp-client.js';
+import { VppClient, type RequestDiagnostic } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
 import { memoryStore, reconcile, type SrGlobalsStore } from './reconciler.js';
 
@@ -299,9 +300,17 @@ describe('reconciler across VPP restarts (simulator)', { skip: SIM_ONLY }, () =>
     const big = config(f, { vpcs: 4, routesPerVpc: 500 });
     const sim = f.target.sim!;
     const ready = new Promise<void>((resolve) => f.client.on('ready', (info) => info.reconnect && resolve()));
+    // Pull VPP from under the pass once it is programming: its first steering entry was answered.
+    const steeringStarted = new Promise<void>((resolve) => {
+      const onRequest = (m: unknown): void => {
+        if ((m as RequestDiagnostic).name !== 'sr_steering_add_del') return;
+        diagnostics.unsubscribe('vppnet:vpp:request', onRequest);
+        resolve();
+      };
+      diagnostics.subscribe('vppnet:vpp:request', onRequest);
+    });
     const interrupted = reconcile(big, { client: f.client, host: noHostLinks, globals });
-    // Let the pass get going, then pull VPP from under it.
-    await new Promise((r) => setTimeout(r, 30));
+    await steeringStarted;
     await sim.restart({ reshuffleIds: true, downtimeMs: 50 });
     const partial = await interrupted.catch((err: unknown) => err as Error);
     if (!(partial instanceof Error)) {

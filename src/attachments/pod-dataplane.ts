@@ -15,6 +15,7 @@ import { plan as makePlan } from '../reconcile/planner.js';
 import type { Plan, Resource } from '../reconcile/resource.js';
 import type { VppApi } from '../vpp/client/vpp-api.js';
 import type { Message } from '../vpp/codec/schema.js';
+import { VppnetError } from '../util/errors.js';
 import { msg } from '../vpp/messages/index.js';
 import { AclRegistry } from '../services/acl-registry.js';
 import { actualServices } from '../services/actual.js';
@@ -23,17 +24,16 @@ import { podDescriptors } from '../services/descriptors.js';
 import { podInterfaceName, podPortResources, type PodPortSpec } from '../services/pod-port.js';
 import { POD_VETH_PREFIX } from '../services/pod-veth.js';
 import type { DataplaneLock } from '../services/runtime.js';
+import { NO_INDEX } from '../vpp/messages/sentinels.js';
 import type { AttachmentTimer } from './attachment-timing.js';
 
-const ALL = 0xffffffff;
-
 /** The pod's port could not be put in place; `notReady` when the service bridge itself is missing. */
-export class PodApplyError extends Error {
+export class PodApplyError extends VppnetError<'VPPNET_ERR_POD_APPLY'> {
   readonly notReady: boolean;
   /** The errors of the operations that failed. */
   readonly causes: readonly Error[];
   constructor(message: string, notReady: boolean, causes: readonly Error[] = []) {
-    super(message);
+    super('VPPNET_ERR_POD_APPLY', message);
     this.name = 'PodApplyError';
     this.notReady = notReady;
     this.causes = causes;
@@ -169,9 +169,9 @@ export class PodDataplane {
   async #load(podIds: readonly string[], desired: readonly Resource[]): Promise<PodView> {
     const c = this.#client;
     const [ifDetails, aclDetails, bridgeDomains, hostLinks, afp] = await Promise.all([
-      c.dump(msg.sw_interface_dump, { sw_if_index: ALL, name_filter_valid: false }),
-      c.supports(msg.acl_dump) ? c.dump(msg.acl_dump, { acl_index: ALL }) : Promise.resolve([]),
-      c.dump(msg.bridge_domain_dump, { bd_id: ALL, sw_if_index: ALL }),
+      c.dump(msg.sw_interface_dump, { sw_if_index: NO_INDEX, name_filter_valid: false }),
+      c.supports(msg.acl_dump) ? c.dump(msg.acl_dump, { acl_index: NO_INDEX }) : Promise.resolve([]),
+      c.dump(msg.bridge_domain_dump, { bd_id: NO_INDEX, sw_if_index: NO_INDEX }),
       this.#host.listVeths(POD_VETH_PREFIX),
       c.supports(msg.af_packet_dump) ? c.dump(msg.af_packet_dump, {}) : Promise.resolve([]),
     ]);

@@ -19,6 +19,7 @@ import { constants as fsConstants } from 'node:fs';
 import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { VppnetError } from '../util/errors.js';
 
 export const DEFAULT_CNI_NAME = 'vppnet-cni';
 
@@ -40,8 +41,11 @@ export interface InstallCniResult {
   readonly replaced: boolean;
 }
 
-export class InstallCniError extends Error {
+export class InstallCniError extends VppnetError<'VPPNET_ERR_INSTALL_CNI'> {
   override readonly name = 'InstallCniError';
+  constructor(message: string) {
+    super('VPPNET_ERR_INSTALL_CNI', message);
+  }
 }
 
 export async function installCni(opts: InstallCniOptions): Promise<InstallCniResult> {

@@ -25,6 +25,7 @@ import { SR_GLOBALS_FILE, SrGlobalsFileStore } from '../agent/sr-globals-file-st
 import type { AgentConfig } from '../config/model.js';
 import type { VppApi } from '../vpp/client/vpp-api.js';
 import { VppClient, DEFAULT_SOCKET_PATH } from '../vpp/client/vpp-client.js';
+import { VppnetError } from '../util/errors.js';
 import { msg } from '../vpp/messages/index.js';
 import { formatPlan, planToJson } from './format-plan.js';
 import { INSTALL_CNI_USAGE, installCniCommand } from './install-cni.js';
@@ -63,8 +64,11 @@ const USAGE = `usage:
 ${INSTALL_CNI_USAGE}`;
 
 /** A command line the CLI cannot run; the executable exits 2. */
-export class CliUsageError extends Error {
+export class CliUsageError extends VppnetError<'VPPNET_ERR_USAGE'> {
   override readonly name = 'CliUsageError';
+  constructor(message: string) {
+    super('VPPNET_ERR_USAGE', message);
+  }
 }
 
 export async function main(

@@ -4,8 +4,8 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 
+import { ManualTimers } from '../../test/support/manual-timers.js';
 import { AgentClient } from './agent-client.js';
 import type { AttachRequest } from '../agent-api/protocol.js';
 import { CniError } from './errors.js';
@@ -30,6 +30,24 @@ async function rejectsWithCode(promise: Promise<unknown>, code: number): Promise
     return err;
   }
   assert.fail('expected a rejection');
+}
+
+/**
+ * Runs the client's pauses, one at a time as it arms them, until `call` settles; returns the
+ * pauses' lengths. The connection attempts in between are real.
+ */
+async function runPauses(timers: ManualTimers, call: Promise<unknown>): Promise<number[]> {
+  let settled = false;
+  const done = call.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  const pauses: number[] = [];
+  while (!settled) {
+    if (timers.armed.length > 0) pauses.push(timers.runNext());
+    else await Promise.race([timers.whenArmed(timers.armedTotal + 1), done]);
+  }
+  return pauses;
 }
 
 function listenRaw(socketPath: string, handler: Parameters<typeof createServer>[1]): Promise<Server> {
@@ -83,22 +101,39 @@ void describe('AgentClient', () => {
 
   void it('waits for an agent that is restarting', async () => {
     const path = socket();
-    const client = new AgentClient({ socketPath: path, connectBudgetMs: 5_000, retryDelayMs: 20 });
-    const started = Date.now();
+    const timers = new ManualTimers();
+    const client = new AgentClient({ socketPath: path, connectBudgetMs: 5_000, retryDelayMs: 20, timers });
     const pending = client.status();
-    await sleep(300);
+    // Two attempts find no socket; each failure arms a pause, twice as long as the last.
+    await timers.whenArmed(1);
+    assert.deepEqual(timers.armed, [20]);
+    timers.runNext();
+    await timers.whenArmed(2);
+    assert.deepEqual(timers.armed, [40]);
     servers.push(await FakeAgentServer.start(path));
+    timers.runNext();
     assert.deepEqual(await pending, { vpp: 'connected' });
-    assert.ok(Date.now() - started >= 300);
+    assert.equal(timers.armedTotal, 2, 'the third attempt reached the agent');
   });
 
   void it('gives up with code 11 when the socket stays missing for the budget', async () => {
-    const client = new AgentClient({ socketPath: socket(), connectBudgetMs: 300, retryDelayMs: 20 });
-    const started = Date.now();
-    const err = await rejectsWithCode(client.attach(REQUEST), 11);
-    const elapsed = Date.now() - started;
-    assert.ok(elapsed >= 290 && elapsed < 2_000, `waited ${elapsed} ms`);
-    assert.match(err.details ?? '', /ENOENT/);
+    const timers = new ManualTimers();
+    const client = new AgentClient({ socketPath: socket(), connectBudgetMs: 300, retryDelayMs: 20, timers });
+    const started = timers.now();
+    const attach = rejectsWithCode(client.attach(REQUEST), 11);
+    const pauses = await runPauses(timers, attach);
+    const err = await attach;
+    assert.deepEqual(pauses, [20, 40, 80, 160], 'doubling pauses, until the budget is spent');
+    assert.equal(timers.now() - started, 300);
+    assert.equal(err.details, 'ENOENT on 5 attempt(s) over 300 ms');
+  });
+
+  void it('cuts the last pause short at the end of the budget', async () => {
+    const timers = new ManualTimers();
+    const client = new AgentClient({ socketPath: socket(), connectBudgetMs: 100, retryDelayMs: 20, timers });
+    const status = rejectsWithCode(client.status(), 11);
+    assert.deepEqual(await runPauses(timers, status), [20, 40, 40]);
+    assert.equal((await status).details, 'ENOENT on 4 attempt(s) over 100 ms');
   });
 
   void it('treats a refused connection like a missing socket', async () => {
@@ -111,13 +146,14 @@ void describe('AgentClient', () => {
   });
 
   void it('makes a single attempt when asked not to wait', async () => {
-    const client = new AgentClient({ socketPath: socket(), connectBudgetMs: 10_000 });
-    const started = Date.now();
-    await rejectsWithCode(
+    const timers = new ManualTimers();
+    const client = new AgentClient({ socketPath: socket(), connectBudgetMs: 10_000, timers });
+    const err = await rejectsWithCode(
       client.detach({ containerId: 'c', ifname: 'eth1', netns: '' }, { waitForAgent: false }),
       11,
     );
-    assert.ok(Date.now() - started < 500);
+    assert.equal(err.details, 'ENOENT on 1 attempt(s) over 0 ms');
+    assert.equal(timers.armedTotal, 0, 'no pause was armed');
   });
 
   void it("passes the agent's error body through unchanged", async () => {

@@ -6,8 +6,9 @@
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { createConnection } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 
+import { backoffDelayMs } from '../util/backoff.js';
+import { sleep, systemTimers, type Timers } from '../util/timers.js';
 import {
   AGENT_API_PATHS,
   attachmentKeyToQuery,
@@ -55,6 +56,8 @@ export interface AgentClientOptions {
   readonly maxRetryDelayMs?: number;
   /** Per request, once connected: an ADD that programs VPP can take a while, a hung agent must not hang us. */
   readonly requestTimeoutMs?: number;
+  /** The time the connect budget and the pauses between attempts are measured in; tests drive it. */
+  readonly timers?: Timers;
 }
 
 /** Errors meaning "nobody is listening yet"; nothing was sent, so trying again is safe. */
@@ -75,6 +78,7 @@ export class AgentClient implements AgentApi {
   readonly #retryDelayMs: number;
   readonly #maxRetryDelayMs: number;
   readonly #requestTimeoutMs: number;
+  readonly #timers: Timers;
 
   constructor(options: AgentClientOptions) {
     this.#socketPath = options.socketPath;
@@ -82,6 +86,7 @@ export class AgentClient implements AgentApi {
     this.#retryDelayMs = options.retryDelayMs ?? 50;
     this.#maxRetryDelayMs = options.maxRetryDelayMs ?? 1_000;
     this.#requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
+    this.#timers = options.timers ?? systemTimers;
   }
 
   async attach(request: AttachRequest): Promise<AttachResponse> {
@@ -119,9 +124,10 @@ export class AgentClient implements AgentApi {
   /** Sends one request, retrying only the connection; a non-2xx answer becomes the agent's CniError. */
   async #call(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<HttpAnswer> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const started = Date.now();
+    const timers = this.#timers;
+    const started = timers.now();
     const deadline = started + (options.waitForAgent === false ? 0 : this.#connectBudgetMs);
-    let delay = this.#retryDelayMs;
+    const backoff = { initialMs: this.#retryDelayMs, maxMs: this.#maxRetryDelayMs };
     for (let attempt = 1; ; attempt++) {
       let answer: HttpAnswer;
       try {
@@ -130,16 +136,15 @@ export class AgentClient implements AgentApi {
         const code = errorCode(err);
         if (code === undefined || !AGENT_ABSENT_CODES.has(code))
           throw this.#transportError(method, path, err);
-        const remaining = deadline - Date.now();
+        const remaining = deadline - timers.now();
         if (remaining <= 0) {
           throw new CniError(
             CniErrorCode.TRY_AGAIN_LATER,
             `vppnet-agent is not reachable at ${this.#socketPath}`,
-            `${code} on ${attempt} attempt(s) over ${Date.now() - started} ms`,
+            `${code} on ${attempt} attempt(s) over ${timers.now() - started} ms`,
           );
         }
-        await sleep(Math.min(delay, remaining));
-        delay = Math.min(delay * 2, this.#maxRetryDelayMs);
+        await sleep(timers, Math.min(backoffDelayMs(backoff, attempt - 1), remaining));
         continue;
       }
       if (answer.status >= 200 && answer.status < 300) return answer;

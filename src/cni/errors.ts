@@ -5,6 +5,8 @@
  */
 import { AgentErrorCode } from '../agent-api/errors.js';
 
+import { VppnetError } from '../util/errors.js';
+
 /** Well-known codes (spec 1.1.0, "Well-known Error Codes") and the plugin-specific ones (>= 100). */
 export const CniErrorCode = {
   INCOMPATIBLE_CNI_VERSION: 1,
@@ -24,15 +26,13 @@ export const CniErrorCode = {
   INTERNAL: 999,
 } as const;
 
-export class CniError extends Error {
-  readonly code: number;
+export class CniError extends VppnetError<number> {
   readonly msg: string;
   readonly details: string | undefined;
 
   constructor(code: number, msg: string, details?: string, options?: ErrorOptions) {
-    super(details === undefined || details === '' ? msg : `${msg}: ${details}`, options);
+    super(code, details === undefined || details === '' ? msg : `${msg}: ${details}`, options);
     this.name = 'CniError';
-    this.code = code;
     this.msg = msg;
     this.details = details === '' ? undefined : details;
   }

@@ -27,6 +27,7 @@ import {
 import { MIN_TENANT_MTU, NODE_DEFAULTS, SERVICE_DEFAULTS, SRV6_ENCAP_OVERHEAD } from './defaults.js';
 import { UNDERLAY_NEIGHBOR_DEFAULTS } from './defaults.js';
 import { fieldsUnder } from './schema.js';
+import { VppnetError } from '../util/errors.js';
 import type { AgentConfig, NodeConfig, PortAttachment, PortConfig, RemoteRouteConfig, ServicesConfig, SocketAccess, VhostUserDefaults, VpcConfig } from './model.js';
 
 export interface ConfigProblem {
@@ -34,11 +35,11 @@ export interface ConfigProblem {
   readonly message: string;
 }
 
-export class ConfigError extends Error {
-  readonly code = 'VPPNET_ERR_CONFIG';
+export class ConfigError extends VppnetError<'VPPNET_ERR_CONFIG'> {
   readonly problems: readonly ConfigProblem[];
   constructor(problems: readonly ConfigProblem[], source?: string) {
     super(
+      'VPPNET_ERR_CONFIG',
       `invalid configuration${source ? ` in ${source}` : ''}:\n` + problems.map((p) => `  ${p.path}: ${p.message}`).join('\n'),
     );
     this.name = 'ConfigError';

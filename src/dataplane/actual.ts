@@ -5,7 +5,7 @@
  * else there is someone else's and never appears here, so it can never be planned for deletion.
  */
 import type { Resource } from '../reconcile/resource.js';
-import { NO_INTERFACE } from './context.js';
+import { NO_INDEX } from '../vpp/messages/sentinels.js';
 import {
   addressDescriptor,
   adminUpDescriptor,
@@ -147,8 +147,8 @@ function routeResource(
   for (const p of r.paths) {
     if (p.type !== 0) return undefined; // local, drop, …: VPP's own entries
     const nh = ip6 ? p.nh.address.ip6 : p.nh.address.ip4;
-    if (p.sw_if_index === NO_INTERFACE) {
-      if (p.table_id === NO_INTERFACE || nh !== zero) return undefined; // recursive via an address (SR steering)
+    if (p.sw_if_index === NO_INDEX) {
+      if (p.table_id === NO_INDEX || nh !== zero) return undefined; // recursive via an address (SR steering)
       paths.push({ lookupTable: p.table_id });
       deps.add(keys.ipTable(p.table_id, ip6));
       if (ownedTables && !ownedTables.has(`${ip6 ? 'ip6' : 'ip4'}:${p.table_id}`)) owned = false;

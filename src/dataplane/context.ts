@@ -44,9 +44,6 @@ export interface DataplaneContext {
   readonly files: HostFiles;
 }
 
-/** sw_if_index meaning "none" in VPP's API. */
-export const NO_INTERFACE = 0xffffffff;
-
 /** For contexts that manage no host files (a pod's port): any use is a bug and says so. */
 export const NO_HOST_FILES: HostFiles = {
   stat: (path) => Promise.reject(new Error(`no host files in this context (stat ${path})`)),

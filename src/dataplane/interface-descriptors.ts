@@ -7,6 +7,7 @@ import { defineKind, type Kind } from '../reconcile/kind.js';
 import type { Resource } from '../reconcile/resource.js';
 import { VppRetvalError } from '../vpp/client/retval-error.js';
 import { msg } from '../vpp/messages/index.js';
+import { NO_INDEX } from '../vpp/messages/sentinels.js';
 import type { DataplaneContext } from './context.js';
 import { vppPrefix } from './ip-values.js';
 import { keys } from './keys.js';
@@ -79,7 +80,7 @@ async function createInterface(ctx: DataplaneContext, v: InterfaceValue): Promis
     case 'tap':
       return (
         await c.call(msg.tap_create_v3, {
-          id: 0xffffffff,
+          id: NO_INDEX,
           use_random_mac: false,
           mac_address: v.mac,
           host_mac_addr_set: true,

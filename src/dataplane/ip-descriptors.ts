@@ -4,7 +4,8 @@
 import { defineKind } from '../reconcile/kind.js';
 import { keys } from './keys.js';
 import { msg } from '../vpp/messages/index.js';
-import { NO_INTERFACE, type DataplaneContext } from './context.js';
+import type { DataplaneContext } from './context.js';
+import { NO_INDEX } from '../vpp/messages/sentinels.js';
 import { vppAddress, vppPrefix } from './ip-values.js';
 
 export interface IpTableValue {
@@ -40,7 +41,7 @@ function apiPaths(ctx: DataplaneContext, v: RouteValue): object[] {
   const proto = v.ip6 ? 1 : 0;
   return v.paths.map((p) =>
     'lookupTable' in p
-      ? { sw_if_index: NO_INTERFACE, table_id: p.lookupTable, proto }
+      ? { sw_if_index: NO_INDEX, table_id: p.lookupTable, proto }
       : { sw_if_index: ctx.interfaces.index(p.iface), table_id: 0, proto, nh: { address: vppAddress(p.nh).un } },
   );
 }

@@ -7,6 +7,7 @@ import type { Message } from '../vpp/codec/schema.js';
 import { ignoreRetval } from '../vpp/client/retval-error.js';
 import type { VppApi } from '../vpp/client/vpp-api.js';
 import { msg } from '../vpp/messages/index.js';
+import { NO_INDEX } from '../vpp/messages/sentinels.js';
 import { InterfaceRegistry } from './interface-registry.js';
 import { isOwnedTag } from './keys.js';
 import type { IpNeighborConfigValue } from './neighbor-descriptors.js';
@@ -82,9 +83,9 @@ export interface SnapshotScope {
 export async function loadSnapshot(client: VppApi, scope: SnapshotScope): Promise<VppSnapshot> {
   const steering = new SteeringEntries();
   const [ifDetails, tableDetails, unnumbered, proxyArpRanges, proxyArpIntfs, localSids, policies, srEncaps] = await Promise.all([
-    client.dump(msg.sw_interface_dump, { sw_if_index: 0xffffffff, name_filter_valid: false }),
+    client.dump(msg.sw_interface_dump, { sw_if_index: NO_INDEX, name_filter_valid: false }),
     client.dump(msg.ip_table_dump, {}),
-    client.dump(msg.ip_unnumbered_dump, { sw_if_index: 0xffffffff }),
+    client.dump(msg.ip_unnumbered_dump, { sw_if_index: NO_INDEX }),
     client.dump(msg.proxy_arp_dump, {}),
     client.dump(msg.proxy_arp_intfc_dump, {}),
     client.dump(msg.sr_localsids_dump, {}),
@@ -99,9 +100,9 @@ export async function loadSnapshot(client: VppApi, scope: SnapshotScope): Promis
   const [afPacket, vhostUser, taps] = await Promise.all([
     optionalDump(client.supports(msg.af_packet_dump), () => client.dump(msg.af_packet_dump, {})),
     optionalDump(client.supports(msg.sw_interface_vhost_user_dump), () =>
-      client.dump(msg.sw_interface_vhost_user_dump, { sw_if_index: 0xffffffff }),
+      client.dump(msg.sw_interface_vhost_user_dump, { sw_if_index: NO_INDEX }),
     ),
-    optionalDump(client.supports(msg.sw_interface_tap_v2_dump), () => client.dump(msg.sw_interface_tap_v2_dump, { sw_if_index: 0xffffffff })),
+    optionalDump(client.supports(msg.sw_interface_tap_v2_dump), () => client.dump(msg.sw_interface_tap_v2_dump, { sw_if_index: NO_INDEX })),
   ]);
 
   // Per-interface facts only for interfaces vppnet owns or configures.
@@ -141,10 +142,10 @@ export async function loadSnapshot(client: VppApi, scope: SnapshotScope): Promis
 
   const svc = scope.services;
   const [bridgeDomains, acls, aclBindings, natStatic, natIdentity, natOutput, dhcpProxies] = await Promise.all([
-    optionalDump(svc, () => client.dump(msg.bridge_domain_dump, { bd_id: 0xffffffff, sw_if_index: 0xffffffff })),
-    optionalDump(svc && client.supports(msg.acl_dump), () => client.dump(msg.acl_dump, { acl_index: 0xffffffff })),
+    optionalDump(svc, () => client.dump(msg.bridge_domain_dump, { bd_id: NO_INDEX, sw_if_index: NO_INDEX })),
+    optionalDump(svc && client.supports(msg.acl_dump), () => client.dump(msg.acl_dump, { acl_index: NO_INDEX })),
     optionalDump(svc && client.supports(msg.acl_interface_list_dump), () =>
-      client.dump(msg.acl_interface_list_dump, { sw_if_index: 0xffffffff }),
+      client.dump(msg.acl_interface_list_dump, { sw_if_index: NO_INDEX }),
     ),
     optionalDump(svc && client.supports(msg.nat44_static_mapping_dump), () => client.dump(msg.nat44_static_mapping_dump, {})),
     optionalDump(svc && client.supports(msg.nat44_identity_mapping_dump), () => client.dump(msg.nat44_identity_mapping_dump, {})),
@@ -196,7 +197,6 @@ export async function loadSnapshot(client: VppApi, scope: SnapshotScope): Promis
 }
 
 const ROUTE_TABLES_IN_FLIGHT = 8;
-const NO_INDEX = 0xffffffff;
 
 /**
  * Whether a route can have been configured through ip_route_add_del: every path a normal one,

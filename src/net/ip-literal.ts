@@ -1,8 +1,19 @@
 /**
- * Is this string an IPv4 or IPv6 address literal? The same answer as node:net's isIP for addresses
- * without a zone (`%eth0`, which no CNI field carries and `ip` would not take either), without its
- * cost: node:net's IPv6 check compiles one very large regular expression on first use, ~14 ms of
- * every vppnet-cni process, a process that lives ~100 ms.
+ * The one parser and formatter of IP address literals: config validation, the CNI plugin's
+ * checks, the domain's address arithmetic and the VPP codec's address aliases all read text
+ * through here, so they cannot disagree about what an address is.
+ *
+ * - IPv4: a dotted quad, each part 0..255 in decimal without leading zeros. `010.0.0.1` is
+ *   rejected because tools read it differently: VPP's CLI (unformat `%d`) reads 10, inet_aton
+ *   and so `ping` read octal 8, inet_pton, node:net and Python's ipaddress (vpp_papi) refuse
+ *   it. An address vppnet sends to VPP and hands to `ip` must mean one thing to both.
+ * - IPv6: RFC 4291 text form (eight groups of 1-4 hex digits, one `::`, an IPv4 tail in the last
+ *   32 bits), no zone (`%eth0`: VPP's addresses have none, no CNI field carries one).
+ * - Formatting is canonical (RFC 5952 for IPv6), as VPP's dumps decode to, so decode → encode
+ *   reproduces bytes exactly.
+ *
+ * Hand-written rather than node:net's isIP: its IPv6 check compiles one very large regular
+ * expression on first use, ~14 ms of every vppnet-cni process, a process that lives ~100 ms.
  */
 
 /** 4, 6, or 0 when `s` is neither. */
@@ -11,52 +22,130 @@ export function ipLiteralFamily(s: string): 0 | 4 | 6 {
   return isIp6Literal(s) ? 6 : 0;
 }
 
-/** Dotted quad, each part 0..255 in decimal without leading zeros (as node:net). */
 export function isIp4Literal(s: string): boolean {
-  const parts = s.split('.');
-  return parts.length === 4 && parts.every(isOctet);
+  return parseIp4(s) !== undefined;
 }
 
-function isOctet(part: string): boolean {
-  if (part.length === 0 || part.length > 3) return false;
+export function isIp6Literal(s: string): boolean {
+  return parseIp6(s) !== undefined;
+}
+
+/** Writes the 4 bytes of an IPv4 literal at `off`; false (and nothing written) when it is none. */
+export function writeIp4Literal(s: string, buf: Uint8Array, off: number): boolean {
+  const octets = parseIp4(s);
+  if (octets === undefined) return false;
+  buf.set(octets, off);
+  return true;
+}
+
+/** Writes the 16 bytes of an IPv6 literal at `off`; false (and nothing written) when it is none. */
+export function writeIp6Literal(s: string, buf: Uint8Array, off: number): boolean {
+  const words = parseIp6(s);
+  if (words === undefined) return false;
+  for (let i = 0; i < 8; i++) {
+    const w = words[i] as number;
+    buf[off + 2 * i] = w >> 8;
+    buf[off + 2 * i + 1] = w & 0xff;
+  }
+  return true;
+}
+
+export function formatIp4(buf: Uint8Array, off: number): string {
+  return `${buf[off]}.${buf[off + 1]}.${buf[off + 2]}.${buf[off + 3]}`;
+}
+
+/** RFC 5952: lower-case hex, the longest run (>= 2) of zero groups as `::`, the first on a tie. */
+export function formatIp6(buf: Uint8Array, off: number): string {
+  const words: number[] = [];
+  for (let i = 0; i < 8; i++)
+    words.push(((buf[off + 2 * i] as number) << 8) | (buf[off + 2 * i + 1] as number));
+  let bestStart = -1;
+  let bestLen = 1;
+  for (let i = 0; i < 8;) {
+    if (words[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && words[j] === 0) j++;
+    if (j - i > bestLen) {
+      bestStart = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  const hex = (ws: number[]): string => ws.map((w) => w.toString(16)).join(':');
+  if (bestStart < 0) return hex(words);
+  return `${hex(words.slice(0, bestStart))}::${hex(words.slice(bestStart + bestLen))}`;
+}
+
+function parseIp4(s: string): number[] | undefined {
+  const parts = s.split('.');
+  if (parts.length !== 4) return undefined;
+  const octets: number[] = [];
+  for (const part of parts) {
+    const octet = parseOctet(part);
+    if (octet === undefined) return undefined;
+    octets.push(octet);
+  }
+  return octets;
+}
+
+function parseOctet(part: string): number | undefined {
+  if (part.length === 0 || part.length > 3) return undefined;
   for (let i = 0; i < part.length; i++) {
     const c = part.charCodeAt(i);
-    if (c < 48 || c > 57) return false;
+    if (c < 48 || c > 57) return undefined;
   }
-  if (part.length > 1 && part.charCodeAt(0) === 48) return false;
-  return Number(part) <= 255;
+  if (part.length > 1 && part.charCodeAt(0) === 48) return undefined;
+  const n = Number(part);
+  return n <= 255 ? n : undefined;
 }
 
-/** RFC 4291 text form: eight groups of 1-4 hex digits, one `::`, an IPv4 tail in the last 32 bits. */
-export function isIp6Literal(s: string): boolean {
+/** The eight 16-bit groups, or undefined. */
+function parseIp6(s: string): number[] | undefined {
   const halves = s.split('::');
-  if (halves.length > 2) return false;
-  const groupsOf = (half: string): string[] | undefined => (half === '' ? [] : half.split(':'));
+  if (halves.length > 2) return undefined;
+  const compressed = halves.length === 2;
+  const groupsOf = (half: string): string[] => (half === '' ? [] : half.split(':'));
   const head = groupsOf(halves[0] ?? '');
-  const tail = halves.length === 2 ? groupsOf(halves[1] ?? '') : [];
-  if (head === undefined || tail === undefined) return false;
+  const tail = compressed ? groupsOf(halves[1] ?? '') : [];
   // An IPv4 tail counts as two groups and may only end the address.
-  const end = halves.length === 2 ? tail : head;
-  const all = [...head, ...tail];
-  let groups = all.length;
+  const end = compressed ? tail : head;
+  let v4: number[] | undefined;
   const last = end[end.length - 1];
   if (last !== undefined && last.includes('.')) {
-    if (!isIp4Literal(last)) return false;
-    all.pop();
-    groups++;
+    v4 = parseIp4(last);
+    if (v4 === undefined) return undefined;
+    end.pop();
   }
-  if (!all.every(isHexGroup)) return false;
+  const explicit = head.length + tail.length + (v4 ? 2 : 0);
   // `::` stands for at least one group of zeros.
-  return halves.length === 2 ? groups <= 7 : groups === 8;
+  if (compressed ? explicit > 7 : explicit !== 8) return undefined;
+  const words: number[] = [];
+  const push = (groups: string[]): boolean => {
+    for (const g of groups) {
+      const w = parseHexGroup(g);
+      if (w === undefined) return false;
+      words.push(w);
+    }
+    return true;
+  };
+  if (!push(head)) return undefined;
+  for (let i = 0; i < 8 - explicit; i++) words.push(0);
+  if (!push(tail)) return undefined;
+  if (v4)
+    words.push(((v4[0] as number) << 8) | (v4[1] as number), ((v4[2] as number) << 8) | (v4[3] as number));
+  return words;
 }
 
-function isHexGroup(group: string): boolean {
-  if (group.length === 0 || group.length > 4) return false;
+function parseHexGroup(group: string): number | undefined {
+  if (group.length === 0 || group.length > 4) return undefined;
   for (let i = 0; i < group.length; i++) {
     const c = group.charCodeAt(i);
     const digit = c >= 48 && c <= 57;
     const hex = (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
-    if (!digit && !hex) return false;
+    if (!digit && !hex) return undefined;
   }
-  return true;
+  return parseInt(group, 16);
 }

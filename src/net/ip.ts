@@ -2,8 +2,7 @@
  * IPv4/IPv6 address and prefix arithmetic for the domain layer (validation, ranges, SID and BSID
  * derivation). Addresses are kept as canonical strings at the edges and as bigint/number inside.
  */
-import { readIp6, writeIp6 } from '../vpp/codec/text-format.js';
-import { isIp4Literal, isIp6Literal } from './ip-literal.js';
+import { formatIp6, isIp4Literal, isIp6Literal, writeIp6Literal } from './ip-literal.js';
 
 export interface Ip4Prefix {
   readonly address: string;
@@ -26,7 +25,9 @@ export function isIp6(s: string): boolean {
 
 export function ip4ToInt(s: string): number {
   const p = s.split('.').map(Number);
-  return (((p[0] as number) << 24) | ((p[1] as number) << 16) | ((p[2] as number) << 8) | (p[3] as number)) >>> 0;
+  return (
+    (((p[0] as number) << 24) | ((p[1] as number) << 16) | ((p[2] as number) << 8) | (p[3] as number)) >>> 0
+  );
 }
 
 export function intToIp4(n: number): string {
@@ -36,14 +37,14 @@ export function intToIp4(n: number): string {
 const scratch = Buffer.alloc(16);
 
 export function ip6ToBigInt(s: string): bigint {
-  writeIp6(s, scratch, 0);
+  if (!writeIp6Literal(s, scratch, 0)) throw new TypeError(`not an IPv6 address: ${JSON.stringify(s)}`);
   return (scratch.readBigUInt64BE(0) << 64n) | scratch.readBigUInt64BE(8);
 }
 
 export function bigIntToIp6(n: bigint): string {
   scratch.writeBigUInt64BE(n >> 64n, 0);
   scratch.writeBigUInt64BE(n & 0xffffffffffffffffn, 8);
-  return readIp6(scratch, 0);
+  return formatIp6(scratch, 0);
 }
 
 /** Canonical spelling of an IPv6 address (RFC 5952), as VPP's dumps decode to. */
@@ -79,13 +80,13 @@ export function ip4Network(p: Ip4Prefix): string {
 
 export function ip4InPrefix(addr: string, p: Ip4Prefix): boolean {
   const mask = ip4Mask(p.len);
-  return ((ip4ToInt(addr) & mask) >>> 0) === ((ip4ToInt(p.address) & mask) >>> 0);
+  return (ip4ToInt(addr) & mask) >>> 0 === (ip4ToInt(p.address) & mask) >>> 0;
 }
 
 export function ip4PrefixesOverlap(a: Ip4Prefix, b: Ip4Prefix): boolean {
   const len = Math.min(a.len, b.len);
   const mask = ip4Mask(len);
-  return ((ip4ToInt(a.address) & mask) >>> 0) === ((ip4ToInt(b.address) & mask) >>> 0);
+  return (ip4ToInt(a.address) & mask) >>> 0 === (ip4ToInt(b.address) & mask) >>> 0;
 }
 
 /** Prefix networks parsed once: ownership checks run per SR object, 100k times a pass. */

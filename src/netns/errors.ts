@@ -2,6 +2,8 @@
  * Errors raised by src/netns, each with a stable code; the agent maps them to its API errors (e.g.
  * VPPNET_ERR_POD_IFNAME_EXISTS to CNI code 100) and tests check codes, never message text.
  */
+import { VppnetError } from '../util/errors.js';
+
 export type NetnsErrorCode =
   /** The path is not absolute or a name breaks the kernel's rules; nothing was run. */
   | 'VPPNET_ERR_INVALID_ARGUMENT'
@@ -18,11 +20,9 @@ export type NetnsErrorCode =
   /** `ip` (or nsenter) failed for another reason; the message carries its stderr. */
   | 'VPPNET_ERR_IP_COMMAND';
 
-export class NetnsError extends Error {
-  readonly code: NetnsErrorCode;
+export class NetnsError extends VppnetError<NetnsErrorCode> {
   constructor(code: NetnsErrorCode, message: string, options?: ErrorOptions) {
-    super(message, options);
+    super(code, message, options);
     this.name = 'NetnsError';
-    this.code = code;
   }
 }

@@ -7,6 +7,7 @@ import { defineKind } from '../reconcile/kind.js';
 import { keys } from '../dataplane/keys.js';
 import type { Message } from '../vpp/codec/schema.js';
 import { msg } from '../vpp/messages/index.js';
+import { NO_INDEX } from '../vpp/messages/sentinels.js';
 import { vppPrefix } from '../dataplane/ip-values.js';
 import { formatPrefix } from '../dataplane/snapshot.js';
 import type { ServicesContext } from './context.js';
@@ -101,14 +102,13 @@ async function addReplace(ctx: ServicesContext, aclIndex: number, v: AclValue): 
 }
 
 /** ~0: "create a new ACL" in acl_add_replace. */
-const NEW_ACL = 0xffffffff;
 
 export const aclDescriptor = defineKind<AclValue, ServicesContext>({
   kind: 'acl',
   // A duplicate found in VPP goes by its registry name, so that it has a key of its own.
   key: (v) => keys.acl(v.duplicateName ?? v.tag),
   async create(ctx, { value }) {
-    const index = await addReplace(ctx, NEW_ACL, value);
+    const index = await addReplace(ctx, NO_INDEX, value);
     ctx.acls.set(value.tag, index);
   },
   async delete(ctx, { value }) {

@@ -10,6 +10,7 @@
  * - New ports get the lowest free host address (network and broadcast addresses are skipped).
  */
 import { intToIp4, ip4InPrefix, ip4Mask, ip4ToInt, type Ip4Prefix } from '../net/ip.js';
+import { VppnetError } from '../util/errors.js';
 
 export interface AddressAssignment {
   readonly address: string;
@@ -59,8 +60,7 @@ export interface AllocationResult {
   readonly changed: boolean;
 }
 
-export class ServiceAddressExhaustedError extends Error {
-  readonly code = 'VPPNET_ERR_SERVICE_ADDRESSES_EXHAUSTED';
+export class ServiceAddressExhaustedError extends VppnetError<'VPPNET_ERR_SERVICE_ADDRESSES_EXHAUSTED'> {
   readonly port: string;
   constructor(
     port: string,
@@ -74,6 +74,7 @@ export class ServiceAddressExhaustedError extends Error {
         ? ''
         : `; the first held-back address frees at ${new Date(nextFreeAt).toISOString()}`;
     super(
+      'VPPNET_ERR_SERVICE_ADDRESSES_EXHAUSTED',
       `no free service address in ${range.address}/${range.len} for port ${port}: ` +
         `${assigned} assigned, ${held} held back after release${when} (services.vmAddressRange)`,
     );

@@ -7,7 +7,7 @@
 import { defineKind } from '../reconcile/kind.js';
 import { keys } from '../dataplane/keys.js';
 import { msg } from '../vpp/messages/index.js';
-import { NO_INTERFACE } from '../dataplane/context.js';
+import { NO_INDEX } from '../vpp/messages/sentinels.js';
 import type { ServicesContext } from './context.js';
 
 /** NAT_IS_ADDR_ONLY: the mapping translates the address and leaves ports alone. */
@@ -87,7 +87,7 @@ async function setStaticMapping(
     protocol: 0,
     local_port: 0,
     external_port: 0,
-    external_sw_if_index: NO_INTERFACE,
+    external_sw_if_index: NO_INDEX,
     vrf_id: v.vrf,
     tag: v.tag,
   });
@@ -119,7 +119,7 @@ async function setIdentityMapping(
     ip_address: v.address,
     protocol: 0,
     port: 0,
-    sw_if_index: NO_INTERFACE,
+    sw_if_index: NO_INDEX,
     vrf_id: v.vrf,
     tag: v.tag,
   });

@@ -2,6 +2,8 @@
  * Errors raised by src/vpp, each with a stable code. Tests and callers check `code`, never the
  * message text, so messages may be improved freely.
  */
+import { VppnetError } from '../util/errors.js';
+
 export type VppErrorCode =
   | 'VPPNET_ERR_FRAME_TOO_LARGE'
   | 'VPPNET_ERR_DECODE'
@@ -16,11 +18,9 @@ export type VppErrorCode =
   | 'VPPNET_ERR_RETVAL'
   | 'VPPNET_ERR_UNKNOWN_MESSAGE';
 
-export class VppError extends Error {
-  readonly code: VppErrorCode;
+export class VppError extends VppnetError<VppErrorCode> {
   constructor(code: VppErrorCode, message: string, options?: ErrorOptions) {
-    super(message, options);
+    super(code, message, options);
     this.name = 'VppError';
-    this.code = code;
   }
 }

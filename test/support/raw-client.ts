@@ -91,6 +91,24 @@ export class RawClient {
     return this.received.slice(0, count);
   }
 
+  /**
+   * How many payloads arrive before the reply to a control_ping sent now. VPP (and the simulator)
+   * handles a connection's messages in order and answers in order, so 0 proves that everything
+   * sent before was handled without an answer: no waiting for "nothing happened".
+   */
+  async answeredBeforePing(context = 0x7e57): Promise<number> {
+    const start = this.received.length;
+    this.send(msg.control_ping, {}, context);
+    const pingId = this.idOf(msg.control_ping_reply);
+    for (;;) {
+      const at = this.received
+        .slice(start)
+        .findIndex((p) => p.readUInt16BE(0) === pingId && p.readUInt32BE(2) === context);
+      if (at >= 0) return at;
+      await this.waitForCount(this.received.length + 1);
+    }
+  }
+
   /** Waits `ms` and returns how many payloads arrived meanwhile (to show that none did). */
   async quietFor(ms: number): Promise<number> {
     const before = this.received.length;

@@ -2,6 +2,7 @@
  * The client's connection states and the only transitions allowed between them. Keeping them in
  * one table makes an illegal transition a loud bug instead of a silent, half-connected client.
  */
+import { backoffDelayMs } from '../../util/backoff.js';
 export type ConnectionState = 'idle' | 'connecting' | 'ready' | 'reconnecting' | 'closing' | 'closed';
 
 const TRANSITIONS: Readonly<Record<ConnectionState, readonly ConnectionState[]>> = {
@@ -20,6 +21,7 @@ export function canTransition(from: ConnectionState, to: ConnectionState): boole
 
 /** The default reconnect policy: exponential from 100 ms to 5 s with ±20 % jitter, never giving up. */
 export function defaultRetryStrategy(attempt: number): number {
-  const base = Math.min(5000, 100 * 2 ** Math.min(attempt, 16));
-  return Math.round(base * (0.8 + Math.random() * 0.4));
+  return backoffDelayMs(RECONNECT_BACKOFF, attempt);
 }
+
+const RECONNECT_BACKOFF = { initialMs: 100, maxMs: 5000, jitter: 0.2 } as const;

@@ -132,9 +132,8 @@ export class ApiServer {
   /** Stops listening, drops every connection, removes the socket file. */
   async close(): Promise<void> {
     this.dropAll();
-    const server = this.#server;
-    this.#server = undefined;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    // The file goes at once, in the same turn as the connections: a client that saw its socket
+    // close finds no file to reconnect to, as with a VPP that died.
     if (existsSync(this.socketPath)) {
       try {
         unlinkSync(this.socketPath);
@@ -142,6 +141,9 @@ export class ApiServer {
         // already gone
       }
     }
+    const server = this.#server;
+    this.#server = undefined;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
   get listening(): boolean {

@@ -63,13 +63,13 @@ const prefix6 = (a: string, len: number) => ({ address: { af: 1, un: { ip6: a } 
 
 describe('handshake and dispatch', () => {
   it('first client gets 0x80000001, the next 0x80000002, a freed index is reused', async () => {
-    const { c, connect } = await start();
+    const { sim, c, connect } = await start();
     assert.equal(c.clientIndex, 0x80000001);
     const c2 = await connect();
     assert.equal(c2.clientIndex, 0x80000002);
     c2.close();
     await c2.closed;
-    await new Promise((r) => setTimeout(r, 20));
+    await sim.whenClientsAtMost(1);
     const c3 = await connect();
     assert.equal(c3.clientIndex, 0x80000002);
   });
@@ -84,14 +84,14 @@ describe('handshake and dispatch', () => {
     const [p] = (await c.waitForCount(before + 1)).slice(before);
     const r = decodeMessage(msg.control_ping_reply, p as Buffer);
     assert.equal(r.context, 9);
-    assert.equal(await c.quietFor(30), 0);
+    assert.equal(await c.answeredBeforePing(), 0);
     assert.equal(sim.state.unansweredCounts.get('#32752'), 1);
   });
 
   it('performs a request with a wrong client_index without answering it (REPLY_MACRO)', async () => {
     const { sim, c } = await start();
     c.send(msg.create_loopback_instance, { is_specified: true, user_instance: 5 }, 11, 0x80000007);
-    assert.equal(await c.quietFor(30), 0);
+    assert.equal(await c.answeredBeforePing(), 0);
     assert.deepEqual(
       sim.state.interfaces.map((i) => i.name),
       ['local0', 'loop5'],
@@ -102,7 +102,7 @@ describe('handshake and dispatch', () => {
     const { c } = await start();
     const full = encodeMessage(msg.acl_add_replace, c.idOf(msg.acl_add_replace), { acl_index: 0xffffffff, tag: 't', r: [{}, {}] }, { context: 3, clientIndex: c.clientIndex }).subarray(16);
     c.sendPayload(full.subarray(0, full.length - 10));
-    assert.equal(await c.quietFor(30), 0);
+    assert.equal(await c.answeredBeforePing(), 0);
     assert.equal(await rv(c, msg.acl_add_replace, { acl_index: 0xffffffff, tag: 't', r: [] }), 0);
   });
 
@@ -112,7 +112,7 @@ describe('handshake and dispatch', () => {
     assert.equal(r.client_index, 0);
     assert.equal(r.vpe_pid, 4321);
     c.send(msg.memclnt_keepalive, {}, 5);
-    assert.equal(await c.quietFor(30), 0);
+    assert.equal(await c.answeredBeforePing(), 0);
   });
 
   it('sockclnt_delete answers response 1 and closes the socket', async () => {
@@ -120,7 +120,7 @@ describe('handshake and dispatch', () => {
     const [p] = await c.call(msg.sockclnt_delete, { index: c.clientIndex }, 3);
     assert.equal(decodeMessage(msg.sockclnt_delete_reply, p as Buffer).response, 1);
     await c.closed;
-    await new Promise((r) => setTimeout(r, 20));
+    await sim.whenClientsAtMost(0);
     assert.equal(sim.state.clients.length, 0);
   });
 
@@ -393,7 +393,6 @@ describe('fault injection', () => {
     const idsBefore = sim.messageTable();
     const restarting = sim.restart({ reshuffleIds: true, downtimeMs: 50 });
     await c.closed;
-    await new Promise((r) => setTimeout(r, 10));
     assert.equal(existsSync(sim.socketPath), false);
     await restarting;
     const c2 = await connect();
@@ -439,6 +438,6 @@ describe('fault injection', () => {
     assert.equal(c2.table.get('sw_interface_dump_deadbeef'), c.idOf(msg.sw_interface_dump));
     assert.equal(c2.table.has('sw_interface_dump_aa610c27'), false);
     c.sendRaw(encodeMessage(msg.sr_policy_add, oldId, {}, { context: 1, clientIndex: c.clientIndex }));
-    assert.equal(await c.quietFor(30), 0);
+    assert.equal(await c.answeredBeforePing(), 0);
   });
 });

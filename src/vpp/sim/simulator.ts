@@ -58,6 +58,8 @@ export class VppSimulator {
   #reshuffleSeed = 1;
   #stalled = false;
   #closed = false;
+  /** Tests waiting for clients to be gone (whenClientsAtMost). */
+  #clientWaiters: { readonly count: number; readonly resolve: () => void }[] = [];
 
   private constructor(opts: VppSimulatorOptions) {
     this.socketPath = opts.socketPath;
@@ -137,6 +139,10 @@ export class VppSimulator {
   /** Registration reapers: subscriptions die with their client. */
   #reap(reg: Registration): void {
     this.#vpp.interfaces.reap(reg.handle);
+    const left = this.#server.registrations().length;
+    const waiters = this.#clientWaiters;
+    this.#clientWaiters = waiters.filter((w) => w.count < left);
+    for (const w of waiters) if (w.count >= left) w.resolve();
   }
 
   /**
@@ -151,6 +157,15 @@ export class VppSimulator {
     this.#vpp.devices.releaseHost();
     this.#restarts++;
     this.#vpp = this.#newProcess();
+  }
+
+  /**
+   * Resolves once at most `count` clients are registered: the simulator has seen the others'
+   * sockets close and freed their registrations (what a test waits for instead of sleeping).
+   */
+  whenClientsAtMost(count: number): Promise<void> {
+    if (this.#server.registrations().length <= count) return Promise.resolve();
+    return new Promise((resolve) => this.#clientWaiters.push({ count, resolve }));
   }
 
   /** Stops listening, closes every client, removes the socket file. */
