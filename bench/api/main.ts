@@ -23,7 +23,10 @@ function ip4(n: number): string {
   return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
 }
 
-async function sequential(n: number, send: () => Promise<unknown>): Promise<{ seconds: number; lat: number[] }> {
+async function sequential(
+  n: number,
+  send: () => Promise<unknown>,
+): Promise<{ seconds: number; lat: number[] }> {
   const lat: number[] = new Array<number>(n);
   const t0 = performance.now();
   for (let i = 0; i < n; i++) {
@@ -35,7 +38,11 @@ async function sequential(n: number, send: () => Promise<unknown>): Promise<{ se
 }
 
 /** Keeps `window` requests in flight until `n` are done. */
-async function pipelined(n: number, window: number, send: (i: number) => Promise<unknown>): Promise<{ seconds: number; lat: number[] }> {
+async function pipelined(
+  n: number,
+  window: number,
+  send: (i: number) => Promise<unknown>,
+): Promise<{ seconds: number; lat: number[] }> {
   const lat: number[] = new Array<number>(n);
   let next = 0;
   const t0 = performance.now();
@@ -67,7 +74,12 @@ function row(name: string, count: number, r: { seconds: number; lat: number[] })
 
 async function main(): Promise<void> {
   const vpp = await vppUnderTest();
-  const client = new VppClient({ socketPath: vpp.socketPath, clientName: 'vppnet-bench', healthCheckIntervalMs: 0, maxPending: 1_000_000 });
+  const client = new VppClient({
+    socketPath: vpp.socketPath,
+    clientName: 'vppnet-bench',
+    healthCheckIntervalMs: 0,
+    maxPending: 1_000_000,
+  });
   await client.connect();
   const rows: Row[] = [];
   try {
@@ -79,10 +91,21 @@ async function main(): Promise<void> {
     const pingPipe = await pipelined(N_PIPE, WINDOW, () => client.call(msg.control_ping, {}));
     rows.push(row('control_ping sequential', N_SEQ, pingSeq));
     rows.push(row(`control_ping pipelined (window ${WINDOW})`, N_PIPE, pingPipe));
-    rows.push(row('show_version sequential', N_SEQ, await sequential(N_SEQ, () => client.call(msg.show_version, {}))));
-    rows.push(row(`show_version pipelined (window ${WINDOW})`, N_PIPE, await pipelined(N_PIPE, WINDOW, () => client.call(msg.show_version, {}))));
+    rows.push(
+      row('show_version sequential', N_SEQ, await sequential(N_SEQ, () => client.call(msg.show_version, {}))),
+    );
+    rows.push(
+      row(
+        `show_version pipelined (window ${WINDOW})`,
+        N_PIPE,
+        await pipelined(N_PIPE, WINDOW, () => client.call(msg.show_version, {})),
+      ),
+    );
 
-    await client.call(msg.ip_table_add_del, { is_add: true, table: { table_id: BENCH_TABLE, is_ip6: false, name: 'vppnet-bench' } });
+    await client.call(msg.ip_table_add_del, {
+      is_add: true,
+      table: { table_id: BENCH_TABLE, is_ip6: false, name: 'vppnet-bench' },
+    });
     try {
       const addRoute = (i: number): Promise<unknown> =>
         client.call(msg.ip_route_add_del, {
@@ -93,10 +116,18 @@ async function main(): Promise<void> {
             paths: [{ sw_if_index: 0xffffffff, table_id: 0, proto: 0 }],
           },
         });
-      rows.push(row(`ip_route_add_del pipelined (window ${WINDOW})`, N_ROUTES, await pipelined(N_ROUTES, WINDOW, addRoute)));
+      rows.push(
+        row(
+          `ip_route_add_del pipelined (window ${WINDOW})`,
+          N_ROUTES,
+          await pipelined(N_ROUTES, WINDOW, addRoute),
+        ),
+      );
 
       const t0 = performance.now();
-      const entries = await client.dump(msg.ip_route_dump, { table: { table_id: BENCH_TABLE, is_ip6: false } });
+      const entries = await client.dump(msg.ip_route_dump, {
+        table: { table_id: BENCH_TABLE, is_ip6: false },
+      });
       const seconds = (performance.now() - t0) / 1000;
       rows.push({
         benchmark: `ip_route_dump (${fmt(entries.length)} entries)`,
@@ -122,9 +153,15 @@ async function main(): Promise<void> {
           })
           .catch(ignoreRetval),
       );
-      await client.call(msg.ip_table_add_del, { is_add: false, table: { table_id: BENCH_TABLE, is_ip6: false } });
+      await client.call(msg.ip_table_add_del, {
+        is_add: false,
+        table: { table_id: BENCH_TABLE, is_ip6: false },
+      });
     }
-    printTable(`bench/api against ${vpp.description} — VPP ${version.version}, node ${process.version}`, rows);
+    printTable(
+      `bench/api against ${vpp.description} — VPP ${version.version}, node ${process.version}`,
+      rows,
+    );
     const ratio = N_PIPE / pingPipe.seconds / (N_SEQ / pingSeq.seconds);
     process.stdout.write(`\npipelined / sequential (control_ping): ${fmt(ratio, 1)}x\n`);
   } finally {

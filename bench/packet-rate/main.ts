@@ -7,4 +7,7 @@
  */
 import { runPacketRate } from './run.js';
 
-process.exitCode = await runPacketRate(process.argv.slice(2), process.env, { stdout: process.stdout, stderr: process.stderr });
+process.exitCode = await runPacketRate(process.argv.slice(2), process.env, {
+  stdout: process.stdout,
+  stderr: process.stderr,
+});

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compare, datapathThreads, pathFigures, pathOnlyMppsPerCore, pickRun, type PathFigures } from './metrics.js';
+import {
+  compare,
+  datapathThreads,
+  pathFigures,
+  pathOnlyMppsPerCore,
+  pickRun,
+  type PathFigures,
+} from './metrics.js';
 import { parseShowRuntime } from './runtime.js';
 import { RUNTIME_MAIN_ONLY, RUNTIME_TWO_WORKERS } from './runtime-samples.js';
 
@@ -9,7 +16,10 @@ const near = (actual: number, expected: number, eps = 1e-9): void =>
 
 describe('pathFigures', () => {
   it('main thread only: Mpps from the egress tx node, path and whole-graph clocks per packet', () => {
-    const f = pathFigures(parseShowRuntime(RUNTIME_MAIN_ONLY), { egress: ['pg12-tx'], expect: ['sr-pl-rewrite-encaps-v4'] });
+    const f = pathFigures(parseShowRuntime(RUNTIME_MAIN_ONLY), {
+      egress: ['pg12-tx'],
+      expect: ['sr-pl-rewrite-encaps-v4'],
+    });
     assert.deepEqual(f.threads, [0]);
     assert.equal(f.seconds, 10);
     assert.equal(f.packets, 98_304_000);
@@ -30,11 +40,17 @@ describe('pathFigures', () => {
         ['pg12-tx', 'internal'],
       ],
     );
-    assert.ok(!f.nodes.some((n) => n.name === 'unix-epoll-input' || n.name === 'api-rx-from-ring'), 'no vectors, or a process');
+    assert.ok(
+      !f.nodes.some((n) => n.name === 'unix-epoll-input' || n.name === 'api-rx-from-ring'),
+      'no vectors, or a process',
+    );
   });
 
   it('two workers: sums the workers, leaves the main thread out, counts drops, follows handoff', () => {
-    const f = pathFigures(parseShowRuntime(RUNTIME_TWO_WORKERS), { egress: ['pg13-tx'], expect: ['nat44-ed-in2out-output', 'nat44-ed-in2out-output-slowpath'] });
+    const f = pathFigures(parseShowRuntime(RUNTIME_TWO_WORKERS), {
+      egress: ['pg13-tx'],
+      expect: ['nat44-ed-in2out-output', 'nat44-ed-in2out-output-slowpath'],
+    });
     assert.deepEqual(f.threads, [1, 2]);
     const w0 = 50_174_766;
     const w1 = 48_639_013;
@@ -45,9 +61,31 @@ describe('pathFigures', () => {
     near(f.mpps, out / 10 / 1e6);
     // [clocks column, vectors] of every internal node of both workers, as printed.
     const internal: [number, number][] = [
-      [11.9, w0], [10.1, w0], [14.6, w0], [13.5, w0], [9.8, w0], [12.2, w0], [18.7, w0],
-      [27.9, out], [23.0, 4100], [61.0, 4100], [11.8, w1], [10.0, w1], [14.4, w1], [13.3, w1], [9.7, w1],
-      [10.4, out], [8.8, out], [7.2, out], [12.1, w1], [6.1, out], [31.4, w0 + w1], [402, 4101], [16.9, w1], [4.0, out], [22.5, out],
+      [11.9, w0],
+      [10.1, w0],
+      [14.6, w0],
+      [13.5, w0],
+      [9.8, w0],
+      [12.2, w0],
+      [18.7, w0],
+      [27.9, out],
+      [23.0, 4100],
+      [61.0, 4100],
+      [11.8, w1],
+      [10.0, w1],
+      [14.4, w1],
+      [13.3, w1],
+      [9.7, w1],
+      [10.4, out],
+      [8.8, out],
+      [7.2, out],
+      [12.1, w1],
+      [6.1, out],
+      [31.4, w0 + w1],
+      [402, 4101],
+      [16.9, w1],
+      [4.0, out],
+      [22.5, out],
     ];
     const pathClocks = internal.reduce((s, [c, v]) => s + c * v, 0);
     near(f.pathClocksPerPacket, pathClocks / out);
@@ -60,7 +98,10 @@ describe('pathFigures', () => {
   });
 
   it('names the expected nodes no packet went through', () => {
-    const f = pathFigures(parseShowRuntime(RUNTIME_MAIN_ONLY), { egress: ['pg12-tx'], expect: ['sr-localsid-d', 'ip6-lookup'] });
+    const f = pathFigures(parseShowRuntime(RUNTIME_MAIN_ONLY), {
+      egress: ['pg12-tx'],
+      expect: ['sr-localsid-d', 'ip6-lookup'],
+    });
     assert.deepEqual(f.missing, ['sr-localsid-d']);
   });
 
@@ -72,13 +113,30 @@ describe('pathFigures', () => {
   });
 
   it('datapath threads: the workers when there are any', () => {
-    assert.deepEqual(datapathThreads(parseShowRuntime(RUNTIME_TWO_WORKERS)).map((t) => t.name), ['vpp_wk_0', 'vpp_wk_1']);
-    assert.deepEqual(datapathThreads(parseShowRuntime(RUNTIME_MAIN_ONLY)).map((t) => t.name), ['vpp_main']);
+    assert.deepEqual(
+      datapathThreads(parseShowRuntime(RUNTIME_TWO_WORKERS)).map((t) => t.name),
+      ['vpp_wk_0', 'vpp_wk_1'],
+    );
+    assert.deepEqual(
+      datapathThreads(parseShowRuntime(RUNTIME_MAIN_ONLY)).map((t) => t.name),
+      ['vpp_main'],
+    );
   });
 });
 
 function figures(mpps: number, pathClocks: number): PathFigures {
-  return { seconds: 10, packets: mpps * 1e7, received: mpps * 1e7, dropped: 0, mpps, pathClocksPerPacket: pathClocks, graphClocksPerPacket: pathClocks + 20, nodes: [], threads: [0], missing: [] };
+  return {
+    seconds: 10,
+    packets: mpps * 1e7,
+    received: mpps * 1e7,
+    dropped: 0,
+    mpps,
+    pathClocksPerPacket: pathClocks,
+    graphClocksPerPacket: pathClocks + 20,
+    nodes: [],
+    threads: [0],
+    missing: [],
+  };
 }
 
 describe('compare, pickRun, pathOnlyMppsPerCore', () => {
@@ -89,7 +147,11 @@ describe('compare, pickRun, pathOnlyMppsPerCore', () => {
     assert.equal(ok.withinTolerance, true);
     assert.equal(compare(figures(8.9, 110), figures(10, 100)).withinTolerance, false);
     assert.equal(compare(figures(11, 90), figures(10, 100)).withinTolerance, true);
-    assert.equal(compare(figures(1, 90), figures(0, 100)).withinTolerance, false, 'a hand path that forwarded nothing proves nothing');
+    assert.equal(
+      compare(figures(1, 90), figures(0, 100)).withinTolerance,
+      false,
+      'a hand path that forwarded nothing proves nothing',
+    );
   });
 
   it('takes the fastest run, or the median one', () => {

@@ -67,7 +67,9 @@ interface Sum {
 }
 
 export function pathFigures(runtime: Runtime, sel: PathSelector): PathFigures {
-  const threads = sel.threads ? runtime.threads.filter((t) => sel.threads?.includes(t.index)) : datapathThreads(runtime);
+  const threads = sel.threads
+    ? runtime.threads.filter((t) => sel.threads?.includes(t.index))
+    : datapathThreads(runtime);
   if (threads.length === 0) throw new Error('no datapath thread in the runtime output');
   const seconds = Math.max(...threads.map((t) => t.seconds));
   const byName = new Map<string, Sum>();
@@ -153,7 +155,10 @@ export type Pick = 'best' | 'median';
  * interference from the machine only ever slows a run down, so the best run is the closest to the
  * path's own cost), or the median (odd counts: the middle one; even: the lower middle).
  */
-export function pickRun<T extends { readonly figures: PathFigures }>(runs: readonly T[], pick: Pick = 'best'): T {
+export function pickRun<T extends { readonly figures: PathFigures }>(
+  runs: readonly T[],
+  pick: Pick = 'best',
+): T {
   if (runs.length === 0) throw new Error('no runs');
   const sorted = [...runs].sort((a, b) => a.figures.mpps - b.figures.mpps);
   return (pick === 'best' ? sorted[sorted.length - 1] : sorted[Math.floor((sorted.length - 1) / 2)]) as T;

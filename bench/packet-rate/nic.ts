@@ -70,13 +70,20 @@ export function nicPeers(t: Topology, n: NicOptions): Peers {
 }
 
 /** The text --nic prints: startup.conf, vppnet's config, the hand CLI, the neighbours and the traffic. */
-export function nicInstructions(t: Topology, n: NicOptions, macs: Macs | undefined, bvi: string | undefined): string {
+export function nicInstructions(
+  t: Topology,
+  n: NicOptions,
+  macs: Macs | undefined,
+  bvi: string | undefined,
+): string {
   const p = t.vppnet;
   const peers = nicPeers(t, n);
   const pgs = [p.vm2, p.pod].map(pgIdOf).filter((x): x is number => x !== undefined);
   const config = vppnetConfigInput(p, { vm1: peers.macBehind(p.vm1), vm2: peers.macBehind(p.vm2) });
   const hand = handSteps(p, { globals: true }).map((s) => s.cmd);
-  const plans = pathPlans(t, macs ?? { macOf: (iface) => `<MAC of ${iface}>` }, peers, 256).filter((x) => x.config !== 'hand');
+  const plans = pathPlans(t, macs ?? { macOf: (iface) => `<MAC of ${iface}>` }, peers, 256).filter(
+    (x) => x.config !== 'hand',
+  );
   const out: string[] = [];
   out.push('# 1. startup.conf (one worker; for two: corelist-workers 2-3 and two rx queues per NIC)');
   out.push(
@@ -97,33 +104,57 @@ export function nicInstructions(t: Topology, n: NicOptions, macs: Macs | undefin
   out.push(`# 2a. vppnet: this config, applied by vppnet-agent or by --program vppnet`);
   out.push(stringify(config).trimEnd());
   out.push('');
-  out.push('# 2b. or by hand (--program hand); {acl:NAME} = the index `set acl-plugin acl … tag NAME` printed');
+  out.push(
+    '# 2b. or by hand (--program hand); {acl:NAME} = the index `set acl-plugin acl … tag NAME` printed',
+  );
   out.push(hand.join('\n'));
   out.push('');
   out.push('# 2c. or the baseline, plain IPv4 in table 0 (--program baseline)');
   out.push([...baselineSteps(t.baseline), ...baselineWorldSteps(t.baseline, peers)].join('\n'));
   out.push('');
-  out.push(`# 3. neighbours (--program adds them): the generator's MAC ${n.peerMac} stands for the VMs and the underlay gateway`);
+  out.push(
+    `# 3. neighbours (--program adds them): the generator's MAC ${n.peerMac} stands for the VMs and the underlay gateway`,
+  );
   if (pgs.length > 0) out.push(pgCreateCommands(pgs).join('\n'));
-  out.push(worldSteps('vppnet', p, bvi ?? '<vppnet BVI: the loopback tagged vppnet:services:bvi>', peers).join('\n'));
-  out.push(`# (hand: the same with ${HAND.underlayGateway} for the underlay gateway and loop${HAND.bviLoopback}, bridge domain ${HAND.bridgeDomain})`);
+  out.push(
+    worldSteps('vppnet', p, bvi ?? '<vppnet BVI: the loopback tagged vppnet:services:bvi>', peers).join('\n'),
+  );
+  out.push(
+    `# (hand: the same with ${HAND.underlayGateway} for the underlay gateway and loop${HAND.bviLoopback}, bridge domain ${HAND.bridgeDomain})`,
+  );
   out.push('');
   out.push('# 4. traffic to send, per path (frames incl. FCS: 64 B, and IMIX 7:4:1 of 64/570/1518 B)');
   for (const plan of plans) {
     if (pgIdOf(plan.ingress) !== undefined) continue;
-    out.push(`## ${plan.path}${plan.config === 'baseline' ? ' (after --program baseline)' : ''}: send on ${plan.ingress}, expect it out of ${plan.egress}`);
-    out.push(`##   pg-equivalent packet at 64 B (${pgPacketBytes(plan.traffic, SIZE_64.parts[0]?.frame ?? 64)} bytes without FCS):`);
+    out.push(
+      `## ${plan.path}${plan.config === 'baseline' ? ' (after --program baseline)' : ''}: send on ${plan.ingress}, expect it out of ${plan.egress}`,
+    );
+    out.push(
+      `##   pg-equivalent packet at 64 B (${pgPacketBytes(plan.traffic, SIZE_64.parts[0]?.frame ?? 64)} bytes without FCS):`,
+    );
     for (const line of pgData(plan.traffic, 64)) out.push(`##     ${line}`);
-    out.push(`##   IMIX sizes on this port: ${IMIX.parts.map((x) => pgPacketBytes(plan.traffic, x.frame) + 4).join('/')} B`);
+    out.push(
+      `##   IMIX sizes on this port: ${IMIX.parts.map((x) => pgPacketBytes(plan.traffic, x.frame) + 4).join('/')} B`,
+    );
   }
-  out.push(`## (after --program hand, remote-to-vm goes to the SID ${HAND.localSid} from ${HAND.underlayGateway}; everything else is the same)`);
+  out.push(
+    `## (after --program hand, remote-to-vm goes to the SID ${HAND.localSid} from ${HAND.underlayGateway}; everything else is the same)`,
+  );
   out.push('');
-  out.push('# 5. measure: VPP_API_SOCKET=… npm run bench:packet-rate -- --nic … --collect-seconds 30 --path vm-to-remote --config vppnet --size 64B');
+  out.push(
+    '# 5. measure: VPP_API_SOCKET=… npm run bench:packet-rate -- --nic … --collect-seconds 30 --path vm-to-remote --config vppnet --size 64B',
+  );
   return `${out.join('\n')}\n`;
 }
 
 /** --program: configures a fresh VPP for one configuration on the NICs. */
-export async function programNic(client: VppClient, socketPath: string, t: Topology, n: NicOptions, log: (l: string) => void): Promise<void> {
+export async function programNic(
+  client: VppClient,
+  socketPath: string,
+  t: Topology,
+  n: NicOptions,
+  log: (l: string) => void,
+): Promise<void> {
   const p = t.vppnet;
   const peers = nicPeers(t, n);
   await ensureFresh(client, socketPath, {
@@ -165,14 +196,25 @@ export async function collectWindow(
 ): Promise<{ measurement: Measurement; rows: Row[] }> {
   const n = opts.nic;
   const seconds = n.collectSeconds as number;
-  const plan = n.path ? pathPlans(t, { macOf: () => '' }, nicPeers(t, n), 1).find((x) => x.path === n.path && (x.config === (n.config ?? 'vppnet') || x.config === 'baseline')) : undefined;
+  const plan = n.path
+    ? pathPlans(t, { macOf: () => '' }, nicPeers(t, n), 1).find(
+        (x) => x.path === n.path && (x.config === (n.config ?? 'vppnet') || x.config === 'baseline'),
+      )
+    : undefined;
   const egress = n.egressIf ?? plan?.egress;
-  if (!egress) throw new BenchError('VPPNET_BENCH_USAGE', '--collect-seconds needs --path or --egress-if to know which interface the packets leave by');
+  if (!egress)
+    throw new BenchError(
+      'VPPNET_BENCH_USAGE',
+      '--collect-seconds needs --path or --egress-if to know which interface the packets leave by',
+    );
   await cli(client, 'clear errors');
   await cli(client, 'clear runtime');
   log(`collecting for ${seconds} s: drive the traffic now`);
   await sleep(seconds * 1000);
-  const figures: PathFigures = pathFigures(parseShowRuntime(await cli(client, 'show runtime')), { egress: [txNode(egress)], expect: plan?.expect ?? [] });
+  const figures: PathFigures = pathFigures(parseShowRuntime(await cli(client, 'show runtime')), {
+    egress: [txNode(egress)],
+    expect: plan?.expect ?? [],
+  });
   const meta = runMeta('nic', facts, info, { duration: seconds, warmup: 0, flows: 0 });
   const measurement: Measurement = {
     path: n.path ?? 'baseline',
@@ -189,7 +231,7 @@ export async function collectWindow(
       window: `${measurement.path} ${measurement.size} ${measurement.config}`,
       seconds: fmt(figures.seconds, 1),
       'packets out': fmt(figures.packets),
-      'received': fmt(figures.received),
+      received: fmt(figures.received),
       Mpps: fmt(figures.mpps, 2),
       'path clk/pkt': fmt(figures.pathClocksPerPacket, 1),
       'graph clk/pkt': fmt(figures.graphClocksPerPacket, 1),
@@ -202,7 +244,14 @@ export async function collectWindow(
 export function printNodes(figures: PathFigures, out: NodeJS.WritableStream): void {
   printTable(
     'per node (datapath threads)',
-    figures.nodes.map((x) => ({ node: x.name, kind: x.kind, vectors: fmt(x.vectors), 'vec/call': fmt(x.vectorsPerCall, 1), 'clk/vector': fmt(x.clocksPerVector, 1), 'clk/pkt': fmt(x.clocksPerPacket, 1) })),
+    figures.nodes.map((x) => ({
+      node: x.name,
+      kind: x.kind,
+      vectors: fmt(x.vectors),
+      'vec/call': fmt(x.vectorsPerCall, 1),
+      'clk/vector': fmt(x.clocksPerVector, 1),
+      'clk/pkt': fmt(x.clocksPerPacket, 1),
+    })),
     out,
   );
 }

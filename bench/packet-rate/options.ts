@@ -73,22 +73,38 @@ function positive(name: string, v: string | undefined, dflt: number, integer = f
   if (v === undefined) return dflt;
   const n = Number(v);
   if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-    throw new BenchError('VPPNET_BENCH_USAGE', `--${name} must be a positive ${integer ? 'integer' : 'number'}, not ${JSON.stringify(v)}`);
+    throw new BenchError(
+      'VPPNET_BENCH_USAGE',
+      `--${name} must be a positive ${integer ? 'integer' : 'number'}, not ${JSON.stringify(v)}`,
+    );
   }
   return n;
 }
 
-function list<T extends string>(name: string, v: string | undefined, allowed: readonly T[], dflt: readonly T[]): T[] {
+function list<T extends string>(
+  name: string,
+  v: string | undefined,
+  allowed: readonly T[],
+  dflt: readonly T[],
+): T[] {
   if (v === undefined) return [...dflt];
-  const items = v.split(',').map((s) => s.trim().toLowerCase()).filter((s) => s.length > 0);
+  const items = v
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter((s) => s.length > 0);
   const bad = items.filter((i) => !(allowed as readonly string[]).includes(i));
-  if (bad.length > 0 || items.length === 0) throw new BenchError('VPPNET_BENCH_USAGE', `--${name}: ${bad.join(',') || '(empty)'} not one of ${allowed.join(', ')}`);
+  if (bad.length > 0 || items.length === 0)
+    throw new BenchError(
+      'VPPNET_BENCH_USAGE',
+      `--${name}: ${bad.join(',') || '(empty)'} not one of ${allowed.join(', ')}`,
+    );
   return [...new Set(items)] as T[];
 }
 
 function oneOf<T extends string>(name: string, v: string | undefined, allowed: readonly T[]): T | undefined {
   if (v === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(v)) throw new BenchError('VPPNET_BENCH_USAGE', `--${name} must be one of ${allowed.join(', ')}`);
+  if (!(allowed as readonly string[]).includes(v))
+    throw new BenchError('VPPNET_BENCH_USAGE', `--${name} must be one of ${allowed.join(', ')}`);
   return v as T;
 }
 
@@ -130,14 +146,33 @@ export function parseOptions(argv: readonly string[]): Options {
     throw new BenchError('VPPNET_BENCH_USAGE', (e as Error).message);
   }
   const sizeByName: Record<string, SizeClass> = { '64': SIZE_64, imix: IMIX };
-  const sizes = list('sizes', values.sizes, ['64', 'imix'], ['64', 'imix']).map((s) => sizeByName[s] as SizeClass);
+  const sizes = list('sizes', values.sizes, ['64', 'imix'], ['64', 'imix']).map(
+    (s) => sizeByName[s] as SizeClass,
+  );
   const peerMac = values['peer-mac'] ?? '02:00:00:00:ff:01';
-  if (!/^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i.test(peerMac)) throw new BenchError('VPPNET_BENCH_USAGE', `--peer-mac ${peerMac} is not a MAC address`);
+  if (!/^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i.test(peerMac))
+    throw new BenchError('VPPNET_BENCH_USAGE', `--peer-mac ${peerMac} is not a MAC address`);
   const mode = values.nic ? 'nic' : 'pg';
-  const nicOnly = ['vm-if', 'underlay-if', 'vm2-if', 'pod-if', 'peer-mac', 'program', 'collect-seconds', 'path', 'config', 'size', 'egress-if'] as const;
+  const nicOnly = [
+    'vm-if',
+    'underlay-if',
+    'vm2-if',
+    'pod-if',
+    'peer-mac',
+    'program',
+    'collect-seconds',
+    'path',
+    'config',
+    'size',
+    'egress-if',
+  ] as const;
   if (mode === 'pg') {
     const misplaced = nicOnly.filter((k) => values[k] !== undefined);
-    if (misplaced.length > 0) throw new BenchError('VPPNET_BENCH_USAGE', `${misplaced.map((k) => `--${k}`).join(', ')} only go with --nic`);
+    if (misplaced.length > 0)
+      throw new BenchError(
+        'VPPNET_BENCH_USAGE',
+        `${misplaced.map((k) => `--${k}`).join(', ')} only go with --nic`,
+      );
   }
   const opts: Options = {
     help: values.help ?? false,
@@ -160,16 +195,26 @@ export function parseOptions(argv: readonly string[]): Options {
       podIf: values['pod-if'],
       peerMac: peerMac.toLowerCase(),
       program: oneOf('program', values.program, ['vppnet', 'hand', 'baseline'] as const),
-      collectSeconds: values['collect-seconds'] === undefined ? undefined : positive('collect-seconds', values['collect-seconds'], 0),
+      collectSeconds:
+        values['collect-seconds'] === undefined
+          ? undefined
+          : positive('collect-seconds', values['collect-seconds'], 0),
       path: oneOf('path', values.path, PATH_IDS),
       config: oneOf('config', values.config, ['vppnet', 'hand', 'baseline'] as const),
       sizeLabel: values.size,
       egressIf: values['egress-if'],
     },
   };
-  if (opts.flows > 16384) throw new BenchError('VPPNET_BENCH_USAGE', '--flows must stay below the 16384 NAT sessions per thread vppnet configures');
+  if (opts.flows > 16384)
+    throw new BenchError(
+      'VPPNET_BENCH_USAGE',
+      '--flows must stay below the 16384 NAT sessions per thread vppnet configures',
+    );
   if (mode === 'nic' && !opts.help && (!opts.nic.vmIf || !opts.nic.underlayIf)) {
-    throw new BenchError('VPPNET_BENCH_USAGE', '--nic needs --vm-if and --underlay-if (VPP interface names of the two NICs)');
+    throw new BenchError(
+      'VPPNET_BENCH_USAGE',
+      '--nic needs --vm-if and --underlay-if (VPP interface names of the two NICs)',
+    );
   }
   return opts;
 }

@@ -56,20 +56,33 @@ const pgMacs: Macs = { macOf: (iface) => pgMac(pgIdOf(iface) ?? -1) };
 const pgPeers: Peers = { macBehind: (iface) => pgPeerMac(pgIdOf(iface) ?? -1) };
 
 /** Creates the pg interfaces and both configurations; returns the path plans to measure. */
-export async function buildPgTestbed(client: VppClient, socketPath: string, opts: Options, log: Log): Promise<PathPlan[]> {
+export async function buildPgTestbed(
+  client: VppClient,
+  socketPath: string,
+  opts: Options,
+  log: Log,
+): Promise<PathPlan[]> {
   const t = pgTopology();
   await ensureFresh(client, socketPath, {
-    interfaces: [...allPgIds().map((id) => `pg${id}`), `loop${HAND.gatewayLoopback}`, `loop${HAND.bviLoopback}`],
+    interfaces: [
+      ...allPgIds().map((id) => `pg${id}`),
+      `loop${HAND.gatewayLoopback}`,
+      `loop${HAND.bviLoopback}`,
+    ],
     tables: [VPPNET.table, VPPNET.servicesTable, HAND.table, HAND.servicesTable],
   });
   log(`creating ${allPgIds().length} packet-generator interfaces`);
   await runSteps(client, pgCreateCommands());
 
-  const config = vppnetConfig(t.vppnet, { vm1: pgPeerMac(pgIdOf(t.vppnet.vm1) ?? -1), vm2: pgPeerMac(pgIdOf(t.vppnet.vm2) ?? -1) });
+  const config = vppnetConfig(t.vppnet, {
+    vm1: pgPeerMac(pgIdOf(t.vppnet.vm1) ?? -1),
+    vm2: pgPeerMac(pgIdOf(t.vppnet.vm2) ?? -1),
+  });
   const started = Date.now();
   const applied = await programVppnet(client, config);
   log(`vppnet: reconciler applied ${applied} operations in ${Date.now() - started} ms`);
-  if (!config.services) throw new BenchError('VPPNET_BENCH_SETUP', 'the generated config has no service bridge');
+  if (!config.services)
+    throw new BenchError('VPPNET_BENCH_SETUP', 'the generated config has no service bridge');
   await attachPodPort(client, t.vppnet.pod, config.services);
   const bvi = await vppnetBviName(client);
   await runSteps(client, worldSteps('vppnet', t.vppnet, bvi, pgPeers));
@@ -92,8 +105,15 @@ export async function measureOnce(
   opts: Pick<Options, 'duration' | 'warmup'>,
 ): Promise<{ figures: PathFigures; streams: string[]; errors: string | undefined }> {
   const source = pgIdOf(plan.ingress);
-  if (source === undefined) throw new BenchError('VPPNET_BENCH_SETUP', `${plan.ingress} is not a pg interface`);
-  const streams = buildStreams({ prefix: `${plan.config}-${plan.path}-${size.label}`, source, traffic: plan.traffic, size, workers });
+  if (source === undefined)
+    throw new BenchError('VPPNET_BENCH_SETUP', `${plan.ingress} is not a pg interface`);
+  const streams = buildStreams({
+    prefix: `${plan.config}-${plan.path}-${size.label}`,
+    source,
+    traffic: plan.traffic,
+    size,
+    workers,
+  });
   let text: string;
   try {
     for (const s of streams) await cli(client, pgStreamCommand(s));
@@ -108,7 +128,8 @@ export async function measureOnce(
     for (const s of streams) await cli(client, `packet-generator delete ${s.name}`).catch(() => undefined);
   }
   const figures = pathFigures(parseShowRuntime(text), { egress: [txNode(plan.egress)], expect: plan.expect });
-  const broken = figures.packets === 0 || figures.missing.length > 0 || figures.dropped > 0.01 * figures.received;
+  const broken =
+    figures.packets === 0 || figures.missing.length > 0 || figures.dropped > 0.01 * figures.received;
   const errors = broken ? await cli(client, 'show errors').catch((e: Error) => e.message) : undefined;
   return { figures, streams: streams.map((s) => s.name), errors };
 }
@@ -124,7 +145,9 @@ export async function measureAll(
   const out: Measurement[] = [];
   // Per path and size, repeats alternate between the configurations (vppnet, hand, vppnet, …) so
   // that a slow spell of the machine falls on both rather than on one configuration's runs.
-  const groups = opts.sizes.flatMap((size) => PATH_IDS.map((path) => ({ size, plans: plans.filter((p) => p.path === path) }))).filter((g) => g.plans.length > 0);
+  const groups = opts.sizes
+    .flatMap((size) => PATH_IDS.map((path) => ({ size, plans: plans.filter((p) => p.path === path) })))
+    .filter((g) => g.plans.length > 0);
   const total = groups.reduce((s, g) => s + g.plans.length, 0) * opts.repeat;
   let n = 0;
   for (const { size, plans: group } of groups) {
@@ -135,11 +158,21 @@ export async function measureAll(
         const run = await measureOnce(client, plan, size, info.workers, opts);
         runs.get(plan)?.push(run);
         const f = run.figures;
-        log(`[${n}/${total}] ${plan.path} ${size.label} ${plan.config}: ${f.mpps.toFixed(2)} Mpps, ${f.pathClocksPerPacket.toFixed(1)} path clocks/packet`);
-        if (f.missing.length > 0) log(`  WARNING: no packet went through ${f.missing.join(', ')}: the path is not the one intended`);
+        log(
+          `[${n}/${total}] ${plan.path} ${size.label} ${plan.config}: ${f.mpps.toFixed(2)} Mpps, ${f.pathClocksPerPacket.toFixed(1)} path clocks/packet`,
+        );
+        if (f.missing.length > 0)
+          log(`  WARNING: no packet went through ${f.missing.join(', ')}: the path is not the one intended`);
         if (f.packets === 0) log(`  WARNING: nothing left ${plan.egress}`);
         if (f.dropped > 0.01 * f.received) log(`  WARNING: ${f.dropped} of ${f.received} packets dropped`);
-        if (run.errors) log(`  show errors:\n${run.errors.split('\n').slice(0, 25).map((l) => `    ${l}`).join('\n')}`);
+        if (run.errors)
+          log(
+            `  show errors:\n${run.errors
+              .split('\n')
+              .slice(0, 25)
+              .map((l) => `    ${l}`)
+              .join('\n')}`,
+          );
       }
     }
     for (const plan of group) {
@@ -160,7 +193,12 @@ export async function measureAll(
   return out;
 }
 
-export function runMeta(mode: 'pg' | 'nic', facts: VppFacts, info: DatapathInfo, opts: Pick<Options, 'duration' | 'warmup' | 'flows'>): RunMeta {
+export function runMeta(
+  mode: 'pg' | 'nic',
+  facts: VppFacts,
+  info: DatapathInfo,
+  opts: Pick<Options, 'duration' | 'warmup' | 'flows'>,
+): RunMeta {
   return {
     mode,
     vppVersion: facts.version,

@@ -26,7 +26,10 @@ function capture(): { stream: Writable; text: () => string } {
   };
 }
 
-async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+async function run(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = capture();
   const err = capture();
   const code = await runPacketRate(argv, env, { stdout: out.stream, stderr: err.stream });
@@ -59,7 +62,10 @@ describe('bench/packet-rate refuses what cannot forward packets', () => {
   });
 
   it('the simulator in --nic mode too, before programming or collecting', async () => {
-    const r = await run(['--nic', '--vm-if', 'memif1/0', '--underlay-if', 'memif2/0', '--collect-seconds', '1'], { VPP_API_SOCKET: sim.socketPath });
+    const r = await run(
+      ['--nic', '--vm-if', 'memif1/0', '--underlay-if', 'memif2/0', '--collect-seconds', '1'],
+      { VPP_API_SOCKET: sim.socketPath },
+    );
     assert.equal(r.code, 2);
     assert.match(r.stderr, /simulator/);
   });
@@ -74,7 +80,10 @@ describe('bench/packet-rate refuses what cannot forward packets', () => {
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     assert.equal(code, 2);
-    assert.match(stderr, /^bench\/packet-rate: bench\/packet-rate needs a real VPP 26\.06 that forwards packets, but VPP_API_SOCKET=.* is vppnet's VPP simulator/);
+    assert.match(
+      stderr,
+      /^bench\/packet-rate: bench\/packet-rate needs a real VPP 26\.06 that forwards packets, but VPP_API_SOCKET=.* is vppnet's VPP simulator/,
+    );
   });
 
   it('no VPP_API_SOCKET: exit 2, saying it is required', async () => {
@@ -91,11 +100,17 @@ describe('bench/packet-rate refuses what cannot forward packets', () => {
   });
 
   it('--nic without a VPP prints the configuration to use', async () => {
-    const r = await run(['--nic', '--vm-if', 'TenGigabitEthernet3/0/0', '--underlay-if', 'TenGigabitEthernet3/0/1'], {});
+    const r = await run(
+      ['--nic', '--vm-if', 'TenGigabitEthernet3/0/0', '--underlay-if', 'TenGigabitEthernet3/0/1'],
+      {},
+    );
     assert.equal(r.code, 0);
     assert.match(r.stdout, /cpu \{ main-core 1 {2}corelist-workers 2 \}/);
     assert.match(r.stdout, /attach:\n {6}type: interface\n {6}name: TenGigabitEthernet3\/0\/0/);
     assert.match(r.stdout, /sr localsid address fc00:11::6e fib-table 1 behavior end\.dt4 110/);
-    assert.match(r.stdout, /## vm-to-remote: send on TenGigabitEthernet3\/0\/0, expect it out of TenGigabitEthernet3\/0\/1/);
+    assert.match(
+      r.stdout,
+      /## vm-to-remote: send on TenGigabitEthernet3\/0\/0, expect it out of TenGigabitEthernet3\/0\/1/,
+    );
   });
 });

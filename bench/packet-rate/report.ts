@@ -45,15 +45,29 @@ export function comparisons(ms: readonly Measurement[]): ComparisonRow[] {
     if (m.config !== 'vppnet') continue;
     const hand = ms.find((h) => h.config === 'hand' && h.path === m.path && h.size === m.size);
     if (!hand) continue;
-    out.push({ path: m.path, size: m.size, vppnetMpps: m.figures.mpps, handMpps: hand.figures.mpps, ...compare(m.figures, hand.figures) });
+    out.push({
+      path: m.path,
+      size: m.size,
+      vppnetMpps: m.figures.mpps,
+      handMpps: hand.figures.mpps,
+      ...compare(m.figures, hand.figures),
+    });
   }
   return out;
 }
 
-const CONFIG_LABEL: Readonly<Record<ConfigKind, string>> = { vppnet: 'vppnet', hand: 'hand CLI', baseline: 'baseline' };
+const CONFIG_LABEL: Readonly<Record<ConfigKind, string>> = {
+  vppnet: 'vppnet',
+  hand: 'hand CLI',
+  baseline: 'baseline',
+};
 
 function order(a: Measurement, b: Measurement): number {
-  return PATH_IDS.indexOf(a.path) - PATH_IDS.indexOf(b.path) || a.size.localeCompare(b.size) || a.config.localeCompare(b.config) * -1;
+  return (
+    PATH_IDS.indexOf(a.path) - PATH_IDS.indexOf(b.path) ||
+    a.size.localeCompare(b.size) ||
+    a.config.localeCompare(b.config) * -1
+  );
 }
 
 export function resultRows(ms: readonly Measurement[], meta: RunMeta): Row[] {
@@ -106,7 +120,9 @@ export function nodeRole(name: string, m: Pick<Measurement, 'egress'>): string {
 export function breakdownRows(ms: readonly Measurement[]): Row[] {
   const cols = [...ms].sort(order);
   const names: string[] = [];
-  for (const m of cols) for (const n of m.figures.nodes) if (!names.includes(nodeRole(n.name, m))) names.push(nodeRole(n.name, m));
+  for (const m of cols)
+    for (const n of m.figures.nodes)
+      if (!names.includes(nodeRole(n.name, m))) names.push(nodeRole(n.name, m));
   const rows: Row[] = names.map((name) => {
     const row: Record<string, string> = { node: name };
     for (const m of cols) {

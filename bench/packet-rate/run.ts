@@ -9,7 +9,16 @@ import { printTable } from '../support/report.js';
 import { collectWindow, nicInstructions, nicTopology, printNodes, programNic } from './nic.js';
 import { parseOptions, USAGE, type Options } from './options.js';
 import { buildPgTestbed, datapathInfo, measureAll, runMeta } from './pg-bench.js';
-import { breakdownRows, chartOf, comparisons, reportJson, resultRows, verdictRows, type Measurement, type RunMeta } from './report.js';
+import {
+  breakdownRows,
+  chartOf,
+  comparisons,
+  reportJson,
+  resultRows,
+  verdictRows,
+  type Measurement,
+  type RunMeta,
+} from './report.js';
 import { interfaceMacs, vppnetBviName } from './setup.js';
 import { renderBarChart } from './svg.js';
 import { PATH_IDS, PATH_TITLES } from './topology.js';
@@ -20,7 +29,11 @@ export interface RunIo {
   readonly stderr: NodeJS.WritableStream;
 }
 
-export async function runPacketRate(argv: readonly string[], env: NodeJS.ProcessEnv, io: RunIo): Promise<number> {
+export async function runPacketRate(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  io: RunIo,
+): Promise<number> {
   const log = (line: string): void => void io.stderr.write(`${line}\n`);
   try {
     const opts = parseOptions(argv);
@@ -29,7 +42,12 @@ export async function runPacketRate(argv: readonly string[], env: NodeJS.Process
       return 0;
     }
     const socketPath = env.VPP_API_SOCKET;
-    if (opts.mode === 'nic' && opts.nic.program === undefined && opts.nic.collectSeconds === undefined && !socketPath) {
+    if (
+      opts.mode === 'nic' &&
+      opts.nic.program === undefined &&
+      opts.nic.collectSeconds === undefined &&
+      !socketPath
+    ) {
       io.stdout.write(nicInstructions(nicTopology(opts.nic), opts.nic, undefined, undefined));
       return 0;
     }
@@ -41,7 +59,9 @@ export async function runPacketRate(argv: readonly string[], env: NodeJS.Process
     }
     return await withVpp(socketPath, opts, async (client, facts) => {
       const info = await datapathInfo(client);
-      log(`VPP ${facts.version} at ${socketPath}: ${info.workers} worker${info.workers === 1 ? '' : 's'}, ${info.cpuModel ?? 'CPU ?'}${info.ghz ? ` at ${info.ghz} GHz` : ''}`);
+      log(
+        `VPP ${facts.version} at ${socketPath}: ${info.workers} worker${info.workers === 1 ? '' : 's'}, ${info.cpuModel ?? 'CPU ?'}${info.ghz ? ` at ${info.ghz} GHz` : ''}`,
+      );
       if (opts.mode === 'nic') return runNicMode(client, socketPath, opts, info, facts, io, log);
       const plans = await buildPgTestbed(client, socketPath, opts, log);
       const measurements = await measureAll(client, plans, info, opts, log);
@@ -60,12 +80,24 @@ export async function runPacketRate(argv: readonly string[], env: NodeJS.Process
   }
 }
 
-async function withVpp(socketPath: string, opts: Options, body: (client: VppClient, facts: VppFacts) => Promise<number>): Promise<number> {
-  const client = new VppClient({ socketPath, clientName: 'vppnet-bench-packet-rate', healthCheckIntervalMs: 0, requestTimeoutMs: 120_000 });
+async function withVpp(
+  socketPath: string,
+  opts: Options,
+  body: (client: VppClient, facts: VppFacts) => Promise<number>,
+): Promise<number> {
+  const client = new VppClient({
+    socketPath,
+    clientName: 'vppnet-bench-packet-rate',
+    healthCheckIntervalMs: 0,
+    requestTimeoutMs: 120_000,
+  });
   try {
     await client.connect();
   } catch (e) {
-    throw new BenchError('VPPNET_BENCH_SETUP', `cannot connect to VPP at ${socketPath}: ${(e as Error).message}`);
+    throw new BenchError(
+      'VPPNET_BENCH_SETUP',
+      `cannot connect to VPP at ${socketPath}: ${(e as Error).message}`,
+    );
   }
   try {
     const facts = await ensureRealVpp(client, socketPath, { anyVersion: opts.anyVersion });
@@ -105,13 +137,19 @@ async function runNicMode(
 
 async function report(ms: readonly Measurement[], meta: RunMeta, opts: Options, io: RunIo): Promise<void> {
   const who = `VPP ${meta.vppVersion}, ${meta.workers === 0 ? 'no workers' : `${meta.workers} worker(s)`}, ${meta.cpuModel ?? 'CPU ?'}${meta.ghz ? ` (${meta.ghz} GHz)` : ''}`;
-  printTable(`bench/packet-rate (pg, ${meta.durationSeconds} s windows, ${meta.flows} flows) — ${who}`, resultRows(ms, meta), io.stdout);
+  printTable(
+    `bench/packet-rate (pg, ${meta.durationSeconds} s windows, ${meta.flows} flows) — ${who}`,
+    resultRows(ms, meta),
+    io.stdout,
+  );
   const verdict = verdictRows(ms);
-  if (verdict.length > 0) printTable('vppnet vs the same paths configured by hand (target: within 10 %)', verdict, io.stdout);
+  if (verdict.length > 0)
+    printTable('vppnet vs the same paths configured by hand (target: within 10 %)', verdict, io.stdout);
   const first = ms[0]?.size;
   for (const path of PATH_IDS) {
     const same = ms.filter((m) => m.path === path && m.size === first);
-    if (same.length > 0) printTable(`${PATH_TITLES[path]}, ${first}: clocks per packet by node`, breakdownRows(same), io.stdout);
+    if (same.length > 0)
+      printTable(`${PATH_TITLES[path]}, ${first}: clocks per packet by node`, breakdownRows(same), io.stdout);
   }
   if (opts.json) {
     await writeFile(opts.json, `${JSON.stringify(reportJson(ms, meta), null, 2)}\n`);

@@ -1,14 +1,23 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseNodeRow, parseShowCpu, parseShowRuntime, parseShowThreads, runtimeName } from './runtime.js';
-import { RUNTIME_MAIN_ONLY, RUNTIME_TWO_WORKERS, SHOW_CPU, THREADS_MAIN_ONLY, THREADS_TWO_WORKERS } from './runtime-samples.js';
+import {
+  RUNTIME_MAIN_ONLY,
+  RUNTIME_TWO_WORKERS,
+  SHOW_CPU,
+  THREADS_MAIN_ONLY,
+  THREADS_TWO_WORKERS,
+} from './runtime-samples.js';
 
 describe('parseShowRuntime', () => {
   it('reads a main-thread-only block: time line, every node row, nothing from header or continuation lines', () => {
     const r = parseShowRuntime(RUNTIME_MAIN_ONLY);
     assert.equal(r.threads.length, 1);
     const t = r.threads[0]!;
-    assert.deepEqual([t.index, t.name, t.lcore, t.seconds, t.vectorRate, t.loopsPerSecond], [0, 'vpp_main', undefined, 10, 256, 38400]);
+    assert.deepEqual(
+      [t.index, t.name, t.lcore, t.seconds, t.vectorRate, t.loopsPerSecond],
+      [0, 'vpp_main', undefined, 10, 256, 38400],
+    );
     assert.equal(t.nodes.length, 14);
     assert.ok(!t.nodes.some((n) => n.name === 'Name' || n.name.startsWith('events')));
     const encap = t.nodes.find((n) => n.name === 'sr-pl-rewrite-encaps-v4');
@@ -61,7 +70,10 @@ describe('parseShowRuntime', () => {
     // "%-30v%=12U%16Ld%16Ld%16Ld%16.2e%16.2f" with "interrupt wait" cut to 12 and a 30+ name cut to 30.
     const line = `${'abcdefghij-klmnopqrst-uvwxy-input'.slice(0, 30)}interrupt wa${'17'.padStart(16)}${'0'.padStart(16)}${'0'.padStart(16)}${'1.23e3'.padStart(16)}${'0.00'.padStart(16)}`;
     const n = parseNodeRow(line)!;
-    assert.deepEqual([n.name, n.state, n.kind, n.calls, n.clocks, n.totalClocks], ['abcdefghij-klmnopqrst-uvwxy-in', 'interrupt wa', 'input', 17, 1230, 17 * 1230]);
+    assert.deepEqual(
+      [n.name, n.state, n.kind, n.calls, n.clocks, n.totalClocks],
+      ['abcdefghij-klmnopqrst-uvwxy-in', 'interrupt wa', 'input', 17, 1230, 17 * 1230],
+    );
   });
 
   it('reads vppinfra floats: ".50", "0.00e0", negative exponents', () => {
@@ -73,7 +85,7 @@ describe('parseShowRuntime', () => {
   });
 
   it('refuses text that is not show runtime', () => {
-    assert.throws(() => parseShowRuntime('show: unknown input `runtme\'\n'), /not `show runtime` output/);
+    assert.throws(() => parseShowRuntime("show: unknown input `runtme'\n"), /not `show runtime` output/);
   });
 });
 
@@ -95,7 +107,10 @@ describe('parseShowThreads and parseShowCpu', () => {
   });
 
   it('reads the CPU model and the clock runtime counts in', () => {
-    assert.deepEqual(parseShowCpu(SHOW_CPU), { model: 'Intel(R) Xeon(R) Gold 6338N CPU @ 2.20GHz', ghz: 2.1999 });
+    assert.deepEqual(parseShowCpu(SHOW_CPU), {
+      model: 'Intel(R) Xeon(R) Gold 6338N CPU @ 2.20GHz',
+      ghz: 2.1999,
+    });
     assert.deepEqual(parseShowCpu('nothing'), { model: undefined, ghz: undefined });
   });
 });

@@ -96,12 +96,32 @@ export function parseNodeRow(line: string): RuntimeNode | undefined {
   }
   if (!name || !state || name === 'Name') return undefined;
   const per = vectors > 0 ? vectors : calls > 0 ? calls : suspends;
-  return { name, state, kind: kindOf(state), calls, vectors, suspends, clocks, vectorsPerCall, totalClocks: clocks * per };
+  return {
+    name,
+    state,
+    kind: kindOf(state),
+    calls,
+    vectors,
+    suspends,
+    clocks,
+    vectorsPerCall,
+    totalClocks: clocks * per,
+  };
 }
 
 export function parseShowRuntime(text: string): Runtime {
   const threads: RuntimeThread[] = [];
-  let current: { index: number; name: string; lcore: number | undefined; seconds: number; vectorRate: number; loopsPerSecond: number; nodes: RuntimeNode[] } | undefined;
+  let current:
+    | {
+        index: number;
+        name: string;
+        lcore: number | undefined;
+        seconds: number;
+        vectorRate: number;
+        loopsPerSecond: number;
+        nodes: RuntimeNode[];
+      }
+    | undefined;
   let pendingHeader: { index: number; name: string; lcore: number | undefined } | undefined;
   const flush = (): void => {
     if (current) threads.push(current);
@@ -117,13 +137,21 @@ export function parseShowRuntime(text: string): Runtime {
     const t = THREAD_RE.exec(line);
     if (t) {
       flush();
-      pendingHeader = { index: Number(t[1]), name: t[2] as string, lcore: t[3] === undefined ? undefined : Number(t[3]) };
+      pendingHeader = {
+        index: Number(t[1]),
+        name: t[2] as string,
+        lcore: t[3] === undefined ? undefined : Number(t[3]),
+      };
       continue;
     }
     const time = TIME_RE.exec(line);
     if (time) {
       flush();
-      const head = pendingHeader ?? { index: threads.length, name: threads.length === 0 ? 'vpp_main' : `thread ${threads.length}`, lcore: undefined };
+      const head = pendingHeader ?? {
+        index: threads.length,
+        name: threads.length === 0 ? 'vpp_main' : `thread ${threads.length}`,
+        lcore: undefined,
+      };
       pendingHeader = undefined;
       current = {
         ...head,
@@ -156,7 +184,10 @@ export interface ThreadInfo {
  * "%-7d%-20s%-12s%-8d" id, name, registration name (empty for main), LWP, then the scheduling
  * policy "other (0)" and lcore/core/socket or "n/a".
  */
-export function parseShowThreads(text: string): { readonly threads: readonly ThreadInfo[]; readonly workers: number } {
+export function parseShowThreads(text: string): {
+  readonly threads: readonly ThreadInfo[];
+  readonly workers: number;
+} {
   const threads: ThreadInfo[] = [];
   for (const line of text.split(/\r?\n/)) {
     const tokens = line.trim().split(/\s+/);
@@ -169,14 +200,22 @@ export function parseShowThreads(text: string): { readonly threads: readonly Thr
     const afterPolicy = tokens.slice(hasType ? 4 : 3);
     const close = afterPolicy.findIndex((x) => x.endsWith(')'));
     const lcoreText = close >= 0 ? afterPolicy[close + 1] : undefined;
-    threads.push({ id, name, type, lcore: lcoreText !== undefined && /^\d+$/.test(lcoreText) ? Number(lcoreText) : undefined });
+    threads.push({
+      id,
+      name,
+      type,
+      lcore: lcoreText !== undefined && /^\d+$/.test(lcoreText) ? Number(lcoreText) : undefined,
+    });
   }
   if (threads.length === 0) throw new Error('not `show threads` output: no thread rows found');
   return { threads, workers: threads.filter((t) => t.type === 'workers').length };
 }
 
 /** `show cpu` (src/vlib/cli.c, show_cpu): "Model name:" and "Base frequency: %.4f GHz" (the clock runtime counts). */
-export function parseShowCpu(text: string): { readonly model: string | undefined; readonly ghz: number | undefined } {
+export function parseShowCpu(text: string): {
+  readonly model: string | undefined;
+  readonly ghz: number | undefined;
+} {
   const model = /^Model name:\s+(.*?)\s*$/m.exec(text)?.[1];
   const ghz = /^Base frequency:\s+([\d.]+) GHz/im.exec(text)?.[1];
   return { model, ghz: ghz === undefined ? undefined : Number(ghz) };

@@ -22,7 +22,6 @@ import { BenchError, cli } from './vpp-checks.js';
 
 const ALL = 0xffffffff;
 
-
 /** One reconcile pass of vppnet-agent's reconciler; any failed, skipped or pending resource is an error. */
 export async function programVppnet(client: VppClient, config: AgentConfig): Promise<number> {
   const out = await reconcile(config, { client, host: noHostLinks, globals: memoryStore() });
@@ -33,7 +32,10 @@ export async function programVppnet(client: VppClient, config: AgentConfig): Pro
     ...(out.warnings ?? []),
   ];
   if (problems.length > 0) {
-    throw new BenchError('VPPNET_BENCH_SETUP', `vppnet's reconciler could not program the benchmark's paths:\n  ${problems.slice(0, 20).join('\n  ')}`);
+    throw new BenchError(
+      'VPPNET_BENCH_SETUP',
+      `vppnet's reconciler could not program the benchmark's paths:\n  ${problems.slice(0, 20).join('\n  ')}`,
+    );
   }
   return out.result?.applied ?? 0;
 }
@@ -43,7 +45,11 @@ export async function programVppnet(client: VppClient, config: AgentConfig): Pro
  * veth port (bridge member, up, the two pod ACLs), for an interface that already exists (a pg or
  * a NIC), applied with the same planner, executor and descriptors as the attachment manager.
  */
-export async function attachPodPort(client: VppClient, iface: string, services: ServicesConfig): Promise<void> {
+export async function attachPodPort(
+  client: VppClient,
+  iface: string,
+  services: ServicesConfig,
+): Promise<void> {
   const [ifDetails, aclDetails] = await Promise.all([
     client.dump(msg.sw_interface_dump, { sw_if_index: ALL, name_filter_valid: false }),
     client.dump(msg.acl_dump, { acl_index: ALL }),
@@ -52,7 +58,13 @@ export async function attachPodPort(client: VppClient, iface: string, services: 
   const bdKey = keys.bridgeDomain(services.bridgeDomain);
   const aclIn = tags.podAclIn();
   const aclOut = tags.podAclOut();
-  const given = (kind: string, key: string, value: unknown): Resource => ({ kind, key, deps: [], value, external: true });
+  const given = (kind: string, key: string, value: unknown): Resource => ({
+    kind,
+    key,
+    deps: [],
+    value,
+    external: true,
+  });
   const present = [
     given('interface', ifKey, { type: 'external', name: iface }),
     given('bridge-domain', bdKey, {}),
@@ -88,14 +100,19 @@ export async function attachPodPort(client: VppClient, iface: string, services: 
     ...result.failed.map((f) => `${f.op.action} ${f.op.resource.key}: ${f.error.message}`),
     ...result.skipped.map((s) => `${s.op.action} ${s.op.resource.key}: ${s.reason}`),
   ];
-  if (problems.length > 0) throw new BenchError('VPPNET_BENCH_SETUP', `pod port ${iface}: ${problems.join('; ')}`);
+  if (problems.length > 0)
+    throw new BenchError('VPPNET_BENCH_SETUP', `pod port ${iface}: ${problems.join('; ')}`);
 }
 
 /** The VPP name of vppnet's service bridge BVI (a loopback it created, found by its tag). */
 export async function vppnetBviName(client: VppClient): Promise<string> {
   const ifs = await client.dump(msg.sw_interface_dump, { sw_if_index: ALL, name_filter_valid: false });
   const bvi = ifs.find((i) => i.tag === tags.servicesBvi());
-  if (!bvi) throw new BenchError('VPPNET_BENCH_SETUP', `no interface tagged ${tags.servicesBvi()} after the reconcile`);
+  if (!bvi)
+    throw new BenchError(
+      'VPPNET_BENCH_SETUP',
+      `no interface tagged ${tags.servicesBvi()} after the reconcile`,
+    );
   return bvi.interface_name;
 }
 
@@ -113,7 +130,8 @@ export async function runSteps(client: VppClient, steps: readonly (CliStep | str
     const out = await cli(client, fillAcls(step.cmd, acls));
     if (step.saveAcl !== undefined) {
       const idx = parseAclIndex(out);
-      if (idx === undefined) throw new BenchError('VPPNET_BENCH_SETUP', `\`${step.cmd}\` printed no "ACL index:": ${out.trim()}`);
+      if (idx === undefined)
+        throw new BenchError('VPPNET_BENCH_SETUP', `\`${step.cmd}\` printed no "ACL index:": ${out.trim()}`);
       acls.set(step.saveAcl, idx);
     }
   }

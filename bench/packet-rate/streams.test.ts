@@ -46,7 +46,13 @@ describe('IMIX weights', () => {
 
 describe('pgStreamCommand', () => {
   it('one 64 B stream from a VM port, in the syntax of packet-generator new', () => {
-    const [s] = buildStreams({ prefix: 'vppnet-vm-to-remote-64B', source: 10, traffic: vmTraffic, size: SIZE_64, workers: 0 });
+    const [s] = buildStreams({
+      prefix: 'vppnet-vm-to-remote-64B',
+      source: 10,
+      traffic: vmTraffic,
+      size: SIZE_64,
+      workers: 0,
+    });
     assert.equal(
       pgStreamCommand(s!),
       [
@@ -68,7 +74,13 @@ describe('pgStreamCommand', () => {
   });
 
   it('IMIX with two workers: three weighted streams per worker, sizes without FCS', () => {
-    const streams = buildStreams({ prefix: 'hand-vm-to-vm-IMIX', source: 20, traffic: { ...vmTraffic, flows: 1 }, size: IMIX, workers: 2 });
+    const streams = buildStreams({
+      prefix: 'hand-vm-to-vm-IMIX',
+      source: 20,
+      traffic: { ...vmTraffic, flows: 1 },
+      size: IMIX,
+      workers: 2,
+    });
     assert.deepEqual(
       streams.map((s) => [s.name, s.bytes, s.maxframe, s.worker]),
       [
@@ -81,13 +93,22 @@ describe('pgStreamCommand', () => {
       ],
     );
     const big = pgStreamCommand(streams[5]!);
-    assert.match(big, /\n {2}size 1514-1514\n {2}maxframe 36\n {2}worker 1\n {2}node ethernet-input\n {2}source pg20\n/);
+    assert.match(
+      big,
+      /\n {2}size 1514-1514\n {2}maxframe 36\n {2}worker 1\n {2}node ethernet-input\n {2}source pg20\n/,
+    );
     assert.match(big, /UDP: 1024 -> 5201 length 1480 checksum 0\n {4}incrementing 1472\n/);
-    assert.ok(streams.every((s) => !pgStreamCommand(s).includes('rate')), 'no rate: as fast as the thread can');
+    assert.ok(
+      streams.every((s) => !pgStreamCommand(s).includes('rate')),
+      'no rate: as fast as the thread can',
+    );
   });
 
   it('refuses a stream name VPP would split', () => {
-    assert.throws(() => buildStreams({ prefix: 'two words', source: 1, traffic: vmTraffic, size: SIZE_64, workers: 0 }), /one word/);
+    assert.throws(
+      () => buildStreams({ prefix: 'two words', source: 1, traffic: vmTraffic, size: SIZE_64, workers: 0 }),
+      /one word/,
+    );
   });
 });
 
@@ -96,7 +117,10 @@ describe('SRv6-encapsulated traffic (remote → VM)', () => {
     assert.equal(pgPacketBytes(remoteTraffic, 64), 100);
     assert.equal(pgPacketBytes(remoteTraffic, 1518), 1554);
     const data = pgData(remoteTraffic, 64);
-    assert.deepEqual(data.slice(0, 2), ['IP6: 02:00:00:00:01:0c -> 02:00:00:00:00:0c', 'IP_IN_IP: 2001:db8::2 -> fc00:1::a']);
+    assert.deepEqual(data.slice(0, 2), [
+      'IP6: 02:00:00:00:01:0c -> 02:00:00:00:00:0c',
+      'IP_IN_IP: 2001:db8::2 -> fc00:1::a',
+    ]);
     const m = /^hex 0x([0-9a-f]+)$/.exec(data[2]!);
     assert.ok(m);
     const inner = Buffer.from(m[1]!, 'hex');
@@ -108,14 +132,26 @@ describe('SRv6-encapsulated traffic (remote → VM)', () => {
     assert.equal(inner[9], 17, 'UDP');
     assert.deepEqual([...inner.subarray(12, 20)], [10, 0, 0, 7, 10, 0, 0, 5]);
     assert.equal(internetChecksum(inner.subarray(0, 20)), 0, 'a valid header checksums to zero');
-    assert.deepEqual([inner.readUInt16BE(20), inner.readUInt16BE(22), inner.readUInt16BE(24), inner.readUInt16BE(26)], [1024, 5201, 26, 0]);
+    assert.deepEqual(
+      [inner.readUInt16BE(20), inner.readUInt16BE(22), inner.readUInt16BE(24), inner.readUInt16BE(26)],
+      [1024, 5201, 26, 0],
+    );
   });
 
   it('the checksum agrees with a worked example (RFC 1071 arithmetic)', () => {
     const header = Buffer.from('450000730000400040110000c0a80001c0a800c7', 'hex');
     assert.equal(internetChecksum(header), 0xb861);
-    const p = ip4UdpPacket({ src: '192.168.0.1', dst: '192.168.0.199', sport: 1, dport: 2, totalLength: 0x73 });
-    assert.equal(p.readUInt16BE(10), internetChecksum(Buffer.concat([p.subarray(0, 10), Buffer.alloc(2), p.subarray(12, 20)])));
+    const p = ip4UdpPacket({
+      src: '192.168.0.1',
+      dst: '192.168.0.199',
+      sport: 1,
+      dport: 2,
+      totalLength: 0x73,
+    });
+    assert.equal(
+      p.readUInt16BE(10),
+      internetChecksum(Buffer.concat([p.subarray(0, 10), Buffer.alloc(2), p.subarray(12, 20)])),
+    );
   });
 
   it('refuses frames below 64 B', () => {

@@ -111,7 +111,8 @@ export function pgPacketBytes(traffic: Traffic, frame: number): number {
 }
 
 function checkSize(frame: number): void {
-  if (!Number.isInteger(frame) || frame < 64 || frame > 9000) throw new Error(`frame size ${frame} must be an integer from 64 to 9000`);
+  if (!Number.isInteger(frame) || frame < 64 || frame > 9000)
+    throw new Error(`frame size ${frame} must be an integer from 64 to 9000`);
 }
 
 /** The `data { … }` lines for one frame size. */
@@ -119,7 +120,8 @@ export function pgData(traffic: Traffic, frame: number): string[] {
   checkSize(frame);
   const ip4Total = frame - FCS_BYTES - 14;
   if (traffic.kind === 'ip4') {
-    const sport = traffic.flows > 1 ? `${FIRST_SPORT} - ${FIRST_SPORT + traffic.flows - 1}` : String(FIRST_SPORT);
+    const sport =
+      traffic.flows > 1 ? `${FIRST_SPORT} - ${FIRST_SPORT + traffic.flows - 1}` : String(FIRST_SPORT);
     return [
       `IP4: ${traffic.srcMac} -> ${traffic.dstMac}`,
       `UDP: ${traffic.src} -> ${traffic.dst}`,
@@ -173,7 +175,8 @@ export function buildStreams(opts: {
   readonly size: SizeClass;
   readonly workers: number;
 }): PgStream[] {
-  if (!/^[A-Za-z0-9_.-]+$/.test(opts.prefix)) throw new Error(`stream name prefix ${JSON.stringify(opts.prefix)} must be one word`);
+  if (!/^[A-Za-z0-9_.-]+$/.test(opts.prefix))
+    throw new Error(`stream name prefix ${JSON.stringify(opts.prefix)} must be one word`);
   const frames = maxframes(opts.size.parts);
   const workers = opts.workers > 0 ? Array.from({ length: opts.workers }, (_, i) => i) : [undefined];
   const out: PgStream[] = [];
@@ -194,7 +197,8 @@ export function buildStreams(opts: {
 
 function ip4Bytes(a: string): number[] {
   const parts = a.split('.').map(Number);
-  if (parts.length !== 4 || parts.some((p) => !Number.isInteger(p) || p < 0 || p > 255)) throw new Error(`not an IPv4 address: ${a}`);
+  if (parts.length !== 4 || parts.some((p) => !Number.isInteger(p) || p < 0 || p > 255))
+    throw new Error(`not an IPv4 address: ${a}`);
   return parts;
 }
 
@@ -207,8 +211,15 @@ export function internetChecksum(bytes: Uint8Array): number {
 }
 
 /** An IPv4/UDP packet of `totalLength` bytes: TTL 64, DF clear, UDP checksum 0, payload 0, 1, 2, … */
-export function ip4UdpPacket(p: { src: string; dst: string; sport: number; dport: number; totalLength: number }): Buffer {
-  if (p.totalLength < 28 || p.totalLength > 65535) throw new Error(`IPv4/UDP length ${p.totalLength} out of range`);
+export function ip4UdpPacket(p: {
+  src: string;
+  dst: string;
+  sport: number;
+  dport: number;
+  totalLength: number;
+}): Buffer {
+  if (p.totalLength < 28 || p.totalLength > 65535)
+    throw new Error(`IPv4/UDP length ${p.totalLength} out of range`);
   const b = Buffer.alloc(p.totalLength);
   b[0] = 0x45;
   b.writeUInt16BE(p.totalLength, 2);

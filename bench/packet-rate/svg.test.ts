@@ -17,11 +17,17 @@ interface Element {
  */
 function parseXml(doc: string): Element {
   let i = 0;
-  const fail = (why: string): never => assert.fail(`not well-formed at ${i}: ${why}: …${doc.slice(i, i + 40)}`);
+  const fail = (why: string): never =>
+    assert.fail(`not well-formed at ${i}: ${why}: …${doc.slice(i, i + 40)}`);
   const checkText = (t: string): string => {
     if (/&(?!(amp|lt|gt|quot|apos|#\d+|#x[0-9a-f]+);)/i.test(t)) fail(`bare & in ${JSON.stringify(t)}`);
     if (t.includes('<')) fail('< in text');
-    return t.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+    return t
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&apos;/g, "'")
+      .replace(/&amp;/g, '&');
   };
   if (!doc.startsWith('<?xml version="1.0" encoding="UTF-8"?>')) fail('no XML declaration');
   i = doc.indexOf('?>') + 2;
@@ -111,7 +117,19 @@ describe('renderBarChart', () => {
     assert.equal(bars.length, 4 * 2 + 1 + 1 + 1);
     assert.deepEqual(
       bars.map((b) => `${b.attrs['data-series']}=${b.attrs['data-value']}`),
-      ['vppnet=9.1', 'hand=9.3', 'vppnet=8.7', 'hand=8.6', 'vppnet=5', 'hand=5.1', 'vppnet=9.88', 'hand=9.85', 'baseline=9.9', 'vppnet=8.2', 'baseline=8.9'],
+      [
+        'vppnet=9.1',
+        'hand=9.3',
+        'vppnet=8.7',
+        'hand=8.6',
+        'vppnet=5',
+        'hand=5.1',
+        'vppnet=9.88',
+        'hand=9.85',
+        'baseline=9.9',
+        'vppnet=8.2',
+        'baseline=8.9',
+      ],
     );
   });
 
@@ -132,7 +150,10 @@ describe('renderBarChart', () => {
     const bars = all(root, (e) => e.name === 'rect' && e.attrs.class === 'bar');
     const [a, b] = [bars[0]!, bars[1]!];
     assert.ok(Number(b.attrs.x) >= Number(a.attrs.x) + Number(a.attrs.width));
-    assert.ok(Number(bars[9]!.attrs.x) >= LAYOUT.left + LAYOUT.panelWidth, 'the second panel starts after the first');
+    assert.ok(
+      Number(bars[9]!.attrs.x) >= LAYOUT.left + LAYOUT.panelWidth,
+      'the second panel starts after the first',
+    );
   });
 
   it('nice scales', () => {
@@ -146,14 +167,61 @@ describe('renderBarChart', () => {
 });
 
 describe('chartOf', () => {
-  const f = (mpps: number): PathFigures => ({ seconds: 10, packets: mpps * 1e7, received: mpps * 1e7, dropped: 0, mpps, pathClocksPerPacket: 100, graphClocksPerPacket: 120, nodes: [], threads: [0], missing: [] });
-  const m = (path: Measurement['path'], config: Measurement['config'], size: string, mpps: number): Measurement => ({ path, config, size, ingress: 'pg10', egress: 'pg12', streams: [], figures: f(mpps), runsMpps: [mpps] });
-  const meta: RunMeta = { mode: 'pg', vppVersion: '26.06-release', vppBanner: '', workers: 1, cpuModel: 'Xeon & co', ghz: 2.2, durationSeconds: 10, warmupSeconds: 2, flows: 256, date: '2026-07-01T00:00:00Z', node: 'v20' };
+  const f = (mpps: number): PathFigures => ({
+    seconds: 10,
+    packets: mpps * 1e7,
+    received: mpps * 1e7,
+    dropped: 0,
+    mpps,
+    pathClocksPerPacket: 100,
+    graphClocksPerPacket: 120,
+    nodes: [],
+    threads: [0],
+    missing: [],
+  });
+  const m = (
+    path: Measurement['path'],
+    config: Measurement['config'],
+    size: string,
+    mpps: number,
+  ): Measurement => ({
+    path,
+    config,
+    size,
+    ingress: 'pg10',
+    egress: 'pg12',
+    streams: [],
+    figures: f(mpps),
+    runsMpps: [mpps],
+  });
+  const meta: RunMeta = {
+    mode: 'pg',
+    vppVersion: '26.06-release',
+    vppBanner: '',
+    workers: 1,
+    cpuModel: 'Xeon & co',
+    ghz: 2.2,
+    durationSeconds: 10,
+    warmupSeconds: 2,
+    flows: 256,
+    date: '2026-07-01T00:00:00Z',
+    node: 'v20',
+  };
 
   it('groups vppnet, hand and baseline per path and frame size into a well-formed chart', () => {
-    const ms = [m('vm-to-remote', 'vppnet', '64B', 9), m('vm-to-remote', 'hand', '64B', 9.2), m('baseline', 'baseline', '64B', 10), m('vm-to-remote', 'vppnet', 'IMIX', 7), m('vm-to-remote', 'hand', 'IMIX', 7.1), m('baseline', 'baseline', 'IMIX', 8)];
+    const ms = [
+      m('vm-to-remote', 'vppnet', '64B', 9),
+      m('vm-to-remote', 'hand', '64B', 9.2),
+      m('baseline', 'baseline', '64B', 10),
+      m('vm-to-remote', 'vppnet', 'IMIX', 7),
+      m('vm-to-remote', 'hand', 'IMIX', 7.1),
+      m('baseline', 'baseline', 'IMIX', 8),
+    ];
     const c = chartOf(ms, meta);
-    assert.deepEqual(c.panels.map((p) => p.title), ['64 B frames', 'IMIX']);
+    assert.deepEqual(
+      c.panels.map((p) => p.title),
+      ['64 B frames', 'IMIX'],
+    );
     assert.deepEqual(c.panels[0]!.groups, [
       { label: 'vm-to-remote', values: { vppnet: 9, hand: 9.2 } },
       { label: 'baseline', values: { baseline: 10 } },

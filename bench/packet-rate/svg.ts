@@ -41,7 +41,12 @@ export const LAYOUT = {
 } as const;
 
 export function escapeXml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
 }
 
 /** A 1-2-2.5-5 step and the axis top for values up to `max`, about `count` intervals. */
@@ -63,7 +68,9 @@ function label(v: number): string {
 
 export function renderBarChart(chart: BarChart): string {
   const L = LAYOUT;
-  const values = chart.panels.flatMap((p) => p.groups.flatMap((g) => Object.values(g.values))).filter((v): v is number => v !== undefined && Number.isFinite(v));
+  const values = chart.panels
+    .flatMap((p) => p.groups.flatMap((g) => Object.values(g.values)))
+    .filter((v): v is number => v !== undefined && Number.isFinite(v));
   const { top, step } = niceScale(Math.max(0, ...values));
   const width = L.left + chart.panels.length * L.panelWidth + L.right;
   const height = L.top + L.plotHeight + L.bottom;
@@ -76,7 +83,8 @@ export function renderBarChart(chart: BarChart): string {
   out.push(`<title>${escapeXml(chart.title)}</title>`);
   out.push(`<rect x="0" y="0" width="${width}" height="${height}" fill="#ffffff"/>`);
   out.push(`<text x="${L.left}" y="24" font-size="16" font-weight="bold">${escapeXml(chart.title)}</text>`);
-  if (chart.subtitle) out.push(`<text x="${L.left}" y="44" fill="#555555">${escapeXml(chart.subtitle)}</text>`);
+  if (chart.subtitle)
+    out.push(`<text x="${L.left}" y="44" fill="#555555">${escapeXml(chart.subtitle)}</text>`);
 
   // Legend.
   chart.series.forEach((s, i) => {
@@ -90,7 +98,9 @@ export function renderBarChart(chart: BarChart): string {
   for (let v = 0; v <= top + step / 2; v += step) {
     const yy = num(y(v));
     out.push(`<line x1="${L.left}" y1="${yy}" x2="${width - L.right}" y2="${yy}" stroke="#dddddd"/>`);
-    out.push(`<text class="tick" x="${L.left - 6}" y="${num(y(v) + 4)}" text-anchor="end">${num(Number(v.toFixed(6)))}</text>`);
+    out.push(
+      `<text class="tick" x="${L.left - 6}" y="${num(y(v) + 4)}" text-anchor="end">${num(Number(v.toFixed(6)))}</text>`,
+    );
   }
   out.push(
     `<text x="16" y="${L.top + L.plotHeight / 2}" transform="rotate(-90 16 ${L.top + L.plotHeight / 2})" text-anchor="middle">${escapeXml(chart.yLabel)}</text>`,
@@ -100,14 +110,21 @@ export function renderBarChart(chart: BarChart): string {
   chart.panels.forEach((panel, pi) => {
     const x0 = L.left + pi * L.panelWidth;
     out.push(`<g class="panel">`);
-    out.push(`<text x="${x0 + L.panelWidth / 2}" y="${L.top - 6}" text-anchor="middle" font-weight="bold">${escapeXml(panel.title)}</text>`);
-    out.push(`<line x1="${x0}" y1="${L.top + L.plotHeight}" x2="${x0 + L.panelWidth}" y2="${L.top + L.plotHeight}" stroke="#333333"/>`);
+    out.push(
+      `<text x="${x0 + L.panelWidth / 2}" y="${L.top - 6}" text-anchor="middle" font-weight="bold">${escapeXml(panel.title)}</text>`,
+    );
+    out.push(
+      `<line x1="${x0}" y1="${L.top + L.plotHeight}" x2="${x0 + L.panelWidth}" y2="${L.top + L.plotHeight}" stroke="#333333"/>`,
+    );
     const n = Math.max(1, panel.groups.length);
     const groupWidth = (L.panelWidth - L.groupGap * (n + 1)) / n;
     panel.groups.forEach((g, gi) => {
-      const present = chart.series.filter((s) => g.values[s.key] !== undefined && Number.isFinite(g.values[s.key]));
+      const present = chart.series.filter(
+        (s) => g.values[s.key] !== undefined && Number.isFinite(g.values[s.key]),
+      );
       const gx = x0 + L.groupGap + gi * (groupWidth + L.groupGap);
-      const barWidth = present.length > 0 ? (groupWidth - L.barGap * (present.length - 1)) / present.length : groupWidth;
+      const barWidth =
+        present.length > 0 ? (groupWidth - L.barGap * (present.length - 1)) / present.length : groupWidth;
       present.forEach((s, si) => {
         const v = g.values[s.key] as number;
         const bx = gx + si * (barWidth + L.barGap);
@@ -116,7 +133,9 @@ export function renderBarChart(chart: BarChart): string {
         out.push(
           `<rect class="bar" data-series="${escapeXml(s.key)}" data-value="${v}" x="${num(bx)}" y="${num(by)}" width="${num(barWidth)}" height="${num(bh)}" fill="${escapeXml(s.color)}"><title>${escapeXml(`${g.label} — ${s.label}: ${label(v)}`)}</title></rect>`,
         );
-        out.push(`<text x="${num(bx + barWidth / 2)}" y="${num(by - 3)}" text-anchor="middle" font-size="10">${label(v)}</text>`);
+        out.push(
+          `<text x="${num(bx + barWidth / 2)}" y="${num(by - 3)}" text-anchor="middle" font-size="10">${label(v)}</text>`,
+        );
       });
       out.push(
         `<text x="${num(gx + groupWidth / 2)}" y="${L.top + L.plotHeight + 16}" text-anchor="middle" font-size="11">${escapeXml(g.label)}</text>`,

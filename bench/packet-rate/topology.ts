@@ -56,7 +56,11 @@ export function pgTopology(): Topology {
     underlay: pg(ids.underlay),
     pod: pg(ids.pod),
   });
-  return { vppnet: set(PG_IDS.vppnet), hand: set(PG_IDS.hand), baseline: { in: pg(PG_IDS.baseline.in), out: pg(PG_IDS.baseline.out) } };
+  return {
+    vppnet: set(PG_IDS.vppnet),
+    hand: set(PG_IDS.hand),
+    baseline: { in: pg(PG_IDS.baseline.in), out: pg(PG_IDS.baseline.out) },
+  };
 }
 
 export function allPgIds(): number[] {
@@ -136,13 +140,29 @@ export function vppnetConfigInput(ports: PortSet, macs: VmMacs): Record<string, 
   return {
     node: {
       name: 'packet-rate',
-      underlay: { interface: ports.underlay, address: VPPNET.underlayAddress, gateway: VPPNET.underlayGateway },
+      underlay: {
+        interface: ports.underlay,
+        address: VPPNET.underlayAddress,
+        gateway: VPPNET.underlayGateway,
+      },
       srv6: { locator: VPPNET.locator, hopLimit: VPPNET.hopLimit },
     },
     vpcs: [{ name: VPPNET.vpc, id: VPPNET.vpcId, subnets: [VM.subnet], gateway: VM.gateway }],
     ports: [
-      { name: 'vm1', vpc: VPPNET.vpc, mac: macs.vm1, ip: VM.vm1, attach: { type: 'interface', name: ports.vm1 } },
-      { name: 'vm2', vpc: VPPNET.vpc, mac: macs.vm2, ip: VM.vm2, attach: { type: 'interface', name: ports.vm2 } },
+      {
+        name: 'vm1',
+        vpc: VPPNET.vpc,
+        mac: macs.vm1,
+        ip: VM.vm1,
+        attach: { type: 'interface', name: ports.vm1 },
+      },
+      {
+        name: 'vm2',
+        vpc: VPPNET.vpc,
+        mac: macs.vm2,
+        ip: VM.vm2,
+        attach: { type: 'interface', name: ports.vm2 },
+      },
     ],
     remoteRoutes: VPPNET.remoteRoutes.map((r) => ({ vpc: VPPNET.vpc, prefix: r.prefix, sid: r.sid })),
     services: { table: VPPNET.servicesTable, bridgeDomain: VPPNET.bridgeDomain },
@@ -153,7 +173,10 @@ export function vppnetConfig(ports: PortSet, macs: VmMacs): AgentConfig {
   const config = validateConfig(vppnetConfigInput(ports, macs), 'packet-rate');
   const vpc = config.vpcs[0];
   // The paths' packets are built for these; a change in vppnet's defaults must show up here.
-  if (vpc?.sid !== VPPNET.localSid || vpc.table !== VPPNET.table) throw new Error(`vppnet derived SID ${vpc?.sid} / table ${vpc?.table}, expected ${VPPNET.localSid} / ${VPPNET.table}`);
+  if (vpc?.sid !== VPPNET.localSid || vpc.table !== VPPNET.table)
+    throw new Error(
+      `vppnet derived SID ${vpc?.sid} / table ${vpc?.table}, expected ${VPPNET.localSid} / ${VPPNET.table}`,
+    );
   return config;
 }
 
@@ -201,7 +224,10 @@ export function handSteps(ports: PortSet, opts: { readonly globals: boolean }): 
     `ip route add ::/0 table ${HAND.ip6Table} via ${HAND.underlayGateway} ${ports.underlay}`,
     // SRv6.
     ...(opts.globals
-      ? [`set sr encaps source addr ${HAND.underlayAddress.split('/')[0]}`, `set sr encaps hop-limit ${HAND.hopLimit}`]
+      ? [
+          `set sr encaps source addr ${HAND.underlayAddress.split('/')[0]}`,
+          `set sr encaps hop-limit ${HAND.hopLimit}`,
+        ]
       : []),
     `sr localsid address ${HAND.localSid} fib-table ${HAND.ip6Table} behavior end.dt4 ${t}`,
     ...bsids.map(([bsid, sid]) => `sr policy add bsid ${bsid} next ${sid} encap fib-table ${HAND.ip6Table}`),
@@ -226,8 +252,14 @@ export function handSteps(ports: PortSet, opts: { readonly globals: boolean }): 
   return [
     ...steps.map((cmd) => ({ cmd })),
     // The pod ACLs and the pod port, as vppnet's pod port has them.
-    { cmd: `set acl-plugin acl permit+reflect src ${HAND.vmAddressRange} dst ${any}, permit src ${any} dst ${any} tag hand-pod-out`, saveAcl: 'hand-pod-out' },
-    { cmd: `set acl-plugin acl deny src ${any} dst ${HAND.vmAddressRange}, permit src ${any} dst ${any} tag hand-pod-in`, saveAcl: 'hand-pod-in' },
+    {
+      cmd: `set acl-plugin acl permit+reflect src ${HAND.vmAddressRange} dst ${any}, permit src ${any} dst ${any} tag hand-pod-out`,
+      saveAcl: 'hand-pod-out',
+    },
+    {
+      cmd: `set acl-plugin acl deny src ${any} dst ${HAND.vmAddressRange}, permit src ${any} dst ${any} tag hand-pod-in`,
+      saveAcl: 'hand-pod-in',
+    },
     { cmd: `set interface l2 bridge ${ports.pod} ${HAND.bridgeDomain}` },
     { cmd: `set interface state ${ports.pod} up` },
     { cmd: `set acl-plugin interface ${ports.pod} input acl {acl:hand-pod-in}` },
@@ -279,12 +311,7 @@ export interface Peers {
  * The neighbours' side, for one configuration: static ARP/ND entries for the VMs and the underlay
  * gateway, the metadata pod's address behind the BVI and its MAC in the bridge.
  */
-export function worldSteps(
-  side: 'vppnet' | 'hand',
-  ports: PortSet,
-  bvi: string,
-  peers: Peers,
-): string[] {
+export function worldSteps(side: 'vppnet' | 'hand', ports: PortSet, bvi: string, peers: Peers): string[] {
   const gw = side === 'vppnet' ? VPPNET.underlayGateway : HAND.underlayGateway;
   const bd = side === 'vppnet' ? VPPNET.bridgeDomain : HAND.bridgeDomain;
   const pod = peers.macBehind(ports.pod);

@@ -45,13 +45,20 @@ export interface VppFacts {
 export async function cli(client: VppClient, cmd: string): Promise<string> {
   const reply = await cliInband(client, cmd, 60_000);
   if (reply.retval !== 0) {
-    throw new BenchError('VPPNET_BENCH_CLI', `VPP refused \`${cmd.split('\n')[0]}${cmd.includes('\n') ? ' …' : ''}\` (retval ${reply.retval}): ${reply.reply.trim() || '(no message)'}`);
+    throw new BenchError(
+      'VPPNET_BENCH_CLI',
+      `VPP refused \`${cmd.split('\n')[0]}${cmd.includes('\n') ? ' …' : ''}\` (retval ${reply.retval}): ${reply.reply.trim() || '(no message)'}`,
+    );
   }
   return reply.reply;
 }
 
 /** cli_inband's answer, a non-zero retval included: its `reply` then holds VPP's message. */
-async function cliInband(client: VppClient, cmd: string, timeoutMs?: number): Promise<{ retval: number; reply: string }> {
+async function cliInband(
+  client: VppClient,
+  cmd: string,
+  timeoutMs?: number,
+): Promise<{ retval: number; reply: string }> {
   try {
     const answer = await client.call(msg.cli_inband, { cmd }, timeoutMs === undefined ? {} : { timeoutMs });
     return { retval: 0, reply: answer.reply };
@@ -67,7 +74,11 @@ async function cliInband(client: VppClient, cmd: string, timeoutMs?: number): Pr
  * what it answers to show_version and `show version`, and, explicitly, by having no `show
  * packet-generator` (which every VPP with the pg has).
  */
-export async function ensureRealVpp(client: VppClient, socketPath: string, opts: { readonly anyVersion: boolean }): Promise<VppFacts> {
+export async function ensureRealVpp(
+  client: VppClient,
+  socketPath: string,
+  opts: { readonly anyVersion: boolean },
+): Promise<VppFacts> {
   const v = await client.call(msg.show_version, {});
   const banner = (await cliInband(client, 'show version')).reply.split('\n')[0]?.trim() ?? '';
   if (v.build_directory === SIM_BUILD_DIRECTORY || SIM_BUILT_BY.test(banner)) {
@@ -82,7 +93,7 @@ export async function ensureRealVpp(client: VppClient, socketPath: string, opts:
     throw new BenchError(
       'VPPNET_BENCH_NO_PG',
       `the VPP at ${socketPath} ("${banner}") has no packet generator (\`show packet-generator\` answered: ${pg.reply.trim() || `retval ${pg.retval}`}); ` +
-        'bench/packet-rate drives its paths with VPP\'s pg, or use --nic with an external generator',
+        "bench/packet-rate drives its paths with VPP's pg, or use --nic with an external generator",
     );
   }
   const version = v.version.replace(/^v/, '');
@@ -99,11 +110,22 @@ export async function ensureRealVpp(client: VppClient, socketPath: string, opts:
  * pg mode builds everything from scratch and leaves it in place for inspection, so it refuses a VPP
  * that already holds its interfaces or tables: restart VPP between runs.
  */
-export async function ensureFresh(client: VppClient, socketPath: string, opts: { readonly interfaces: readonly string[]; readonly tables: readonly number[] }): Promise<void> {
-  const [ifs, tables] = await Promise.all([client.dump(msg.sw_interface_dump, { sw_if_index: 0xffffffff, name_filter_valid: false }), client.dump(msg.ip_table_dump, {})]);
+export async function ensureFresh(
+  client: VppClient,
+  socketPath: string,
+  opts: { readonly interfaces: readonly string[]; readonly tables: readonly number[] },
+): Promise<void> {
+  const [ifs, tables] = await Promise.all([
+    client.dump(msg.sw_interface_dump, { sw_if_index: 0xffffffff, name_filter_valid: false }),
+    client.dump(msg.ip_table_dump, {}),
+  ]);
   const found = [
-    ...ifs.filter((i) => opts.interfaces.includes(i.interface_name) || i.tag.startsWith('vppnet:')).map((i) => `interface ${i.interface_name}${i.tag ? ` (${i.tag})` : ''}`),
-    ...tables.filter((t) => !t.table.is_ip6 && opts.tables.includes(t.table.table_id)).map((t) => `IPv4 table ${t.table.table_id}`),
+    ...ifs
+      .filter((i) => opts.interfaces.includes(i.interface_name) || i.tag.startsWith('vppnet:'))
+      .map((i) => `interface ${i.interface_name}${i.tag ? ` (${i.tag})` : ''}`),
+    ...tables
+      .filter((t) => !t.table.is_ip6 && opts.tables.includes(t.table.table_id))
+      .map((t) => `IPv4 table ${t.table.table_id}`),
   ];
   if (found.length > 0) {
     throw new BenchError(

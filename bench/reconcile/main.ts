@@ -33,16 +33,23 @@ const N_ROUTES = Number(process.env.BENCH_ROUTES ?? 100);
 function writeBenchConfig(file: string, underlay: string): void {
   const fd = openSync(file, 'w');
   try {
-    writeSync(fd, `node:\n  name: bench\n  underlay:\n    interface: ${underlay}\n    address: 2001:db8::1/64\n    gateway: 2001:db8::2\n`);
+    writeSync(
+      fd,
+      `node:\n  name: bench\n  underlay:\n    interface: ${underlay}\n    address: 2001:db8::1/64\n    gateway: 2001:db8::2\n`,
+    );
     writeSync(fd, '  srv6:\n    locator: fc00:1::/48\nports: []\nvpcs:\n');
     for (let i = 0; i < N_VPCS; i++) {
-      writeSync(fd, `  - name: vpc-${i}\n    id: ${1000 + i}\n    subnets: [10.0.0.0/24]\n    gateway: 10.0.0.1\n`);
+      writeSync(
+        fd,
+        `  - name: vpc-${i}\n    id: ${1000 + i}\n    subnets: [10.0.0.0/24]\n    gateway: 10.0.0.1\n`,
+      );
     }
     writeSync(fd, 'remoteRoutes:\n');
     for (let i = 0; i < N_VPCS; i++) {
       const sid = `fc00:2::${(1000 + i).toString(16)}`;
       let routes = '';
-      for (let j = 0; j < N_ROUTES; j++) routes += `  - vpc: vpc-${i}\n    prefix: 10.${1 + (j >> 8)}.${j & 255}.0/24\n    sid: ${sid}\n`;
+      for (let j = 0; j < N_ROUTES; j++)
+        routes += `  - vpc: vpc-${i}\n    prefix: 10.${1 + (j >> 8)}.${j & 255}.0/24\n    sid: ${sid}\n`;
       writeSync(fd, routes);
     }
   } finally {
@@ -57,7 +64,14 @@ async function main(): Promise<void> {
     return;
   }
   const vpp = await vppUnderTest();
-  const client = new VppClient({ socketPath: vpp.socketPath, clientName: 'vppnet-bench', healthCheckIntervalMs: 0, maxPending: 1_000_000, requestTimeoutMs: 120_000, retryStrategy: () => 50 });
+  const client = new VppClient({
+    socketPath: vpp.socketPath,
+    clientName: 'vppnet-bench',
+    healthCheckIntervalMs: 0,
+    maxPending: 1_000_000,
+    requestTimeoutMs: 120_000,
+    retryStrategy: () => 50,
+  });
   await client.connect();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-bench-reconcile-'));
   const configFile = path.join(dir, 'agent.yaml');
@@ -93,7 +107,10 @@ async function main(): Promise<void> {
       const out = await reconcile(config, { client, host: noHostLinks, globals });
       const seconds = (performance.now() - t0) / 1000;
       const failed = out.result?.failed.length ?? 0;
-      if (failed) throw new Error(`${name}: ${failed} operations failed, first: ${out.result?.failed[0]?.error.message}`);
+      if (failed)
+        throw new Error(
+          `${name}: ${failed} operations failed, first: ${out.result?.failed[0]?.error.message}`,
+        );
       row(name, out.result?.applied ?? 0, seconds);
     };
     await pass(`from empty (${fmt(N_VPCS)} VPCs x ${N_ROUTES} routes)`);
@@ -105,11 +122,16 @@ async function main(): Promise<void> {
       config = await loadConfig(await makeUnderlay());
       await pass('after a VPP restart');
     } else {
-      process.stdout.write('(after a VPP restart: restart your VPP and run again; the simulator row needs no VPP_API_SOCKET)\n');
+      process.stdout.write(
+        '(after a VPP restart: restart your VPP and run again; the simulator row needs no VPP_API_SOCKET)\n',
+      );
     }
     // RSS depends on the V8 heap limit Node picks (from the machine's or the container's memory).
     const heapLimit = v8.getHeapStatistics().heap_size_limit / (1024 * 1024);
-    printTable(`bench/reconcile against ${vpp.description}, node ${process.version}, ${limit.description}, V8 heap limit ${fmt(heapLimit)} MiB`, rows);
+    printTable(
+      `bench/reconcile against ${vpp.description}, node ${process.version}, ${limit.description}, V8 heap limit ${fmt(heapLimit)} MiB`,
+      rows,
+    );
   } finally {
     await client.close();
     await vpp.stop();

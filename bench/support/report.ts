@@ -15,12 +15,19 @@ export function fmt(n: number, digits = 0): string {
   return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
-export function printTable(title: string, rows: readonly Row[], out: NodeJS.WritableStream = process.stdout): void {
+export function printTable(
+  title: string,
+  rows: readonly Row[],
+  out: NodeJS.WritableStream = process.stdout,
+): void {
   const first = rows[0];
   if (!first) return;
   const cols = Object.keys(first);
   const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)));
-  const line = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number)))
+      .join('  ');
   out.write(`\n${title}\n`);
   out.write(`${line(cols)}\n`);
   out.write(`${line(widths.map((w) => '-'.repeat(w)))}\n`);

@@ -19,13 +19,23 @@ export interface VppUnderTest {
 
 export async function vppUnderTest(): Promise<VppUnderTest> {
   const real = process.env.VPP_API_SOCKET;
-  if (real) return { socketPath: real, description: `real VPP at ${real}`, restart: undefined, stop: () => Promise.resolve() };
+  if (real)
+    return {
+      socketPath: real,
+      description: `real VPP at ${real}`,
+      restart: undefined,
+      stop: () => Promise.resolve(),
+    };
   const dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-bench-'));
   const socketPath = path.join(dir, 'api.sock');
-  const child: ChildProcess = fork(fileURLToPath(new URL('./sim-process.js', import.meta.url)), [socketPath], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    execArgv: helperExecArgv(),
-  });
+  const child: ChildProcess = fork(
+    fileURLToPath(new URL('./sim-process.js', import.meta.url)),
+    [socketPath],
+    {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      execArgv: helperExecArgv(),
+    },
+  );
   if (child.pid !== undefined) await leaveMemoryLimit(child.pid);
   await new Promise<void>((resolve, reject) => {
     child.once('message', () => resolve());

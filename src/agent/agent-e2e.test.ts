@@ -196,8 +196,16 @@ describe('vppnet-agent against the simulator', { skip: SIM_ONLY }, () => {
   it('stays Ready with a VM port VPP cannot create, and names that port and why', async () => {
     const blocker = path.join(dir, 'not-a-directory');
     await writeFile(blocker, '');
-    const config = parseYaml(configYaml(underlay, 1, dir)) as { ports: { name: string; attach: { socket: string } }[] };
-    config.ports.push({ ...config.ports[0]!, name: 'vm-bad', mac: '52:54:00:00:00:06', ip: '10.0.0.6', attach: { type: 'vhost-user', socket: path.join(blocker, 'vm-bad.sock') } } as never);
+    const config = parseYaml(configYaml(underlay, 1, dir)) as {
+      ports: { name: string; attach: { socket: string } }[];
+    };
+    config.ports.push({
+      ...config.ports[0]!,
+      name: 'vm-bad',
+      mac: '52:54:00:00:00:06',
+      ip: '10.0.0.6',
+      attach: { type: 'vhost-user', socket: path.join(blocker, 'vm-bad.sock') },
+    } as never);
     await writeFile(configPath(), stringify(config));
     const agent = newAgent();
     const first = nextPass(agent);
@@ -206,13 +214,23 @@ describe('vppnet-agent against the simulator', { skip: SIM_ONLY }, () => {
       const pass = await first;
       assert.equal(pass.outcome, 'partial', 'retried with backoff like any failure');
       assert.equal(pass.nodeProblems, 0);
-      assert.deepEqual(pass.brokenPorts.map((p) => p.port), ['vm-bad']);
+      assert.deepEqual(
+        pass.brokenPorts.map((p) => p.port),
+        ['vm-bad'],
+      );
       const readiness = agent.readiness();
       assert.equal(readiness.ready, true, readiness.reasons.join('; '));
       assert.equal(readiness.brokenPorts.length, 1);
-      assert.match(readiness.brokenPorts[0]!, new RegExp(`^port vm-bad: host-directory:${blocker}: create failed: .*${blocker} exists and is not a directory`));
+      assert.match(
+        readiness.brokenPorts[0]!,
+        new RegExp(
+          `^port vm-bad: host-directory:${blocker}: create failed: .*${blocker} exists and is not a directory`,
+        ),
+      );
       assert.match(await agent.metrics.registry.metrics(), /^vppnet_vm_ports_broken 1$/m);
-      const good = (await observer.dump(msg.sw_interface_dump, { sw_if_index: 0xffffffff })).filter((i) => i.tag === 'vppnet:vm:vm1');
+      const good = (await observer.dump(msg.sw_interface_dump, { sw_if_index: 0xffffffff })).filter(
+        (i) => i.tag === 'vppnet:vm:vm1',
+      );
       assert.equal(good.length, 1, 'the good port is served');
     } finally {
       await agent.stop();

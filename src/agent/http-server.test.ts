@@ -107,10 +107,22 @@ describe('AgentHttpServer', () => {
     assert.match(reply.body, /^vppnet_vpp_connection_state\{state="connecting"\} 0$/m);
     assert.match(reply.body, /^vppnet_owned_objects\{kind="route"\} 3$/m);
     assert.match(reply.body, /^vppnet_config_valid 1$/m);
-    assert.match(reply.body, /^vppnet_attachment_duration_seconds_bucket\{le="0.1",op="attach",outcome="11"\} 0$/m);
-    assert.match(reply.body, /^vppnet_attachment_duration_seconds_bucket\{le="0.15",op="attach",outcome="11"\} 1$/m);
-    assert.match(reply.body, /^vppnet_attachment_phase_seconds_bucket\{le="0.05",op="attach",phase="vpp_lock"\} 0$/m);
-    assert.match(reply.body, /^vppnet_attachment_phase_seconds_bucket\{le="0.1",op="attach",phase="vpp_lock"\} 1$/m);
+    assert.match(
+      reply.body,
+      /^vppnet_attachment_duration_seconds_bucket\{le="0.1",op="attach",outcome="11"\} 0$/m,
+    );
+    assert.match(
+      reply.body,
+      /^vppnet_attachment_duration_seconds_bucket\{le="0.15",op="attach",outcome="11"\} 1$/m,
+    );
+    assert.match(
+      reply.body,
+      /^vppnet_attachment_phase_seconds_bucket\{le="0.05",op="attach",phase="vpp_lock"\} 0$/m,
+    );
+    assert.match(
+      reply.body,
+      /^vppnet_attachment_phase_seconds_bucket\{le="0.1",op="attach",phase="vpp_lock"\} 1$/m,
+    );
     assert.doesNotMatch(reply.body, /phase="record"/, 'a phase the call never reached is not observed');
   });
 

@@ -33,7 +33,10 @@ interface Fixture {
   dir: string;
 }
 
-function rawConfig(f: Fixture, opts: { vpcs?: number; routesPerVpc?: number; ports?: boolean } = {}): Record<string, unknown> {
+function rawConfig(
+  f: Fixture,
+  opts: { vpcs?: number; routesPerVpc?: number; ports?: boolean } = {},
+): Record<string, unknown> {
   const nVpcs = opts.vpcs ?? 2;
   const vpcs = Array.from({ length: nVpcs }, (_, i) => ({
     name: `vpc-${i + 1}`,
@@ -74,7 +77,11 @@ function config(f: Fixture, opts?: Parameters<typeof rawConfig>[1]): AgentConfig
   return validateConfig(rawConfig(f, opts));
 }
 
-async function apply(f: Fixture, cfg: AgentConfig, globals: SrGlobalsStore): Promise<Awaited<ReturnType<typeof reconcile>>> {
+async function apply(
+  f: Fixture,
+  cfg: AgentConfig,
+  globals: SrGlobalsStore,
+): Promise<Awaited<ReturnType<typeof reconcile>>> {
   const outcome = await reconcile(cfg, { client: f.client, host: noHostLinks, globals });
   assert.deepEqual(
     outcome.result?.failed.map((x) => `${x.op.action} ${x.op.resource.key}: ${x.error.message}`),
@@ -94,11 +101,23 @@ async function setup(opts: { fresh?: boolean } = {}): Promise<Fixture> {
   void opts;
   const target = await startVppTarget();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-rec-'));
-  const other = new VppClient({ socketPath: target.socketPath, clientName: 'someone-else', healthCheckIntervalMs: 0 });
+  const other = new VppClient({
+    socketPath: target.socketPath,
+    clientName: 'someone-else',
+    healthCheckIntervalMs: 0,
+  });
   await other.connect();
   const lo = await other.call(msg.create_loopback_instance, {});
-  const [details] = await other.dump(msg.sw_interface_dump, { sw_if_index: lo.sw_if_index, name_filter_valid: false });
-  const client = new VppClient({ socketPath: target.socketPath, clientName: 'vppnet-test', healthCheckIntervalMs: 0, retryStrategy: () => 20 });
+  const [details] = await other.dump(msg.sw_interface_dump, {
+    sw_if_index: lo.sw_if_index,
+    name_filter_valid: false,
+  });
+  const client = new VppClient({
+    socketPath: target.socketPath,
+    clientName: 'vppnet-test',
+    healthCheckIntervalMs: 0,
+    retryStrategy: () => 20,
+  });
   await client.connect();
   return { target, client, other, underlay: details!.interface_name, dir };
 }
@@ -160,7 +179,9 @@ describe('reconciler', () => {
     // Remove one remote route of vpc-1: its steering entry only (the policy still serves the other).
     const raw = rawConfig(f);
     (raw.remoteRoutes as unknown[]).splice(0, 1);
-    assert.deepEqual(await planOps(f, validateConfig(raw), globals), ['delete sr-steering:ip4:100:10.1.0.0/24']);
+    assert.deepEqual(await planOps(f, validateConfig(raw), globals), [
+      'delete sr-steering:ip4:100:10.1.0.0/24',
+    ]);
     await apply(f, validateConfig(raw), globals);
 
     // Add a third VPC with a port and a route.
@@ -169,7 +190,10 @@ describe('reconciler', () => {
     assert.ok(ops.includes('create ip-table:ip4:102'));
     assert.ok(ops.includes('create interface:vppnet:vm:vm-3'));
     assert.ok(ops.includes('create sr-steering:ip4:102:10.1.0.0/24'));
-    assert.ok(ops.every((o) => o.startsWith('create') || o === 'create sr-steering:ip4:100:10.1.0.0/24'), ops.join('\n'));
+    assert.ok(
+      ops.every((o) => o.startsWith('create') || o === 'create sr-steering:ip4:100:10.1.0.0/24'),
+      ops.join('\n'),
+    );
     await apply(f, three, globals);
     assert.deepEqual(await planOps(f, three, globals), []);
 
@@ -177,9 +201,15 @@ describe('reconciler', () => {
     const noPort = rawConfig(f, { vpcs: 3 });
     (noPort.ports as unknown[]).splice(2, 1);
     const portOps = await planOps(f, validateConfig(noPort), globals);
-    assert.ok(portOps.every((o) => o.startsWith('delete ')), portOps.join('\n'));
+    assert.ok(
+      portOps.every((o) => o.startsWith('delete ')),
+      portOps.join('\n'),
+    );
     assert.ok(portOps.includes('delete interface:vppnet:vm:vm-3'));
-    assert.ok(portOps.indexOf('delete route:ip4:102:10.0.0.5/32') < portOps.indexOf('delete interface:vppnet:vm:vm-3'));
+    assert.ok(
+      portOps.indexOf('delete route:ip4:102:10.0.0.5/32') <
+        portOps.indexOf('delete interface:vppnet:vm:vm-3'),
+    );
     await apply(f, validateConfig(noPort), globals);
 
     const two = config(f, { vpcs: 2 });
@@ -198,10 +228,14 @@ describe('reconciler', () => {
     const ops = await planOps(f, validateConfig(raw), globals);
     assert.ok(ops.includes('update sr-encap-source'));
     assert.equal(ops.filter((o) => o.startsWith('create sr-policy')).length, 2);
-    assert.ok(ops.indexOf('delete sr-steering:ip4:100:10.1.0.0/24') < ops.indexOf('delete sr-policy:fc00:1:ff::1'));
+    assert.ok(
+      ops.indexOf('delete sr-steering:ip4:100:10.1.0.0/24') < ops.indexOf('delete sr-policy:fc00:1:ff::1'),
+    );
     await apply(f, validateConfig(raw), globals);
     const policies = await f.client.dump(msg.sr_policies_v2_dump, {});
-    assert.ok(policies.filter((p) => p.bsid.startsWith('fc00:1:ff::')).every((p) => p.encap_src === '2001:db8::99'));
+    assert.ok(
+      policies.filter((p) => p.bsid.startsWith('fc00:1:ff::')).every((p) => p.encap_src === '2001:db8::99'),
+    );
     await apply(f, config(f), globals);
   });
 
@@ -211,20 +245,36 @@ describe('reconciler', () => {
     const restarted = new VppClient({ socketPath: f.target.socketPath, healthCheckIntervalMs: 0 });
     await restarted.connect();
     try {
-      const { plan } = await reconcile(cfg, { client: restarted, host: noHostLinks, globals, planOnly: true });
+      const { plan } = await reconcile(cfg, {
+        client: restarted,
+        host: noHostLinks,
+        globals,
+        planOnly: true,
+      });
       assert.deepEqual(plan.ops, []);
       // Without the persisted globals, VPP's CLI still reports both (show sr encaps hop-limit /
       // source addr); only the underlay's neighbour advertisement, which leaves no trace in VPP, is
       // sent again.
-      const fresh = await reconcile(cfg, { client: restarted, host: noHostLinks, globals: memoryStore(), planOnly: true });
-      assert.deepEqual(fresh.plan.ops.map((o) => o.resource.key), [`neighbor-announcement:${f.underlay}:2001:db8::1`]);
+      const fresh = await reconcile(cfg, {
+        client: restarted,
+        host: noHostLinks,
+        globals: memoryStore(),
+        planOnly: true,
+      });
+      assert.deepEqual(
+        fresh.plan.ops.map((o) => o.resource.key),
+        [`neighbor-announcement:${f.underlay}:2001:db8::1`],
+      );
     } finally {
       await restarted.close();
     }
   });
 
   it('converges with the service bridge, and a second pass plans nothing', async () => {
-    const raw = { ...rawConfig(f), services: { dhcpServer: '169.254.169.103', dnsAddress: '169.254.169.53' } };
+    const raw = {
+      ...rawConfig(f),
+      services: { dhcpServer: '169.254.169.103', dnsAddress: '169.254.169.53' },
+    };
     const cfg = validateConfig(raw);
     const first = await apply(f, cfg, globals);
     assert.ok(first.plan.ops.some((o) => o.resource.kind === 'nat-static'));
@@ -240,18 +290,48 @@ describe('reconciler', () => {
 
   it("leaves other clients' VPP configuration alone", async () => {
     const o = f.other;
-    await o.call(msg.ip_table_add_del, { is_add: true, table: { table_id: 77, is_ip6: false, name: 'not-vppnet' } });
+    await o.call(msg.ip_table_add_del, {
+      is_add: true,
+      table: { table_id: 77, is_ip6: false, name: 'not-vppnet' },
+    });
     const lo = await o.call(msg.create_loopback_instance, {});
-    await o.call(msg.sw_interface_tag_add_del, { is_add: true, sw_if_index: lo.sw_if_index, tag: 'other:lo' });
+    await o.call(msg.sw_interface_tag_add_del, {
+      is_add: true,
+      sw_if_index: lo.sw_if_index,
+      tag: 'other:lo',
+    });
     await o.call(msg.sw_interface_set_table, { sw_if_index: lo.sw_if_index, is_ipv6: false, vrf_id: 77 });
-    await o.call(msg.sw_interface_add_del_address, { sw_if_index: lo.sw_if_index, is_add: true, prefix: { address: { af: 0, un: { ip4: '192.0.2.1' } }, len: 24 } });
+    await o.call(msg.sw_interface_add_del_address, {
+      sw_if_index: lo.sw_if_index,
+      is_add: true,
+      prefix: { address: { af: 0, un: { ip4: '192.0.2.1' } }, len: 24 },
+    });
     await o.call(msg.ip_route_add_del, {
       is_add: true,
-      route: { table_id: 77, prefix: { address: { af: 0, un: { ip4: '198.51.100.0' } }, len: 24 }, paths: [{ sw_if_index: lo.sw_if_index, proto: 0, nh: { address: { ip4: '192.0.2.2' } } }] },
+      route: {
+        table_id: 77,
+        prefix: { address: { af: 0, un: { ip4: '198.51.100.0' } }, len: 24 },
+        paths: [{ sw_if_index: lo.sw_if_index, proto: 0, nh: { address: { ip4: '192.0.2.2' } } }],
+      },
     });
-    await o.call(msg.sr_policy_add, { bsid_addr: 'fd99::1', is_encap: true, sids: { num_sids: 1, weight: 1, sids: ['fd98::1'] } });
-    await o.call(msg.sr_steering_add_del, { is_del: false, bsid_addr: 'fd99::1', table_id: 77, prefix: { address: { af: 0, un: { ip4: '203.0.113.0' } }, len: 24 }, traffic_type: 4 });
-    await o.call(msg.sr_localsid_add_del, { is_del: false, localsid: 'fd97::1', behavior: 1, sw_if_index: 0xffffffff });
+    await o.call(msg.sr_policy_add, {
+      bsid_addr: 'fd99::1',
+      is_encap: true,
+      sids: { num_sids: 1, weight: 1, sids: ['fd98::1'] },
+    });
+    await o.call(msg.sr_steering_add_del, {
+      is_del: false,
+      bsid_addr: 'fd99::1',
+      table_id: 77,
+      prefix: { address: { af: 0, un: { ip4: '203.0.113.0' } }, len: 24 },
+      traffic_type: 4,
+    });
+    await o.call(msg.sr_localsid_add_del, {
+      is_del: false,
+      localsid: 'fd97::1',
+      behavior: 1,
+      sw_if_index: 0xffffffff,
+    });
 
     await apply(f, config(f), globals);
     // An empty desired state deletes everything vppnet owns and nothing else.
@@ -276,11 +356,26 @@ describe('reconciler', () => {
     // API routes of a deleted table, and they resurface in the next table to reuse its index.
     await o.call(msg.ip_route_add_del, {
       is_add: false,
-      route: { table_id: 77, prefix: { address: { af: 0, un: { ip4: '198.51.100.0' } }, len: 24 }, paths: [{ sw_if_index: lo.sw_if_index, proto: 0, nh: { address: { ip4: '192.0.2.2' } } }] },
+      route: {
+        table_id: 77,
+        prefix: { address: { af: 0, un: { ip4: '198.51.100.0' } }, len: 24 },
+        paths: [{ sw_if_index: lo.sw_if_index, proto: 0, nh: { address: { ip4: '192.0.2.2' } } }],
+      },
     });
-    await o.call(msg.sr_steering_add_del, { is_del: true, bsid_addr: 'fd99::1', table_id: 77, prefix: { address: { af: 0, un: { ip4: '203.0.113.0' } }, len: 24 }, traffic_type: 4 });
+    await o.call(msg.sr_steering_add_del, {
+      is_del: true,
+      bsid_addr: 'fd99::1',
+      table_id: 77,
+      prefix: { address: { af: 0, un: { ip4: '203.0.113.0' } }, len: 24 },
+      traffic_type: 4,
+    });
     await o.call(msg.sr_policy_del, { bsid_addr: 'fd99::1' });
-    await o.call(msg.sr_localsid_add_del, { is_del: true, localsid: 'fd97::1', behavior: 1, sw_if_index: 0xffffffff });
+    await o.call(msg.sr_localsid_add_del, {
+      is_del: true,
+      localsid: 'fd97::1',
+      behavior: 1,
+      sw_if_index: 0xffffffff,
+    });
     await o.call(msg.delete_loopback, { sw_if_index: lo.sw_if_index });
     await o.call(msg.ip_table_add_del, { is_add: false, table: { table_id: 77, is_ip6: false } });
   });
@@ -314,7 +409,11 @@ describe('reconciler across VPP restarts (simulator)', { skip: SIM_ONLY }, () =>
     await sim.restart({ reshuffleIds: true, downtimeMs: 50 });
     const partial = await interrupted.catch((err: unknown) => err as Error);
     if (!(partial instanceof Error)) {
-      assert.ok((partial.result?.failed.length ?? 0) > 0 || (partial.result?.skipped.length ?? 0) > 0 || partial.plan.ops.length > 0);
+      assert.ok(
+        (partial.result?.failed.length ?? 0) > 0 ||
+          (partial.result?.skipped.length ?? 0) > 0 ||
+          partial.plan.ops.length > 0,
+      );
     }
     await ready;
     // The underlay loopback was lost with VPP's state: someone else recreates it, as a NIC would reappear.

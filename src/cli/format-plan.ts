@@ -24,7 +24,14 @@ export function formatPlan(plan: Plan, opts: { verbose?: boolean } = {}): string
 
 export function planToJson(plan: Plan): unknown {
   return {
-    ops: plan.ops.map((o) => ({ action: o.action, kind: o.resource.kind, key: o.resource.key, level: o.level, reason: o.reason, value: o.resource.value })),
+    ops: plan.ops.map((o) => ({
+      action: o.action,
+      kind: o.resource.kind,
+      key: o.resource.key,
+      level: o.level,
+      reason: o.reason,
+      value: o.resource.value,
+    })),
     pending: plan.pending.map((p) => ({ key: p.resource.key, waitingFor: p.waitingFor })),
     unchanged: plan.unchanged,
   };

@@ -17,7 +17,10 @@ export async function loadConfigFile(path: string): Promise<AgentConfig> {
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    throw new ConfigError([{ path: '(file)', message: `cannot read ${path}: ${(err as Error).message}` }], path);
+    throw new ConfigError(
+      [{ path: '(file)', message: `cannot read ${path}: ${(err as Error).message}` }],
+      path,
+    );
   }
   return parseConfig(text, path);
 }

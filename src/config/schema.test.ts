@@ -10,7 +10,11 @@ describe('configuration reference', () => {
   it('is in the README exactly as generated from the schema', () => {
     const m = /<!-- config-reference:start -->\n([\s\S]*?)\n<!-- config-reference:end -->/.exec(README);
     assert.ok(m, 'README has the config-reference markers');
-    assert.equal(m[1], configReferenceMarkdown(), 'run: node dist/src/cli/vppnet.js config-reference, and paste it into README.md');
+    assert.equal(
+      m[1],
+      configReferenceMarkdown(),
+      'run: node dist/src/cli/vppnet.js config-reference, and paste it into README.md',
+    );
   });
 
   it('lists every field validation accepts, and validation rejects what it does not list', () => {
@@ -18,7 +22,12 @@ describe('configuration reference', () => {
     for (const parent of ['', 'node', 'node.underlay', 'node.srv6', 'services']) {
       assert.ok(fieldsUnder(parent).length > 0, parent);
       const raw: Record<string, unknown> = { node: { name: 'n', underlay: {}, srv6: {} } };
-      const target = parent === '' ? raw : parent.split('.').reduce<Record<string, unknown>>((o, k) => (o[k] ??= {}) as Record<string, unknown>, raw);
+      const target =
+        parent === ''
+          ? raw
+          : parent
+              .split('.')
+              .reduce<Record<string, unknown>>((o, k) => (o[k] ??= {}) as Record<string, unknown>, raw);
       target.notInTheSchema = 1;
       const err = (() => {
         try {
@@ -29,8 +38,15 @@ describe('configuration reference', () => {
         return undefined;
       })();
       assert.ok(err instanceof ConfigError);
-      assert.ok(err.problems.some((p) => p.path.endsWith('notInTheSchema') && /unknown field/.test(p.message)), parent);
+      assert.ok(
+        err.problems.some((p) => p.path.endsWith('notInTheSchema') && /unknown field/.test(p.message)),
+        parent,
+      );
     }
-    assert.equal(new Set(CONFIG_FIELDS.map((f) => f.path)).size, CONFIG_FIELDS.length, 'no field documented twice');
+    assert.equal(
+      new Set(CONFIG_FIELDS.map((f) => f.path)).size,
+      CONFIG_FIELDS.length,
+      'no field documented twice',
+    );
   });
 });

@@ -24,10 +24,21 @@ export const CONFIG_FIELDS: readonly FieldDoc[] = [
     path: 'node.underlay.interface',
     type: 'string',
     required: true,
-    description: 'An existing VPP interface (a DPDK NIC, memif or af_packet): configured, never created or deleted.',
+    description:
+      'An existing VPP interface (a DPDK NIC, memif or af_packet): configured, never created or deleted.',
   },
-  { path: 'node.underlay.address', type: 'IPv6 prefix', required: true, description: "This node's underlay address with its prefix length, e.g. 2001:db8::1/64." },
-  { path: 'node.underlay.gateway', type: 'IPv6 address', required: true, description: 'Next hop of the IPv6 default route (table 0), on the underlay subnet.' },
+  {
+    path: 'node.underlay.address',
+    type: 'IPv6 prefix',
+    required: true,
+    description: "This node's underlay address with its prefix length, e.g. 2001:db8::1/64.",
+  },
+  {
+    path: 'node.underlay.gateway',
+    type: 'IPv6 address',
+    required: true,
+    description: 'Next hop of the IPv6 default route (table 0), on the underlay subnet.',
+  },
   {
     path: 'node.underlay.neighborMaxAgeSeconds',
     type: 'integer 0-86400',
@@ -47,45 +58,63 @@ export const CONFIG_FIELDS: readonly FieldDoc[] = [
     path: 'node.vhostUser',
     type: 'mapping',
     required: false,
-    description: "Defaults for the vhost-user sockets VPP serves to the VMs' QEMU; a port's `attach` may override `uid`, `gid` and `mode`.",
+    description:
+      "Defaults for the vhost-user sockets VPP serves to the VMs' QEMU; a port's `attach` may override `uid`, `gid` and `mode`.",
   },
   {
     path: 'node.vhostUser.uid',
     type: 'integer 0-4294967294',
     required: false,
     default: "VPP's (root)",
-    description: 'Owner of each socket, set after VPP creates it and again whenever VPP re-creates it. Numeric: the agent does not see the host\'s user names (`id -u libvirt-qemu`).',
+    description:
+      "Owner of each socket, set after VPP creates it and again whenever VPP re-creates it. Numeric: the agent does not see the host's user names (`id -u libvirt-qemu`).",
   },
   {
     path: 'node.vhostUser.gid',
     type: 'integer 0-4294967294',
     required: false,
     default: "VPP's (root)",
-    description: "Group of each socket, e.g. the gid of libvirt's `kvm` group (`getent group kvm`), so a QEMU that does not run as root can connect.",
+    description:
+      "Group of each socket, e.g. the gid of libvirt's `kvm` group (`getent group kvm`), so a QEMU that does not run as root can connect.",
   },
   {
     path: 'node.vhostUser.mode',
     type: 'octal string',
     required: false,
     default: `'${NODE_DEFAULTS.vhostSocketMode}'`,
-    description: 'Permission bits of each socket, quoted (YAML reads 0660 unquoted as decimal 660). Connecting needs write permission.',
+    description:
+      'Permission bits of each socket, quoted (YAML reads 0660 unquoted as decimal 660). Connecting needs write permission.',
   },
   {
     path: 'node.vhostUser.directoryMode',
     type: 'octal string',
     required: false,
     default: `'${NODE_DEFAULTS.vhostDirectoryMode}'`,
-    description: "Permission bits of the socket directories vppnet creates (owned by root, with `gid` as group when set); existing directories are left as they are.",
+    description:
+      'Permission bits of the socket directories vppnet creates (owned by root, with `gid` as group when set); existing directories are left as they are.',
   },
   { path: 'node.srv6', type: 'mapping', required: true, description: 'SRv6 settings.' },
   {
     path: 'node.srv6.locator',
     type: 'IPv6 prefix',
     required: true,
-    description: "This node's SID block, routed to it by the underlay (≤ /112). Must not contain the underlay address.",
+    description:
+      "This node's SID block, routed to it by the underlay (≤ /112). Must not contain the underlay address.",
   },
-  { path: 'node.srv6.encapSource', type: 'IPv6 address', required: false, default: 'the underlay address', description: 'Outer source of encapsulated packets.' },
-  { path: 'node.srv6.hopLimit', type: 'integer 1-255', required: false, default: '64', description: 'Outer hop limit.' },
+  {
+    path: 'node.srv6.encapSource',
+    type: 'IPv6 address',
+    required: false,
+    default: 'the underlay address',
+    description: 'Outer source of encapsulated packets.',
+  },
+  {
+    path: 'node.srv6.hopLimit',
+    type: 'integer 1-255',
+    required: false,
+    default: '64',
+    description: 'Outer hop limit.',
+  },
   {
     path: 'node.srv6.bsidPrefix',
     type: 'IPv6 prefix',
@@ -93,13 +122,46 @@ export const CONFIG_FIELDS: readonly FieldDoc[] = [
     default: 'locator with 0xff in its last 16 prefix bits, 16 bits longer (fc00:1::/48 → fc00:1:ff::/64)',
     description: "Binding SIDs of vppnet's policies come from here; must not overlap the locator.",
   },
-  { path: 'vpcs', type: 'list', required: false, default: '[]', description: 'The VPCs with VMs or routes on this node.' },
-  { path: 'vpcs[].name', type: 'name', required: true, description: 'Unique; used in VPP tags and table names.' },
+  {
+    path: 'vpcs',
+    type: 'list',
+    required: false,
+    default: '[]',
+    description: 'The VPCs with VMs or routes on this node.',
+  },
+  {
+    path: 'vpcs[].name',
+    type: 'name',
+    required: true,
+    description: 'Unique; used in VPP tags and table names.',
+  },
   { path: 'vpcs[].id', type: 'integer 1-16777215', required: true, description: 'Unique VPC id.' },
-  { path: 'vpcs[].table', type: 'integer', required: false, default: 'the id', description: "The VPC's IPv4 VRF in VPP (not the services table)." },
-  { path: 'vpcs[].sid', type: 'IPv6 address', required: false, default: 'locator + id', description: "This node's End.DT4 SID for the VPC, inside the locator." },
-  { path: 'vpcs[].subnets', type: 'list of IPv4 prefixes', required: true, description: "The VPC's subnets (VPCs may overlap each other)." },
-  { path: 'vpcs[].gateway', type: 'IPv4 address', required: true, description: "The VMs' gateway, a host address in one of the subnets." },
+  {
+    path: 'vpcs[].table',
+    type: 'integer',
+    required: false,
+    default: 'the id',
+    description: "The VPC's IPv4 VRF in VPP (not the services table).",
+  },
+  {
+    path: 'vpcs[].sid',
+    type: 'IPv6 address',
+    required: false,
+    default: 'locator + id',
+    description: "This node's End.DT4 SID for the VPC, inside the locator.",
+  },
+  {
+    path: 'vpcs[].subnets',
+    type: 'list of IPv4 prefixes',
+    required: true,
+    description: "The VPC's subnets (VPCs may overlap each other).",
+  },
+  {
+    path: 'vpcs[].gateway',
+    type: 'IPv4 address',
+    required: true,
+    description: "The VMs' gateway, a host address in one of the subnets.",
+  },
   {
     path: 'vpcs[].mtu',
     type: 'integer',
@@ -111,7 +173,12 @@ export const CONFIG_FIELDS: readonly FieldDoc[] = [
   { path: 'ports[].name', type: 'name', required: true, description: 'Unique port name.' },
   { path: 'ports[].vpc', type: 'name', required: true, description: 'The VPC the VM is in.' },
   { path: 'ports[].mac', type: 'MAC address', required: true, description: "The VM's (unicast) MAC." },
-  { path: 'ports[].ip', type: 'IPv4 address', required: true, description: "The VM's address, a host address of a VPC subnet, not the gateway." },
+  {
+    path: 'ports[].ip',
+    type: 'IPv4 address',
+    required: true,
+    description: "The VM's address, a host address of a VPC subnet, not the gateway.",
+  },
   {
     path: 'ports[].attach',
     type: 'mapping',
@@ -119,27 +186,106 @@ export const CONFIG_FIELDS: readonly FieldDoc[] = [
     description:
       'How VPP reaches the VM, by `type`: `vhost-user` (`socket`: absolute path, VPP is the server), `veth` (`netns`, `ifname`: a veth pair into a network namespace, VPP side by af_packet — tests and demos), `tap` (`netns`, `ifname`; needs /dev/vhost-net) or `interface` (`name`: an existing VPP interface).',
   },
-  { path: 'ports[].attach.type', type: 'vhost-user | veth | tap | interface', required: true, description: 'See attach.' },
+  {
+    path: 'ports[].attach.type',
+    type: 'vhost-user | veth | tap | interface',
+    required: true,
+    description: 'See attach.',
+  },
   {
     path: 'ports[].attach.socket',
     type: 'path',
     required: false,
-    description: "vhost-user only: VPP's socket for the VM's QEMU (`reconnect` on the QEMU side); its directory is created when missing (node.vhostUser.directoryMode).",
+    description:
+      "vhost-user only: VPP's socket for the VM's QEMU (`reconnect` on the QEMU side); its directory is created when missing (node.vhostUser.directoryMode).",
   },
-  { path: 'ports[].attach.uid', type: 'integer', required: false, default: 'node.vhostUser.uid', description: "vhost-user only: the socket's owner." },
-  { path: 'ports[].attach.gid', type: 'integer', required: false, default: 'node.vhostUser.gid', description: "vhost-user only: the socket's group." },
-  { path: 'ports[].attach.mode', type: 'octal string', required: false, default: 'node.vhostUser.mode', description: "vhost-user only: the socket's permission bits." },
-  { path: 'ports[].attach.netns', type: 'string', required: false, description: 'veth and tap: the namespace name (under /run/netns) or path.' },
-  { path: 'ports[].attach.ifname', type: 'interface name', required: false, default: 'eth0', description: 'veth and tap: the interface name inside the namespace.' },
-  { path: 'ports[].attach.name', type: 'string', required: false, description: 'interface only: the VPP interface name.' },
-  { path: 'remoteRoutes', type: 'list', required: false, default: '[]', description: 'Prefixes of VPCs that live on other hypervisors.' },
+  {
+    path: 'ports[].attach.uid',
+    type: 'integer',
+    required: false,
+    default: 'node.vhostUser.uid',
+    description: "vhost-user only: the socket's owner.",
+  },
+  {
+    path: 'ports[].attach.gid',
+    type: 'integer',
+    required: false,
+    default: 'node.vhostUser.gid',
+    description: "vhost-user only: the socket's group.",
+  },
+  {
+    path: 'ports[].attach.mode',
+    type: 'octal string',
+    required: false,
+    default: 'node.vhostUser.mode',
+    description: "vhost-user only: the socket's permission bits.",
+  },
+  {
+    path: 'ports[].attach.netns',
+    type: 'string',
+    required: false,
+    description: 'veth and tap: the namespace name (under /run/netns) or path.',
+  },
+  {
+    path: 'ports[].attach.ifname',
+    type: 'interface name',
+    required: false,
+    default: 'eth0',
+    description: 'veth and tap: the interface name inside the namespace.',
+  },
+  {
+    path: 'ports[].attach.name',
+    type: 'string',
+    required: false,
+    description: 'interface only: the VPP interface name.',
+  },
+  {
+    path: 'remoteRoutes',
+    type: 'list',
+    required: false,
+    default: '[]',
+    description: 'Prefixes of VPCs that live on other hypervisors.',
+  },
   { path: 'remoteRoutes[].vpc', type: 'name', required: true, description: 'The VPC.' },
-  { path: 'remoteRoutes[].prefix', type: 'IPv4 prefix', required: true, description: 'The remote prefix (unique per VPC).' },
-  { path: 'remoteRoutes[].sid', type: 'IPv6 address', required: true, description: "The remote node's End.DT4 SID for this VPC (outside this node's locator)." },
-  { path: 'services', type: 'mapping', required: false, description: 'The service bridge (DHCP, DNS-proxy, metadata pods); absent: no service bridge.' },
-  { path: 'services.table', type: 'integer', required: false, default: String(SERVICE_DEFAULTS.table), description: 'IPv4 table of the service bridge.' },
-  { path: 'services.bridgeDomain', type: 'integer', required: false, default: String(SERVICE_DEFAULTS.bridgeDomain), description: 'VPP bridge domain id.' },
-  { path: 'services.gateway', type: 'IPv4 prefix', required: false, default: SERVICE_DEFAULTS.gateway, description: "The bridge's gateway (BVI) address and length; pods route 169.252.252.0/24 via it." },
+  {
+    path: 'remoteRoutes[].prefix',
+    type: 'IPv4 prefix',
+    required: true,
+    description: 'The remote prefix (unique per VPC).',
+  },
+  {
+    path: 'remoteRoutes[].sid',
+    type: 'IPv6 address',
+    required: true,
+    description: "The remote node's End.DT4 SID for this VPC (outside this node's locator).",
+  },
+  {
+    path: 'services',
+    type: 'mapping',
+    required: false,
+    description: 'The service bridge (DHCP, DNS-proxy, metadata pods); absent: no service bridge.',
+  },
+  {
+    path: 'services.table',
+    type: 'integer',
+    required: false,
+    default: String(SERVICE_DEFAULTS.table),
+    description: 'IPv4 table of the service bridge.',
+  },
+  {
+    path: 'services.bridgeDomain',
+    type: 'integer',
+    required: false,
+    default: String(SERVICE_DEFAULTS.bridgeDomain),
+    description: 'VPP bridge domain id.',
+  },
+  {
+    path: 'services.gateway',
+    type: 'IPv4 prefix',
+    required: false,
+    default: SERVICE_DEFAULTS.gateway,
+    description: "The bridge's gateway (BVI) address and length; pods route 169.252.252.0/24 via it.",
+  },
   {
     path: 'services.vmAddressRange',
     type: 'IPv4 prefix',
@@ -147,29 +293,47 @@ export const CONFIG_FIELDS: readonly FieldDoc[] = [
     default: SERVICE_DEFAULTS.vmAddressRange,
     description: 'Per-VM service addresses (what services see as the source); a /24 serves ~250 VMs.',
   },
-  { path: 'services.metadataAddress', type: 'IPv4 address', required: false, default: SERVICE_DEFAULTS.metadataAddress, description: "The metadata pod's address, reachable from every VPC." },
-  { path: 'services.dnsAddress', type: 'IPv4 address', required: false, description: "The DNS-proxy pod's address, reachable from every VPC." },
-  { path: 'services.dhcpServer', type: 'IPv4 address', required: false, description: "The DHCP pod's address; set: DHCP from VMs is relayed there with option 82." },
+  {
+    path: 'services.metadataAddress',
+    type: 'IPv4 address',
+    required: false,
+    default: SERVICE_DEFAULTS.metadataAddress,
+    description: "The metadata pod's address, reachable from every VPC.",
+  },
+  {
+    path: 'services.dnsAddress',
+    type: 'IPv4 address',
+    required: false,
+    description: "The DNS-proxy pod's address, reachable from every VPC.",
+  },
+  {
+    path: 'services.dhcpServer',
+    type: 'IPv4 address',
+    required: false,
+    description: "The DHCP pod's address; set: DHCP from VMs is relayed there with option 82.",
+  },
   {
     path: 'services.addressHoldSeconds',
     type: 'integer 0-86400',
     required: false,
     default: String(SERVICE_DEFAULTS.addressHoldSeconds),
-    description: "How long a freed VM service address is held back before another VM gets it.",
+    description: 'How long a freed VM service address is held back before another VM gets it.',
   },
 ];
 
 /** The field names allowed directly under `path` (e.g. 'node.underlay' → interface, address, gateway). */
 export function fieldsUnder(path: string): string[] {
   const prefix = path === '' ? '' : `${path}.`;
-  return CONFIG_FIELDS.filter((f) => f.path.startsWith(prefix) && !f.path.slice(prefix.length).includes('.'))
-    .map((f) => f.path.slice(prefix.length).replace(/\[\]$/, ''));
+  return CONFIG_FIELDS.filter(
+    (f) => f.path.startsWith(prefix) && !f.path.slice(prefix.length).includes('.'),
+  ).map((f) => f.path.slice(prefix.length).replace(/\[\]$/, ''));
 }
 
 /** The reference as Markdown (README "Configuration reference"). */
 export function configReferenceMarkdown(): string {
   const rows = CONFIG_FIELDS.map(
-    (f) => `| \`${f.path}\` | ${f.type} | ${f.required ? 'yes' : f.default !== undefined ? `no (default: ${f.default})` : 'no'} | ${f.description} |`,
+    (f) =>
+      `| \`${f.path}\` | ${f.type} | ${f.required ? 'yes' : f.default !== undefined ? `no (default: ${f.default})` : 'no'} | ${f.description} |`,
   );
   return ['| field | type | required | meaning |', '|---|---|---|---|', ...rows].join('\n');
 }

@@ -27,7 +27,15 @@ function base(): RawConfig {
       srv6: { locator: 'fc00:1::/48' },
     },
     vpcs: [{ name: 'vpc-a', id: 10, subnets: ['10.0.0.0/24'], gateway: '10.0.0.1' }],
-    ports: [{ name: 'vm1', vpc: 'vpc-a', mac: '52:54:00:00:00:05', ip: '10.0.0.5', attach: { type: 'vhost-user', socket: '/run/vm1.sock' } }],
+    ports: [
+      {
+        name: 'vm1',
+        vpc: 'vpc-a',
+        mac: '52:54:00:00:00:05',
+        ip: '10.0.0.5',
+        attach: { type: 'vhost-user', socket: '/run/vm1.sock' },
+      },
+    ],
     remoteRoutes: [{ vpc: 'vpc-a', prefix: '10.0.0.7/32', sid: 'fc00:2::a' }],
   };
 }
@@ -59,35 +67,113 @@ describe('config validation', () => {
   });
 
   it('accepts the minimal base config', () => {
-    assert.deepEqual(problems(() => undefined), []);
+    assert.deepEqual(
+      problems(() => undefined),
+      [],
+    );
   });
 
   const cases: [string, (c: RawConfig) => void, string, RegExp][] = [
     ['missing node', (c) => delete (c as Partial<RawConfig>).node, 'node', /required/],
     ['unknown field (typo)', (c) => (c.vpcs[0]!.subnet = ['10.0.0.0/24']), 'vpcs[0].subnet', /unknown field/],
     ['bad VPC name', (c) => (c.vpcs[0]!.name = 'VPC A'), 'vpcs[0].name', /lowercase/],
-    ['duplicate VPC id', (c) => c.vpcs.push({ name: 'vpc-b', id: 10, subnets: ['10.1.0.0/24'], gateway: '10.1.0.1' }), 'vpcs[1].id', /already used/],
-    ['subnet with host bits', (c) => (c.vpcs[0]!.subnets = ['10.0.0.1/24']), 'vpcs[0].subnets[0]', /host bits set/],
-    ['overlapping subnets in one VPC', (c) => (c.vpcs[0]!.subnets = ['10.0.0.0/24', '10.0.0.0/25']), 'vpcs[0].subnets[1]', /overlaps/],
-    ['gateway outside the subnets', (c) => (c.vpcs[0]!.gateway = '10.9.0.1'), 'vpcs[0].gateway', /inside one of the subnets/],
+    [
+      'duplicate VPC id',
+      (c) => c.vpcs.push({ name: 'vpc-b', id: 10, subnets: ['10.1.0.0/24'], gateway: '10.1.0.1' }),
+      'vpcs[1].id',
+      /already used/,
+    ],
+    [
+      'subnet with host bits',
+      (c) => (c.vpcs[0]!.subnets = ['10.0.0.1/24']),
+      'vpcs[0].subnets[0]',
+      /host bits set/,
+    ],
+    [
+      'overlapping subnets in one VPC',
+      (c) => (c.vpcs[0]!.subnets = ['10.0.0.0/24', '10.0.0.0/25']),
+      'vpcs[0].subnets[1]',
+      /overlaps/,
+    ],
+    [
+      'gateway outside the subnets',
+      (c) => (c.vpcs[0]!.gateway = '10.9.0.1'),
+      'vpcs[0].gateway',
+      /inside one of the subnets/,
+    ],
     ['SID outside the locator', (c) => (c.vpcs[0]!.sid = 'fc00:9::a'), 'vpcs[0].sid', /outside the locator/],
     ['port in an unknown VPC', (c) => (c.ports[0]!.vpc = 'nope'), 'ports[0].vpc', /no VPC named/],
     ['port IP outside its VPC', (c) => (c.ports[0]!.ip = '192.168.1.5'), 'ports[0].ip', /not a host address/],
     ['port IP = gateway', (c) => (c.ports[0]!.ip = '10.0.0.1'), 'ports[0].ip', /gateway/],
     ['multicast MAC', (c) => (c.ports[0]!.mac = '01:00:5e:00:00:01'), 'ports[0].mac', /multicast/],
     ['bad attach type', (c) => (c.ports[0]!.attach = { type: 'pci' }), 'ports[0].attach.type', /one of/],
-    ['relative vhost socket', (c) => (c.ports[0]!.attach = { type: 'vhost-user', socket: 'vm1.sock' }), 'ports[0].attach.socket', /absolute/],
-    ['veth ifname too long', (c) => (c.ports[0]!.attach = { type: 'veth', netns: 'vm1', ifname: 'a-very-long-ifname' }), 'ports[0].attach.ifname', /1-15/],
-    ['remote SID in own locator', (c) => (c.remoteRoutes[0]!.sid = 'fc00:1::b'), 'remoteRoutes[0].sid', /own locator/],
-    ['duplicate remote route', (c) => c.remoteRoutes.push({ ...c.remoteRoutes[0]! }), 'remoteRoutes[1].prefix', /already used/],
-    ['an IPv6 address with a zone', (c) => (c.node.underlay.gateway = 'fe80::1%eth0'), 'node.underlay.gateway', /must be an IPv6 address/],
-    ['underlay gateway off-link', (c) => (c.node.underlay.gateway = '2001:db9::1'), 'node.underlay.gateway', /not inside/],
-    ['locator holding the underlay address', (c) => (c.node.srv6.locator = '2001:db8::/32'), 'node.srv6.locator', /underlay address/],
-    ['BSID prefix inside the locator', (c) => (c.node.srv6.bsidPrefix = 'fc00:1:0:1::/64'), 'node.srv6.bsidPrefix', /overlaps the locator/],
+    [
+      'relative vhost socket',
+      (c) => (c.ports[0]!.attach = { type: 'vhost-user', socket: 'vm1.sock' }),
+      'ports[0].attach.socket',
+      /absolute/,
+    ],
+    [
+      'veth ifname too long',
+      (c) => (c.ports[0]!.attach = { type: 'veth', netns: 'vm1', ifname: 'a-very-long-ifname' }),
+      'ports[0].attach.ifname',
+      /1-15/,
+    ],
+    [
+      'remote SID in own locator',
+      (c) => (c.remoteRoutes[0]!.sid = 'fc00:1::b'),
+      'remoteRoutes[0].sid',
+      /own locator/,
+    ],
+    [
+      'duplicate remote route',
+      (c) => c.remoteRoutes.push({ ...c.remoteRoutes[0]! }),
+      'remoteRoutes[1].prefix',
+      /already used/,
+    ],
+    [
+      'an IPv6 address with a zone',
+      (c) => (c.node.underlay.gateway = 'fe80::1%eth0'),
+      'node.underlay.gateway',
+      /must be an IPv6 address/,
+    ],
+    [
+      'underlay gateway off-link',
+      (c) => (c.node.underlay.gateway = '2001:db9::1'),
+      'node.underlay.gateway',
+      /not inside/,
+    ],
+    [
+      'locator holding the underlay address',
+      (c) => (c.node.srv6.locator = '2001:db8::/32'),
+      'node.srv6.locator',
+      /underlay address/,
+    ],
+    [
+      'BSID prefix inside the locator',
+      (c) => (c.node.srv6.bsidPrefix = 'fc00:1:0:1::/64'),
+      'node.srv6.bsidPrefix',
+      /overlaps the locator/,
+    ],
     ['hop limit 0', (c) => (c.node.srv6.hopLimit = 0), 'node.srv6.hopLimit', /from 1 to 255/],
-    ['services range overlapping the bridge', (c) => (c.services = { vmAddressRange: '169.254.169.0/25' }), 'services.vmAddressRange', /overlaps/],
-    ['DHCP server outside the bridge subnet', (c) => (c.services = { dhcpServer: '10.0.0.3' }), 'services.dhcpServer', /not inside/],
-    ['VPC table = services table', (c) => ((c.services = {}), (c.vpcs[0]!.table = 4000)), 'vpcs[0].table', /services table/],
+    [
+      'services range overlapping the bridge',
+      (c) => (c.services = { vmAddressRange: '169.254.169.0/25' }),
+      'services.vmAddressRange',
+      /overlaps/,
+    ],
+    [
+      'DHCP server outside the bridge subnet',
+      (c) => (c.services = { dhcpServer: '10.0.0.3' }),
+      'services.dhcpServer',
+      /not inside/,
+    ],
+    [
+      'VPC table = services table',
+      (c) => ((c.services = {}), (c.vpcs[0]!.table = 4000)),
+      'vpcs[0].table',
+      /services table/,
+    ],
   ];
   for (const [name, edit, path, message] of cases) {
     it(`rejects ${name}, naming ${path}`, () => {
@@ -105,12 +191,23 @@ describe('config validation', () => {
       c.remoteRoutes[0]!.prefix = 'z';
     });
     // The port's IP cannot be checked against an invalid VPC, and is not blamed for it.
-    assert.deepEqual(found.map((p) => p.path).sort(), ['ports[0].mac', 'remoteRoutes[0].prefix', 'vpcs[0].gateway']);
+    assert.deepEqual(found.map((p) => p.path).sort(), [
+      'ports[0].mac',
+      'remoteRoutes[0].prefix',
+      'vpcs[0].gateway',
+    ]);
   });
 
   it('reports YAML syntax errors with their line', () => {
-    assert.throws(() => parseConfig('node: [\n'), (err: unknown) => err instanceof ConfigError && err.problems[0]?.path === 'line 2');
-    assert.throws(() => parseConfig('a: 1\nb:\n  c: 1\n  c: 2\n'), (err: unknown) => err instanceof ConfigError && err.problems[0]?.path === 'line 4', 'duplicate keys are errors');
+    assert.throws(
+      () => parseConfig('node: [\n'),
+      (err: unknown) => err instanceof ConfigError && err.problems[0]?.path === 'line 2',
+    );
+    assert.throws(
+      () => parseConfig('a: 1\nb:\n  c: 1\n  c: 2\n'),
+      (err: unknown) => err instanceof ConfigError && err.problems[0]?.path === 'line 4',
+      'duplicate keys are errors',
+    );
     assert.throws(() => parseConfig('a: 1\n---\nb: 2\n'), ConfigError, 'one document only');
   });
 
@@ -137,11 +234,18 @@ describe('config validation', () => {
       { vpc: 'vpc-a', prefix: '10.9.0.0/24', sid: 'FC00:2:0::A' },
       { vpc: 'vpc-a', prefix: '10.9.1.0/24', sid: 'FC00:2:0::A' },
     ];
-    assert.deepEqual(validateConfig(c).remoteRoutes.map((r) => r.sid), ['fc00:2::a', 'fc00:2::a'], 'canonical spelling');
+    assert.deepEqual(
+      validateConfig(c).remoteRoutes.map((r) => r.sid),
+      ['fc00:2::a', 'fc00:2::a'],
+      'canonical spelling',
+    );
   });
 
   it('reads YAML with the core schema, where a merge key is just an unknown field', () => {
-    assert.throws(() => parseConfig('node:\n  <<: {name: hv1}\n'), (err: unknown) => err instanceof ConfigError && err.problems.some((p) => p.path === 'node.<<'));
+    assert.throws(
+      () => parseConfig('node:\n  <<: {name: hv1}\n'),
+      (err: unknown) => err instanceof ConfigError && err.problems.some((p) => p.path === 'node.<<'),
+    );
   });
 
   it('round-trips the example through YAML unchanged in meaning', () => {
@@ -171,14 +275,26 @@ describe('config validation: MTU and vhost-user sockets', () => {
     assert.equal(p.length, 1);
     assert.equal(p[0]?.path, 'vpcs[0].mtu');
     assert.match(p[0].message, /does not fit the underlay: node\.underlay\.mtu 1500 − 40 .* leaves 1460/);
-    assert.deepEqual(problems((c) => (c.vpcs[0]!.mtu = 500)).map((x) => x.path), ['vpcs[0].mtu']);
-    assert.deepEqual(problems((c) => (c.node.underlay.mtu = 1279)).map((x) => x.path), ['node.underlay.mtu']);
+    assert.deepEqual(
+      problems((c) => (c.vpcs[0]!.mtu = 500)).map((x) => x.path),
+      ['vpcs[0].mtu'],
+    );
+    assert.deepEqual(
+      problems((c) => (c.node.underlay.mtu = 1279)).map((x) => x.path),
+      ['node.underlay.mtu'],
+    );
   });
 
   it('gives vhost-user sockets the node defaults, and a port its own', () => {
     const cfg = one((c) => {
       c.node.vhostUser = { gid: 107, mode: '0660' };
-      c.ports.push({ name: 'vm2', vpc: 'vpc-a', mac: '52:54:00:00:00:06', ip: '10.0.0.6', attach: { type: 'vhost-user', socket: '/run/vm2.sock', uid: 64055, mode: '0600' } });
+      c.ports.push({
+        name: 'vm2',
+        vpc: 'vpc-a',
+        mac: '52:54:00:00:00:06',
+        ip: '10.0.0.6',
+        attach: { type: 'vhost-user', socket: '/run/vm2.sock', uid: 64055, mode: '0600' },
+      });
     });
     assert.deepEqual(cfg.node.vhostUser, { uid: undefined, gid: 107, mode: 0o660, directoryMode: 0o755 });
     const [vm1, vm2] = cfg.ports.map((p) => (p.attach.type === 'vhost-user' ? p.attach.access : undefined));
@@ -198,15 +314,25 @@ describe('config validation: MTU and vhost-user sockets', () => {
     assert.match(byPath.get('ports[0].attach.socket') ?? '', /normalized/);
     assert.match(byPath.get('ports[0].attach.gid') ?? '', /must be a number/);
     assert.match(
-      problems((c) => (c.ports[0]!.attach = { type: 'vhost-user', socket: `/${'x'.repeat(120)}.sock` }))[0]?.message ?? '',
+      problems((c) => (c.ports[0]!.attach = { type: 'vhost-user', socket: `/${'x'.repeat(120)}.sock` }))[0]
+        ?.message ?? '',
       /longer than a Unix socket path/,
     );
   });
 
   it('treats two ports on one socket as one attachment whatever their access', () => {
     const p = problems((c) => {
-      c.ports.push({ name: 'vm2', vpc: 'vpc-a', mac: '52:54:00:00:00:06', ip: '10.0.0.6', attach: { type: 'vhost-user', socket: '/run/vm1.sock', mode: '0600' } });
+      c.ports.push({
+        name: 'vm2',
+        vpc: 'vpc-a',
+        mac: '52:54:00:00:00:06',
+        ip: '10.0.0.6',
+        attach: { type: 'vhost-user', socket: '/run/vm1.sock', mode: '0600' },
+      });
     });
-    assert.deepEqual(p.map((x) => x.path), ['ports[1].attach']);
+    assert.deepEqual(
+      p.map((x) => x.path),
+      ['ports[1].attach'],
+    );
   });
 });

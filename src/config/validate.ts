@@ -11,7 +11,6 @@ import {
   ip4Mask,
   ip6AddressInPrefix,
   ip6InPrefix,
-
   canonicalIp6,
   bigIntToIp6,
   ip6ToBigInt,
@@ -28,7 +27,17 @@ import { MIN_TENANT_MTU, NODE_DEFAULTS, SERVICE_DEFAULTS, SRV6_ENCAP_OVERHEAD } 
 import { UNDERLAY_NEIGHBOR_DEFAULTS } from './defaults.js';
 import { fieldsUnder } from './schema.js';
 import { VppnetError } from '../util/errors.js';
-import type { AgentConfig, NodeConfig, PortAttachment, PortConfig, RemoteRouteConfig, ServicesConfig, SocketAccess, VhostUserDefaults, VpcConfig } from './model.js';
+import type {
+  AgentConfig,
+  NodeConfig,
+  PortAttachment,
+  PortConfig,
+  RemoteRouteConfig,
+  ServicesConfig,
+  SocketAccess,
+  VhostUserDefaults,
+  VpcConfig,
+} from './model.js';
 
 export interface ConfigProblem {
   readonly path: string;
@@ -40,7 +49,8 @@ export class ConfigError extends VppnetError<'VPPNET_ERR_CONFIG'> {
   constructor(problems: readonly ConfigProblem[], source?: string) {
     super(
       'VPPNET_ERR_CONFIG',
-      `invalid configuration${source ? ` in ${source}` : ''}:\n` + problems.map((p) => `  ${p.path}: ${p.message}`).join('\n'),
+      `invalid configuration${source ? ` in ${source}` : ''}:\n` +
+        problems.map((p) => `  ${p.path}: ${p.message}`).join('\n'),
     );
     this.name = 'ConfigError';
     this.problems = problems;
@@ -76,7 +86,8 @@ class Checker {
 
   object(v: unknown, path: string, allowed: readonly string[]): Obj | undefined {
     if (v === null || typeof v !== 'object' || Array.isArray(v)) return this.fail(path, 'must be a mapping');
-    for (const k of Object.keys(v)) if (!allowed.includes(k)) this.fail(`${path}.${k}`, `unknown field (allowed: ${allowed.join(', ')})`);
+    for (const k of Object.keys(v))
+      if (!allowed.includes(k)) this.fail(`${path}.${k}`, `unknown field (allowed: ${allowed.join(', ')})`);
     return v as Obj;
   }
 
@@ -91,7 +102,10 @@ class Checker {
 
   name(v: unknown, path: string): string | undefined {
     if (typeof v !== 'string' || !NAME_RE.test(v)) {
-      return this.fail(path, 'must be 1-32 lowercase letters, digits or "-", starting and ending with a letter or digit');
+      return this.fail(
+        path,
+        'must be 1-32 lowercase letters, digits or "-", starting and ending with a letter or digit',
+      );
     }
     return detached(v);
   }
@@ -133,7 +147,10 @@ class Checker {
   mode(v: unknown, path: string, dflt: string): number | undefined {
     const text = v === undefined ? dflt : v;
     if (typeof text === 'number') {
-      return this.fail(path, `must be a quoted octal string like '0660' (YAML reads ${text} as a decimal number)`);
+      return this.fail(
+        path,
+        `must be a quoted octal string like '0660' (YAML reads ${text} as a decimal number)`,
+      );
     }
     const m = typeof text === 'string' ? /^(?:0o?)?([0-7]{3,4})$/.exec(text) : null;
     if (!m) return this.fail(path, "must be an octal mode like '0660'");
@@ -146,7 +163,10 @@ class Checker {
   id(v: unknown, path: string): number | undefined | null {
     if (v === undefined) return undefined;
     if (typeof v === 'string') {
-      this.fail(path, `must be a number: the agent cannot resolve ${JSON.stringify(v)} (on the host: id -u NAME, getent group NAME)`);
+      this.fail(
+        path,
+        `must be a number: the agent cannot resolve ${JSON.stringify(v)} (on the host: id -u NAME, getent group NAME)`,
+      );
       return null;
     }
     return this.int(v, path, 0, 0xfffffffe) ?? null;
@@ -171,7 +191,9 @@ export function validateConfig(raw: unknown, source?: string): AgentConfig {
   // References to a VPC that is declared but invalid are not errors of their own: its problems
   // are already reported, and "no VPC named x" would mislead.
   const declared = new Set(
-    (Array.isArray(root.vpcs) ? (root.vpcs as unknown[]) : []).map((v) => (v as Obj | null)?.name).filter((n): n is string => typeof n === 'string'),
+    (Array.isArray(root.vpcs) ? (root.vpcs as unknown[]) : [])
+      .map((v) => (v as Obj | null)?.name)
+      .filter((n): n is string => typeof n === 'string'),
   );
   const ports = validatePorts(c, root.ports, vpcs, declared, node?.vhostUser);
   const remoteRoutes = validateRemoteRoutes(c, root.remoteRoutes, vpcs, node, declared);
@@ -185,22 +207,40 @@ function validateNode(c: Checker, raw: unknown): NodeConfig | undefined {
   const n = c.object(raw, 'node', fieldsUnder('node'));
   if (!n) return undefined;
   const name = c.name(n.name, 'node.name');
-  const u = n.underlay === undefined ? c.fail('node.underlay', 'is required') : c.object(n.underlay, 'node.underlay', fieldsUnder('node.underlay'));
-  const s = n.srv6 === undefined ? c.fail('node.srv6', 'is required') : c.object(n.srv6, 'node.srv6', fieldsUnder('node.srv6'));
+  const u =
+    n.underlay === undefined
+      ? c.fail('node.underlay', 'is required')
+      : c.object(n.underlay, 'node.underlay', fieldsUnder('node.underlay'));
+  const s =
+    n.srv6 === undefined
+      ? c.fail('node.srv6', 'is required')
+      : c.object(n.srv6, 'node.srv6', fieldsUnder('node.srv6'));
   if (!u || !s) return undefined;
-  const iface = typeof u.interface === 'string' && u.interface.length > 0 ? detached(u.interface) : c.fail('node.underlay.interface', 'must name an existing VPP interface');
+  const iface =
+    typeof u.interface === 'string' && u.interface.length > 0
+      ? detached(u.interface)
+      : c.fail('node.underlay.interface', 'must name an existing VPP interface');
   const addr = c.ip6Prefix(u.address, 'node.underlay.address');
   const gateway = c.ip6(u.gateway, 'node.underlay.gateway');
-  const neighborMaxAgeSeconds = c.int(u.neighborMaxAgeSeconds, 'node.underlay.neighborMaxAgeSeconds', 0, 86400, UNDERLAY_NEIGHBOR_DEFAULTS.maxAgeSeconds);
-  if (addr && gateway && !ip6InPrefix(gateway, addr)) c.fail('node.underlay.gateway', `is not inside ${addr.address}/${addr.len}`);
+  const neighborMaxAgeSeconds = c.int(
+    u.neighborMaxAgeSeconds,
+    'node.underlay.neighborMaxAgeSeconds',
+    0,
+    86400,
+    UNDERLAY_NEIGHBOR_DEFAULTS.maxAgeSeconds,
+  );
+  if (addr && gateway && !ip6InPrefix(gateway, addr))
+    c.fail('node.underlay.gateway', `is not inside ${addr.address}/${addr.len}`);
   const mtu = c.int(u.mtu, 'node.underlay.mtu', 1280, 9216, NODE_DEFAULTS.underlayMtu);
   const vhostUser = validateVhostUserDefaults(c, n.vhostUser);
   const locator = c.ip6Prefix(s.locator, 'node.srv6.locator');
-  if (locator && locator.len > 112) c.fail('node.srv6.locator', 'must be /112 or shorter to leave room for SIDs');
+  if (locator && locator.len > 112)
+    c.fail('node.srv6.locator', 'must be /112 or shorter to leave room for SIDs');
   if (locator && addr && ip6InPrefix(addr.address, locator)) {
     c.fail('node.srv6.locator', 'contains the underlay address: a SID can never equal an interface address');
   }
-  const encapSource = s.encapSource === undefined ? addr?.address : c.ip6(s.encapSource, 'node.srv6.encapSource');
+  const encapSource =
+    s.encapSource === undefined ? addr?.address : c.ip6(s.encapSource, 'node.srv6.encapSource');
   const hopLimit = c.int(s.hopLimit, 'node.srv6.hopLimit', 1, 255, 64);
   let bsidPrefix: Ip6Prefix | undefined;
   if (s.bsidPrefix !== undefined) bsidPrefix = c.ip6Prefix(s.bsidPrefix, 'node.srv6.bsidPrefix');
@@ -212,13 +252,35 @@ function validateNode(c: Checker, raw: unknown): NodeConfig | undefined {
   }
   if (bsidPrefix && bsidPrefix.len > 120) c.fail('node.srv6.bsidPrefix', 'must be /120 or shorter');
   if (bsidPrefix && locator && ip6PrefixesOverlap(bsidPrefix, locator)) {
-    c.fail('node.srv6.bsidPrefix', 'overlaps the locator: remote hypervisors could steer traffic into local policies');
+    c.fail(
+      'node.srv6.bsidPrefix',
+      'overlaps the locator: remote hypervisors could steer traffic into local policies',
+    );
   }
   if (neighborMaxAgeSeconds === undefined) return undefined;
-  if (!name || !iface || !addr || !gateway || mtu === undefined || !vhostUser || !locator || !encapSource || hopLimit === undefined || !bsidPrefix) return undefined;
+  if (
+    !name ||
+    !iface ||
+    !addr ||
+    !gateway ||
+    mtu === undefined ||
+    !vhostUser ||
+    !locator ||
+    !encapSource ||
+    hopLimit === undefined ||
+    !bsidPrefix
+  )
+    return undefined;
   return {
     name,
-    underlay: { interface: iface, address: addr.address, prefixLength: addr.len, gateway, neighborMaxAgeSeconds, mtu },
+    underlay: {
+      interface: iface,
+      address: addr.address,
+      prefixLength: addr.len,
+      gateway,
+      neighborMaxAgeSeconds,
+      mtu,
+    },
     vhostUser,
     srv6: { locator, encapSource, hopLimit, bsidPrefix },
   };
@@ -230,7 +292,11 @@ function validateVhostUserDefaults(c: Checker, raw: unknown): VhostUserDefaults 
   const uid = c.id(v.uid, 'node.vhostUser.uid');
   const gid = c.id(v.gid, 'node.vhostUser.gid');
   const mode = c.mode(v.mode, 'node.vhostUser.mode', NODE_DEFAULTS.vhostSocketMode);
-  const directoryMode = c.mode(v.directoryMode, 'node.vhostUser.directoryMode', NODE_DEFAULTS.vhostDirectoryMode);
+  const directoryMode = c.mode(
+    v.directoryMode,
+    'node.vhostUser.directoryMode',
+    NODE_DEFAULTS.vhostDirectoryMode,
+  );
   if (uid === null || gid === null || mode === undefined || directoryMode === undefined) return undefined;
   return { uid, gid, mode, directoryMode };
 }
@@ -239,24 +305,74 @@ function validateServices(c: Checker, raw: unknown): ServicesConfig | undefined 
   const s = c.object(raw ?? {}, 'services', fieldsUnder('services'));
   if (!s) return undefined;
   const table = c.int(s.table, 'services.table', 1, 0xfffffffe, SERVICE_DEFAULTS.table);
-  const bridgeDomain = c.int(s.bridgeDomain, 'services.bridgeDomain', 1, 0xffffff, SERVICE_DEFAULTS.bridgeDomain);
+  const bridgeDomain = c.int(
+    s.bridgeDomain,
+    'services.bridgeDomain',
+    1,
+    0xffffff,
+    SERVICE_DEFAULTS.bridgeDomain,
+  );
   const gateway = c.ip4Prefix(s.gateway ?? SERVICE_DEFAULTS.gateway, 'services.gateway', false);
-  const range = c.ip4Prefix(s.vmAddressRange ?? SERVICE_DEFAULTS.vmAddressRange, 'services.vmAddressRange', true);
+  const range = c.ip4Prefix(
+    s.vmAddressRange ?? SERVICE_DEFAULTS.vmAddressRange,
+    'services.vmAddressRange',
+    true,
+  );
   if (range && range.len > 30) c.fail('services.vmAddressRange', 'must be /30 or shorter');
-  const metadataAddress = c.ip4(s.metadataAddress ?? SERVICE_DEFAULTS.metadataAddress, 'services.metadataAddress');
+  const metadataAddress = c.ip4(
+    s.metadataAddress ?? SERVICE_DEFAULTS.metadataAddress,
+    'services.metadataAddress',
+  );
   const dnsAddress = s.dnsAddress === undefined ? undefined : c.ip4(s.dnsAddress, 'services.dnsAddress');
   const dhcpServer = s.dhcpServer === undefined ? undefined : c.ip4(s.dhcpServer, 'services.dhcpServer');
-  const addressHoldSeconds = c.int(s.addressHoldSeconds, 'services.addressHoldSeconds', 0, 86400, SERVICE_DEFAULTS.addressHoldSeconds);
-  if (gateway && range && ip4PrefixesOverlap(gateway, range)) c.fail('services.vmAddressRange', 'overlaps the service bridge subnet');
-  for (const [field, a] of [['metadataAddress', metadataAddress], ['dnsAddress', dnsAddress], ['dhcpServer', dhcpServer]] as const) {
-    if (a && gateway && !ip4InPrefix(a, gateway)) c.fail(`services.${field}`, `is not inside the service bridge subnet ${ip4Network(gateway)}/${gateway.len}`);
+  const addressHoldSeconds = c.int(
+    s.addressHoldSeconds,
+    'services.addressHoldSeconds',
+    0,
+    86400,
+    SERVICE_DEFAULTS.addressHoldSeconds,
+  );
+  if (gateway && range && ip4PrefixesOverlap(gateway, range))
+    c.fail('services.vmAddressRange', 'overlaps the service bridge subnet');
+  for (const [field, a] of [
+    ['metadataAddress', metadataAddress],
+    ['dnsAddress', dnsAddress],
+    ['dhcpServer', dhcpServer],
+  ] as const) {
+    if (a && gateway && !ip4InPrefix(a, gateway))
+      c.fail(
+        `services.${field}`,
+        `is not inside the service bridge subnet ${ip4Network(gateway)}/${gateway.len}`,
+      );
     if (a && gateway && a === gateway.address) c.fail(`services.${field}`, 'is the bridge gateway address');
   }
-  if (table === undefined || bridgeDomain === undefined || !gateway || !range || !metadataAddress || addressHoldSeconds === undefined) return undefined;
-  return { table, bridgeDomain, gateway, vmAddressRange: range, metadataAddress, dnsAddress, dhcpServer, addressHoldSeconds };
+  if (
+    table === undefined ||
+    bridgeDomain === undefined ||
+    !gateway ||
+    !range ||
+    !metadataAddress ||
+    addressHoldSeconds === undefined
+  )
+    return undefined;
+  return {
+    table,
+    bridgeDomain,
+    gateway,
+    vmAddressRange: range,
+    metadataAddress,
+    dnsAddress,
+    dhcpServer,
+    addressHoldSeconds,
+  };
 }
 
-function validateVpcs(c: Checker, raw: unknown, node: NodeConfig | undefined, services: ServicesConfig | undefined): VpcConfig[] {
+function validateVpcs(
+  c: Checker,
+  raw: unknown,
+  node: NodeConfig | undefined,
+  services: ServicesConfig | undefined,
+): VpcConfig[] {
   const out: VpcConfig[] = [];
   const names = new Map<string, string>();
   const ids = new Map<number, string>();
@@ -269,7 +385,8 @@ function validateVpcs(c: Checker, raw: unknown, node: NodeConfig | undefined, se
     const name = c.name(v.name, `${path}.name`);
     const id = c.int(v.id, `${path}.id`, 1, 0xffffff);
     const table = c.int(v.table ?? id, `${path}.table`, 1, 0xfffffffe);
-    if (table !== undefined && services && table === services.table) c.fail(`${path}.table`, 'is the services table');
+    if (table !== undefined && services && table === services.table)
+      c.fail(`${path}.table`, 'is the services table');
     c.unique(names, name, `${path}.name`, 'name');
     c.unique(ids, id, `${path}.id`, 'id');
     c.unique(tables, table, `${path}.table`, 'table');
@@ -277,13 +394,15 @@ function validateVpcs(c: Checker, raw: unknown, node: NodeConfig | undefined, se
     if (v.sid !== undefined) sid = c.ip6(v.sid, `${path}.sid`);
     else if (node && id !== undefined) sid = ip6AddressInPrefix(node.srv6.locator, BigInt(id));
     if (sid && node) {
-      if (!ip6InPrefix(sid, node.srv6.locator)) c.fail(`${path}.sid`, `is outside the locator ${node.srv6.locator.address}/${node.srv6.locator.len}`);
+      if (!ip6InPrefix(sid, node.srv6.locator))
+        c.fail(`${path}.sid`, `is outside the locator ${node.srv6.locator.address}/${node.srv6.locator.len}`);
       if (ip6InPrefix(sid, node.srv6.bsidPrefix)) c.fail(`${path}.sid`, 'is inside the BSID prefix');
     }
     c.unique(sids, sid, `${path}.sid`, 'SID');
     const subnets: Ip4Prefix[] = [];
     const rawSubnets = c.list(v.subnets, `${path}.subnets`, false);
-    if (rawSubnets.length === 0 && Array.isArray(v.subnets)) c.fail(`${path}.subnets`, 'needs at least one subnet');
+    if (rawSubnets.length === 0 && Array.isArray(v.subnets))
+      c.fail(`${path}.subnets`, 'needs at least one subnet');
     rawSubnets.forEach((s, j) => {
       const p = c.ip4Prefix(s, `${path}.subnets[${j}]`, true);
       if (!p) return;
@@ -297,7 +416,16 @@ function validateVpcs(c: Checker, raw: unknown, node: NodeConfig | undefined, se
       c.fail(`${path}.gateway`, 'must be a host address inside one of the subnets');
     }
     const mtu = validateVpcMtu(c, v.mtu, `${path}.mtu`, node);
-    if (name && id !== undefined && table !== undefined && sid && gateway && mtu !== undefined && subnets.length === rawSubnets.length && subnets.length) {
+    if (
+      name &&
+      id !== undefined &&
+      table !== undefined &&
+      sid &&
+      gateway &&
+      mtu !== undefined &&
+      subnets.length === rawSubnets.length &&
+      subnets.length
+    ) {
       out.push({ name, id, table, sid, subnets, gateway, mtu });
     }
   });
@@ -305,21 +433,29 @@ function validateVpcs(c: Checker, raw: unknown, node: NodeConfig | undefined, se
 }
 
 /** A VPC's MTU: what fits in the underlay once encapsulated, by default all of it. */
-function validateVpcMtu(c: Checker, v: unknown, path: string, node: NodeConfig | undefined): number | undefined {
+function validateVpcMtu(
+  c: Checker,
+  v: unknown,
+  path: string,
+  node: NodeConfig | undefined,
+): number | undefined {
   if (!node) return v === undefined ? 0 : c.int(v, path, MIN_TENANT_MTU, 9216 - SRV6_ENCAP_OVERHEAD);
   const fits = node.underlay.mtu - SRV6_ENCAP_OVERHEAD;
   if (v === undefined) return fits;
   if (typeof v === 'number' && Number.isInteger(v) && v > fits && v <= 65535) {
-    return c.fail(path, `${v} does not fit the underlay: node.underlay.mtu ${node.underlay.mtu} − ${SRV6_ENCAP_OVERHEAD} bytes of SRv6 encapsulation leaves ${fits}`);
+    return c.fail(
+      path,
+      `${v} does not fit the underlay: node.underlay.mtu ${node.underlay.mtu} − ${SRV6_ENCAP_OVERHEAD} bytes of SRv6 encapsulation leaves ${fits}`,
+    );
   }
   return c.int(v, path, MIN_TENANT_MTU, fits);
 }
 
 function isHostOf(addr: string, p: Ip4Prefix): boolean {
   if (!ip4InPrefix(addr, p)) return false;
-  const host = ip4ToInt(addr) & ~ip4Mask(p.len) >>> 0;
+  const host = ip4ToInt(addr) & (~ip4Mask(p.len) >>> 0);
   const hostMax = ~ip4Mask(p.len) >>> 0;
-  return host !== 0 && (host >>> 0) !== hostMax;
+  return host !== 0 && host >>> 0 !== hostMax;
 }
 
 function validatePorts(
@@ -341,28 +477,37 @@ function validatePorts(
     const name = c.name(p.name, `${path}.name`);
     c.unique(names, name, `${path}.name`, 'name');
     const vpc = vpcs.find((v) => v.name === p.vpc);
-    if (!vpc && !declared.has(p.vpc as string)) c.fail(`${path}.vpc`, `no VPC named ${JSON.stringify(p.vpc)}`);
+    if (!vpc && !declared.has(p.vpc as string))
+      c.fail(`${path}.vpc`, `no VPC named ${JSON.stringify(p.vpc)}`);
     let mac: string | undefined;
-    if (typeof p.mac !== 'string' || !isMac(p.mac)) c.fail(`${path}.mac`, 'must be a MAC address like 52:54:00:12:34:56');
+    if (typeof p.mac !== 'string' || !isMac(p.mac))
+      c.fail(`${path}.mac`, 'must be a MAC address like 52:54:00:12:34:56');
     else if ((parseInt(p.mac.slice(0, 2), 16) & 1) === 1) c.fail(`${path}.mac`, 'is a multicast MAC');
     else mac = detached(p.mac.toLowerCase());
     c.unique(macs, mac, `${path}.mac`, 'MAC');
     const ip = c.ip4(p.ip, `${path}.ip`);
     if (ip && vpc) {
-      if (!vpc.subnets.some((s) => isHostOf(ip, s))) c.fail(`${path}.ip`, `is not a host address in a subnet of VPC ${vpc.name}`);
+      if (!vpc.subnets.some((s) => isHostOf(ip, s)))
+        c.fail(`${path}.ip`, `is not a host address in a subnet of VPC ${vpc.name}`);
       else if (ip === vpc.gateway) c.fail(`${path}.ip`, `is the gateway of VPC ${vpc.name}`);
       c.unique(ips, `${vpc.name}/${ip}`, `${path}.ip`, 'address');
     }
     const attach = validateAttachment(c, p.attach, `${path}.attach`, vhostDefaults);
     // A socket is one VM's however its access is set.
-    const attachKey = attach?.type === 'vhost-user' ? `vhost-user socket ${attach.socket}` : JSON.stringify(attach);
+    const attachKey =
+      attach?.type === 'vhost-user' ? `vhost-user socket ${attach.socket}` : JSON.stringify(attach);
     if (attach) c.unique(attachments, attachKey, `${path}.attach`, 'attachment');
     if (name && vpc && mac && ip && attach) out.push({ name, vpc: vpc.name, mac, ip, attach });
   });
   return out;
 }
 
-function validateAttachment(c: Checker, raw: unknown, path: string, vhostDefaults: VhostUserDefaults | undefined): PortAttachment | undefined {
+function validateAttachment(
+  c: Checker,
+  raw: unknown,
+  path: string,
+  vhostDefaults: VhostUserDefaults | undefined,
+): PortAttachment | undefined {
   if (raw === undefined) return c.fail(path, 'is required (type: vhost-user, veth, tap or interface)');
   const base = c.object(raw, path, fieldsUnder('ports[].attach'));
   if (!base) return undefined;
@@ -372,7 +517,10 @@ function validateAttachment(c: Checker, raw: unknown, path: string, vhostDefault
       const socket = validateSocketPath(c, base.socket, `${path}.socket`);
       const uid = c.id(base.uid, `${path}.uid`);
       const gid = c.id(base.gid, `${path}.gid`);
-      const mode = base.mode === undefined ? vhostDefaults?.mode : c.mode(base.mode, `${path}.mode`, NODE_DEFAULTS.vhostSocketMode);
+      const mode =
+        base.mode === undefined
+          ? vhostDefaults?.mode
+          : c.mode(base.mode, `${path}.mode`, NODE_DEFAULTS.vhostSocketMode);
       if (!socket || uid === null || gid === null || mode === undefined || !vhostDefaults) return undefined;
       const access: SocketAccess = { uid: uid ?? vhostDefaults.uid, gid: gid ?? vhostDefaults.gid, mode };
       return { type: 'vhost-user', socket, access };
@@ -380,14 +528,23 @@ function validateAttachment(c: Checker, raw: unknown, path: string, vhostDefault
     case 'veth':
     case 'tap': {
       c.object(raw, path, ['type', 'netns', 'ifname']);
-      const netns = typeof base.netns === 'string' && NETNS_RE.test(base.netns) ? detached(base.netns) : c.fail(`${path}.netns`, 'must name a network namespace');
-      const ifname = base.ifname === undefined ? 'eth0' : typeof base.ifname === 'string' && IFNAME_RE.test(base.ifname) ? detached(base.ifname) : c.fail(`${path}.ifname`, 'must be a Linux interface name (1-15 characters)');
+      const netns =
+        typeof base.netns === 'string' && NETNS_RE.test(base.netns)
+          ? detached(base.netns)
+          : c.fail(`${path}.netns`, 'must name a network namespace');
+      const ifname =
+        base.ifname === undefined
+          ? 'eth0'
+          : typeof base.ifname === 'string' && IFNAME_RE.test(base.ifname)
+            ? detached(base.ifname)
+            : c.fail(`${path}.ifname`, 'must be a Linux interface name (1-15 characters)');
       if (!netns || !ifname) return undefined;
       return { type: base.type, netns, ifname };
     }
     case 'interface':
       c.object(raw, path, ['type', 'name']);
-      if (typeof base.name !== 'string' || base.name.length === 0) return c.fail(`${path}.name`, 'must name an existing VPP interface');
+      if (typeof base.name !== 'string' || base.name.length === 0)
+        return c.fail(`${path}.name`, 'must name an existing VPP interface');
       return { type: 'interface', name: detached(base.name) };
     default:
       return c.fail(`${path}.type`, 'must be one of vhost-user, veth, tap, interface');
@@ -399,8 +556,12 @@ const MAX_SOCKET_PATH = 107;
 
 function validateSocketPath(c: Checker, v: unknown, path: string): string | undefined {
   if (typeof v !== 'string' || !v.startsWith('/')) return c.fail(path, 'must be an absolute path');
-  if (Buffer.byteLength(v) > MAX_SOCKET_PATH) return c.fail(path, `is longer than a Unix socket path may be (${MAX_SOCKET_PATH} bytes)`);
-  if (v.endsWith('/') || v.split('/').some((part, i) => i > 0 && (part === '' || part === '.' || part === '..'))) {
+  if (Buffer.byteLength(v) > MAX_SOCKET_PATH)
+    return c.fail(path, `is longer than a Unix socket path may be (${MAX_SOCKET_PATH} bytes)`);
+  if (
+    v.endsWith('/') ||
+    v.split('/').some((part, i) => i > 0 && (part === '' || part === '.' || part === '..'))
+  ) {
     return c.fail(path, 'must be a normalized path to a file (no //, . or .. parts, no trailing /)');
   }
   return detached(v);
@@ -425,13 +586,17 @@ function validateRemoteRoutes(
     const r = c.object(item, path, fieldsUnder('remoteRoutes[]'));
     if (!r) return;
     const vpc = vpcByName.get(r.vpc as string);
-    if (!vpc && !declared.has(r.vpc as string)) c.fail(`${path}.vpc`, `no VPC named ${JSON.stringify(r.vpc)}`);
+    if (!vpc && !declared.has(r.vpc as string))
+      c.fail(`${path}.vpc`, `no VPC named ${JSON.stringify(r.vpc)}`);
     const prefix = c.ip4Prefix(r.prefix, `${path}.prefix`, true);
     let checked = typeof r.sid === 'string' ? checkedSids.get(r.sid) : undefined;
     if (!checked) {
       const canonical = c.ip6(r.sid, `${path}.sid`);
       if (canonical !== undefined) {
-        checked = { sid: canonical, inLocator: node !== undefined && ip6InPrefix(canonical, node.srv6.locator) };
+        checked = {
+          sid: canonical,
+          inLocator: node !== undefined && ip6InPrefix(canonical, node.srv6.locator),
+        };
         checkedSids.set(r.sid as string, checked);
       }
     }
@@ -441,11 +606,14 @@ function validateRemoteRoutes(
       let routes = seen.get(vpc);
       if (!routes) seen.set(vpc, (routes = new Map<string, number>()));
       const first = routes.get(r.prefix as string);
-      if (first !== undefined) c.fail(`${path}.prefix`, `route ${vpc.name} ${prefix.address}/${prefix.len} is already used by remoteRoutes[${first}].prefix`);
+      if (first !== undefined)
+        c.fail(
+          `${path}.prefix`,
+          `route ${vpc.name} ${prefix.address}/${prefix.len} is already used by remoteRoutes[${first}].prefix`,
+        );
       else routes.set(r.prefix as string, i);
     }
     if (vpc && prefix && sid) out.push({ vpc: vpc.name, prefix, sid });
   });
   return out;
 }
-

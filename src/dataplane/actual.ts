@@ -17,7 +17,13 @@ import {
   unnumberedDescriptor,
   type InterfaceValue,
 } from './interface-descriptors.js';
-import { ipTableDescriptor, proxyArpDescriptor, routeDescriptor, type RoutePath, type RouteValue } from './ip-descriptors.js';
+import {
+  ipTableDescriptor,
+  proxyArpDescriptor,
+  routeDescriptor,
+  type RoutePath,
+  type RouteValue,
+} from './ip-descriptors.js';
 import { isOwnedTag, keys } from './keys.js';
 import { formatPrefix, type RouteDetails, type VppSnapshot } from './snapshot.js';
 
@@ -107,7 +113,12 @@ export function actualDataplane(s: VppSnapshot, opts: ActualOptions): Resource[]
     if (want.has(keys.interfaceMtu(name))) {
       // Per-protocol MTUs set by someone else read as 0, a value vppnet never wants: it sets L3 alone.
       const [l3, ...perProtocol] = d.mtu;
-      out.push(interfaceMtuDescriptor.resource({ iface: name, mtu: perProtocol.every((m) => m === 0) ? (l3 ?? 0) : 0 }));
+      out.push(
+        interfaceMtuDescriptor.resource({
+          iface: name,
+          mtu: perProtocol.every((m) => m === 0) ? (l3 ?? 0) : 0,
+        }),
+      );
     }
     const proxyArp = proxyArpInterfaceDescriptor.resource({ iface: name });
     if (s.proxyArpInterfaces.has(idx) && mine(proxyArp.key)) out.push(proxyArp);
@@ -164,5 +175,8 @@ function routeResource(
   if (paths.length === 0) return undefined;
   const prefix = formatPrefix(r.prefix);
   if (r.table_id !== 0) deps.add(keys.ipTable(r.table_id, ip6));
-  return { resource: routeDescriptor.resource({ table: r.table_id, ip6, prefix, paths }, { after: [...deps] }), owned };
+  return {
+    resource: routeDescriptor.resource({ table: r.table_id, ip6, prefix, paths }, { after: [...deps] }),
+    owned,
+  };
 }

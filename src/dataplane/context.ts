@@ -7,7 +7,13 @@ import type { InterfaceRegistry } from './interface-registry.js';
 
 export interface HostLinks {
   /** Creates a veth pair whose peer sits in `netns` as `ifname` with `mac`; idempotent for an equal pair. */
-  createVeth(spec: { hostName: string; netns: string; ifname: string; mac: string; mtu?: number }): Promise<void>;
+  createVeth(spec: {
+    hostName: string;
+    netns: string;
+    ifname: string;
+    mac: string;
+    mtu?: number;
+  }): Promise<void>;
   /** Deletes the host end (the peer goes with it); absent is fine. */
   deleteVeth(hostName: string): Promise<void>;
   /** Host ends of veth pairs vppnet created (by name prefix), with their peers' netns when known. */
@@ -34,7 +40,10 @@ export interface HostFiles {
   /** Creates the directory and any missing parents with `mode` (and `gid`); an existing one is fine. */
   makeDirectory(path: string, mode: number, gid: number | undefined): Promise<void>;
   /** chown (an undefined id stays as it is) and chmod. */
-  setAccess(path: string, access: { readonly uid: number | undefined; readonly gid: number | undefined; readonly mode: number }): Promise<void>;
+  setAccess(
+    path: string,
+    access: { readonly uid: number | undefined; readonly gid: number | undefined; readonly mode: number },
+  ): Promise<void>;
 }
 
 export interface DataplaneContext {

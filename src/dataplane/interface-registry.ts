@@ -10,7 +10,13 @@ export class InterfaceRegistry extends NameIndex {
     super('interface');
   }
 
-  static fromDump(details: Iterable<{ readonly sw_if_index: number; readonly interface_name: string; readonly tag: string }>): InterfaceRegistry {
+  static fromDump(
+    details: Iterable<{
+      readonly sw_if_index: number;
+      readonly interface_name: string;
+      readonly tag: string;
+    }>,
+  ): InterfaceRegistry {
     const r = new InterfaceRegistry();
     for (const d of details) r.set(isOwnedTag(d.tag) ? d.tag : d.interface_name, d.sw_if_index);
     return r;

@@ -18,17 +18,21 @@ export const ipTableDescriptor = defineKind<IpTableValue, DataplaneContext>({
   kind: 'ip-table',
   key: (v) => keys.ipTable(v.table, v.ip6),
   async create(ctx, { value }) {
-    await ctx.client.call(msg.ip_table_add_del, { is_add: true, table: { table_id: value.table, is_ip6: value.ip6, name: value.name } });
+    await ctx.client.call(msg.ip_table_add_del, {
+      is_add: true,
+      table: { table_id: value.table, is_ip6: value.ip6, name: value.name },
+    });
   },
   async delete(ctx, { value }) {
-    await ctx.client.call(msg.ip_table_add_del, { is_add: false, table: { table_id: value.table, is_ip6: value.ip6 } });
+    await ctx.client.call(msg.ip_table_add_del, {
+      is_add: false,
+      table: { table_id: value.table, is_ip6: value.ip6 },
+    });
   },
 });
 
 /** A path: out of an interface to a next hop, or "look up again in table N". */
-export type RoutePath =
-  | { readonly iface: string; readonly nh: string }
-  | { readonly lookupTable: number };
+export type RoutePath = { readonly iface: string; readonly nh: string } | { readonly lookupTable: number };
 
 export interface RouteValue {
   readonly table: number;
@@ -42,7 +46,12 @@ function apiPaths(ctx: DataplaneContext, v: RouteValue): object[] {
   return v.paths.map((p) =>
     'lookupTable' in p
       ? { sw_if_index: NO_INDEX, table_id: p.lookupTable, proto }
-      : { sw_if_index: ctx.interfaces.index(p.iface), table_id: 0, proto, nh: { address: vppAddress(p.nh).un } },
+      : {
+          sw_if_index: ctx.interfaces.index(p.iface),
+          table_id: 0,
+          proto,
+          nh: { address: vppAddress(p.nh).un },
+        },
   );
 }
 
@@ -74,7 +83,10 @@ export interface ProxyArpValue {
 }
 
 async function setProxyArp(ctx: DataplaneContext, v: ProxyArpValue, isAdd: boolean): Promise<void> {
-  await ctx.client.call(msg.proxy_arp_add_del, { is_add: isAdd, proxy: { table_id: v.table, low: v.low, hi: v.hi } });
+  await ctx.client.call(msg.proxy_arp_add_del, {
+    is_add: isAdd,
+    proxy: { table_id: v.table, low: v.low, hi: v.hi },
+  });
 }
 
 export const proxyArpDescriptor = defineKind<ProxyArpValue, DataplaneContext>({

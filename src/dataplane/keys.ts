@@ -13,11 +13,13 @@ export const keys = {
   ifaceTable: (iface: string, ip6 = false): string => `iface-table:${ip6 ? 'ip6' : 'ip4'}:${iface}`,
   address: (iface: string, prefix: string): string => `address:${iface}:${prefix}`,
   unnumbered: (iface: string): string => `unnumbered:${iface}`,
-  route: (table: number, prefix: string, ip6 = false): string => `route:${ip6 ? 'ip6' : 'ip4'}:${table}:${prefix}`,
+  route: (table: number, prefix: string, ip6 = false): string =>
+    `route:${ip6 ? 'ip6' : 'ip4'}:${table}:${prefix}`,
   proxyArp: (table: number, low: string, hi: string): string => `proxy-arp:${table}:${low}-${hi}`,
   proxyArpInterface: (iface: string): string => `proxy-arp-intf:${iface}`,
   ipNeighborConfig: (ip6: boolean): string => `ip-neighbor-config:${ip6 ? 'ip6' : 'ip4'}`,
-  neighborAnnouncement: (iface: string, address: string): string => `neighbor-announcement:${iface}:${address}`,
+  neighborAnnouncement: (iface: string, address: string): string =>
+    `neighbor-announcement:${iface}:${address}`,
   interfaceMtu: (iface: string): string => `interface-mtu:${iface}`,
   hostDirectory: (path: string): string => `host-directory:${path}`,
   socketAccess: (socket: string): string => `socket-access:${socket}`,

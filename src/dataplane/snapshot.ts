@@ -82,31 +82,38 @@ export interface SnapshotScope {
 
 export async function loadSnapshot(client: VppApi, scope: SnapshotScope): Promise<VppSnapshot> {
   const steering = new SteeringEntries();
-  const [ifDetails, tableDetails, unnumbered, proxyArpRanges, proxyArpIntfs, localSids, policies, srEncaps] = await Promise.all([
-    client.dump(msg.sw_interface_dump, { sw_if_index: NO_INDEX, name_filter_valid: false }),
-    client.dump(msg.ip_table_dump, {}),
-    client.dump(msg.ip_unnumbered_dump, { sw_if_index: NO_INDEX }),
-    client.dump(msg.proxy_arp_dump, {}),
-    client.dump(msg.proxy_arp_intfc_dump, {}),
-    client.dump(msg.sr_localsids_dump, {}),
-    client.dump(msg.sr_policies_v2_dump, {}),
-    readSrEncaps(client),
-    client.dumpEach(msg.sr_steering_pol_dump, {}, (d) => {
-      if (d.traffic_type === STEER_IPV4) steering.add(d.fib_table, d.prefix.address.un.ip4, d.prefix.len, d.bsid);
-    }),
-  ]);
+  const [ifDetails, tableDetails, unnumbered, proxyArpRanges, proxyArpIntfs, localSids, policies, srEncaps] =
+    await Promise.all([
+      client.dump(msg.sw_interface_dump, { sw_if_index: NO_INDEX, name_filter_valid: false }),
+      client.dump(msg.ip_table_dump, {}),
+      client.dump(msg.ip_unnumbered_dump, { sw_if_index: NO_INDEX }),
+      client.dump(msg.proxy_arp_dump, {}),
+      client.dump(msg.proxy_arp_intfc_dump, {}),
+      client.dump(msg.sr_localsids_dump, {}),
+      client.dump(msg.sr_policies_v2_dump, {}),
+      readSrEncaps(client),
+      client.dumpEach(msg.sr_steering_pol_dump, {}, (d) => {
+        if (d.traffic_type === STEER_IPV4)
+          steering.add(d.fib_table, d.prefix.address.un.ip4, d.prefix.len, d.bsid);
+      }),
+    ]);
   const interfaces = InterfaceRegistry.fromDump(ifDetails);
-  const optionalDump = <T>(supported: boolean, run: () => Promise<T[]>): Promise<T[]> => (supported ? run() : Promise.resolve([]));
+  const optionalDump = <T>(supported: boolean, run: () => Promise<T[]>): Promise<T[]> =>
+    supported ? run() : Promise.resolve([]);
   const [afPacket, vhostUser, taps] = await Promise.all([
     optionalDump(client.supports(msg.af_packet_dump), () => client.dump(msg.af_packet_dump, {})),
     optionalDump(client.supports(msg.sw_interface_vhost_user_dump), () =>
       client.dump(msg.sw_interface_vhost_user_dump, { sw_if_index: NO_INDEX }),
     ),
-    optionalDump(client.supports(msg.sw_interface_tap_v2_dump), () => client.dump(msg.sw_interface_tap_v2_dump, { sw_if_index: NO_INDEX })),
+    optionalDump(client.supports(msg.sw_interface_tap_v2_dump), () =>
+      client.dump(msg.sw_interface_tap_v2_dump, { sw_if_index: NO_INDEX }),
+    ),
   ]);
 
   // Per-interface facts only for interfaces vppnet owns or configures.
-  const relevant = ifDetails.filter((d) => isOwnedTag(d.tag) || scope.externalInterfaces.includes(d.interface_name));
+  const relevant = ifDetails.filter(
+    (d) => isOwnedTag(d.tag) || scope.externalInterfaces.includes(d.interface_name),
+  );
   const facts = new Map<string, InterfaceFacts>();
   await Promise.all(
     relevant.map(async (d) => {
@@ -121,7 +128,10 @@ export async function loadSnapshot(client: VppApi, scope: SnapshotScope): Promis
   );
 
   const routeTables = [
-    ...tableDetails.map((d) => d.table).filter((t) => isOwnedTag(t.name)).map((t) => ({ id: t.table_id, ip6: t.is_ip6 })),
+    ...tableDetails
+      .map((d) => d.table)
+      .filter((t) => isOwnedTag(t.name))
+      .map((t) => ({ id: t.table_id, ip6: t.is_ip6 })),
     ...scope.sharedTables,
   ];
   // Tables are read a few at a time, only API-sourced routes, and only those that could be
@@ -132,26 +142,43 @@ export async function loadSnapshot(client: VppApi, scope: SnapshotScope): Promis
     while (nextTable < routeTables.length) {
       const t = routeTables[nextTable++] as { id: number; ip6: boolean };
       const kept: RouteDetails[] = [];
-      await client.dumpEach(msg.ip_route_v2_dump, { src: FIB_SOURCE_API, table: { table_id: t.id, is_ip6: t.ip6 } }, (d) => {
-        if (mayBeConfiguredRoute(d.route)) kept.push(d.route);
-      });
+      await client.dumpEach(
+        msg.ip_route_v2_dump,
+        { src: FIB_SOURCE_API, table: { table_id: t.id, is_ip6: t.ip6 } },
+        (d) => {
+          if (mayBeConfiguredRoute(d.route)) kept.push(d.route);
+        },
+      );
       routes.set(`${t.ip6 ? 'ip6' : 'ip4'}:${t.id}`, kept);
     }
   };
   await Promise.all(Array.from({ length: Math.min(ROUTE_TABLES_IN_FLIGHT, routeTables.length) }, readTables));
 
   const svc = scope.services;
-  const [bridgeDomains, acls, aclBindings, natStatic, natIdentity, natOutput, dhcpProxies] = await Promise.all([
-    optionalDump(svc, () => client.dump(msg.bridge_domain_dump, { bd_id: NO_INDEX, sw_if_index: NO_INDEX })),
-    optionalDump(svc && client.supports(msg.acl_dump), () => client.dump(msg.acl_dump, { acl_index: NO_INDEX })),
-    optionalDump(svc && client.supports(msg.acl_interface_list_dump), () =>
-      client.dump(msg.acl_interface_list_dump, { sw_if_index: NO_INDEX }),
-    ),
-    optionalDump(svc && client.supports(msg.nat44_static_mapping_dump), () => client.dump(msg.nat44_static_mapping_dump, {})),
-    optionalDump(svc && client.supports(msg.nat44_identity_mapping_dump), () => client.dump(msg.nat44_identity_mapping_dump, {})),
-    optionalDump(svc && client.supports(msg.nat44_ed_output_interface_get), () => client.getAll(msg.nat44_ed_output_interface_get, {})),
-    optionalDump(svc && client.supports(msg.dhcp_proxy_dump), () => client.dump(msg.dhcp_proxy_dump, { is_ip6: false })),
-  ]);
+  const [bridgeDomains, acls, aclBindings, natStatic, natIdentity, natOutput, dhcpProxies] =
+    await Promise.all([
+      optionalDump(svc, () =>
+        client.dump(msg.bridge_domain_dump, { bd_id: NO_INDEX, sw_if_index: NO_INDEX }),
+      ),
+      optionalDump(svc && client.supports(msg.acl_dump), () =>
+        client.dump(msg.acl_dump, { acl_index: NO_INDEX }),
+      ),
+      optionalDump(svc && client.supports(msg.acl_interface_list_dump), () =>
+        client.dump(msg.acl_interface_list_dump, { sw_if_index: NO_INDEX }),
+      ),
+      optionalDump(svc && client.supports(msg.nat44_static_mapping_dump), () =>
+        client.dump(msg.nat44_static_mapping_dump, {}),
+      ),
+      optionalDump(svc && client.supports(msg.nat44_identity_mapping_dump), () =>
+        client.dump(msg.nat44_identity_mapping_dump, {}),
+      ),
+      optionalDump(svc && client.supports(msg.nat44_ed_output_interface_get), () =>
+        client.getAll(msg.nat44_ed_output_interface_get, {}),
+      ),
+      optionalDump(svc && client.supports(msg.dhcp_proxy_dump), () =>
+        client.dump(msg.dhcp_proxy_dump, { is_ip6: false }),
+      ),
+    ]);
   let natEnabled = false;
   let natSessions = 0;
   if (svc && client.supports(msg.nat44_show_running_config)) {
@@ -204,7 +231,10 @@ const ROUTE_TABLES_IN_FLIGHT = 8;
  * applied while dumping; the ownership rules proper are in actual.ts.
  */
 function mayBeConfiguredRoute(r: RouteDetails): boolean {
-  return r.paths.length > 0 && r.paths.every((p) => p.type === 0 && !(p.sw_if_index === NO_INDEX && p.table_id === NO_INDEX));
+  return (
+    r.paths.length > 0 &&
+    r.paths.every((p) => p.type === 0 && !(p.sw_if_index === NO_INDEX && p.table_id === NO_INDEX))
+  );
 }
 
 /** A snapshot of a VPP with nothing in it: the base for partial snapshots and tests. */
@@ -239,6 +269,9 @@ export function emptySnapshot(): VppSnapshot {
 }
 
 /** "10.0.0.1/24" or "2001:db8::1/64" from a VPP prefix. */
-export function formatPrefix(p: { readonly address: { readonly af: number; readonly un: { readonly ip4: string; readonly ip6: string } }; readonly len: number }): string {
+export function formatPrefix(p: {
+  readonly address: { readonly af: number; readonly un: { readonly ip4: string; readonly ip6: string } };
+  readonly len: number;
+}): string {
   return `${p.address.af === 1 ? p.address.un.ip6 : p.address.un.ip4}/${p.len}`;
 }

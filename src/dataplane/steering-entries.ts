@@ -59,7 +59,12 @@ export class SteeringEntries {
     const out = new SteeringEntries(Math.max(1, this.#size));
     for (let i = 0; i < this.#size; i++) {
       if (kept[this.#bsidOf[i] as number]) {
-        out.#addNumeric(this.#tables[i] as number, this.#addresses[i] as number, this.#lengths[i] as number, out.#internBsid(this.bsid(i)));
+        out.#addNumeric(
+          this.#tables[i] as number,
+          this.#addresses[i] as number,
+          this.#lengths[i] as number,
+          out.#internBsid(this.bsid(i)),
+        );
       }
     }
     return out;

@@ -86,7 +86,14 @@ export function podInterfaceCommands(
   return [
     ['link', 'set', 'dev', ifname, 'up'],
     ...addresses.map((address) => ['addr', 'add', address, 'dev', ifname]),
-    ...routes.map((r) => ['route', 'add', r.dst, ...(r.gw === undefined ? [] : ['via', r.gw]), 'dev', ifname]),
+    ...routes.map((r) => [
+      'route',
+      'add',
+      r.dst,
+      ...(r.gw === undefined ? [] : ['via', r.gw]),
+      'dev',
+      ifname,
+    ]),
   ];
 }
 

@@ -37,7 +37,11 @@ export function stableJson(v: unknown): string {
   return JSON.stringify(v, (_k, x: unknown) => {
     if (x && typeof x === 'object' && !Array.isArray(x)) {
       const o = x as Record<string, unknown>;
-      return Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]));
+      return Object.fromEntries(
+        Object.keys(o)
+          .sort()
+          .map((k) => [k, o[k]]),
+      );
     }
     return x;
   });

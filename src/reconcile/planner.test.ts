@@ -7,7 +7,13 @@ import type { Resource } from './resource.js';
 
 const noop = (): Promise<void> => Promise.resolve();
 const plain: Descriptor = { kind: 'thing', equivalent: canonicalEqual, create: noop, delete: noop };
-const updatable: Descriptor = { kind: 'knob', equivalent: canonicalEqual, create: noop, delete: noop, update: noop };
+const updatable: Descriptor = {
+  kind: 'knob',
+  equivalent: canonicalEqual,
+  create: noop,
+  delete: noop,
+  update: noop,
+};
 const descriptors = new Map<string, Descriptor>([
   ['thing', plain],
   ['knob', updatable],
@@ -21,7 +27,11 @@ const order = (p: ReturnType<typeof plan>): string[] => p.ops.map((o) => `${o.ac
 
 describe('planner', () => {
   it('creates dependencies before what uses them', () => {
-    const p = plan([r('steer', ['policy', 'table']), r('policy', ['encap']), r('encap'), r('table')], [], descriptors);
+    const p = plan(
+      [r('steer', ['policy', 'table']), r('policy', ['encap']), r('encap'), r('table')],
+      [],
+      descriptors,
+    );
     const ops = order(p);
     assert.ok(ops.indexOf('create encap') < ops.indexOf('create policy'));
     assert.ok(ops.indexOf('create policy') < ops.indexOf('create steer'));
@@ -107,7 +117,9 @@ describe('executor', () => {
       delete: noop,
     };
     const want = Array.from({ length: 100 }, (_, i) => r(`k${i}`));
-    const result = await execute(plan(want, [], descriptors), new Map([['thing', slow]]), null, { window: 8 });
+    const result = await execute(plan(want, [], descriptors), new Map([['thing', slow]]), null, {
+      window: 8,
+    });
     assert.equal(result.applied, 100);
     assert.equal(peak, 8);
   });

@@ -339,4 +339,3 @@ void describe(
     });
   },
 );
-

@@ -60,7 +60,10 @@ export function podPortResources(pod: PodPortSpec, services: ServicesConfig): Re
   if (pod.mode === 'veth') {
     // The attachment manager creates the pair (with the pod's addresses); the reconciler only uses
     // it, so a missing pair leaves the port pending instead of re-creating a bare pod interface.
-    const veth = hostVethDescriptor.resource({ hostName: pod.id, netns: pod.netns, ifname: pod.ifname, mac: pod.podMac }, { external: true });
+    const veth = hostVethDescriptor.resource(
+      { hostName: pod.id, netns: pod.netns, ifname: pod.ifname, mac: pod.podMac },
+      { external: true },
+    );
     out.push(veth);
     const iface: InterfaceValue = {
       type: 'af_packet',
@@ -84,10 +87,22 @@ export function podPortResources(pod: PodPortSpec, services: ServicesConfig): Re
   }
   // VPP's side as the pod's: VPP would otherwise send the pod frames up to its own 9000.
   out.push(interfaceMtuDescriptor.resource({ iface: name, mtu: pod.mtu ?? POD_DEFAULT_MTU }));
-  out.push(bridgePortDescriptor.resource({ iface: name, bd: services.bridgeDomain, portType: PORT_TYPE.L2_API_PORT_TYPE_NORMAL, shg: 0 }));
+  out.push(
+    bridgePortDescriptor.resource({
+      iface: name,
+      bd: services.bridgeDomain,
+      portType: PORT_TYPE.L2_API_PORT_TYPE_NORMAL,
+      shg: 0,
+    }),
+  );
   out.push(adminUpDescriptor.resource({ iface: name }));
   const aclIn = tags.podAclIn();
   const aclOut = tags.podAclOut();
-  out.push(aclBindingDescriptor.resource({ iface: name, input: [aclIn], output: [aclOut] }, { after: [keys.acl(aclIn), keys.acl(aclOut)] }));
+  out.push(
+    aclBindingDescriptor.resource(
+      { iface: name, input: [aclIn], output: [aclOut] },
+      { after: [keys.acl(aclIn), keys.acl(aclOut)] },
+    ),
+  );
   return out;
 }

@@ -46,7 +46,11 @@ export function existingBsids(s: VppSnapshot, config: AgentConfig): Map<string, 
 }
 
 /** vppnet's SRv6 objects in VPP but the steering entries (actualSteering). */
-export function actualSrv6(s: VppSnapshot, config: AgentConfig, memory: SrGlobalsMemory | undefined): Resource[] {
+export function actualSrv6(
+  s: VppSnapshot,
+  config: AgentConfig,
+  memory: SrGlobalsMemory | undefined,
+): Resource[] {
   const out: Resource[] = [];
   const { locator, bsidPrefix } = config.node.srv6;
   const remembered = memory && memory.vppPid === s.vppPid ? memory : undefined;
@@ -54,7 +58,8 @@ export function actualSrv6(s: VppSnapshot, config: AgentConfig, memory: SrGlobal
   const ownPolicies = s.policies.filter((p) => ip6InPrefix(p.bsid, bsidPrefix));
   // VPP's initial '::' is no source at all: the plan creates one rather than "updating" nothing.
   const reported = s.srEncaps.source === UNSET_ENCAP_SOURCE ? null : s.srEncaps.source;
-  const encapSource = reported === undefined ? (ownPolicies[0]?.encap_src ?? remembered?.encapSource) : reported;
+  const encapSource =
+    reported === undefined ? (ownPolicies[0]?.encap_src ?? remembered?.encapSource) : reported;
   if (encapSource !== undefined && encapSource !== null) {
     out.push(encapSourceDescriptor.resource({ address: encapSource }));
   }

@@ -5,7 +5,11 @@
  * gets its address and IPv6 default route. Facts: ../shared/vpp-srv6.md and vpp-services.md.
  */
 import type { AgentConfig, VpcConfig } from '../config/model.js';
-import { hostDirectoryDescriptor, socketAccessDescriptor, type SocketAccessValue } from '../dataplane/host-file-descriptors.js';
+import {
+  hostDirectoryDescriptor,
+  socketAccessDescriptor,
+  type SocketAccessValue,
+} from '../dataplane/host-file-descriptors.js';
 import {
   addressDescriptor,
   adminUpDescriptor,
@@ -22,7 +26,12 @@ import { derivedMac, portInterfaceName, vmVethHostName } from '../dataplane/name
 import { SteeringEntries } from '../dataplane/steering-entries.js';
 import { intToIp4, ip4Mask, ip4ToInt, ip6AddressInPrefix, ip6IndexInPrefix, ip6InPrefix } from '../net/ip.js';
 import type { Resource } from '../reconcile/resource.js';
-import { encapSourceDescriptor, hopLimitDescriptor, localSidDescriptor, policyDescriptor } from './descriptors.js';
+import {
+  encapSourceDescriptor,
+  hopLimitDescriptor,
+  localSidDescriptor,
+  policyDescriptor,
+} from './descriptors.js';
 import { desiredUnderlayNeighbours } from './underlay-neighbours.js';
 
 /**
@@ -57,7 +66,10 @@ export function allocateBsids(
 }
 
 /** Proxy-ARP range of a subnet: every host address, minus the gateway when it sits at an end. */
-export function proxyArpRange(subnet: { address: string; len: number }, gateway: string): { low: string; hi: string } {
+export function proxyArpRange(
+  subnet: { address: string; len: number },
+  gateway: string,
+): { low: string; hi: string } {
   const net = ip4ToInt(subnet.address) & ip4Mask(subnet.len);
   let low = (net + 1) >>> 0;
   let hi = ((net | ~ip4Mask(subnet.len)) - 1) >>> 0;
@@ -74,7 +86,9 @@ export function socketDirectory(socket: string): string {
 
 function vpcSubnetOf(vpc: VpcConfig, addr: string): { address: string; len: number } {
   const gw = ip4ToInt(addr);
-  const s = vpc.subnets.find((p) => ((gw & ip4Mask(p.len)) >>> 0) === ((ip4ToInt(p.address) & ip4Mask(p.len)) >>> 0));
+  const s = vpc.subnets.find(
+    (p) => (gw & ip4Mask(p.len)) >>> 0 === (ip4ToInt(p.address) & ip4Mask(p.len)) >>> 0,
+  );
   if (!s) throw new Error(`gateway ${addr} outside the subnets of VPC ${vpc.name}`);
   return s;
 }
@@ -126,7 +140,9 @@ export function desiredOverlay(config: AgentConfig, bsids: ReadonlyMap<string, s
 
     // End.DT4: VPP reads the IPv4 table from sw_if_index; the table must exist first, or
     // decapsulated traffic silently lands in the underlay table.
-    out.push(localSidDescriptor.resource({ sid: vpc.sid, behavior: 'end.dt4', table: vpc.table, fibTable: 0 }));
+    out.push(
+      localSidDescriptor.resource({ sid: vpc.sid, behavior: 'end.dt4', table: vpc.table, fibTable: 0 }),
+    );
   }
 
   for (const port of config.ports) {
@@ -139,26 +155,60 @@ export function desiredOverlay(config: AgentConfig, bsids: ReadonlyMap<string, s
     switch (a.type) {
       case 'veth': {
         const hostName = vmVethHostName(port, vpcMtus);
-        const veth = hostVethDescriptor.resource({ hostName, netns: a.netns, ifname: a.ifname, mac: port.mac, mtu: vpc.mtu });
+        const veth = hostVethDescriptor.resource({
+          hostName,
+          netns: a.netns,
+          ifname: a.ifname,
+          mac: port.mac,
+          mtu: vpc.mtu,
+        });
         out.push(veth);
-        out.push(interfaceDescriptor.resource({ type: 'af_packet', name, hostIfName: hostName, mac: derivedMac(name) }, { after: [veth.key] }));
+        out.push(
+          interfaceDescriptor.resource(
+            { type: 'af_packet', name, hostIfName: hostName, mac: derivedMac(name) },
+            { after: [veth.key] },
+          ),
+        );
         break;
       }
       case 'tap':
-        out.push(interfaceDescriptor.resource({ type: 'tap', name, netns: a.netns, hostIfName: a.ifname, mac: derivedMac(name), hostMac: port.mac }));
+        out.push(
+          interfaceDescriptor.resource({
+            type: 'tap',
+            name,
+            netns: a.netns,
+            hostIfName: a.ifname,
+            mac: derivedMac(name),
+            hostMac: port.mac,
+          }),
+        );
         break;
       case 'vhost-user': {
         // VPP binds the socket when it creates the port: its directory must exist by then.
         const dir = socketDirectory(a.socket);
         const { directoryMode, gid: directoryGid } = node.vhostUser;
-        const directory = hostDirectoryDescriptor.resource({ path: dir, mode: directoryMode, ...(directoryGid !== undefined && { gid: directoryGid }) });
+        const directory = hostDirectoryDescriptor.resource({
+          path: dir,
+          mode: directoryMode,
+          ...(directoryGid !== undefined && { gid: directoryGid }),
+        });
         if (!directories.has(directory.key)) {
           directories.add(directory.key);
           out.push(directory);
         }
-        out.push(interfaceDescriptor.resource({ type: 'vhost-user', name, socket: a.socket, mac: derivedMac(name) }, { after: [directory.key] }));
+        out.push(
+          interfaceDescriptor.resource(
+            { type: 'vhost-user', name, socket: a.socket, mac: derivedMac(name) },
+            { after: [directory.key] },
+          ),
+        );
         const { uid, gid, mode } = a.access;
-        const access: SocketAccessValue = { socket: a.socket, ...(uid !== undefined && { uid }), ...(gid !== undefined && { gid }), mode };
+        const access: SocketAccessValue = {
+          socket: a.socket,
+          ...(uid !== undefined && { uid }),
+          ...(gid !== undefined && { gid }),
+          mode,
+        };
         out.push(socketAccessDescriptor.resource(access, { after: [ifKey] }));
         break;
       }
@@ -184,7 +234,9 @@ export function desiredOverlay(config: AgentConfig, bsids: ReadonlyMap<string, s
   }
 
   for (const [sid, bsid] of [...bsids].sort()) {
-    out.push(policyDescriptor.resource({ bsid, sids: [sid], encapSource: node.srv6.encapSource, fibTable: 0 }));
+    out.push(
+      policyDescriptor.resource({ bsid, sids: [sid], encapSource: node.srv6.encapSource, fibTable: 0 }),
+    );
   }
   return out;
 }
@@ -194,7 +246,12 @@ export function desiredSteering(config: AgentConfig, bsids: ReadonlyMap<string, 
   const tableOf = new Map(config.vpcs.map((v) => [v.name, v.table]));
   const steering = new SteeringEntries(Math.max(1, config.remoteRoutes.length));
   for (const route of config.remoteRoutes) {
-    steering.add(tableOf.get(route.vpc) as number, route.prefix.address, route.prefix.len, bsids.get(route.sid) as string);
+    steering.add(
+      tableOf.get(route.vpc) as number,
+      route.prefix.address,
+      route.prefix.len,
+      bsids.get(route.sid) as string,
+    );
   }
   return steering;
 }

@@ -29,13 +29,37 @@ function entries(list: readonly Steer[]): SteeringEntries {
 
 /** A steering entry as a plain Resource, as the planner got them before steering became a bulk kind. */
 function plainSteering(s: Steer): Resource<SteeringValue> {
-  return { kind: 'sr-steering', key: keys.srSteering(s.table, s.prefix), deps: [keys.srPolicy(s.bsid), keys.ipTable(s.table)], value: { ...s } };
+  return {
+    kind: 'sr-steering',
+    key: keys.srSteering(s.table, s.prefix),
+    deps: [keys.srPolicy(s.bsid), keys.ipTable(s.table)],
+    value: { ...s },
+  };
 }
 
-const table = (id: number): Resource<IpTableValue> => ({ kind: 'ip-table', key: keys.ipTable(id), deps: [], value: { table: id, ip6: false, name: `vppnet:vpc:t${id}` } });
-const encap = (address: string): Resource<EncapSourceValue> => ({ kind: 'sr-encap-source', key: keys.srEncapSource(), deps: [], value: { address } });
-const hopLimit: Resource<HopLimitValue> = { kind: 'sr-hop-limit', key: keys.srHopLimit(), deps: [], value: { hopLimit: 64 } };
-const policy = (bsid: string, encapSource = '2001:db8::1', deps = [keys.srEncapSource(), keys.srHopLimit()]): Resource<PolicyValue> => ({
+const table = (id: number): Resource<IpTableValue> => ({
+  kind: 'ip-table',
+  key: keys.ipTable(id),
+  deps: [],
+  value: { table: id, ip6: false, name: `vppnet:vpc:t${id}` },
+});
+const encap = (address: string): Resource<EncapSourceValue> => ({
+  kind: 'sr-encap-source',
+  key: keys.srEncapSource(),
+  deps: [],
+  value: { address },
+});
+const hopLimit: Resource<HopLimitValue> = {
+  kind: 'sr-hop-limit',
+  key: keys.srHopLimit(),
+  deps: [],
+  value: { hopLimit: 64 },
+};
+const policy = (
+  bsid: string,
+  encapSource = '2001:db8::1',
+  deps = [keys.srEncapSource(), keys.srHopLimit()],
+): Resource<PolicyValue> => ({
   kind: 'sr-policy',
   key: keys.srPolicy(bsid),
   deps,
@@ -50,11 +74,17 @@ interface Scenario {
 }
 
 function bulkPlan(s: Scenario): Plan {
-  return plan(s.desired, s.actual, descriptors, [compareSteering(entries(s.wantSteering), entries(s.haveSteering))]);
+  return plan(s.desired, s.actual, descriptors, [
+    compareSteering(entries(s.wantSteering), entries(s.haveSteering)),
+  ]);
 }
 
 function plainPlan(s: Scenario): Plan {
-  return plan([...s.desired, ...s.wantSteering.map(plainSteering)], [...s.actual, ...s.haveSteering.map(plainSteering)], descriptors);
+  return plan(
+    [...s.desired, ...s.wantSteering.map(plainSteering)],
+    [...s.actual, ...s.haveSteering.map(plainSteering)],
+    descriptors,
+  );
 }
 
 /** Everything a plan says, in order. */
@@ -69,7 +99,11 @@ function describePlan(p: Plan): unknown {
       value: o.resource.value,
       previous: o.previous?.value,
     })),
-    pending: p.pending.map((x) => ({ key: x.resource.key, waitingFor: x.waitingFor, value: x.resource.value })),
+    pending: p.pending.map((x) => ({
+      key: x.resource.key,
+      waitingFor: x.waitingFor,
+      value: x.resource.value,
+    })),
     unchanged: p.unchanged,
   };
 }
@@ -99,8 +133,14 @@ describe('steering as a bulk kind plans exactly what plain resources plan', () =
       haveSteering: [],
     });
     const ops = opsOf(p);
-    assert.ok(ops.indexOf(`create ${keys.srPolicy(B1)} (missing in VPP)`) < ops.indexOf('create sr-steering:ip4:10:10.1.0.0/24 (missing in VPP)'));
-    assert.ok(ops.indexOf('create ip-table:ip4:11 (missing in VPP)') < ops.indexOf('create sr-steering:ip4:11:10.1.0.0/24 (missing in VPP)'));
+    assert.ok(
+      ops.indexOf(`create ${keys.srPolicy(B1)} (missing in VPP)`) <
+        ops.indexOf('create sr-steering:ip4:10:10.1.0.0/24 (missing in VPP)'),
+    );
+    assert.ok(
+      ops.indexOf('create ip-table:ip4:11 (missing in VPP)') <
+        ops.indexOf('create sr-steering:ip4:11:10.1.0.0/24 (missing in VPP)'),
+    );
   });
 
   it('plans nothing when VPP matches', () => {
@@ -122,7 +162,10 @@ describe('steering as a bulk kind plans exactly what plain resources plan', () =
       ],
     });
     const ops = opsOf(p);
-    assert.deepEqual(ops.slice(0, 2), ['delete sr-steering:ip4:10:10.2.0.0/24 (not in the desired state)', 'delete sr-steering:ip4:11:10.1.0.0/24 (not in the desired state)']);
+    assert.deepEqual(ops.slice(0, 2), [
+      'delete sr-steering:ip4:10:10.2.0.0/24 (not in the desired state)',
+      'delete sr-steering:ip4:11:10.1.0.0/24 (not in the desired state)',
+    ]);
     assert.ok(ops.includes(`delete ${keys.srPolicy(B2)} (not in the desired state)`));
   });
 
@@ -139,7 +182,13 @@ describe('steering as a bulk kind plans exactly what plain resources plan', () =
 
   it('deletes and recreates the entries of a policy that is recreated, and drops those of a removed table', () => {
     const p = assertSamePlan({
-      desired: [encap('2001:db8::9'), hopLimit, table(10), policy(B1, '2001:db8::9'), policy(B2, '2001:db8::9')],
+      desired: [
+        encap('2001:db8::9'),
+        hopLimit,
+        table(10),
+        policy(B1, '2001:db8::9'),
+        policy(B2, '2001:db8::9'),
+      ],
       actual: base,
       wantSteering: [
         { table: 10, prefix: '10.1.0.0/24', bsid: B1 },
@@ -152,13 +201,28 @@ describe('steering as a bulk kind plans exactly what plain resources plan', () =
       ],
     });
     const ops = opsOf(p);
-    assert.ok(ops.includes(`delete sr-steering:ip4:10:10.1.0.0/24 (recreated with ${keys.srPolicy(B1)})`), ops.join('\n'));
-    assert.ok(ops.includes(`create sr-steering:ip4:10:10.2.0.0/24 (recreated with ${keys.srPolicy(B1)})`), ops.join('\n'));
-    assert.ok(ops.includes('delete sr-steering:ip4:11:10.1.0.0/24 (not in the desired state)'), ops.join('\n'));
+    assert.ok(
+      ops.includes(`delete sr-steering:ip4:10:10.1.0.0/24 (recreated with ${keys.srPolicy(B1)})`),
+      ops.join('\n'),
+    );
+    assert.ok(
+      ops.includes(`create sr-steering:ip4:10:10.2.0.0/24 (recreated with ${keys.srPolicy(B1)})`),
+      ops.join('\n'),
+    );
+    assert.ok(
+      ops.includes('delete sr-steering:ip4:11:10.1.0.0/24 (not in the desired state)'),
+      ops.join('\n'),
+    );
   });
 
   it('keeps entries pending whose policy cannot be created, saying why', () => {
-    const nic: Resource = { kind: 'interface', key: keys.interface('nic0'), deps: [], value: { type: 'external', name: 'nic0' }, external: true };
+    const nic: Resource = {
+      kind: 'interface',
+      key: keys.interface('nic0'),
+      deps: [],
+      value: { type: 'external', name: 'nic0' },
+      external: true,
+    };
     const p = assertSamePlan({
       desired: [...base, nic, policy(B3, '2001:db8::1', [keys.interface('nic0')])],
       actual: base,
@@ -192,12 +256,19 @@ describe('steering as a bulk kind plans exactly what plain resources plan', () =
       `delete ${keys.srPolicy(B2)} (not in the desired state)`,
       'delete ip-table:ip4:11 (not in the desired state)',
     ]);
-    assert.deepEqual(p.pending.map((x) => x.resource.key), ['sr-steering:ip4:10:10.1.0.0/24']);
+    assert.deepEqual(
+      p.pending.map((x) => x.resource.key),
+      ['sr-steering:ip4:10:10.1.0.0/24'],
+    );
   });
 
   it('rejects two desired entries with one key, as for plain resources', () => {
     const dup = { table: 10, prefix: '10.1.0.0/24', bsid: B1 };
-    assert.throws(() => bulkPlan({ desired: base, actual: [], wantSteering: [dup, { ...dup, bsid: B2 }], haveSteering: [] }), /duplicate desired resource key sr-steering:ip4:10:10.1.0.0\/24/);
+    assert.throws(
+      () =>
+        bulkPlan({ desired: base, actual: [], wantSteering: [dup, { ...dup, bsid: B2 }], haveSteering: [] }),
+      /duplicate desired resource key sr-steering:ip4:10:10.1.0.0\/24/,
+    );
   });
 
   it('agrees on random states (add, remove, re-point, recreated policies, removed tables, pending)', () => {
@@ -214,18 +285,39 @@ describe('steering as a bulk kind plans exactly what plain resources plan', () =
       const haveTables = tables.filter(() => random(4) > 0);
       const wantPolicies = bsids.filter(() => random(4) > 0);
       const havePolicies = bsids.filter(() => random(4) > 0);
-      const desired = [encap('2001:db8::1'), hopLimit, ...wantTables.map(table), ...wantPolicies.map((b) => policy(b))];
-      const actual = [encap('2001:db8::1'), hopLimit, ...haveTables.map(table), ...havePolicies.map((b) => policy(b, random(3) === 0 ? '2001:db8::2' : '2001:db8::1'))];
+      const desired = [
+        encap('2001:db8::1'),
+        hopLimit,
+        ...wantTables.map(table),
+        ...wantPolicies.map((b) => policy(b)),
+      ];
+      const actual = [
+        encap('2001:db8::1'),
+        hopLimit,
+        ...haveTables.map(table),
+        ...havePolicies.map((b) => policy(b, random(3) === 0 ? '2001:db8::2' : '2001:db8::1')),
+      ];
       const steer = (from: readonly number[]): Steer[] => {
         const out = new Map<string, Steer>();
         for (let k = random(30); k > 0; k--) {
-          const s = { table: from[random(from.length)] ?? 10, prefix: `10.${random(4)}.${random(3)}.0/24`, bsid: bsids[random(bsids.length)] as string };
+          const s = {
+            table: from[random(from.length)] ?? 10,
+            prefix: `10.${random(4)}.${random(3)}.0/24`,
+            bsid: bsids[random(bsids.length)] as string,
+          };
           out.set(`${s.table} ${s.prefix}`, s);
         }
         return [...out.values()];
       };
-      const p = assertSamePlan({ desired, actual, wantSteering: steer(tables), haveSteering: steer(haveTables) });
-      for (const o of p.ops) if (o.resource.kind === 'sr-steering') seen.add(`${o.action} ${o.reason.replace(/ sr-.*| ip-.*/, '')}`);
+      const p = assertSamePlan({
+        desired,
+        actual,
+        wantSteering: steer(tables),
+        haveSteering: steer(haveTables),
+      });
+      for (const o of p.ops)
+        if (o.resource.kind === 'sr-steering')
+          seen.add(`${o.action} ${o.reason.replace(/ sr-.*| ip-.*/, '')}`);
       if (p.pending.some((x) => x.resource.kind === 'sr-steering')) seen.add('pending');
     }
     // The random states went through every path.
@@ -243,12 +335,17 @@ describe('steering as a bulk kind plans exactly what plain resources plan', () =
 
 describe('actualSteering', () => {
   it("keeps only entries that point into the node's BSID prefix", () => {
-    const s = { ...emptySnapshot(), steering: entries([
-      { table: 10, prefix: '10.1.0.0/24', bsid: B1 },
-      { table: 77, prefix: '203.0.113.0/24', bsid: 'fd99::1' },
-      { table: 10, prefix: '10.2.0.0/24', bsid: B2 },
-    ]) };
-    const config = { node: { srv6: { bsidPrefix: { address: 'fc00:1:ff::', len: 64 } } } } as unknown as AgentConfig;
+    const s = {
+      ...emptySnapshot(),
+      steering: entries([
+        { table: 10, prefix: '10.1.0.0/24', bsid: B1 },
+        { table: 77, prefix: '203.0.113.0/24', bsid: 'fd99::1' },
+        { table: 10, prefix: '10.2.0.0/24', bsid: B2 },
+      ]),
+    };
+    const config = {
+      node: { srv6: { bsidPrefix: { address: 'fc00:1:ff::', len: 64 } } },
+    } as unknown as AgentConfig;
     const own = actualSteering(s, config);
     assert.deepEqual(
       Array.from({ length: own.size }, (_, i) => `${own.table(i)} ${own.prefix(i)} ${own.bsid(i)}`),

@@ -48,11 +48,17 @@ export class SteeringResources implements BulkResources {
   }
 
   resource(member: number): Resource<SteeringValue> {
-    return steeringDescriptor.resource(this.#value(member), { after: this.groups[this.groupOf(member)] as readonly string[] });
+    return steeringDescriptor.resource(this.#value(member), {
+      after: this.groups[this.groupOf(member)] as readonly string[],
+    });
   }
 
   #value(member: number): SteeringValue {
-    return { table: this.entries.table(member), prefix: this.entries.prefix(member), bsid: this.entries.bsid(member) };
+    return {
+      table: this.entries.table(member),
+      prefix: this.entries.prefix(member),
+      bsid: this.entries.bsid(member),
+    };
   }
 }
 
@@ -73,7 +79,8 @@ export function compareSteering(desired: SteeringEntries, actual: SteeringEntrie
       throw new Error(`duplicate desired resource key ${want.resource(i).key}`);
     }
     while (y < haveOrder.length && actual.compare(haveOrder[y] as number, desired, i) < 0) y++;
-    if (y < haveOrder.length && actual.compare(haveOrder[y] as number, desired, i) === 0) counterpart[i] = haveOrder[y] as number;
+    if (y < haveOrder.length && actual.compare(haveOrder[y] as number, desired, i) === 0)
+      counterpart[i] = haveOrder[y] as number;
   }
   return {
     desired: want,

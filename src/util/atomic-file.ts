@@ -14,7 +14,11 @@ export interface AtomicWriteOptions {
   readonly dirMode?: number;
 }
 
-export async function writeFileAtomic(path: string, data: string, opts: AtomicWriteOptions | number = {}): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  data: string,
+  opts: AtomicWriteOptions | number = {},
+): Promise<void> {
   const { mode = 0o644, dirMode } = typeof opts === 'number' ? { mode: opts } : opts;
   const dir = dirname(path);
   await mkdir(dir, dirMode === undefined ? { recursive: true } : { recursive: true, mode: dirMode });

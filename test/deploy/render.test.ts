@@ -117,7 +117,11 @@ describe('deploy/render', () => {
       () => nodeConfigs(values),
       (err: unknown) =>
         err instanceof ValuesError &&
-        err.problems.some((p) => /^nodes\.[a-z0-9-]+\.ports\[0\]\.attach\.socket$/.test(p.path) && /must be under \/run\/vppnet\//.test(p.message)),
+        err.problems.some(
+          (p) =>
+            /^nodes\.[a-z0-9-]+\.ports\[0\]\.attach\.socket$/.test(p.path) &&
+            /must be under \/run\/vppnet\//.test(p.message),
+        ),
     );
   });
 

@@ -134,12 +134,22 @@ export class RawClient {
   }
 
   /** Encodes and writes a request with this client's handle and the table's id. */
-  send<M extends MessageDef>(def: M, input: MessageInput<M>, context: number, clientIndex = this.clientIndex): void {
+  send<M extends MessageDef>(
+    def: M,
+    input: MessageInput<M>,
+    context: number,
+    clientIndex = this.clientIndex,
+  ): void {
     this.sendRaw(encodeMessage(def, this.idOf(def), input, { context, clientIndex }));
   }
 
   /** Sends a request and waits for exactly `replies` more payloads. */
-  async call<M extends MessageDef>(def: M, input: MessageInput<M>, context: number, replies = 1): Promise<Buffer[]> {
+  async call<M extends MessageDef>(
+    def: M,
+    input: MessageInput<M>,
+    context: number,
+    replies = 1,
+  ): Promise<Buffer[]> {
     const start = this.received.length;
     this.send(def, input, context);
     await this.waitForCount(start + replies);

@@ -37,7 +37,10 @@ export function loadTranscripts(set: '26.06' | '26.06-design'): Transcript[] {
     .filter((f) => f.endsWith('.json'))
     .sort()
     .map((f) => {
-      const t = JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as { step: string; frames: TranscriptFrame[] };
+      const t = JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as {
+        step: string;
+        frames: TranscriptFrame[];
+      };
       return { file: `${set}/${f}`, step: t.step, frames: t.frames };
     });
 }

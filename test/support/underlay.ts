@@ -19,7 +19,11 @@ export async function createUnderlay(client: VppApi): Promise<TestUnderlay> {
   return { name: d.interface_name, swIfIndex: lo.sw_if_index };
 }
 
-export async function removeUnderlay(client: VppApi, u: TestUnderlay, gateway = '2001:db8::2'): Promise<void> {
+export async function removeUnderlay(
+  client: VppApi,
+  u: TestUnderlay,
+  gateway = '2001:db8::2',
+): Promise<void> {
   await client
     .call(msg.ip_route_add_del, {
       is_add: false,

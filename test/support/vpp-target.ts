@@ -18,7 +18,9 @@ export interface VppTarget {
 export const REAL_VPP_SOCKET = process.env.VPP_API_SOCKET;
 
 /** Skip reason for tests that need the simulator's fault injection. */
-export const SIM_ONLY = REAL_VPP_SOCKET ? 'needs the simulator (fault injection); VPP_API_SOCKET is set' : false;
+export const SIM_ONLY = REAL_VPP_SOCKET
+  ? 'needs the simulator (fault injection); VPP_API_SOCKET is set'
+  : false;
 
 export async function startVppTarget(opts: Partial<VppSimulatorOptions> = {}): Promise<VppTarget> {
   if (REAL_VPP_SOCKET) {

@@ -64,7 +64,11 @@ export class MessageTable {
     for (const def of defs) {
       const id = this.idOf(def);
       if (id === undefined) {
-        incompatible.push({ name: def.name, expectedCrc: def.crc, offeredCrcs: this.#crcsByName.get(def.name) ?? [] });
+        incompatible.push({
+          name: def.name,
+          expectedCrc: def.crc,
+          offeredCrcs: this.#crcsByName.get(def.name) ?? [],
+        });
       } else {
         compatible.push(def.name);
         this.#defById.set(id, def);

@@ -4,7 +4,15 @@
  * per-call interpretation of the definition in the hot path.
  */
 import { VppError } from '../errors.js';
-import type { AliasDef, EnumDef, FieldDef, IntegerPrimitive, Primitive, TypeRef, UnionDef } from './schema.js';
+import type {
+  AliasDef,
+  EnumDef,
+  FieldDef,
+  IntegerPrimitive,
+  Primitive,
+  TypeRef,
+  UnionDef,
+} from './schema.js';
 import { readIp4, readIp6, readMac, writeIp4, writeIp6, writeMac } from './text-format.js';
 
 /** A read position that advances; one object per decode instead of a tuple per field. */
@@ -59,7 +67,10 @@ export function codecOf(type: TypeRef): TypeCodec {
 
 function need(cur: ReadCursor, n: number, what: string): void {
   if (cur.off + n > cur.end) {
-    throw new VppError('VPPNET_ERR_DECODE', `message too short: ${what} needs ${n} bytes at offset ${cur.off}`);
+    throw new VppError(
+      'VPPNET_ERR_DECODE',
+      `message too short: ${what} needs ${n} bytes at offset ${cur.off}`,
+    );
   }
 }
 
@@ -85,7 +96,11 @@ function intCodec(p: IntegerPrimitive): TypeCodec {
   const base = { fixedSize: size, size: () => size };
   switch (p) {
     case 'u8':
-      return { ...base, write: (b, o, v) => ((b[o] = check(v)), o + 1), read: (b, c) => (need(c, 1, p), b[c.off++]) };
+      return {
+        ...base,
+        write: (b, o, v) => ((b[o] = check(v)), o + 1),
+        read: (b, c) => (need(c, 1, p), b[c.off++]),
+      };
     case 'i8':
       return {
         ...base,
@@ -175,7 +190,12 @@ function enumCodec(e: EnumDef): TypeCodec {
   return intCodec(e.width);
 }
 
-function textCodec(size: number, write: (t: string, b: Buffer, o: number) => void, read: (b: Buffer, o: number) => string, what: string): TypeCodec {
+function textCodec(
+  size: number,
+  write: (t: string, b: Buffer, o: number) => void,
+  read: (b: Buffer, o: number) => string,
+  what: string,
+): TypeCodec {
   return {
     fixedSize: size,
     size: () => size,
@@ -310,7 +330,10 @@ function variableStringCodec(): TypeCodec {
 }
 
 /** A variable array `T x[count]`: the count is another field of the same struct. */
-function variableArrayCodec(name: string, type: TypeRef): {
+function variableArrayCodec(
+  name: string,
+  type: TypeRef,
+): {
   readonly size: (v: unknown) => number;
   readonly write: (b: Buffer, o: number, v: unknown) => number;
   readonly read: (b: Buffer, c: ReadCursor, count: number) => unknown;
@@ -395,7 +418,13 @@ export function compileFields(owner: string, fields: readonly FieldDef[]): Compi
       // string[] carries its own u32 length; other trailing arrays without a count take the rest.
       if (type === 'string') {
         const s = variableStringCodec();
-        compiled.push({ name, fixedSize: null, size: (v) => s.size(v), write: (b, o, v) => s.write(b, o, v), read: (b, c) => s.read(b, c) });
+        compiled.push({
+          name,
+          fixedSize: null,
+          size: (v) => s.size(v),
+          write: (b, o, v) => s.write(b, o, v),
+          read: (b, c) => s.read(b, c),
+        });
       } else {
         const va = variableArrayCodec(what, type);
         const el = codecOf(type).fixedSize ?? 1;
@@ -490,7 +519,10 @@ function structCodec(
  * decoded value reproduces all bytes.
  */
 function unionCodec(u: UnionDef): TypeCodec {
-  const arms = u.arms.map((f) => ({ name: f[0], codec: f.length === 3 ? arrayCodec(`${u.name}.${f[0]}`, f[1], f[2]) : codecOf(f[1]) }));
+  const arms = u.arms.map((f) => ({
+    name: f[0],
+    codec: f.length === 3 ? arrayCodec(`${u.name}.${f[0]}`, f[1], f[2]) : codecOf(f[1]),
+  }));
   let size = 0;
   for (const a of arms) {
     if (a.codec.fixedSize === null) throw new Error(`union ${u.name}: arm ${a.name} has no fixed size`);
@@ -522,4 +554,3 @@ function unionCodec(u: UnionDef): TypeCodec {
     },
   };
 }
-

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loadTranscripts, payloadOf, SKIP_NO_SHARED, transcriptsAvailable } from '../../../test/support/transcripts.js';
+import {
+  loadTranscripts,
+  payloadOf,
+  SKIP_NO_SHARED,
+  transcriptsAvailable,
+} from '../../../test/support/transcripts.js';
 import { definitionByNameCrc, definitions, msg } from '../messages/index.js';
 import { FRAME_HEADER_LENGTH } from '../wire/frame.js';
 import { decodeMessage, encodeMessage, contextOffsetOf } from './message-codec.js';
@@ -15,34 +20,42 @@ function reencode(def: MessageDef, msgId: number, decoded: Record<string, unknow
   return encodeMessage(def, msgId, decoded as never, header).subarray(FRAME_HEADER_LENGTH);
 }
 
-describe('codec against frames recorded from VPP 26.06', { skip: !transcriptsAvailable() && SKIP_NO_SHARED }, () => {
-  for (const set of ['26.06', '26.06-design'] as const) {
-    if (!transcriptsAvailable()) break;
-    for (const t of loadTranscripts(set)) {
-      it(`${t.file}: every frame decodes and re-encodes to the same bytes`, () => {
-        for (const frame of t.frames) {
-          const def = definitionByNameCrc(frame.name_crc);
-          assert.ok(def, `no definition for ${frame.name_crc}`);
-          const payload = payloadOf(frame);
-          assert.equal(payload.readUInt16BE(0), frame.msg_id);
-          const decoded = decodeMessage(def, payload) as Record<string, unknown>;
-          if (frame.retval !== undefined) assert.equal(decoded.retval, frame.retval);
-          if (frame.response !== undefined) assert.equal(decoded.response, frame.response);
-          assert.deepEqual(reencode(def, frame.msg_id, decoded).toString('hex'), frame.hex, `${frame.name_crc}`);
-        }
-      });
+describe(
+  'codec against frames recorded from VPP 26.06',
+  { skip: !transcriptsAvailable() && SKIP_NO_SHARED },
+  () => {
+    for (const set of ['26.06', '26.06-design'] as const) {
+      if (!transcriptsAvailable()) break;
+      for (const t of loadTranscripts(set)) {
+        it(`${t.file}: every frame decodes and re-encodes to the same bytes`, () => {
+          for (const frame of t.frames) {
+            const def = definitionByNameCrc(frame.name_crc);
+            assert.ok(def, `no definition for ${frame.name_crc}`);
+            const payload = payloadOf(frame);
+            assert.equal(payload.readUInt16BE(0), frame.msg_id);
+            const decoded = decodeMessage(def, payload) as Record<string, unknown>;
+            if (frame.retval !== undefined) assert.equal(decoded.retval, frame.retval);
+            if (frame.response !== undefined) assert.equal(decoded.response, frame.response);
+            assert.deepEqual(
+              reencode(def, frame.msg_id, decoded).toString('hex'),
+              frame.hex,
+              `${frame.name_crc}`,
+            );
+          }
+        });
+      }
     }
-  }
 
-  it('decodes field values as VPP meant them', () => {
-    const [connect] = loadTranscripts('26.06');
-    const reply = decodeMessage(msg.sockclnt_create_reply, payloadOf(connect!.frames[1]!));
-    assert.equal(reply.response, 0);
-    assert.equal(reply.index, 0x80000001);
-    assert.equal(reply.message_table.length, reply.count);
-    assert.ok(reply.message_table.some((e) => e.name === 'control_ping_51077d14' && e.index === 23));
-  });
-});
+    it('decodes field values as VPP meant them', () => {
+      const [connect] = loadTranscripts('26.06');
+      const reply = decodeMessage(msg.sockclnt_create_reply, payloadOf(connect!.frames[1]!));
+      assert.equal(reply.response, 0);
+      assert.equal(reply.index, 0x80000001);
+      assert.equal(reply.message_table.length, reply.count);
+      assert.ok(reply.message_table.some((e) => e.name === 'control_ping_51077d14' && e.index === 23));
+    });
+  },
+);
 
 // ---------------------------------------------------------------------------------------------
 // Every generated message: a value built from its definition survives encode → decode → encode.
@@ -71,17 +84,28 @@ function sample(type: TypeRef, rnd: () => number, len?: number): unknown {
   }
   if (typeof type === 'string') {
     switch (type) {
-      case 'u8': return int(8, false);
-      case 'i8': return int(8, true);
-      case 'u16': return int(16, false);
-      case 'i16': return int(16, true);
-      case 'u32': return int(32, false);
-      case 'i32': return int(32, true);
-      case 'u64': return BigInt(int(32, false)) * 4294967296n + BigInt(int(32, false));
-      case 'i64': return -BigInt(int(31, false));
-      case 'f64': return rnd() * 1e6;
-      case 'bool': return rnd() < 0.5;
-      case 'string': return 'cmd-' + Math.floor(rnd() * 1000);
+      case 'u8':
+        return int(8, false);
+      case 'i8':
+        return int(8, true);
+      case 'u16':
+        return int(16, false);
+      case 'i16':
+        return int(16, true);
+      case 'u32':
+        return int(32, false);
+      case 'i32':
+        return int(32, true);
+      case 'u64':
+        return BigInt(int(32, false)) * 4294967296n + BigInt(int(32, false));
+      case 'i64':
+        return -BigInt(int(31, false));
+      case 'f64':
+        return rnd() * 1e6;
+      case 'bool':
+        return rnd() < 0.5;
+      case 'string':
+        return 'cmd-' + Math.floor(rnd() * 1000);
     }
   }
   switch (type.kind) {
@@ -93,7 +117,8 @@ function sample(type: TypeRef, rnd: () => number, len?: number): unknown {
     case 'alias':
       if (type.format === 'ip4') return [1, 2, 3, 4].map(() => int(8, false)).join('.');
       if (type.format === 'ip6') return `fd00:${int(16, false).toString(16)}::${int(16, false).toString(16)}`;
-      if (type.format === 'mac') return '02:fe:' + [1, 2, 3, 4].map(() => int(8, false).toString(16).padStart(2, '0')).join(':');
+      if (type.format === 'mac')
+        return '02:fe:' + [1, 2, 3, 4].map(() => int(8, false).toString(16).padStart(2, '0')).join(':');
       return sample(type.type, rnd, type.length);
     case 'struct':
       return sampleFields(type.fields, rnd);
@@ -109,7 +134,8 @@ function sampleFields(fields: readonly FieldDef[], rnd: () => number): Record<st
   const out: Record<string, unknown> = {};
   for (const f of fields) {
     if (f.length === 4) out[f[0]] = sample(f[1], rnd, Math.floor(rnd() * 4));
-    else if (f.length === 3 && f[2] === 0) out[f[0]] = f[1] === 'string' ? 'variable ' + Math.floor(rnd() * 99) : sample(f[1], rnd, 3);
+    else if (f.length === 3 && f[2] === 0)
+      out[f[0]] = f[1] === 'string' ? 'variable ' + Math.floor(rnd() * 99) : sample(f[1], rnd, 3);
     else if (f.length === 3) out[f[0]] = sample(f[1], rnd, f[2]);
     else out[f[0]] = sample(f[1], rnd);
   }
@@ -139,35 +165,61 @@ describe('codec round trips for every defined message', () => {
 
 describe('codec details', () => {
   it('fills count fields from the array length and applies .api defaults', () => {
-    const payload = encodeMessage(msg.ip_route_add_del, 7, {
-      route: { table_id: 10, prefix: { address: { af: 0, un: { ip4: '10.1.0.0' } }, len: 16 }, paths: [{ sw_if_index: 3 }, { sw_if_index: 4 }] },
-    }, { clientIndex: 1, context: 2 }).subarray(FRAME_HEADER_LENGTH);
+    const payload = encodeMessage(
+      msg.ip_route_add_del,
+      7,
+      {
+        route: {
+          table_id: 10,
+          prefix: { address: { af: 0, un: { ip4: '10.1.0.0' } }, len: 16 },
+          paths: [{ sw_if_index: 3 }, { sw_if_index: 4 }],
+        },
+      },
+      { clientIndex: 1, context: 2 },
+    ).subarray(FRAME_HEADER_LENGTH);
     const decoded = decodeMessage(msg.ip_route_add_del, payload);
     assert.equal(decoded.is_add, true, 'is_add defaults to true as in ip.api');
     assert.equal(decoded.route.n_paths, 2);
-    assert.deepEqual(decoded.route.paths.map((p) => p.sw_if_index), [3, 4]);
+    assert.deepEqual(
+      decoded.route.paths.map((p) => p.sw_if_index),
+      [3, 4],
+    );
     assert.equal(decoded.route.prefix.address.un.ip4, '10.1.0.0');
   });
 
   it('writes f64 in host order and integers big-endian', () => {
     // An independent byte builder: u16 id, u32 client_index, u32 context, then fields.
-    const frame = encodeMessage(msg.sw_interface_set_flags, 0x0102, { sw_if_index: 5, flags: 1 }, { clientIndex: 0x80000001, context: 9 });
+    const frame = encodeMessage(
+      msg.sw_interface_set_flags,
+      0x0102,
+      { sw_if_index: 5, flags: 1 },
+      { clientIndex: 0x80000001, context: 9 },
+    );
     const expected = Buffer.from('01028000000100000009' + '00000005' + '00000001', 'hex');
     assert.equal(frame.subarray(FRAME_HEADER_LENGTH).toString('hex'), expected.toString('hex'));
   });
 
   it('rejects out-of-range integers, bad addresses and overlong strings with VPPNET_ERR_ENCODE', () => {
-    assert.throws(() => encodeMessage(msg.sw_interface_set_flags, 1, { sw_if_index: -1 }), { code: 'VPPNET_ERR_ENCODE' });
-    assert.throws(() => encodeMessage(msg.sr_set_encap_source, 1, { encaps_source: 'fd00::zz' }), { code: 'VPPNET_ERR_ENCODE' });
-    assert.throws(() => encodeMessage(msg.sw_interface_tag_add_del, 1, { tag: 'x'.repeat(64) }), { code: 'VPPNET_ERR_ENCODE' });
+    assert.throws(() => encodeMessage(msg.sw_interface_set_flags, 1, { sw_if_index: -1 }), {
+      code: 'VPPNET_ERR_ENCODE',
+    });
+    assert.throws(() => encodeMessage(msg.sr_set_encap_source, 1, { encaps_source: 'fd00::zz' }), {
+      code: 'VPPNET_ERR_ENCODE',
+    });
+    assert.throws(() => encodeMessage(msg.sw_interface_tag_add_del, 1, { tag: 'x'.repeat(64) }), {
+      code: 'VPPNET_ERR_ENCODE',
+    });
   });
 
   it('reports a truncated payload with VPPNET_ERR_DECODE and the message name', () => {
     const frame = encodeMessage(msg.sw_interface_set_flags, 1, { sw_if_index: 5 });
-    assert.throws(() => decodeMessage(msg.sw_interface_set_flags, frame.subarray(FRAME_HEADER_LENGTH, frame.length - 2)), (err: Error & { code?: string }) => {
-      assert.equal(err.code, 'VPPNET_ERR_DECODE');
-      assert.match(err.message, /sw_interface_set_flags/);
-      return true;
-    });
+    assert.throws(
+      () => decodeMessage(msg.sw_interface_set_flags, frame.subarray(FRAME_HEADER_LENGTH, frame.length - 2)),
+      (err: Error & { code?: string }) => {
+        assert.equal(err.code, 'VPPNET_ERR_DECODE');
+        assert.match(err.message, /sw_interface_set_flags/);
+        return true;
+      },
+    );
   });
 });

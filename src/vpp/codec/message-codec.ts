@@ -39,7 +39,11 @@ function compileMessage(def: MessageDef): CompiledMessage {
     if (f.fixedSize === null) break;
     off += f.fixedSize;
   }
-  const valueOf = (input: Readonly<Record<string, unknown>>, name: string, header: MessageHeader): unknown => {
+  const valueOf = (
+    input: Readonly<Record<string, unknown>>,
+    name: string,
+    header: MessageHeader,
+  ): unknown => {
     if (name === 'context') return header.context ?? input.context;
     if (name === 'client_index') return header.clientIndex ?? input.client_index;
     const v = input[name];

@@ -8,7 +8,8 @@
  */
 
 /** Scalar wire types. Integers are big-endian on the wire; f64 is in host (little-endian) order. */
-export type Primitive = 'u8' | 'i8' | 'u16' | 'i16' | 'u32' | 'i32' | 'u64' | 'i64' | 'f64' | 'bool' | 'string';
+export type Primitive =
+  'u8' | 'i8' | 'u16' | 'i16' | 'u32' | 'i32' | 'u64' | 'i64' | 'f64' | 'bool' | 'string';
 
 export type IntegerPrimitive = 'u8' | 'i8' | 'u16' | 'i16' | 'u32' | 'i32';
 
@@ -164,7 +165,6 @@ type CountFields<Fs extends readonly FieldDef[]> = Fs[number] extends infer F
 type StructInput<Fs extends readonly FieldDef[]> = {
   readonly [F in Fs[number] as F[0] extends CountFields<Fs> ? never : F[0]]?: FieldInput<F>;
 };
-
 
 /** A decoded message: every field present. */
 export type Message<M extends MessageDef> = MessageDef extends M

@@ -27,7 +27,10 @@ export interface ApiIndex {
   readonly messages: Map<string, ApiMessage>;
   readonly structs: Map<string, readonly ApiField[]>;
   readonly unions: Map<string, readonly ApiField[]>;
-  readonly enums: Map<string, { readonly kind: 'enum' | 'enumflag'; readonly width: string; readonly values: [string, number][] }>;
+  readonly enums: Map<
+    string,
+    { readonly kind: 'enum' | 'enumflag'; readonly width: string; readonly values: [string, number][] }
+  >;
   readonly aliases: Map<string, { readonly type: string; readonly length?: number }>;
   readonly services: Map<string, ApiService>;
   readonly files: string[];

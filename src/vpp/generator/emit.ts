@@ -9,7 +9,11 @@ import type { ApiField, ApiIndex, ApiMessage } from './api-json.js';
 export const GENERATOR_VERSION = 1;
 
 /** Byte aliases that the codec shows as text. */
-const TEXT_FORMATS: Readonly<Record<string, string>> = { ip4_address: 'ip4', ip6_address: 'ip6', mac_address: 'mac' };
+const TEXT_FORMATS: Readonly<Record<string, string>> = {
+  ip4_address: 'ip4',
+  ip6_address: 'ip6',
+  mac_address: 'mac',
+};
 
 const PRIMITIVES = new Set(['u8', 'i8', 'u16', 'i16', 'u32', 'i32', 'u64', 'i64', 'f64', 'bool', 'string']);
 
@@ -42,15 +46,18 @@ export function emitDefinitions(index: ApiIndex, opts: EmitOptions): string {
     return ident(name);
   };
 
-  const fieldsOf = (owner: string, fields: readonly ApiField[]): { code: string; defaults: Record<string, unknown> } => {
+  const fieldsOf = (
+    owner: string,
+    fields: readonly ApiField[],
+  ): { code: string; defaults: Record<string, unknown> } => {
     const parts: string[] = [];
     const defaults: Record<string, unknown> = {};
     for (const f of fields) {
       const [type, name, ...rest] = f;
       const last = rest[rest.length - 1];
       const dims = last !== null && typeof last === 'object' ? rest.slice(0, -1) : rest;
-      if (last !== null && typeof last === 'object' && 'default' in (last)) {
-        let d = (last).default;
+      if (last !== null && typeof last === 'object' && 'default' in last) {
+        let d = last.default;
         if (type === 'bool' && typeof d === 'string') d = d === 'true';
         defaults[name] = d;
       }
@@ -73,7 +80,9 @@ export function emitDefinitions(index: ApiIndex, opts: EmitOptions): string {
       const ref = refOf(alias.type);
       const len = alias.length !== undefined ? `, length: ${alias.length}` : '';
       const fmt = TEXT_FORMATS[name] ? `, format: '${TEXT_FORMATS[name]}'` : '';
-      typeOut.push(`export const ${ident(name)} = { kind: 'alias', name: '${name}', type: ${ref}${len}${fmt} } as const satisfies AliasDef;`);
+      typeOut.push(
+        `export const ${ident(name)} = { kind: 'alias', name: '${name}', type: ${ref}${len}${fmt} } as const satisfies AliasDef;`,
+      );
       return;
     }
     const en = index.enums.get(name);
@@ -87,7 +96,9 @@ export function emitDefinitions(index: ApiIndex, opts: EmitOptions): string {
     const union = index.unions.get(name);
     if (union) {
       const { code } = fieldsOf(name, union);
-      typeOut.push(`export const ${ident(name)} = { kind: 'union', name: '${name}', arms: ${code} } as const satisfies UnionDef;`);
+      typeOut.push(
+        `export const ${ident(name)} = { kind: 'union', name: '${name}', arms: ${code} } as const satisfies UnionDef;`,
+      );
       return;
     }
     const struct = index.structs.get(name);
@@ -134,7 +145,11 @@ export function emitDefinitions(index: ApiIndex, opts: EmitOptions): string {
     const fields = m.fields.filter((f) => f[1] !== '_vl_msg_id');
     const { code, defaults } = fieldsOf(name, fields);
     const status =
-      m.options.status === 'in_progress' ? `, status: 'in_progress'` : 'deprecated' in m.options ? `, status: 'deprecated'` : '';
+      m.options.status === 'in_progress'
+        ? `, status: 'in_progress'`
+        : 'deprecated' in m.options
+          ? `, status: 'deprecated'`
+          : '';
     const linkCode = links.length ? `, ${links.join(', ')}` : '';
     msgOut.push(
       `export const ${name} = { kind: 'message', name: '${name}', crc: '${m.crc}', fields: ${code}${defaultsCode(defaults)}${linkCode}${status} } as const satisfies MessageDef;`,

@@ -55,7 +55,12 @@ export class AclPlugin {
   }
 
   /** acl_add_list */
-  addReplace(index: number, rules: readonly ApiRule[], tag: string, tagBytes: number): { rv: number; index: number } {
+  addReplace(
+    index: number,
+    rules: readonly ApiRule[],
+    tag: string,
+    tagBytes: number,
+  ): { rv: number; index: number } {
     if (tagBytes >= 64) return { rv: Rv.INVALID_VALUE, index };
     for (const r of rules) {
       if (invalidPrefix(r.src_prefix)) return { rv: Rv.INVALID_SRC_ADDRESS, index };
@@ -153,7 +158,11 @@ export class AclPlugin {
       const send = (sw: number): void => {
         const ins = this.input.get(sw) ?? [];
         const outs = this.output.get(sw) ?? [];
-        call.details(msg.acl_interface_list_details, { sw_if_index: sw, n_input: ins.length, acls: [...ins, ...outs] });
+        call.details(msg.acl_interface_list_details, {
+          sw_if_index: sw,
+          n_input: ins.length,
+          acls: [...ins, ...outs],
+        });
       };
       if (m.sw_if_index >>> 0 === 0xffffffff) {
         for (const sw of this.#vpp.interfaces.pool.values()) send(sw.swIfIndex);

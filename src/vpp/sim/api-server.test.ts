@@ -6,7 +6,12 @@ import { SimConnection, VPP_SEND_CHUNK } from './api-server.js';
 /** A socket stand-in that records each write. */
 function fakeSocket(): { socket: net.Socket; writes: Buffer[] } {
   const writes: Buffer[] = [];
-  const socket = { destroyed: false, write: (b: Buffer) => writes.push(Buffer.from(b)) > 0, end: () => undefined, destroy: () => undefined } as unknown as net.Socket;
+  const socket = {
+    destroyed: false,
+    write: (b: Buffer) => writes.push(Buffer.from(b)) > 0,
+    end: () => undefined,
+    destroy: () => undefined,
+  } as unknown as net.Socket;
   return { socket, writes };
 }
 

@@ -94,7 +94,12 @@ export class Devices {
     this.#vpp = vpp;
     this.#host = host;
     // memif_init: socket id 0 is the default socket file
-    this.memifSockets.add(() => ({ socketId: 0, filename: `${RUNTIME_DIR}/memif.sock`, refs: 0, isListener: false }));
+    this.memifSockets.add(() => ({
+      socketId: 0,
+      filename: `${RUNTIME_DIR}/memif.sock`,
+      refs: 0,
+      isListener: false,
+    }));
   }
 
   #swOf<T extends { swIfIndex: number }>(pool: VppPool<T>, swIfIndex: number): [number, T] | undefined {
@@ -103,8 +108,15 @@ export class Devices {
   }
 
   /** af_packet_create_if */
-  createAfPacket(a: { hostIfName: string; mode: number; mac: Buffer | undefined; flags: number; preexisting?: boolean }): { rv: number; swIfIndex: number } {
-    for (const x of this.afPacket.values()) if (x.hostIfName === a.hostIfName) return { rv: Rv.IF_ALREADY_EXISTS, swIfIndex: x.swIfIndex };
+  createAfPacket(a: {
+    hostIfName: string;
+    mode: number;
+    mac: Buffer | undefined;
+    flags: number;
+    preexisting?: boolean;
+  }): { rv: number; swIfIndex: number } {
+    for (const x of this.afPacket.values())
+      if (x.hostIfName === a.hostIfName) return { rv: Rv.IF_ALREADY_EXISTS, swIfIndex: x.swIfIndex };
     const check = this.#vpp.options.checkHostInterfaces && !a.preexisting;
     if (check && !this.#host.interfaceExists(a.hostIfName)) return { rv: Rv.INVALID_INTERFACE, swIfIndex: 0 };
     if (check) this.#host.setUp(a.hostIfName);
@@ -180,7 +192,8 @@ export class Devices {
     const drop = (): void => {
       // closing the fds removes a non-persistent device
       if (!persist) this.#host.deleteTap(t.netns, name);
-      else if (!this.kernelTaps.some((k) => k.name === name && k.netns === t.netns)) this.kernelTaps.push({ netns: t.netns, name, persist });
+      else if (!this.kernelTaps.some((k) => k.name === name && k.netns === t.netns))
+        this.kernelTaps.push({ netns: t.netns, name, persist });
     };
     // open ("/dev/vhost-net")
     if (!this.#vpp.options.vhostNet) {
@@ -232,8 +245,14 @@ export class Devices {
     const ifs = this.#vpp.interfaces;
 
     d.on(msg.af_packet_create_v3, (m, call) => {
-      if (m.mode !== 1 && m.mode !== 2) return call.reply({ retval: Rv.INVALID_VALUE, sw_if_index: 0xffffffff });
-      const r = this.createAfPacket({ hostIfName: m.host_if_name, mode: m.mode, mac: m.use_random_hw_addr ? undefined : macBytes(m.hw_addr), flags: m.flags });
+      if (m.mode !== 1 && m.mode !== 2)
+        return call.reply({ retval: Rv.INVALID_VALUE, sw_if_index: 0xffffffff });
+      const r = this.createAfPacket({
+        hostIfName: m.host_if_name,
+        mode: m.mode,
+        mac: m.use_random_hw_addr ? undefined : macBytes(m.hw_addr),
+        flags: m.flags,
+      });
       call.reply({ retval: r.rv, sw_if_index: r.swIfIndex });
     });
 
@@ -248,7 +267,11 @@ export class Devices {
 
     d.on(msg.af_packet_dump, (_m, call) => {
       if (!call.reg) return;
-      for (const a of this.afPacket.values()) call.details(msg.af_packet_details, { sw_if_index: a.swIfIndex, host_if_name: a.hostIfName.slice(0, 63) });
+      for (const a of this.afPacket.values())
+        call.details(msg.af_packet_details, {
+          sw_if_index: a.swIfIndex,
+          host_if_name: a.hostIfName.slice(0, 63),
+        });
     });
 
     d.on(msg.tap_create_v3, (m, call) => {
@@ -260,8 +283,14 @@ export class Devices {
         netns: m.host_namespace_set ? m.host_namespace : undefined,
         hostMac: m.host_mac_addr_set ? macBytes(m.host_mac_addr) : undefined,
         hostMtu: m.host_mtu_set ? m.host_mtu_size : undefined,
-        ip4: m.host_ip4_prefix_set && m.host_ip4_prefix.len > 0 ? { addr: m.host_ip4_prefix.address, len: m.host_ip4_prefix.len } : undefined,
-        ip6: m.host_ip6_prefix_set && m.host_ip6_prefix.len > 0 ? { addr: m.host_ip6_prefix.address, len: m.host_ip6_prefix.len } : undefined,
+        ip4:
+          m.host_ip4_prefix_set && m.host_ip4_prefix.len > 0
+            ? { addr: m.host_ip4_prefix.address, len: m.host_ip4_prefix.len }
+            : undefined,
+        ip6:
+          m.host_ip6_prefix_set && m.host_ip6_prefix.len > 0
+            ? { addr: m.host_ip6_prefix.address, len: m.host_ip6_prefix.len }
+            : undefined,
         ip4Gw: m.host_ip4_gw_set ? m.host_ip4_gw : undefined,
         ip6Gw: m.host_ip6_gw_set ? m.host_ip6_gw : undefined,
         bridge: m.host_bridge_set ? m.host_bridge : undefined,
@@ -319,10 +348,13 @@ export class Devices {
     d.on(msg.create_vhost_user_if_v2, (m, call) => {
       const reply = (rv: number, sw: number): void => call.reply({ retval: rv, sw_if_index: sw });
       if (m.sock_filename.length === 0) return reply(Rv.INVALID_ARGUMENT, 0xffffffff);
-      for (const v of this.vhost.values()) if (v.sockFilename === m.sock_filename) return reply(Rv.IF_ALREADY_EXISTS, v.swIfIndex);
+      for (const v of this.vhost.values())
+        if (v.sockFilename === m.sock_filename) return reply(Rv.IF_ALREADY_EXISTS, v.swIfIndex);
       let server: { close(): void } | undefined;
       if (m.is_server) {
-        const s = this.#vpp.options.checkHostInterfaces ? this.#host.listenUnix(m.sock_filename) : { close: () => undefined };
+        const s = this.#vpp.options.checkHostInterfaces
+          ? this.#host.listenUnix(m.sock_filename)
+          : { close: () => undefined };
         if (s instanceof Error) return reply(Rv.SYSCALL_ERROR_2, 0xffffffff);
         server = s;
       }
@@ -390,7 +422,8 @@ export class Devices {
       }
       const f = m.socket_filename;
       if (f.length === 0) return reply(Rv.INVALID_ARGUMENT);
-      const name = f.startsWith('/') || f.startsWith('abstract:') || f.startsWith('@') ? f : `${RUNTIME_DIR}/${f}`;
+      const name =
+        f.startsWith('/') || f.startsWith('abstract:') || f.startsWith('@') ? f : `${RUNTIME_DIR}/${f}`;
       if (existing) return reply(existing[1].filename === name ? 0 : Rv.ENTRY_ALREADY_EXISTS);
       this.memifSockets.add(() => ({ socketId, filename: name, refs: 0, isListener: false }));
       reply(0);
@@ -398,7 +431,11 @@ export class Devices {
 
     d.on(msg.memif_socket_filename_dump, (_m, call) => {
       if (!call.reg) return;
-      for (const s of this.memifSockets.values()) call.details(msg.memif_socket_filename_details, { socket_id: s.socketId, socket_filename: s.filename.slice(0, 107) });
+      for (const s of this.memifSockets.values())
+        call.details(msg.memif_socket_filename_details, {
+          socket_id: s.socketId,
+          socket_filename: s.filename.slice(0, 107),
+        });
     });
 
     d.on(msg.memif_create_v2, (m, call) => {
@@ -410,7 +447,8 @@ export class Devices {
       const isMaster = m.role === 0;
       if (sock.refs > 0) {
         if (sock.isListener !== isMaster) return reply(Rv.SUBIF_ALREADY_EXISTS, 0);
-        if ([...this.memifs.values()].some((x) => x.socketId === sock.socketId && x.id === m.id >>> 0)) return reply(Rv.SUBIF_ALREADY_EXISTS, 0);
+        if ([...this.memifs.values()].some((x) => x.socketId === sock.socketId && x.id === m.id >>> 0))
+          return reply(Rv.SUBIF_ALREADY_EXISTS, 0);
       } else {
         sock.isListener = isMaster;
       }
@@ -418,7 +456,14 @@ export class Devices {
       let sw: SimInterface | undefined;
       const mac = m.hw_addr !== '00:00:00:00:00:00' ? macBytes(m.hw_addr) : randomMac();
       this.memifs.add((index) => {
-        sw = ifs.create({ kind: 'memif', name: () => `memif${sock.socketId}/${m.id >>> 0}`, devType: 'memif', mac, linkUp: false, instance: index });
+        sw = ifs.create({
+          kind: 'memif',
+          name: () => `memif${sock.socketId}/${m.id >>> 0}`,
+          devType: 'memif',
+          mac,
+          linkUp: false,
+          instance: index,
+        });
         return {
           swIfIndex: sw.swIfIndex,
           id: m.id >>> 0,

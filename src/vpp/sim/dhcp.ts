@@ -38,8 +38,14 @@ const ALL_ONES = { af: 4 as const, addr: Buffer.from([255, 255, 255, 255]), len:
 export class Dhcp {
   readonly #vpp: Vpp;
   /** by rx fib_index, per protocol (0 = IPv4, 1 = IPv6) */
-  readonly proxies: [Map<number, DhcpProxy>, Map<number, DhcpProxy>] = [new Map<number, DhcpProxy>(), new Map<number, DhcpProxy>()];
-  readonly vss: [Map<number, DhcpVss>, Map<number, DhcpVss>] = [new Map<number, DhcpVss>(), new Map<number, DhcpVss>()];
+  readonly proxies: [Map<number, DhcpProxy>, Map<number, DhcpProxy>] = [
+    new Map<number, DhcpProxy>(),
+    new Map<number, DhcpProxy>(),
+  ];
+  readonly vss: [Map<number, DhcpVss>, Map<number, DhcpVss>] = [
+    new Map<number, DhcpVss>(),
+    new Map<number, DhcpVss>(),
+  ];
 
   constructor(vpp: Vpp) {
     this.#vpp = vpp;
@@ -50,7 +56,14 @@ export class Dhcp {
   }
 
   /** dhcp4_proxy_set_server / dhcp6_proxy_set_server (IPv6 tables are mfib tables there) */
-  setServer(isV6: boolean, server: Buffer, src: Buffer, rxTableId: number, serverTableId: number, isDel: boolean): number {
+  setServer(
+    isV6: boolean,
+    server: Buffer,
+    src: Buffer,
+    rxTableId: number,
+    serverTableId: number,
+    isDel: boolean,
+  ): number {
     if (isZero(server)) return Rv.INVALID_DST_ADDRESS;
     if (isZero(src)) return Rv.INVALID_SRC_ADDRESS;
     const af = isV6 ? 6 : 4;
@@ -59,7 +72,9 @@ export class Dhcp {
     if (isDel) {
       const p = proxies.get(rx.index);
       if (p) {
-        const at = p.servers.findIndex((s) => s.addr.equals(server) && this.#fib.tableIdOf(af, s.serverFibIndex) === serverTableId >>> 0);
+        const at = p.servers.findIndex(
+          (s) => s.addr.equals(server) && this.#fib.tableIdOf(af, s.serverFibIndex) === serverTableId >>> 0,
+        );
         if (at >= 0) {
           const st = this.#fib.byIndex(af, (p.servers[at] as { serverFibIndex: number }).serverFibIndex);
           if (st) this.#fib.unlock(st, FibSource.DHCP);
@@ -79,7 +94,9 @@ export class Dhcp {
         proxies.set(rx.index, p);
         isNew = true;
       }
-      const exists = p.servers.some((s) => s.addr.equals(server) && this.#fib.tableIdOf(af, s.serverFibIndex) === serverTableId >>> 0);
+      const exists = p.servers.some(
+        (s) => s.addr.equals(server) && this.#fib.tableIdOf(af, s.serverFibIndex) === serverTableId >>> 0,
+      );
       if (!exists) {
         const st = this.#fib.findOrCreateAndLock(af, serverTableId, FibSource.DHCP);
         p.servers.push({ addr: Buffer.from(server), serverFibIndex: st.index });
@@ -95,7 +112,15 @@ export class Dhcp {
   }
 
   /** dhcp_proxy_set_vss */
-  setVss(isV6: boolean, tableId: number, type: number, asciiId: string, oui: number, vpnIndex: number, isDel: boolean): number {
+  setVss(
+    isV6: boolean,
+    tableId: number,
+    type: number,
+    asciiId: string,
+    oui: number,
+    vpnIndex: number,
+    isDel: boolean,
+  ): number {
     const af = isV6 ? 6 : 4;
     const rx = this.#fib.findOrCreateAndLock(af, tableId, FibSource.DHCP);
     const vss = this.vss[isV6 ? 1 : 0];
@@ -124,11 +149,30 @@ export class Dhcp {
     d.on(msg.dhcp_proxy_config, (m, call) => {
       if (m.dhcp_src_address.af !== m.dhcp_server.af) return call.reply({ retval: Rv.INVALID_ARGUMENT });
       const isV6 = m.dhcp_src_address.af === 1;
-      call.reply({ retval: this.setServer(isV6, fromApiAddress(m.dhcp_server), fromApiAddress(m.dhcp_src_address), m.rx_vrf_id >>> 0, m.server_vrf_id >>> 0, !m.is_add) });
+      call.reply({
+        retval: this.setServer(
+          isV6,
+          fromApiAddress(m.dhcp_server),
+          fromApiAddress(m.dhcp_src_address),
+          m.rx_vrf_id >>> 0,
+          m.server_vrf_id >>> 0,
+          !m.is_add,
+        ),
+      });
     });
 
     d.on(msg.dhcp_proxy_set_vss, (m, call) => {
-      call.reply({ retval: this.setVss(m.is_ipv6, m.tbl_id >>> 0, m.vss_type & 0xff, m.vpn_ascii_id, m.oui >>> 0, m.vpn_index >>> 0, !m.is_add) });
+      call.reply({
+        retval: this.setVss(
+          m.is_ipv6,
+          m.tbl_id >>> 0,
+          m.vss_type & 0xff,
+          m.vpn_ascii_id,
+          m.oui >>> 0,
+          m.vpn_index >>> 0,
+          !m.is_add,
+        ),
+      });
     });
 
     d.on(msg.dhcp_proxy_dump, (m, call) => {
@@ -147,7 +191,11 @@ export class Dhcp {
           if (v.type === VSS_TYPE_ASCII) ascii = v.asciiId;
           else if (v.type === VSS_TYPE_VPN_ID) {
             vssOui = ((v.vpnId[0] as number) << 16) + ((v.vpnId[1] as number) << 8) + (v.vpnId[2] as number);
-            vssFibId = (((v.vpnId[3] as number) << 24) >>> 0) + ((v.vpnId[4] as number) << 16) + ((v.vpnId[5] as number) << 8) + (v.vpnId[6] as number);
+            vssFibId =
+              (((v.vpnId[3] as number) << 24) >>> 0) +
+              ((v.vpnId[4] as number) << 16) +
+              ((v.vpnId[5] as number) << 8) +
+              (v.vpnId[6] as number);
           }
         } else {
           // `mp->vss_type = VSS_TYPE_INVALID` without htonl: the byte 123 lands first on the wire
@@ -155,7 +203,10 @@ export class Dhcp {
         }
         // dhcp_send_details copies the addresses into the union and leaves af at 0 (IPv4), even
         // for IPv6
-        const addr = (b: Buffer): { af: number; un: { ip6: Uint8Array } } => ({ af: 0, un: { ip6: new Uint8Array(b.length === 16 ? b : Buffer.concat([b, Buffer.alloc(12)])) } });
+        const addr = (b: Buffer): { af: number; un: { ip6: Uint8Array } } => ({
+          af: 0,
+          un: { ip6: new Uint8Array(b.length === 16 ? b : Buffer.concat([b, Buffer.alloc(12)])) },
+        });
         call.details(msg.dhcp_proxy_details, {
           rx_vrf_id: this.#vpp.fib.tableIdOf(af, p.rxFibIndex),
           vss_oui: vssOui,
@@ -164,7 +215,10 @@ export class Dhcp {
           is_ipv6: isV6,
           vss_vpn_ascii_id: ascii.slice(0, 128),
           dhcp_src_address: addr(p.src) as never,
-          servers: p.servers.map((s) => ({ server_vrf_id: this.#vpp.fib.tableIdOf(af, s.serverFibIndex), dhcp_server: addr(s.addr) })) as never,
+          servers: p.servers.map((s) => ({
+            server_vrf_id: this.#vpp.fib.tableIdOf(af, s.serverFibIndex),
+            dhcp_server: addr(s.addr),
+          })) as never,
         });
       }
     });
@@ -176,6 +230,14 @@ function updateVss(v: DhcpVss, type: number, asciiId: string, oui: number, vpnIn
   v.type = type;
   v.asciiId = type === VSS_TYPE_ASCII ? asciiId : '';
   if (type === VSS_TYPE_VPN_ID) {
-    v.vpnId = Buffer.from([(oui >> 16) & 0xff, (oui >> 8) & 0xff, oui & 0xff, (vpnIndex >>> 24) & 0xff, (vpnIndex >> 16) & 0xff, (vpnIndex >> 8) & 0xff, vpnIndex & 0xff]);
+    v.vpnId = Buffer.from([
+      (oui >> 16) & 0xff,
+      (oui >> 8) & 0xff,
+      oui & 0xff,
+      (vpnIndex >>> 24) & 0xff,
+      (vpnIndex >> 16) & 0xff,
+      (vpnIndex >> 8) & 0xff,
+      vpnIndex & 0xff,
+    ]);
   }
 }

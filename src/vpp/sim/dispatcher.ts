@@ -32,7 +32,9 @@ export interface ApiCall<M extends MessageDef> {
   details<D extends MessageDef>(def: D, values: MessageInput<D>): void;
 }
 
-export type ReplyInput<M extends MessageDef> = M['reply'] extends MessageDef ? MessageInput<M['reply']> : never;
+export type ReplyInput<M extends MessageDef> = M['reply'] extends MessageDef
+  ? MessageInput<M['reply']>
+  : never;
 
 export type Handler<M extends MessageDef> = (m: Message<M>, call: ApiCall<M>) => void;
 
@@ -77,7 +79,11 @@ export class Dispatcher {
   }
 
   /** Encodes a message with this process's id for it; undefined when it has none. */
-  encode<D extends MessageDef>(def: D, values: MessageInput<D>, header: { context?: number; clientIndex?: number }): Buffer | undefined {
+  encode<D extends MessageDef>(
+    def: D,
+    values: MessageInput<D>,
+    header: { context?: number; clientIndex?: number },
+  ): Buffer | undefined {
     const id = this.#table.idOf(def);
     if (id === undefined) return undefined;
     return encodeMessage(def, id, values, header);

@@ -301,7 +301,11 @@ export class Fib {
     let table: FibTable | undefined;
     pool.add((index) => (table = new FibTable(this, af, index, tableId, desc, linkLocal)));
     const t = table as FibTable;
-    if (af === 6) t.hashes[0] = new VppHash<string, FibEntry>(ip6KeySum, { autoShrink: true }) as VppHash<number | string, FibEntry>;
+    if (af === 6)
+      t.hashes[0] = new VppHash<string, FibEntry>(ip6KeySum, { autoShrink: true }) as VppHash<
+        number | string,
+        FibEntry
+      >;
     // hash_set (fib_index_by_table_id, table_id, index): a later table with the same id (~0)
     // takes the name over, as in VPP.
     (af === 4 ? this.#byId4 : this.#byId6).set(tableId, t);
@@ -387,7 +391,10 @@ export class Fib {
       let h = t.hashes[e.prefix.len];
       if (!h) {
         // ip4_fib_hash_table_entry_insert: hash_create (32, sizeof (uword)), NO_AUTO_SHRINK
-        h = new VppHash<number, FibEntry>(hashUwordLow, { autoShrink: false }) as VppHash<number | string, FibEntry>;
+        h = new VppHash<number, FibEntry>(hashUwordLow, { autoShrink: false }) as VppHash<
+          number | string,
+          FibEntry
+        >;
         t.hashes[e.prefix.len] = h;
       }
       h.set(ip4Key(e.prefix), e);
@@ -415,7 +422,13 @@ export class Fib {
    * needed. Covers fib_table_entry_special_add / _special_dpo_add / _update / _update_one_path.
    * Returns the entry.
    */
-  sourceAdd(t: FibTable, prefix: IpPrefix, source: number, c: Contribution, opts: { refCounted?: boolean } = {}): FibEntry {
+  sourceAdd(
+    t: FibTable,
+    prefix: IpPrefix,
+    source: number,
+    c: Contribution,
+    opts: { refCounted?: boolean } = {},
+  ): FibEntry {
     let e = this.lookupExact(t, prefix);
     const isNew = !e;
     if (!e) {
@@ -518,7 +531,13 @@ export class Fib {
     const af: Af = p.proto === DpoProto.IP6 ? 6 : 4;
     const t = this.byIndex(af, p.fibIndex);
     if (!t) return;
-    this.sourceAdd(t, { af, addr: p.nh, len: af === 4 ? 32 : 128 }, FibSource.RR, { kind: 'paths', paths: [] }, { refCounted: true });
+    this.sourceAdd(
+      t,
+      { af, addr: p.nh, len: af === 4 ? 32 : 128 },
+      FibSource.RR,
+      { kind: 'paths', paths: [] },
+      { refCounted: true },
+    );
   }
 
   #unresolveRecursive(p: FibPath): void {
@@ -572,10 +591,15 @@ export class Fib {
     else if (p.type === PathType.INTF_RX) type = 9;
     else if (p.type === PathType.DVR) type = 8;
     const swIfIndex =
-      p.type === PathType.RECEIVE || p.type === PathType.ATTACHED || p.type === PathType.ATTACHED_NEXT_HOP || p.type === PathType.DVR || p.type === PathType.INTF_RX
+      p.type === PathType.RECEIVE ||
+      p.type === PathType.ATTACHED ||
+      p.type === PathType.ATTACHED_NEXT_HOP ||
+      p.type === PathType.DVR ||
+      p.type === PathType.INTF_RX
         ? p.swIfIndex
         : 0xffffffff;
-    const hasNh = p.type === PathType.RECEIVE || p.type === PathType.ATTACHED_NEXT_HOP || p.type === PathType.RECURSIVE;
+    const hasNh =
+      p.type === PathType.RECEIVE || p.type === PathType.ATTACHED_NEXT_HOP || p.type === PathType.RECURSIVE;
     const fibIndex = p.type === PathType.DEAG || p.type === PathType.RECURSIVE ? p.fibIndex : 0;
     const af: Af = p.proto === DpoProto.IP6 ? 6 : 4;
     let address: Record<string, unknown> = {};

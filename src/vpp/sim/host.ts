@@ -64,7 +64,8 @@ function run(netns: string | undefined, args: string[]): void {
 
 /** The real thing: /sys/class/net checks and iproute2 (needs root for anything that changes). */
 export const realHost: HostOps = {
-  interfaceExists: (name) => name.length > 0 && !name.includes('/') && existsSync(path.join('/sys/class/net', name)),
+  interfaceExists: (name) =>
+    name.length > 0 && !name.includes('/') && existsSync(path.join('/sys/class/net', name)),
   setUp: (name) => {
     try {
       run(undefined, ['link', 'set', 'dev', name, 'up']);
@@ -85,7 +86,8 @@ export const realHost: HostOps = {
       })();
       // `ip tuntap add` makes a persistent device; a non-persistent one is removed by deleteTap
       // when the simulator lets go of it, which is when VPP would have closed its fd.
-      if (!exists) run(spec.netns, ['tuntap', 'add', 'dev', spec.name, 'mode', spec.tun ? 'tun' : 'tap', 'vnet_hdr']);
+      if (!exists)
+        run(spec.netns, ['tuntap', 'add', 'dev', spec.name, 'mode', spec.tun ? 'tun' : 'tap', 'vnet_hdr']);
       return true;
     } catch {
       return false;

@@ -239,7 +239,9 @@ export class Interfaces {
     const instance = this.#allocLoopbackInstance(isSpecified, userInstance);
     if (instance < 0) return { rv: Rv.INVALID_REGISTRATION, swIfIndex: 0xffffffff };
     // All-zero MAC: de:ad:00:00:00:<instance>
-    const address = mac.every((b) => b === 0) ? Buffer.from([0xde, 0xad, 0, 0, 0, instance & 0xff]) : Buffer.from(mac);
+    const address = mac.every((b) => b === 0)
+      ? Buffer.from([0xde, 0xad, 0, 0, 0, instance & 0xff])
+      : Buffer.from(mac);
     const sw = this.create({
       kind: 'loopback',
       name: () => `loop${instance}`,

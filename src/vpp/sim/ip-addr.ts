@@ -66,7 +66,10 @@ export function apiAddress(addr: Uint8Array): { af: number; un: { ip4?: string; 
 }
 
 /** Bytes from a decoded `address` (af 0 → 4 bytes from the union's first 4, else 16). */
-export function fromApiAddress(a: { readonly af: number; readonly un: { readonly ip4: string; readonly ip6: string } }): Buffer {
+export function fromApiAddress(a: {
+  readonly af: number;
+  readonly un: { readonly ip4: string; readonly ip6: string };
+}): Buffer {
   return a.af === 1 ? ip6Bytes(a.un.ip6) : ip4Bytes(a.un.ip4);
 }
 

@@ -8,9 +8,30 @@
 import type { Message } from '../codec/schema.js';
 import { msg } from '../messages/index.js';
 import type { Dispatcher } from './dispatcher.js';
-import { DpoProto, Fib, FibSource, PathCfg, PathType, type FibEntry, type FibPath, type FibTable } from './fib.js';
+import {
+  DpoProto,
+  Fib,
+  FibSource,
+  PathCfg,
+  PathType,
+  type FibEntry,
+  type FibPath,
+  type FibTable,
+} from './fib.js';
 import type { SimInterface } from './interfaces.js';
-import { apiAddress, covers, fromApiAddress, ip4Bytes, ip6Bytes, ipText, isZero, masked, withHostBitsSet, type Af, type IpPrefix } from './ip-addr.js';
+import {
+  apiAddress,
+  covers,
+  fromApiAddress,
+  ip4Bytes,
+  ip6Bytes,
+  ipText,
+  isZero,
+  masked,
+  withHostBitsSet,
+  type Af,
+  type IpPrefix,
+} from './ip-addr.js';
 import { Rv } from './retval.js';
 import type { Vpp } from './vpp.js';
 
@@ -74,7 +95,15 @@ export class Ip {
   ipIf(swIfIndex: number): IpIf {
     let s = this.#ifs.get(swIfIndex);
     if (!s) {
-      s = { fibIndex: [0, 0], addrs: [[], []], unnumberedTo: undefined, ll: undefined, llTable: undefined, ip4Enabled: 0, ip6Enabled: 0 };
+      s = {
+        fibIndex: [0, 0],
+        addrs: [[], []],
+        unnumberedTo: undefined,
+        ll: undefined,
+        llTable: undefined,
+        ip4Enabled: 0,
+        ip6Enabled: 0,
+      };
       this.#ifs.set(swIfIndex, s);
     }
     return s;
@@ -107,8 +136,20 @@ export class Ip {
 
   #ip4AddInterfaceRoutes(sw: number, t: FibTable, a: IfAddress): void {
     const proto = DpoProto.IP4;
-    const path = (type: number, nh: Buffer): FibPath => ({ type, proto, swIfIndex: sw, nh, fibIndex: 0, weight: 1, preference: 0, cfg: type === PathType.RECEIVE ? PathCfg.LOCAL : 0 });
-    this.fib.sourceAdd(t, { af: 4, addr: a.addr, len: 32 }, FibSource.INTERFACE, { kind: 'paths', paths: [path(PathType.RECEIVE, a.addr)] });
+    const path = (type: number, nh: Buffer): FibPath => ({
+      type,
+      proto,
+      swIfIndex: sw,
+      nh,
+      fibIndex: 0,
+      weight: 1,
+      preference: 0,
+      cfg: type === PathType.RECEIVE ? PathCfg.LOCAL : 0,
+    });
+    this.fib.sourceAdd(t, { af: 4, addr: a.addr, len: 32 }, FibSource.INTERFACE, {
+      kind: 'paths',
+      paths: [path(PathType.RECEIVE, a.addr)],
+    });
     if (a.len >= 32) return;
     const net = masked(a.addr, a.len);
     const key = `4|${net.toString('hex')}|${a.len}|${sw}`;
@@ -119,16 +160,24 @@ export class Ip {
     }
     this.#ifPrefixes.set(key, 1);
     // the glean route: with the address, not the network (ip4_add_interface_prefix_routes)
-    this.fib.sourceAdd(t, { af: 4, addr: a.addr, len: a.len }, FibSource.INTERFACE, { kind: 'paths', paths: [{ ...path(PathType.ATTACHED, Buffer.alloc(0)), cfg: 0 }] });
+    this.fib.sourceAdd(t, { af: 4, addr: a.addr, len: a.len }, FibSource.INTERFACE, {
+      kind: 'paths',
+      paths: [{ ...path(PathType.ATTACHED, Buffer.alloc(0)), cfg: 0 }],
+    });
     if (a.len <= 30) {
-      if (!net.equals(a.addr)) this.fib.sourceAdd(t, { af: 4, addr: net, len: 32 }, FibSource.INTERFACE, { kind: 'drop' });
+      if (!net.equals(a.addr))
+        this.fib.sourceAdd(t, { af: 4, addr: net, len: 32 }, FibSource.INTERFACE, { kind: 'drop' });
       const bcast = withHostBitsSet(a.addr, a.len);
       // ip4_add_subnet_bcast_route without directed broadcast: a drop
-      if (!bcast.equals(a.addr)) this.fib.sourceAdd(t, { af: 4, addr: bcast, len: 32 }, FibSource.INTERFACE, { kind: 'drop' });
+      if (!bcast.equals(a.addr))
+        this.fib.sourceAdd(t, { af: 4, addr: bcast, len: 32 }, FibSource.INTERFACE, { kind: 'drop' });
     } else if (a.len === 31) {
       const other = Buffer.from(a.addr);
       other[3] = (other[3] as number) ^ 1;
-      this.fib.sourceAdd(t, { af: 4, addr: other, len: 32 }, FibSource.INTERFACE, { kind: 'paths', paths: [{ ...path(PathType.ATTACHED_NEXT_HOP, other), cfg: 0 }] });
+      this.fib.sourceAdd(t, { af: 4, addr: other, len: 32 }, FibSource.INTERFACE, {
+        kind: 'paths',
+        paths: [{ ...path(PathType.ATTACHED_NEXT_HOP, other), cfg: 0 }],
+      });
     }
   }
 
@@ -160,7 +209,18 @@ export class Ip {
     const proto = DpoProto.IP6;
     this.fib.sourceAdd(t, { af: 6, addr: a.addr, len: 128 }, FibSource.INTERFACE, {
       kind: 'paths',
-      paths: [{ type: PathType.RECEIVE, proto, swIfIndex: sw, nh: a.addr, fibIndex: 0, weight: 1, preference: 0, cfg: PathCfg.LOCAL }],
+      paths: [
+        {
+          type: PathType.RECEIVE,
+          proto,
+          swIfIndex: sw,
+          nh: a.addr,
+          fibIndex: 0,
+          weight: 1,
+          preference: 0,
+          cfg: PathCfg.LOCAL,
+        },
+      ],
     });
     if (a.len >= 128) return;
     const net = masked(a.addr, a.len);
@@ -174,7 +234,18 @@ export class Ip {
     // ip6's glean uses the masked prefix (ip6_add_interface_prefix_routes)
     this.fib.sourceAdd(t, { af: 6, addr: net, len: a.len }, FibSource.INTERFACE, {
       kind: 'paths',
-      paths: [{ type: PathType.ATTACHED, proto, swIfIndex: sw, nh: Buffer.alloc(0), fibIndex: 0, weight: 1, preference: 0, cfg: 0 }],
+      paths: [
+        {
+          type: PathType.ATTACHED,
+          proto,
+          swIfIndex: sw,
+          nh: Buffer.alloc(0),
+          fibIndex: 0,
+          weight: 1,
+          preference: 0,
+          cfg: 0,
+        },
+      ],
     });
   }
 
@@ -221,7 +292,8 @@ export class Ip {
     if (af === 6 && addr[0] === 0xfe && ((addr[1] as number) & 0xc0) === 0x80) {
       // link-local: only the /128 that replaces the interface's own
       if (len !== 128) return Rv.ADDRESS_LENGTH_MISMATCH;
-      if (isDel) return s.ll && s.ll.equals(addr) ? Rv.ADDRESS_NOT_DELETABLE : Rv.ADDRESS_NOT_FOUND_FOR_INTERFACE;
+      if (isDel)
+        return s.ll && s.ll.equals(addr) ? Rv.ADDRESS_NOT_DELETABLE : Rv.ADDRESS_NOT_FOUND_FOR_INTERFACE;
       this.#enableIp6Link(sw, addr);
       return 0;
     }
@@ -306,13 +378,36 @@ export class Ip {
       ll10[1] = 0x80;
       this.fib.sourceAdd(s.llTable, { af: 6, addr: ll10, len: 10 }, FibSource.SPECIAL, {
         kind: 'paths',
-        paths: [{ type: PathType.ATTACHED, proto: DpoProto.IP6, swIfIndex: sw.swIfIndex, nh: Buffer.alloc(0), fibIndex: 0, weight: 1, preference: 0, cfg: 0 }],
+        paths: [
+          {
+            type: PathType.ATTACHED,
+            proto: DpoProto.IP6,
+            swIfIndex: sw.swIfIndex,
+            nh: Buffer.alloc(0),
+            fibIndex: 0,
+            weight: 1,
+            preference: 0,
+            cfg: 0,
+          },
+        ],
       });
     }
-    if (old && !old.equals(s.ll)) this.fib.sourceRemove(s.llTable, { af: 6, addr: old, len: 128 }, FibSource.IP6_ND);
+    if (old && !old.equals(s.ll))
+      this.fib.sourceRemove(s.llTable, { af: 6, addr: old, len: 128 }, FibSource.IP6_ND);
     this.fib.sourceAdd(s.llTable, { af: 6, addr: s.ll, len: 128 }, FibSource.IP6_ND, {
       kind: 'paths',
-      paths: [{ type: PathType.RECEIVE, proto: DpoProto.IP6, swIfIndex: sw.swIfIndex, nh: s.ll, fibIndex: 0, weight: 1, preference: 0, cfg: PathCfg.LOCAL }],
+      paths: [
+        {
+          type: PathType.RECEIVE,
+          proto: DpoProto.IP6,
+          swIfIndex: sw.swIfIndex,
+          nh: s.ll,
+          fibIndex: 0,
+          weight: 1,
+          preference: 0,
+          cfg: PathCfg.LOCAL,
+        },
+      ],
     });
   }
 
@@ -327,7 +422,8 @@ export class Ip {
     for (const af of [4, 6] as const) {
       for (const a of [...s.addrs[afIndex(af)]]) this.addDelAddress(sw.swIfIndex, af, a.addr, a.len, true);
     }
-    for (const other of this.#ifs.values()) if (other.unnumberedTo === sw.swIfIndex) other.unnumberedTo = undefined;
+    for (const other of this.#ifs.values())
+      if (other.unnumberedTo === sw.swIfIndex) other.unnumberedTo = undefined;
     for (const af of [4, 6] as const) {
       const fi = s.fibIndex[afIndex(af)];
       const t = this.fib.byIndex(af, fi);
@@ -365,7 +461,16 @@ export class Ip {
     if (!t) return undefined;
     // ip_neighbor_adj_fib_add: an attached host route via the interface
     return this.fib.pathAdd(t, { af, addr, len: af === 4 ? 32 : 128 }, FibSource.ADJ, [
-      { type: PathType.ATTACHED_NEXT_HOP, proto: af === 4 ? DpoProto.IP4 : DpoProto.IP6, swIfIndex, nh: Buffer.from(addr), fibIndex: 0, weight: 1, preference: 0, cfg: 0 },
+      {
+        type: PathType.ATTACHED_NEXT_HOP,
+        proto: af === 4 ? DpoProto.IP4 : DpoProto.IP6,
+        swIfIndex,
+        nh: Buffer.from(addr),
+        fibIndex: 0,
+        weight: 1,
+        preference: 0,
+        cfg: 0,
+      },
     ]);
   }
 
@@ -378,7 +483,12 @@ export class Ip {
     if (p.proto > 4) return -1; // fib_api_path_nh_proto_to_dpo
     const proto = p.proto;
     const base = { proto, weight, preference: p.preference, nh: Buffer.alloc(0), fibIndex: 0, cfg: 0 };
-    const labels = p.n_labels === 0 ? undefined : p.label_stack.slice(0, p.n_labels).map((l) => ({ label: l.label, ttl: l.ttl, exp: l.exp, isUniform: l.is_uniform }));
+    const labels =
+      p.n_labels === 0
+        ? undefined
+        : p.label_stack
+            .slice(0, p.n_labels)
+            .map((l) => ({ label: l.label, ttl: l.ttl, exp: l.exp, isUniform: l.is_uniform }));
     const withLabels = (fp: FibPath): FibPath => (labels ? { ...fp, labels } : fp);
     switch (p.type) {
       case 8: // DVR
@@ -392,7 +502,13 @@ export class Ip {
       case 6:
         return withLabels({ ...base, type: PathType.SPECIAL, swIfIndex: ANY, cfg: PathCfg.ICMP_PROHIBIT });
       case 1: // LOCAL: the interface, no address decoded
-        return withLabels({ ...base, type: PathType.RECEIVE, swIfIndex: p.sw_if_index, nh: proto === DpoProto.IP6 ? Buffer.alloc(16) : Buffer.alloc(4), cfg: PathCfg.LOCAL });
+        return withLabels({
+          ...base,
+          type: PathType.RECEIVE,
+          swIfIndex: p.sw_if_index,
+          nh: proto === DpoProto.IP6 ? Buffer.alloc(16) : Buffer.alloc(4),
+          cfg: PathCfg.LOCAL,
+        });
       case 10: // CLASSIFY: no classify tables exist here
         return Rv.NO_SUCH_TABLE;
       case 3: // UDP_ENCAP
@@ -406,19 +522,22 @@ export class Ip {
     if (proto === DpoProto.IP4 || proto === DpoProto.IP6) {
       const af: Af = proto === DpoProto.IP6 ? 6 : 4;
       const text = af === 6 ? p.nh.address.ip6 : p.nh.address.ip4;
-      const nh = text === '0.0.0.0' || text === '::' ? EMPTY_NH[af] : af === 6 ? ip6Bytes(text) : ip4Bytes(text);
+      const nh =
+        text === '0.0.0.0' || text === '::' ? EMPTY_NH[af] : af === 6 ? ip6Bytes(text) : ip4Bytes(text);
       const sw = p.sw_if_index >>> 0;
       if (sw === ANY) {
         const t = this.fib.find(af, p.table_id);
         if (!t) return Rv.NO_SUCH_FIB;
-        if (isZero(nh)) return withLabels({ ...base, type: PathType.DEAG, swIfIndex: ANY, fibIndex: t.index });
+        if (isZero(nh))
+          return withLabels({ ...base, type: PathType.DEAG, swIfIndex: ANY, fibIndex: t.index });
         return withLabels({ ...base, type: PathType.RECURSIVE, swIfIndex: ANY, nh, fibIndex: t.index });
       }
       if (!this.#vpp.interfaces.isValid(sw)) return Rv.NO_MATCHING_INTERFACE;
       if (isZero(nh)) return withLabels({ ...base, type: PathType.ATTACHED, swIfIndex: sw });
       return withLabels({ ...base, type: PathType.ATTACHED_NEXT_HOP, swIfIndex: sw, nh });
     }
-    if (proto === DpoProto.ETHERNET) return withLabels({ ...base, type: PathType.ATTACHED, swIfIndex: p.sw_if_index });
+    if (proto === DpoProto.ETHERNET)
+      return withLabels({ ...base, type: PathType.ATTACHED, swIfIndex: p.sw_if_index });
     // MPLS via label / BIER: GUESS: kept as an unresolved special path (no MPLS model here).
     return withLabels({ ...base, type: PathType.SPECIAL, swIfIndex: ANY });
   }
@@ -435,7 +554,8 @@ export class Ip {
       if (typeof fp === 'number') return { rv: fp, statsIndex: ANY };
       paths.push(fp);
     }
-    if ((af === 4 && r.prefix.len > 32) || (af === 6 && r.prefix.len > 128)) return { rv: Rv.INVALID_PREFIX_LENGTH, statsIndex: ANY };
+    if ((af === 4 && r.prefix.len > 32) || (af === 6 && r.prefix.len > 128))
+      return { rv: Rv.INVALID_PREFIX_LENGTH, statsIndex: ANY };
     const prefix: IpPrefix = { af, addr: fromApiAddress(r.prefix.address), len: r.prefix.len };
     for (let i = 0; i < paths.length; i++) paths[i] = routePathFixup(prefix, paths[i] as FibPath);
     if (m.is_multipath) {
@@ -452,7 +572,12 @@ export class Ip {
     return { rv: 0, statsIndex };
   }
 
-  routeDetails(e: FibEntry): { table_id: number; stats_index: number; prefix: { address: ReturnType<typeof apiAddress>; len: number }; paths: Record<string, unknown>[] } {
+  routeDetails(e: FibEntry): {
+    table_id: number;
+    stats_index: number;
+    prefix: { address: ReturnType<typeof apiAddress>; len: number };
+    paths: Record<string, unknown>[];
+  } {
     return {
       table_id: e.table.tableId,
       stats_index: e.lb,
@@ -484,7 +609,9 @@ export class Ip {
       for (const af of [4, 6] as const) {
         for (const t of this.fib.pool(af).values()) {
           if (t.linkLocal) continue;
-          call.details(msg.ip_table_details, { table: { table_id: t.tableId, is_ip6: af === 6, name: t.desc.slice(0, 63) } });
+          call.details(msg.ip_table_details, {
+            table: { table_id: t.tableId, is_ip6: af === 6, name: t.desc.slice(0, 63) },
+          });
         }
       }
     });
@@ -516,7 +643,8 @@ export class Ip {
       let rv = 0;
       if (m.del_all) {
         for (const af of [4, 6] as const) {
-          for (const a of [...this.#ownAddresses(m.sw_if_index, af)]) this.addDelAddress(m.sw_if_index, af, a.addr, a.len, true);
+          for (const a of [...this.#ownAddresses(m.sw_if_index, af)])
+            this.addDelAddress(m.sw_if_index, af, a.addr, a.len, true);
         }
       } else {
         const af: Af = m.prefix.address.af === 1 ? 6 : 4;
@@ -535,7 +663,10 @@ export class Ip {
       if (!this.#vpp.interfaces.isValid(m.sw_if_index)) return;
       if (!call.reg) return;
       for (const a of this.#ownAddresses(m.sw_if_index, m.is_ipv6 ? 6 : 4)) {
-        call.details(msg.ip_address_details, { sw_if_index: m.sw_if_index, prefix: { address: apiAddress(a.addr), len: a.len } });
+        call.details(msg.ip_address_details, {
+          sw_if_index: m.sw_if_index,
+          prefix: { address: apiAddress(a.addr), len: a.len },
+        });
       }
     });
 
@@ -546,7 +677,8 @@ export class Ip {
 
     d.on(msg.sw_interface_get_table, (m, call) => {
       if (!call.reg) return;
-      if (!this.#vpp.interfaces.isValid(m.sw_if_index)) return call.reply({ retval: Rv.INVALID_SW_IF_INDEX, vrf_id: ANY });
+      if (!this.#vpp.interfaces.isValid(m.sw_if_index))
+        return call.reply({ retval: Rv.INVALID_SW_IF_INDEX, vrf_id: ANY });
       const af: Af = m.is_ipv6 ? 6 : 4;
       const t = this.fib.byIndex(af, this.ipIf(m.sw_if_index).fibIndex[afIndex(af)]);
       call.reply({ retval: 0, vrf_id: t ? t.tableId : ANY });
@@ -561,7 +693,8 @@ export class Ip {
       if (m.is_add) {
         const ip = this.ipIf(m.sw_if_index);
         // vnet_sw_interface_check_table_same (mfib tables follow the unicast ones here)
-        if (u.fibIndex[0] !== ip.fibIndex[0] || u.fibIndex[1] !== ip.fibIndex[1]) return call.reply({ retval: Rv.UNEXPECTED_INTF_STATE });
+        if (u.fibIndex[0] !== ip.fibIndex[0] || u.fibIndex[1] !== ip.fibIndex[1])
+          return call.reply({ retval: Rv.UNEXPECTED_INTF_STATE });
         u.unnumberedTo = m.sw_if_index;
       } else if (u.unnumberedTo !== undefined) {
         u.unnumberedTo = undefined;
@@ -573,7 +706,8 @@ export class Ip {
       if (!call.reg) return;
       const send = (sw: number): void => {
         const to = this.#ifs.get(sw)?.unnumberedTo;
-        if (to !== undefined) call.details(msg.ip_unnumbered_details, { sw_if_index: sw, ip_sw_if_index: to });
+        if (to !== undefined)
+          call.details(msg.ip_unnumbered_details, { sw_if_index: sw, ip_sw_if_index: to });
       };
       if (m.sw_if_index >>> 0 !== ANY) {
         if (!this.#vpp.interfaces.isValid(m.sw_if_index)) return;
@@ -588,7 +722,9 @@ export class Ip {
       if (!t) return call.reply({ retval: Rv.NO_SUCH_FIB });
       const lo = ip4Bytes(m.proxy.low);
       const hi = ip4Bytes(m.proxy.hi);
-      const at = this.proxyArps.findIndex((p) => p.lo.equals(lo) && p.hi.equals(hi) && p.fibIndex === t.index);
+      const at = this.proxyArps.findIndex(
+        (p) => p.lo.equals(lo) && p.hi.equals(hi) && p.fibIndex === t.index,
+      );
       let rv = 0;
       if (at >= 0) {
         if (!m.is_add) this.proxyArps.splice(at, 1);
@@ -610,13 +746,16 @@ export class Ip {
     d.on(msg.proxy_arp_dump, (_m, call) => {
       if (!call.reg) return;
       for (const p of this.proxyArps) {
-        call.details(msg.proxy_arp_details, { proxy: { table_id: this.fib.tableIdOf(4, p.fibIndex), low: ipText(p.lo), hi: ipText(p.hi) } });
+        call.details(msg.proxy_arp_details, {
+          proxy: { table_id: this.fib.tableIdOf(4, p.fibIndex), low: ipText(p.lo), hi: ipText(p.hi) },
+        });
       }
     });
 
     d.on(msg.proxy_arp_intfc_dump, (_m, call) => {
       if (!call.reg) return;
-      for (const sw of [...this.proxyArpEnabled].sort((a, b) => a - b)) call.details(msg.proxy_arp_intfc_details, { sw_if_index: sw });
+      for (const sw of [...this.proxyArpEnabled].sort((a, b) => a - b))
+        call.details(msg.proxy_arp_intfc_details, { sw_if_index: sw });
     });
   }
 }
@@ -633,7 +772,13 @@ export function routePathFixup(prefix: IpPrefix, p: FibPath): FibPath {
   if (p.type === PathType.RECURSIVE && p.nh.length === prefix.addr.length && p.nh.equals(prefix.addr)) {
     return { ...p, type: PathType.SPECIAL, cfg: p.cfg | PathCfg.DROP };
   }
-  if (host && p.type === PathType.ATTACHED && p.cfg === 0 && p.proto !== DpoProto.ETHERNET && p.swIfIndex !== ANY) {
+  if (
+    host &&
+    p.type === PathType.ATTACHED &&
+    p.cfg === 0 &&
+    p.proto !== DpoProto.ETHERNET &&
+    p.swIfIndex !== ANY
+  ) {
     return { ...p, type: PathType.ATTACHED_NEXT_HOP, nh: Buffer.from(prefix.addr) };
   }
   return p;

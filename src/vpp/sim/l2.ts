@@ -114,7 +114,18 @@ export class L2 {
   }
 
   /** bd_add_del */
-  addDel(a: { isAdd: boolean; bdId: number; flood: boolean; uuFlood: boolean; forward: boolean; learn: boolean; arpTerm: boolean; arpUfwd: boolean; macAge: number; tag: string }): number {
+  addDel(a: {
+    isAdd: boolean;
+    bdId: number;
+    flood: boolean;
+    uuFlood: boolean;
+    forward: boolean;
+    learn: boolean;
+    arpTerm: boolean;
+    arpUfwd: boolean;
+    macAge: number;
+    tag: string;
+  }): number {
     const bd = this.#byId.get(a.bdId);
     if (a.isAdd) {
       if (bd) return Rv.BD_ALREADY_EXISTS;
@@ -166,7 +177,13 @@ export class L2 {
     // GUESS: VPP checks "BD already has a BVI" after undoing the old bridge config and setting
     // the port's L2 flags; we check first and leave the interface as it was.
     const target = this.#byId.get(bdId);
-    if (portType === 1 && target && target.bviSwIfIndex !== 0xffffffff && target.bviSwIfIndex !== sw.swIfIndex) return Rv.BD_ALREADY_HAS_BVI;
+    if (
+      portType === 1 &&
+      target &&
+      target.bviSwIfIndex !== 0xffffffff &&
+      target.bviSwIfIndex !== sw.swIfIndex
+    )
+      return Rv.BD_ALREADY_HAS_BVI;
     this.setL3(sw);
     const bd = this.#findOrAdd(bdId);
     if (portType === 1 && bd.bviSwIfIndex !== 0xffffffff) return Rv.BD_ALREADY_HAS_BVI;
@@ -248,7 +265,11 @@ export class L2 {
           bd_tag: bd.tag.slice(0, 63),
           bvi_sw_if_index: bd.bviSwIfIndex,
           uu_fwd_sw_if_index: bd.uuFwdSwIfIndex,
-          sw_if_details: bd.members.map((x) => ({ context: 0, sw_if_index: x.swIfIndex, shg: this.#ports.get(x.swIfIndex)?.shg ?? 0 })),
+          sw_if_details: bd.members.map((x) => ({
+            context: 0,
+            sw_if_index: x.swIfIndex,
+            shg: this.#ports.get(x.swIfIndex)?.shg ?? 0,
+          })),
         });
       }
     });

@@ -17,7 +17,16 @@ import type { Vpp } from './vpp.js';
 import { VppPool } from './vpp-pool.js';
 
 /** nat_config_flags (nat_types.api) */
-const F = { TWICE_NAT: 0x01, SELF_TWICE_NAT: 0x02, OUT2IN_ONLY: 0x04, ADDR_ONLY: 0x08, OUTSIDE: 0x10, INSIDE: 0x20, STATIC: 0x40, EXT_HOST_VALID: 0x80 } as const;
+const F = {
+  TWICE_NAT: 0x01,
+  SELF_TWICE_NAT: 0x02,
+  OUT2IN_ONLY: 0x04,
+  ADDR_ONLY: 0x08,
+  OUTSIDE: 0x10,
+  INSIDE: 0x20,
+  STATIC: 0x40,
+  EXT_HOST_VALID: 0x80,
+} as const;
 /** nat44_config_flags: static-mapping-only and connection-tracking are refused by nat44-ed */
 const CONFIG_STATIC_ONLY = 0x01;
 const CONFIG_CONNECTION_TRACKING = 0x02;
@@ -111,7 +120,18 @@ export class Nat {
     // path a receive path (fib_table_route_path_fixup, fib_path_create).
     this.#fib.sourceAdd(t, { af: 4, addr, len: 32 }, FibSource.NAT_LOW, {
       kind: 'paths',
-      paths: [{ type: PathType.RECEIVE, proto: DpoProto.IP4, swIfIndex, nh: Buffer.from(addr), fibIndex: 0, weight: 1, preference: 0, cfg: PathCfg.LOCAL }],
+      paths: [
+        {
+          type: PathType.RECEIVE,
+          proto: DpoProto.IP4,
+          swIfIndex,
+          nh: Buffer.from(addr),
+          fibIndex: 0,
+          weight: 1,
+          preference: 0,
+          cfg: PathCfg.LOCAL,
+        },
+      ],
     });
     this.#fibRegs.set(key, { addr: Buffer.from(addr), swIfIndex, fibIndex: t.index, count: 1 });
   }
@@ -141,7 +161,17 @@ export class Nat {
   }
 
   /** nat44_ed_add_static_mapping (without interface address resolution) */
-  addMapping(l: Buffer, e: Buffer, lPort: number, ePort: number, proto: number, vrfId: number, flags: number, identity: boolean, tag: string): number {
+  addMapping(
+    l: Buffer,
+    e: Buffer,
+    lPort: number,
+    ePort: number,
+    proto: number,
+    vrfId: number,
+    flags: number,
+    identity: boolean,
+    tag: string,
+  ): number {
     if (!this.enabled) return Rv.UNSUPPORTED;
     // nat44_ed_validate_sm_input
     if (identity && flags & F.OUT2IN_ONLY) return Rv.UNSUPPORTED;
@@ -194,7 +224,16 @@ export class Nat {
   }
 
   /** nat44_ed_del_static_mapping */
-  delMapping(l: Buffer, e: Buffer, lPort: number, ePort: number, proto: number, vrfId: number, flags: number, identity: boolean): number {
+  delMapping(
+    l: Buffer,
+    e: Buffer,
+    lPort: number,
+    ePort: number,
+    proto: number,
+    vrfId: number,
+    flags: number,
+    identity: boolean,
+  ): number {
     if (!this.enabled) return Rv.UNSUPPORTED;
     if (identity && flags & F.OUT2IN_ONLY) return Rv.UNSUPPORTED;
     if (flags & (F.TWICE_NAT | F.SELF_TWICE_NAT) && (flags & F.ADDR_ONLY || identity)) return Rv.UNSUPPORTED;
@@ -230,7 +269,8 @@ export class Nat {
         if (t) this.#fib.unlock(t, FibSource.NAT_LOW);
       }
     } else {
-      if (!(m.flags & F.OUT2IN_ONLY)) this.#i2o.delete(`${(l ?? m.localAddr).toString('hex')}|${m.localPort}|${m.fibIndex}|${m.proto}`);
+      if (!(m.flags & F.OUT2IN_ONLY))
+        this.#i2o.delete(`${(l ?? m.localAddr).toString('hex')}|${m.localPort}|${m.fibIndex}|${m.proto}`);
       const t = this.#fib.byIndex(4, m.fibIndex);
       if (t) this.#fib.unlock(t, FibSource.NAT_LOW);
     }
@@ -375,7 +415,9 @@ export class Nat {
         forwarding_enabled: false,
         ipfix_logging_enabled: false,
         // nat_reset_timeouts happens on enable (zero before the first); they stay after a disable
-        timeouts: this.translationBuckets ? { udp: 300, tcp_established: 7440, tcp_transitory: 240, icmp: 60 } : { udp: 0, tcp_established: 0, tcp_transitory: 0, icmp: 0 },
+        timeouts: this.translationBuckets
+          ? { udp: 300, tcp_established: 7440, tcp_transitory: 240, icmp: 60 }
+          : { udp: 0, tcp_established: 0, tcp_transitory: 0, icmp: 0 },
         log_level: 0,
         flags: 0x08, // NAT44_IS_ENDPOINT_DEPENDENT
       });

@@ -33,7 +33,13 @@ import { after, before, describe, it } from 'node:test';
 import { decodeMessage, encodeMessage } from '../codec/message-codec.js';
 import type { MessageDef } from '../codec/schema.js';
 import { definitionByNameCrc, msg } from '../messages/index.js';
-import { loadTranscripts, payloadOf, SKIP_NO_SHARED, transcriptsAvailable, type Transcript } from '../../../test/support/transcripts.js';
+import {
+  loadTranscripts,
+  payloadOf,
+  SKIP_NO_SHARED,
+  transcriptsAvailable,
+  type Transcript,
+} from '../../../test/support/transcripts.js';
 import { RawClient } from '../../../test/support/raw-client.js';
 import { permissiveHost, realHost, VppSimulator, type HostOps, type InitialInterface } from './index.js';
 
@@ -87,7 +93,9 @@ function describeFrame(nameCrc: string, p: Buffer): string {
   const def = definitionByNameCrc(nameCrc);
   if (!def) return p.toString('hex');
   try {
-    return JSON.stringify(decodeMessage(def, p), (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v));
+    return JSON.stringify(decodeMessage(def, p), (_k, v: unknown) =>
+      typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v,
+    );
   } catch {
     return p.toString('hex');
   }
@@ -103,7 +111,10 @@ function tableOf(connect: Transcript): Map<string, number> {
 function pidOf(steps: readonly Transcript[]): number {
   for (const s of steps) {
     for (const f of s.frames) {
-      if (f.dir === 'from_vpp' && f.name_crc === `${msg.control_ping_reply.name}_${msg.control_ping_reply.crc}`) {
+      if (
+        f.dir === 'from_vpp' &&
+        f.name_crc === `${msg.control_ping_reply.name}_${msg.control_ping_reply.crc}`
+      ) {
         return decodeMessage(msg.control_ping_reply, payloadOf(f)).vpe_pid;
       }
     }
@@ -118,7 +129,9 @@ class HostFixture {
 
   veth(name: string): void {
     if (existsSync(`/sys/class/net/${name}`)) return;
-    execFileSync('ip', ['link', 'add', name, 'type', 'veth', 'peer', 'name', `${name.slice(0, 11)}-pr`], { stdio: 'pipe' });
+    execFileSync('ip', ['link', 'add', name, 'type', 'veth', 'peer', 'name', `${name.slice(0, 11)}-pr`], {
+      stdio: 'pipe',
+    });
     this.created.push(name);
   }
 
@@ -178,75 +191,87 @@ const SPECS: readonly ReplaySpec[] = [
   },
 ];
 
-describe('replay of the recorded VPP 26.06 transcripts', { skip: transcriptsAvailable() ? false : SKIP_NO_SHARED }, () => {
-  const fixture = new HostFixture();
-  let dir = '';
+describe(
+  'replay of the recorded VPP 26.06 transcripts',
+  { skip: transcriptsAvailable() ? false : SKIP_NO_SHARED },
+  () => {
+    const fixture = new HostFixture();
+    let dir = '';
 
-  before(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-sim-replay-'));
-  });
-
-  after(async () => {
-    fixture.cleanup();
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  for (const spec of SPECS) {
-    it(`${spec.set}: every VPP frame, byte for byte`, async (t) => {
-      const steps = loadTranscripts(spec.set);
-      const connect = steps[0] as Transcript;
-      assert.equal(connect.step, 'connect');
-      let host: HostOps;
-      let checkHostInterfaces = true;
-      if (isRoot) {
-        for (const n of spec.hostInterfaces) fixture.veth(n);
-        for (const n of spec.netns) fixture.namespace(n);
-        // The vhost-user step asks for a server socket under /run: VPP would create it; the test
-        // keeps the host clean and only pretends to listen.
-        host = { ...realHost, listenUnix: (p) => permissiveHost.listenUnix(p) };
-      } else {
-        t.diagnostic('not root: host interfaces and namespaces are not created; checkHostInterfaces false, permissive host');
-        host = permissiveHost;
-        checkHostInterfaces = false;
-      }
-      const socketPath = path.join(dir, `${spec.set}.sock`);
-      const sim = await VppSimulator.start({
-        socketPath,
-        messageTable: tableOf(connect),
-        initialInterfaces: spec.initialInterfaces,
-        pid: pidOf(steps),
-        vhostNet: false, // the recording machine had no /dev/vhost-net
-        checkHostInterfaces,
-        host,
-      });
-      const client = await RawClient.connect(socketPath);
-      try {
-        let compared = 0;
-        for (const step of steps) {
-          const file = path.basename(step.file);
-          spec.before?.[file]?.(sim);
-          const requests = step.frames.filter((f) => f.dir === 'request');
-          const expected = step.frames.filter((f) => f.dir === 'from_vpp');
-          const start = client.received.length;
-          for (const r of requests) client.sendRaw(frameOf(payloadOf(r)));
-          const got = await client.waitForCount(start + expected.length, 5000);
-          for (let i = 0; i < expected.length; i++) {
-            const want = expected[i] as (typeof expected)[number];
-            const [g, w] = masked(want.name_crc, got[start + i] as Buffer, payloadOf(want));
-            if (!g.equals(w)) {
-              assert.fail(`${step.file} frame ${i} (${want.name_crc}) differs:\n  got  ${describeFrame(want.name_crc, g)}\n  want ${describeFrame(want.name_crc, w)}`);
-            }
-            compared++;
-          }
-          // nothing beyond what VPP sent
-          assert.equal(await client.quietFor(step === steps[steps.length - 1] ? 0 : 5), 0, `${step.file}: extra frames`);
-        }
-        t.diagnostic(`${compared} frames compared`);
-        await client.closed; // sockclnt_delete closes the socket
-      } finally {
-        client.close();
-        await sim.close();
-      }
+    before(async () => {
+      dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-sim-replay-'));
     });
-  }
-});
+
+    after(async () => {
+      fixture.cleanup();
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    for (const spec of SPECS) {
+      it(`${spec.set}: every VPP frame, byte for byte`, async (t) => {
+        const steps = loadTranscripts(spec.set);
+        const connect = steps[0] as Transcript;
+        assert.equal(connect.step, 'connect');
+        let host: HostOps;
+        let checkHostInterfaces = true;
+        if (isRoot) {
+          for (const n of spec.hostInterfaces) fixture.veth(n);
+          for (const n of spec.netns) fixture.namespace(n);
+          // The vhost-user step asks for a server socket under /run: VPP would create it; the test
+          // keeps the host clean and only pretends to listen.
+          host = { ...realHost, listenUnix: (p) => permissiveHost.listenUnix(p) };
+        } else {
+          t.diagnostic(
+            'not root: host interfaces and namespaces are not created; checkHostInterfaces false, permissive host',
+          );
+          host = permissiveHost;
+          checkHostInterfaces = false;
+        }
+        const socketPath = path.join(dir, `${spec.set}.sock`);
+        const sim = await VppSimulator.start({
+          socketPath,
+          messageTable: tableOf(connect),
+          initialInterfaces: spec.initialInterfaces,
+          pid: pidOf(steps),
+          vhostNet: false, // the recording machine had no /dev/vhost-net
+          checkHostInterfaces,
+          host,
+        });
+        const client = await RawClient.connect(socketPath);
+        try {
+          let compared = 0;
+          for (const step of steps) {
+            const file = path.basename(step.file);
+            spec.before?.[file]?.(sim);
+            const requests = step.frames.filter((f) => f.dir === 'request');
+            const expected = step.frames.filter((f) => f.dir === 'from_vpp');
+            const start = client.received.length;
+            for (const r of requests) client.sendRaw(frameOf(payloadOf(r)));
+            const got = await client.waitForCount(start + expected.length, 5000);
+            for (let i = 0; i < expected.length; i++) {
+              const want = expected[i] as (typeof expected)[number];
+              const [g, w] = masked(want.name_crc, got[start + i] as Buffer, payloadOf(want));
+              if (!g.equals(w)) {
+                assert.fail(
+                  `${step.file} frame ${i} (${want.name_crc}) differs:\n  got  ${describeFrame(want.name_crc, g)}\n  want ${describeFrame(want.name_crc, w)}`,
+                );
+              }
+              compared++;
+            }
+            // nothing beyond what VPP sent
+            assert.equal(
+              await client.quietFor(step === steps[steps.length - 1] ? 0 : 5),
+              0,
+              `${step.file}: extra frames`,
+            );
+          }
+          t.diagnostic(`${compared} frames compared`);
+          await client.closed; // sockclnt_delete closes the socket
+        } finally {
+          client.close();
+          await sim.close();
+        }
+      });
+    }
+  },
+);

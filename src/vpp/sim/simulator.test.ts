@@ -32,7 +32,9 @@ afterEach(async () => {
   }
 });
 
-async function start(opts: Partial<VppSimulatorOptions> = {}): Promise<{ sim: VppSimulator; c: RawClient; connect: () => Promise<RawClient> }> {
+async function start(
+  opts: Partial<VppSimulatorOptions> = {},
+): Promise<{ sim: VppSimulator; c: RawClient; connect: () => Promise<RawClient> }> {
   const socketPath = path.join(dir, `s${n++}.sock`);
   const sim = await VppSimulator.start({ socketPath, host: permissiveHost, vhostNet: false, ...opts });
   const entry = { sim, clients: [] as RawClient[] };
@@ -48,7 +50,11 @@ async function start(opts: Partial<VppSimulatorOptions> = {}): Promise<{ sim: Vp
 
 let ctx = 100;
 /** One request, its reply decoded. */
-async function call<M extends MessageDef>(c: RawClient, def: M, input: MessageInput<M>): Promise<Record<string, unknown>> {
+async function call<M extends MessageDef>(
+  c: RawClient,
+  def: M,
+  input: MessageInput<M>,
+): Promise<Record<string, unknown>> {
   const [p] = await c.call(def, input, ctx++);
   assert.ok(def.reply);
   return decodeMessage(def.reply, p as Buffer);
@@ -100,7 +106,12 @@ describe('handshake and dispatch', () => {
 
   it('drops a message shorter than its counted arrays', async () => {
     const { c } = await start();
-    const full = encodeMessage(msg.acl_add_replace, c.idOf(msg.acl_add_replace), { acl_index: 0xffffffff, tag: 't', r: [{}, {}] }, { context: 3, clientIndex: c.clientIndex }).subarray(16);
+    const full = encodeMessage(
+      msg.acl_add_replace,
+      c.idOf(msg.acl_add_replace),
+      { acl_index: 0xffffffff, tag: 't', r: [{}, {}] },
+      { context: 3, clientIndex: c.clientIndex },
+    ).subarray(16);
     c.sendPayload(full.subarray(0, full.length - 10));
     assert.equal(await c.answeredBeforePing(), 0);
     assert.equal(await rv(c, msg.acl_add_replace, { acl_index: 0xffffffff, tag: 't', r: [] }), 0);
@@ -141,54 +152,104 @@ describe('handshake and dispatch', () => {
     const initial = await call(c, msg.cli_inband, { cmd: 'show sr encaps hop-limit' });
     assert.equal(initial.retval, 0);
     assert.equal(initial.reply, 'SR encaps hop-limit = 64\n');
-    assert.equal((await call(c, msg.cli_inband, { cmd: 'show sr encaps source addr' })).reply, 'SR encaps source addr = ::\n');
+    assert.equal(
+      (await call(c, msg.cli_inband, { cmd: 'show sr encaps source addr' })).reply,
+      'SR encaps source addr = ::\n',
+    );
     assert.equal(await rv(c, msg.sr_set_encap_hop_limit, { hop_limit: 17 }), 0);
     assert.equal(await rv(c, msg.sr_set_encap_source, { encaps_source: 'fc00:0:0:1::00a0' }), 0);
-    assert.equal((await call(c, msg.cli_inband, { cmd: 'show sr encaps hop-limit' })).reply, 'SR encaps hop-limit = 17\n');
-    assert.equal((await call(c, msg.cli_inband, { cmd: '  show  sr encaps   source addr ' })).reply, 'SR encaps source addr = fc00:0:0:1::a0\n');
+    assert.equal(
+      (await call(c, msg.cli_inband, { cmd: 'show sr encaps hop-limit' })).reply,
+      'SR encaps hop-limit = 17\n',
+    );
+    assert.equal(
+      (await call(c, msg.cli_inband, { cmd: '  show  sr encaps   source addr ' })).reply,
+      'SR encaps source addr = fc00:0:0:1::a0\n',
+    );
   });
 });
 
 describe('interfaces', () => {
   it('bad sw_if_index -2; tag/MTU/admin; events -31 on a second enable', async () => {
     const { c } = await start();
-    assert.equal(await rv(c, msg.sw_interface_set_flags, { sw_if_index: 9999, flags: 1 }), Rv.INVALID_SW_IF_INDEX);
+    assert.equal(
+      await rv(c, msg.sw_interface_set_flags, { sw_if_index: 9999, flags: 1 }),
+      Rv.INVALID_SW_IF_INDEX,
+    );
     assert.equal(await rv(c, msg.want_interface_events, { enable_disable: 1, pid: 77 }), 0);
-    assert.equal(await rv(c, msg.want_interface_events, { enable_disable: 1, pid: 77 }), Rv.INVALID_REGISTRATION);
+    assert.equal(
+      await rv(c, msg.want_interface_events, { enable_disable: 1, pid: 77 }),
+      Rv.INVALID_REGISTRATION,
+    );
     // loopback create: reply, then an event (flags 0); admin up: loopback link follows (flags 3)
     const start2 = c.received.length;
     c.send(msg.create_loopback_instance, {}, 40);
     const [reply, ev] = (await c.waitForCount(start2 + 2)).slice(start2) as [Buffer, Buffer];
     const sw = decodeMessage(msg.create_loopback_instance_reply, reply).sw_if_index;
-    assert.deepEqual({ ...decodeMessage(msg.sw_interface_event, ev) }, { client_index: c.clientIndex, pid: 77, sw_if_index: sw, flags: 0, deleted: false });
+    assert.deepEqual(
+      { ...decodeMessage(msg.sw_interface_event, ev) },
+      { client_index: c.clientIndex, pid: 77, sw_if_index: sw, flags: 0, deleted: false },
+    );
     const [, up] = await c.call(msg.sw_interface_set_flags, { sw_if_index: sw, flags: 1 }, 41, 2);
     assert.equal(decodeMessage(msg.sw_interface_event, up as Buffer).flags, 3);
     const [, del] = await c.call(msg.delete_loopback, { sw_if_index: sw }, 42, 2);
-    assert.deepEqual({ ...decodeMessage(msg.sw_interface_event, del as Buffer), client_index: 0 }, { client_index: 0, pid: 77, sw_if_index: sw, flags: 0, deleted: true });
+    assert.deepEqual(
+      { ...decodeMessage(msg.sw_interface_event, del as Buffer), client_index: 0 },
+      { client_index: 0, pid: 77, sw_if_index: sw, flags: 0, deleted: true },
+    );
     assert.equal(await rv(c, msg.want_interface_events, { enable_disable: 0, pid: 77 }), 0);
-    assert.equal(await rv(c, msg.want_interface_events, { enable_disable: 0, pid: 77 }), Rv.INVALID_REGISTRATION);
+    assert.equal(
+      await rv(c, msg.want_interface_events, { enable_disable: 0, pid: 77 }),
+      Rv.INVALID_REGISTRATION,
+    );
   });
 
   it('af_packet: missing host interface -71, duplicate -79 with the existing index', async () => {
-    const { c } = await start({ host: { ...permissiveHost, interfaceExists: (name) => name === 'veth-a' }, checkHostInterfaces: true });
-    const missing = await call(c, msg.af_packet_create_v3, { mode: 1, host_if_name: 'nope', use_random_hw_addr: true });
+    const { c } = await start({
+      host: { ...permissiveHost, interfaceExists: (name) => name === 'veth-a' },
+      checkHostInterfaces: true,
+    });
+    const missing = await call(c, msg.af_packet_create_v3, {
+      mode: 1,
+      host_if_name: 'nope',
+      use_random_hw_addr: true,
+    });
     assert.deepEqual([missing.retval, missing.sw_if_index], [Rv.INVALID_INTERFACE, 0]);
-    const ok = await call(c, msg.af_packet_create_v3, { mode: 1, host_if_name: 'veth-a', use_random_hw_addr: true });
+    const ok = await call(c, msg.af_packet_create_v3, {
+      mode: 1,
+      host_if_name: 'veth-a',
+      use_random_hw_addr: true,
+    });
     assert.equal(ok.retval, 0);
-    const dup = await call(c, msg.af_packet_create_v3, { mode: 1, host_if_name: 'veth-a', use_random_hw_addr: true });
+    const dup = await call(c, msg.af_packet_create_v3, {
+      mode: 1,
+      host_if_name: 'veth-a',
+      use_random_hw_addr: true,
+    });
     assert.deepEqual([dup.retval, dup.sw_if_index], [Rv.IF_ALREADY_EXISTS, ok.sw_if_index]);
     assert.equal(await rv(c, msg.af_packet_delete, { host_if_name: 'nope' }), Rv.SYSCALL_ERROR_1);
   });
 
   it('tap_create_v3 without /dev/vhost-net answers -11', async () => {
     const { c } = await start({ vhostNet: false });
-    const r = await call(c, msg.tap_create_v3, { id: 0xffffffff, host_if_name_set: true, host_if_name: 'net1', tap_flags: 4, tag: 'x' });
+    const r = await call(c, msg.tap_create_v3, {
+      id: 0xffffffff,
+      host_if_name_set: true,
+      host_if_name: 'net1',
+      tap_flags: 4,
+      tag: 'x',
+    });
     assert.deepEqual([r.retval, r.sw_if_index], [Rv.SYSCALL_ERROR_1, 0xffffffff]);
   });
 
   it('tap_create_v3 with vhost-net creates an interface tapN', async () => {
     const { sim, c } = await start({ vhostNet: true });
-    const r = await call(c, msg.tap_create_v3, { id: 0xffffffff, host_if_name_set: true, host_if_name: 'net1', tag: 'pod' });
+    const r = await call(c, msg.tap_create_v3, {
+      id: 0xffffffff,
+      host_if_name_set: true,
+      host_if_name: 'net1',
+      tag: 'pod',
+    });
     assert.equal(r.retval, 0);
     const i = sim.state.interfaces.find((x) => x.swIfIndex === r.sw_if_index);
     assert.equal(i?.name, 'tap0');
@@ -205,7 +266,14 @@ describe('interfaces', () => {
     const { sim, c, connect } = await start({ vhostNet: true, host });
     const flags = msg.tap_flags_t.values.TAP_API_FLAG_PERSIST | msg.tap_flags_t.values.TAP_API_FLAG_ATTACH;
     const create = (client: RawClient, name: string, tap_flags: number) =>
-      call(client, msg.tap_create_v3, { id: 0xffffffff, host_if_name_set: true, host_if_name: name, host_namespace_set: true, host_namespace: 'pod', tap_flags });
+      call(client, msg.tap_create_v3, {
+        id: 0xffffffff,
+        host_if_name_set: true,
+        host_if_name: name,
+        host_namespace_set: true,
+        host_namespace: 'pod',
+        tap_flags,
+      });
     const kept = await create(c, 'net1', flags);
     const gone = await create(c, 'net2', 0);
     assert.deepEqual([kept.retval, gone.retval], [0, 0]);
@@ -226,14 +294,56 @@ describe('ip', () => {
     const lo = (await call(c, msg.create_loopback_instance, {})).sw_if_index as number;
     assert.equal(await rv(c, msg.sw_interface_set_table, { sw_if_index: lo, vrf_id: 10 }), Rv.NO_SUCH_FIB);
     assert.equal(await rv(c, msg.ip_table_add_del, { is_add: true, table: { table_id: 10 } }), 0);
-    assert.equal(await rv(c, msg.sw_interface_add_del_address, { sw_if_index: lo, is_add: true, prefix: prefix4('10.0.0.1', 24) }), 0);
-    assert.equal(await rv(c, msg.sw_interface_set_table, { sw_if_index: lo, vrf_id: 10 }), Rv.ADDRESS_FOUND_FOR_INTERFACE);
+    assert.equal(
+      await rv(c, msg.sw_interface_add_del_address, {
+        sw_if_index: lo,
+        is_add: true,
+        prefix: prefix4('10.0.0.1', 24),
+      }),
+      0,
+    );
+    assert.equal(
+      await rv(c, msg.sw_interface_set_table, { sw_if_index: lo, vrf_id: 10 }),
+      Rv.ADDRESS_FOUND_FOR_INTERFACE,
+    );
     // the same address again conflicts with itself (ip4: ADDRESS_IN_USE); deleting a missing one: -60
-    assert.equal(await rv(c, msg.sw_interface_add_del_address, { sw_if_index: lo, is_add: true, prefix: prefix4('10.0.0.1', 24) }), Rv.ADDRESS_IN_USE);
-    assert.equal(await rv(c, msg.sw_interface_add_del_address, { sw_if_index: lo, is_add: false, prefix: prefix4('10.0.0.9', 24) }), Rv.ADDRESS_NOT_FOUND_FOR_INTERFACE);
-    assert.equal(await rv(c, msg.sw_interface_add_del_address, { sw_if_index: 0, is_add: true, prefix: prefix4('10.9.0.1', 24) }), Rv.UNSUPPORTED);
-    const route = (table_id: number, len: number, paths: MessageInput<typeof msg.ip_route_add_del>['route'] extends infer R ? (R extends { paths?: infer P } ? P : never) : never) =>
-      call(c, msg.ip_route_add_del, { is_add: true, route: { table_id, prefix: prefix4('10.1.0.0', len), paths } });
+    assert.equal(
+      await rv(c, msg.sw_interface_add_del_address, {
+        sw_if_index: lo,
+        is_add: true,
+        prefix: prefix4('10.0.0.1', 24),
+      }),
+      Rv.ADDRESS_IN_USE,
+    );
+    assert.equal(
+      await rv(c, msg.sw_interface_add_del_address, {
+        sw_if_index: lo,
+        is_add: false,
+        prefix: prefix4('10.0.0.9', 24),
+      }),
+      Rv.ADDRESS_NOT_FOUND_FOR_INTERFACE,
+    );
+    assert.equal(
+      await rv(c, msg.sw_interface_add_del_address, {
+        sw_if_index: 0,
+        is_add: true,
+        prefix: prefix4('10.9.0.1', 24),
+      }),
+      Rv.UNSUPPORTED,
+    );
+    const route = (
+      table_id: number,
+      len: number,
+      paths: MessageInput<typeof msg.ip_route_add_del>['route'] extends infer R
+        ? R extends { paths?: infer P }
+          ? P
+          : never
+        : never,
+    ) =>
+      call(c, msg.ip_route_add_del, {
+        is_add: true,
+        route: { table_id, prefix: prefix4('10.1.0.0', len), paths },
+      });
     assert.equal((await route(77, 16, [{ sw_if_index: lo }])).retval, Rv.NO_SUCH_FIB);
     assert.equal((await route(10, 33, [{ sw_if_index: lo }])).retval, Rv.INVALID_PREFIX_LENGTH);
     assert.equal((await route(10, 16, [])).retval, Rv.NO_PATHS_IN_ROUTE);
@@ -246,7 +356,10 @@ describe('ip', () => {
   it('a host route through an interface shows the route address as next hop (path fixup)', async () => {
     const { c } = await start();
     const lo = (await call(c, msg.create_loopback_instance, {})).sw_if_index as number;
-    await call(c, msg.ip_route_add_del, { is_add: true, route: { table_id: 0, prefix: prefix4('10.0.0.5', 32), paths: [{ sw_if_index: lo }] } });
+    await call(c, msg.ip_route_add_del, {
+      is_add: true,
+      route: { table_id: 0, prefix: prefix4('10.0.0.5', 32), paths: [{ sw_if_index: lo }] },
+    });
     const out = await c.dump(msg.ip_route_dump, { table: { table_id: 0 } }, 90);
     const r = out
       .slice(0, -1)
@@ -262,8 +375,16 @@ describe('ip', () => {
     await rv(c, msg.ip_table_add_del, { is_add: true, table: { table_id: 10, name: 'vpc' } });
     await rv(c, msg.ip_table_add_del, { is_add: true, table: { table_id: 20 } });
     const p = prefix4('192.0.2.0', 24);
-    await call(c, msg.ip_route_add_del, { is_add: true, is_multipath: true, route: { table_id: 10, prefix: p, paths: [{ sw_if_index: 0xffffffff, table_id: 20 }] } });
-    await call(c, msg.ip_route_add_del, { is_add: true, is_multipath: true, route: { table_id: 10, prefix: p, paths: [{ sw_if_index: 0xffffffff, table_id: 0 }] } });
+    await call(c, msg.ip_route_add_del, {
+      is_add: true,
+      is_multipath: true,
+      route: { table_id: 10, prefix: p, paths: [{ sw_if_index: 0xffffffff, table_id: 20 }] },
+    });
+    await call(c, msg.ip_route_add_del, {
+      is_add: true,
+      is_multipath: true,
+      route: { table_id: 10, prefix: p, paths: [{ sw_if_index: 0xffffffff, table_id: 0 }] },
+    });
     const r = sim.state.routes(10)?.find((x) => x.prefix === '192.0.2.0/24');
     // a path list is sorted (fib_path_cmp_for_sort): deag paths by the fib_index looked up in
     assert.deepEqual(
@@ -273,19 +394,30 @@ describe('ip', () => {
         ['deag', 20],
       ],
     );
-    assert.deepEqual(sim.state.tables.map((t) => [t.af, t.tableId, t.name]), [
-      [4, 0, 'ipv4-VRF:0'],
-      [4, 10, 'vpc'],
-      [4, 20, 'ipv4-VRF:20'],
-      [6, 0, 'ipv6-VRF:0'],
-    ]);
+    assert.deepEqual(
+      sim.state.tables.map((t) => [t.af, t.tableId, t.name]),
+      [
+        [4, 0, 'ipv4-VRF:0'],
+        [4, 10, 'vpc'],
+        [4, 20, 'ipv4-VRF:20'],
+        [6, 0, 'ipv6-VRF:0'],
+      ],
+    );
   });
 });
 
 describe('srv6', () => {
   it('localsid -1/-2/-3/-4, policy -12/-13/-1, steering -2/-4/-5', async () => {
     const { c } = await start();
-    const sid = (is_del: boolean, localsid: string, fib_table = 0) => rv(c, msg.sr_localsid_add_del, { is_del, localsid, behavior: 9, sw_if_index: 10, fib_table, nh_addr: { af: 1 } });
+    const sid = (is_del: boolean, localsid: string, fib_table = 0) =>
+      rv(c, msg.sr_localsid_add_del, {
+        is_del,
+        localsid,
+        behavior: 9,
+        sw_if_index: 10,
+        fib_table,
+        nh_addr: { af: 1 },
+      });
     assert.equal(await sid(false, 'fc00:1::a'), 0);
     assert.equal(await sid(false, 'fc00:1::a'), -1);
     assert.equal(await sid(true, 'fc00:1::b'), -2);
@@ -293,11 +425,21 @@ describe('srv6', () => {
     // a non-SR route already holds the address
     const lo = (await call(c, msg.create_loopback_instance, {})).sw_if_index as number;
     await rv(c, msg.sw_interface_set_flags, { sw_if_index: lo, flags: 1 });
-    await rv(c, msg.sw_interface_add_del_address, { sw_if_index: lo, is_add: true, prefix: prefix6('fc00:1::d', 64) });
+    await rv(c, msg.sw_interface_add_del_address, {
+      sw_if_index: lo,
+      is_add: true,
+      prefix: prefix6('fc00:1::d', 64),
+    });
     assert.equal(await sid(false, 'fc00:1::d'), -4);
     assert.equal(await sid(true, 'fc00:1::a'), 0);
 
-    const policy = (bsid: string, is_encap: boolean, fib_table = 0) => rv(c, msg.sr_policy_add, { bsid_addr: bsid, is_encap, fib_table, sids: { num_sids: 1, weight: 1, sids: ['fc00:2::a'] } });
+    const policy = (bsid: string, is_encap: boolean, fib_table = 0) =>
+      rv(c, msg.sr_policy_add, {
+        bsid_addr: bsid,
+        is_encap,
+        fib_table,
+        sids: { num_sids: 1, weight: 1, sids: ['fc00:2::a'] },
+      });
     assert.equal(await policy('fc00:1:ff::1', true), 0);
     assert.equal(await policy('fc00:1:ff::1', true), -12);
     assert.equal(await policy('fc00:1:ff::2', true, 77), -13);
@@ -305,7 +447,14 @@ describe('srv6', () => {
     assert.equal(await rv(c, msg.sr_policy_del, { bsid_addr: 'fc00:1:ff::9' }), -1);
 
     await rv(c, msg.ip_table_add_del, { is_add: true, table: { table_id: 10 } });
-    const steer = (is_del: boolean, bsid: string) => rv(c, msg.sr_steering_add_del, { is_del, bsid_addr: bsid, table_id: 10, prefix: prefix4('10.0.1.0', 24), traffic_type: 4 });
+    const steer = (is_del: boolean, bsid: string) =>
+      rv(c, msg.sr_steering_add_del, {
+        is_del,
+        bsid_addr: bsid,
+        table_id: 10,
+        prefix: prefix4('10.0.1.0', 24),
+        traffic_type: 4,
+      });
     assert.equal(await steer(false, 'fc00:1:ff::9'), -2);
     assert.equal(await steer(false, 'fc00:1:ff::3'), -5);
     assert.equal(await steer(true, 'fc00:1:ff::1'), -4);
@@ -316,8 +465,16 @@ describe('srv6', () => {
 
   it('steering into a table that does not exist crashes VPP (the simulator restarts)', async () => {
     const { sim, c } = await start();
-    await call(c, msg.sr_policy_add, { bsid_addr: 'fc00::1', is_encap: true, sids: { num_sids: 1, weight: 1, sids: ['fc00::2'] } });
-    c.send(msg.sr_steering_add_del, { bsid_addr: 'fc00::1', table_id: 55, prefix: prefix4('10.0.0.0', 8), traffic_type: 4 }, 9);
+    await call(c, msg.sr_policy_add, {
+      bsid_addr: 'fc00::1',
+      is_encap: true,
+      sids: { num_sids: 1, weight: 1, sids: ['fc00::2'] },
+    });
+    c.send(
+      msg.sr_steering_add_del,
+      { bsid_addr: 'fc00::1', table_id: 55, prefix: prefix4('10.0.0.0', 8), traffic_type: 4 },
+      9,
+    );
     await c.closed;
     assert.equal(sim.state.crashes.length, 1);
     assert.equal(sim.state.sr.policies.length, 0);
@@ -327,13 +484,39 @@ describe('srv6', () => {
 describe('l2', () => {
   it('bridge domains: -119 exists, -120 in use, -152 second BVI; ~0 picks 7271263 first', async () => {
     const { sim, c } = await start();
-    const v2 = await call(c, msg.bridge_domain_add_del_v2, { bd_id: 0xffffffff, is_add: true, flood: true, forward: true, learn: true, uu_flood: true });
+    const v2 = await call(c, msg.bridge_domain_add_del_v2, {
+      bd_id: 0xffffffff,
+      is_add: true,
+      flood: true,
+      forward: true,
+      learn: true,
+      uu_flood: true,
+    });
     assert.deepEqual([v2.retval, v2.bd_id], [0, 7271263]);
-    assert.equal(await rv(c, msg.bridge_domain_add_del, { bd_id: 7271263, is_add: true }), Rv.BD_ALREADY_EXISTS);
+    assert.equal(
+      await rv(c, msg.bridge_domain_add_del, { bd_id: 7271263, is_add: true }),
+      Rv.BD_ALREADY_EXISTS,
+    );
     const a = (await call(c, msg.create_loopback_instance, {})).sw_if_index as number;
     const b = (await call(c, msg.create_loopback_instance, {})).sw_if_index as number;
-    assert.equal(await rv(c, msg.sw_interface_set_l2_bridge, { rx_sw_if_index: a, bd_id: 7271263, port_type: 1, enable: true }), 0);
-    assert.equal(await rv(c, msg.sw_interface_set_l2_bridge, { rx_sw_if_index: b, bd_id: 7271263, port_type: 1, enable: true }), Rv.BD_ALREADY_HAS_BVI);
+    assert.equal(
+      await rv(c, msg.sw_interface_set_l2_bridge, {
+        rx_sw_if_index: a,
+        bd_id: 7271263,
+        port_type: 1,
+        enable: true,
+      }),
+      0,
+    );
+    assert.equal(
+      await rv(c, msg.sw_interface_set_l2_bridge, {
+        rx_sw_if_index: b,
+        bd_id: 7271263,
+        port_type: 1,
+        enable: true,
+      }),
+      Rv.BD_ALREADY_HAS_BVI,
+    );
     assert.equal(await rv(c, msg.bridge_domain_add_del_v2, { bd_id: 7271263, is_add: false }), Rv.BD_IN_USE);
     assert.deepEqual(sim.state.bridgeDomains, [{ bdId: 7271263, tag: '', bvi: a, members: [a] }]);
   });
@@ -342,27 +525,78 @@ describe('l2', () => {
 describe('nat, acl, dhcp', () => {
   it('nat: disabled -126, twice enabled -170, mappings -81/-6; acl: replace, -6, in use -142', async () => {
     const { sim, c } = await start();
-    const sm = (is_add: boolean, external_ip_address: string, vrf_id = 0) => rv(c, msg.nat44_add_del_static_mapping_v2, { is_add, flags: 8, local_ip_address: '10.0.0.5', external_ip_address, external_sw_if_index: 0xffffffff, vrf_id, tag: 't' });
+    const sm = (is_add: boolean, external_ip_address: string, vrf_id = 0) =>
+      rv(c, msg.nat44_add_del_static_mapping_v2, {
+        is_add,
+        flags: 8,
+        local_ip_address: '10.0.0.5',
+        external_ip_address,
+        external_sw_if_index: 0xffffffff,
+        vrf_id,
+        tag: 't',
+      });
     assert.equal(await sm(true, '169.252.252.5'), Rv.UNSUPPORTED);
     assert.equal(await rv(c, msg.nat44_ed_plugin_enable_disable, { enable: true, sessions: 16384 }), 0);
-    assert.equal(await rv(c, msg.nat44_ed_plugin_enable_disable, { enable: true, sessions: 16384 }), Rv.FEATURE_ALREADY_ENABLED);
+    assert.equal(
+      await rv(c, msg.nat44_ed_plugin_enable_disable, { enable: true, sessions: 16384 }),
+      Rv.FEATURE_ALREADY_ENABLED,
+    );
     assert.equal(await sm(true, '169.252.252.5'), 0);
     assert.equal(await sm(true, '169.252.252.5'), Rv.VALUE_EXIST);
     assert.equal(await sm(true, '169.252.252.6'), Rv.VALUE_EXIST); // same local address and VRF
     assert.equal(await sm(false, '169.252.252.9'), Rv.NO_SUCH_ENTRY);
     assert.equal(sim.state.nat.staticMappings.length, 1);
 
-    const acl = await call(c, msg.acl_add_replace, { acl_index: 0xffffffff, tag: 'a', r: [{ is_permit: 1, src_prefix: prefix4('0.0.0.0', 0), dst_prefix: prefix4('0.0.0.0', 0), srcport_or_icmptype_last: 65535, dstport_or_icmpcode_last: 65535 }] });
+    const acl = await call(c, msg.acl_add_replace, {
+      acl_index: 0xffffffff,
+      tag: 'a',
+      r: [
+        {
+          is_permit: 1,
+          src_prefix: prefix4('0.0.0.0', 0),
+          dst_prefix: prefix4('0.0.0.0', 0),
+          srcport_or_icmptype_last: 65535,
+          dstport_or_icmpcode_last: 65535,
+        },
+      ],
+    });
     assert.deepEqual([acl.retval, acl.acl_index], [0, 0]);
-    assert.equal((await call(c, msg.acl_add_replace, { acl_index: 5, tag: 'b', r: [] })).retval, Rv.NO_SUCH_ENTRY);
-    assert.equal((await call(c, msg.acl_add_replace, { acl_index: 0xffffffff, tag: 'c', r: [{ src_prefix: prefix4('10.0.0.1', 24), dst_prefix: prefix4('0.0.0.0', 0) }] })).retval, Rv.INVALID_SRC_ADDRESS);
+    assert.equal(
+      (await call(c, msg.acl_add_replace, { acl_index: 5, tag: 'b', r: [] })).retval,
+      Rv.NO_SUCH_ENTRY,
+    );
+    assert.equal(
+      (
+        await call(c, msg.acl_add_replace, {
+          acl_index: 0xffffffff,
+          tag: 'c',
+          r: [{ src_prefix: prefix4('10.0.0.1', 24), dst_prefix: prefix4('0.0.0.0', 0) }],
+        })
+      ).retval,
+      Rv.INVALID_SRC_ADDRESS,
+    );
     const lo = (await call(c, msg.create_loopback_instance, {})).sw_if_index as number;
     assert.equal(await rv(c, msg.acl_interface_set_acl_list, { sw_if_index: lo, n_input: 1, acls: [0] }), 0);
     assert.equal(await rv(c, msg.acl_del, { acl_index: 0 }), Rv.ACL_IN_USE_INBOUND);
-    assert.equal(await rv(c, msg.acl_interface_set_acl_list, { sw_if_index: lo, n_input: 1, acls: [3] }), Rv.NO_SUCH_ENTRY);
+    assert.equal(
+      await rv(c, msg.acl_interface_set_acl_list, { sw_if_index: lo, n_input: 1, acls: [3] }),
+      Rv.NO_SUCH_ENTRY,
+    );
 
-    assert.equal(await rv(c, msg.dhcp_proxy_config, { rx_vrf_id: 0, server_vrf_id: 0, is_add: true, dhcp_server: { af: 0, un: { ip4: '0.0.0.0' } }, dhcp_src_address: { af: 0, un: { ip4: '10.0.0.1' } } }), Rv.INVALID_DST_ADDRESS);
-    assert.equal(await rv(c, msg.dhcp_proxy_set_vss, { tbl_id: 3, vss_type: 0, vpn_ascii_id: 'x', is_add: false }), Rv.NO_SUCH_ENTRY);
+    assert.equal(
+      await rv(c, msg.dhcp_proxy_config, {
+        rx_vrf_id: 0,
+        server_vrf_id: 0,
+        is_add: true,
+        dhcp_server: { af: 0, un: { ip4: '0.0.0.0' } },
+        dhcp_src_address: { af: 0, un: { ip4: '10.0.0.1' } },
+      }),
+      Rv.INVALID_DST_ADDRESS,
+    );
+    assert.equal(
+      await rv(c, msg.dhcp_proxy_set_vss, { tbl_id: 3, vss_type: 0, vpn_ascii_id: 'x', is_add: false }),
+      Rv.NO_SUCH_ENTRY,
+    );
   });
 
   it('nat44_ed_output_interface_get pages with -165 and a cursor', async () => {
@@ -381,7 +615,9 @@ describe('nat, acl, dhcp', () => {
     const rest = await c.call(msg.nat44_ed_output_interface_get, { cursor: 2 }, 71, 2);
     const done = decodeMessage(msg.nat44_ed_output_interface_get_reply, rest[1] as Buffer);
     assert.deepEqual([done.retval, done.cursor], [0, 0xffffffff]);
-    const got = [...first.slice(0, 2), rest[0]].map((p) => decodeMessage(msg.nat44_ed_output_interface_details, p as Buffer).sw_if_index);
+    const got = [...first.slice(0, 2), rest[0]].map(
+      (p) => decodeMessage(msg.nat44_ed_output_interface_details, p as Buffer).sw_if_index,
+    );
     assert.deepEqual(got, ifs);
   });
 });
@@ -396,9 +632,16 @@ describe('fault injection', () => {
     assert.equal(existsSync(sim.socketPath), false);
     await restarting;
     const c2 = await connect();
-    assert.deepEqual(sim.state.interfaces.map((i) => i.name), ['local0']);
+    assert.deepEqual(
+      sim.state.interfaces.map((i) => i.name),
+      ['local0'],
+    );
     const after = c2.table;
-    for (const [k, id] of [['sockclnt_create_455fb9c4', 15], ['control_ping_51077d14', 23], ['get_api_json_51077d14', 27]] as const) {
+    for (const [k, id] of [
+      ['sockclnt_create_455fb9c4', 15],
+      ['control_ping_51077d14', 23],
+      ['get_api_json_51077d14', 27],
+    ] as const) {
       assert.equal(after.get(k), id);
     }
     const moved = [...idsBefore].filter(([k, id]) => after.get(k) !== id).length;
@@ -424,7 +667,9 @@ describe('fault injection', () => {
     assert.equal(await c.quietFor(50), 0);
     const base = c.received.length;
     sim.stallReplies(false);
-    const got = (await c.waitForCount(base + 5)).slice(base).map((p) => decodeMessage(msg.control_ping_reply, p).context);
+    const got = (await c.waitForCount(base + 5))
+      .slice(base)
+      .map((p) => decodeMessage(msg.control_ping_reply, p).context);
     assert.deepEqual(got, [500, 501, 502, 503, 504]);
   });
 

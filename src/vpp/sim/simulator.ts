@@ -50,7 +50,12 @@ export class VppSimulator {
   readonly #table: MessageTable;
   readonly #dispatcher: Dispatcher;
   readonly #faults: FaultSettings = { cursorPageLimit: 0 };
-  readonly #counts = { handled: new Map<string, number>(), unknown: new Map<string, number>(), unhandled: new Map<string, number>(), truncated: new Map<string, number>() };
+  readonly #counts = {
+    handled: new Map<string, number>(),
+    unknown: new Map<string, number>(),
+    unhandled: new Map<string, number>(),
+    truncated: new Map<string, number>(),
+  };
   #server: ApiServer;
   #vpp: Vpp;
   #restarts = 0;

@@ -13,7 +13,21 @@ import type { Vpp } from './vpp.js';
 import { VppPool } from './vpp-pool.js';
 
 /** sr_behavior_t values used in checks */
-const B = { END: 1, X: 2, T: 3, D_FIRST: 4, DX2: 5, DX6: 6, DX4: 7, DT6: 8, DT4: 9, CURRENT_LAST: 10, END_UN_PERF: 11, END_UN: 12, UA: 13 } as const;
+const B = {
+  END: 1,
+  X: 2,
+  T: 3,
+  D_FIRST: 4,
+  DX2: 5,
+  DX6: 6,
+  DX4: 7,
+  DT6: 8,
+  DT4: 9,
+  CURRENT_LAST: 10,
+  END_UN_PERF: 11,
+  END_UN: 12,
+  UA: 13,
+} as const;
 /** sr_steer traffic types */
 const STEER = { L2: 2, IPV4: 4, IPV6: 6 } as const;
 
@@ -85,7 +99,16 @@ export class Sr {
   }
 
   /** sr_cli_localsid */
-  localsid(isDel: boolean, addr: Buffer, prefixLen: number, endPsp: boolean, behavior: number, swIfIndex: number, fibTable: number, nh: Buffer): number {
+  localsid(
+    isDel: boolean,
+    addr: Buffer,
+    prefixLen: number,
+    endPsp: boolean,
+    behavior: number,
+    swIfIndex: number,
+    fibTable: number,
+    nh: Buffer,
+  ): number {
     const key = `${addr.toString('hex')}/${prefixLen}`;
     const at = this.#localsidIndex.get(key);
     if (at !== undefined) {
@@ -131,7 +154,16 @@ export class Sr {
       default:
         break;
     }
-    const index = this.localsids.add(() => ({ addr: Buffer.from(addr), prefixLen, endPsp, behavior, fibTable, swIfIndexOrVrf: swOrVrf, nextHop, vlanIndex: 0 }));
+    const index = this.localsids.add(() => ({
+      addr: Buffer.from(addr),
+      prefixLen,
+      endPsp,
+      behavior,
+      fibTable,
+      swIfIndexOrVrf: swOrVrf,
+      nextHop,
+      vlanIndex: 0,
+    }));
     this.#localsidIndex.set(key, index);
     // fib_table_entry_special_dpo_add (EXCLUSIVE, an sr-localsid DPO): the entry gets its own lb
     this.#fib.sourceAdd(t, { af: 6, addr, len: prefixLen }, FibSource.SR, { kind: 'dpo' });
@@ -139,7 +171,15 @@ export class Sr {
   }
 
   /** sr_policy_add */
-  policyAdd(bsid: Buffer, sids: Buffer[], encapSrc: Buffer | undefined, weight: number, type: number, fibTable: number, isEncap: boolean): number {
+  policyAdd(
+    bsid: Buffer,
+    sids: Buffer[],
+    encapSrc: Buffer | undefined,
+    weight: number,
+    type: number,
+    fibTable: number,
+    isEncap: boolean,
+  ): number {
     const key = bsid.toString('hex');
     if (this.#policyIndex.has(key)) return -12;
     const table = fibTable !== 0xffffffff ? fibTable : 0;
@@ -148,19 +188,33 @@ export class Sr {
     if (this.#fib.lookupExact(t, { af: 6, addr: bsid, len: 128 })) return -12;
     const slIndex = this.#sidLists.add(() => true);
     if (!this.#tableIp6) {
-      this.#tableIp6 = this.#fib.createAndLock(6, FibSource.SR, 'SRv6 steering of IP6 prefixes through BSIDs');
-      this.#tableIp4 = this.#fib.createAndLock(6, FibSource.SR, 'SRv6 steering of IP4 prefixes through BSIDs');
+      this.#tableIp6 = this.#fib.createAndLock(
+        6,
+        FibSource.SR,
+        'SRv6 steering of IP6 prefixes through BSIDs',
+      );
+      this.#tableIp4 = this.#fib.createAndLock(
+        6,
+        FibSource.SR,
+        'SRv6 steering of IP4 prefixes through BSIDs',
+      );
     }
     // update_lb: bsid_dpo and ip6_dpo load-balances, the BSID in the policy's table and in SR's
     // IPv6 steering table, then (encap) ip4_dpo and the BSID in SR's IPv4 steering table.
     const lbBsid = this.#fib.lbs.create();
     const lbIp6 = this.#fib.lbs.create();
     this.#fib.sourceAdd(t, { af: 6, addr: bsid, len: 128 }, FibSource.SR, { kind: 'lb', lb: lbBsid });
-    this.#fib.sourceAdd(this.#tableIp6, { af: 6, addr: bsid, len: 128 }, FibSource.SR, { kind: 'lb', lb: lbIp6 });
+    this.#fib.sourceAdd(this.#tableIp6, { af: 6, addr: bsid, len: 128 }, FibSource.SR, {
+      kind: 'lb',
+      lb: lbIp6,
+    });
     let lbIp4 = -1;
     if (isEncap) {
       lbIp4 = this.#fib.lbs.create();
-      this.#fib.sourceAdd(this.#tableIp4 as FibTable, { af: 6, addr: bsid, len: 128 }, FibSource.SR, { kind: 'lb', lb: lbIp4 });
+      this.#fib.sourceAdd(this.#tableIp4 as FibTable, { af: 6, addr: bsid, len: 128 }, FibSource.SR, {
+        kind: 'lb',
+        lb: lbIp4,
+      });
     }
     const index = this.policies.add(() => ({
       bsid: Buffer.from(bsid),
@@ -169,7 +223,13 @@ export class Sr {
       isEncap,
       // create_sl: the policy's source is the one given, else the global encap source
       encapSrc: isEncap ? Buffer.from(encapSrc ?? this.encapSource) : Buffer.alloc(16),
-      segmentLists: [{ index: slIndex, sids: sids.map((s) => Buffer.from(s)), weight: weight !== 0xffffffff ? weight : SL_WEIGHT_DEFAULT }],
+      segmentLists: [
+        {
+          index: slIndex,
+          sids: sids.map((s) => Buffer.from(s)),
+          weight: weight !== 0xffffffff ? weight : SL_WEIGHT_DEFAULT,
+        },
+      ],
       lbBsid,
       lbIp6,
       lbIp4,
@@ -215,7 +275,11 @@ export class Sr {
     const p = this.policies.get(at) as SrPolicy;
     if (operation === 1) {
       const index = this.#sidLists.add(() => true);
-      p.segmentLists.push({ index, sids: sids.map((s) => Buffer.from(s)), weight: weight !== 0xffffffff ? weight : SL_WEIGHT_DEFAULT });
+      p.segmentLists.push({
+        index,
+        sids: sids.map((s) => Buffer.from(s)),
+        weight: weight !== 0xffffffff ? weight : SL_WEIGHT_DEFAULT,
+      });
       return 0;
     }
     if (operation === 2) {
@@ -236,7 +300,15 @@ export class Sr {
   }
 
   /** sr_steering_policy */
-  steer(isDel: boolean, bsid: Buffer, tableId: number, prefix: Buffer, len: number, swIfIndex: number, trafficType: number): number {
+  steer(
+    isDel: boolean,
+    bsid: Buffer,
+    tableId: number,
+    prefix: Buffer,
+    len: number,
+    swIfIndex: number,
+    trafficType: number,
+  ): number {
     const table = tableId !== 0xffffffff ? tableId : 0;
     let key: string;
     if (trafficType === STEER.IPV4 || trafficType === STEER.IPV6) {
@@ -249,7 +321,11 @@ export class Sr {
       return -1;
     }
     const at = this.#steerIndex.get(key);
-    const fibPrefix = (s: SteeringPolicy): { af: Af; addr: Buffer; len: number } => ({ af: s.trafficType === STEER.IPV6 ? 6 : 4, addr: s.prefix, len: s.prefixLen });
+    const fibPrefix = (s: SteeringPolicy): { af: Af; addr: Buffer; len: number } => ({
+      af: s.trafficType === STEER.IPV6 ? 6 : 4,
+      addr: s.prefix,
+      len: s.prefixLen,
+    });
     const tableOf = (s: SteeringPolicy): FibTable => {
       const t = this.#fib.find(s.trafficType === STEER.IPV6 ? 6 : 4, s.fibTable);
       // fib_table_find () == ~0 handed to fib_table_entry_*: VPP dereferences an invalid index
@@ -278,7 +354,15 @@ export class Sr {
     const pi = this.#policyIndex.get(bsid.toString('hex'));
     if (pi === undefined) return -2;
     const p = this.policies.get(pi) as SrPolicy;
-    const s: SteeringPolicy = { trafficType, fibTable: trafficType === STEER.L2 ? 0 : table, prefix: Buffer.from(prefix), prefixLen: trafficType === STEER.L2 ? 0 : len, swIfIndex: trafficType === STEER.L2 ? swIfIndex : 0, policy: pi, bsid: Buffer.from(p.bsid) };
+    const s: SteeringPolicy = {
+      trafficType,
+      fibTable: trafficType === STEER.L2 ? 0 : table,
+      prefix: Buffer.from(prefix),
+      prefixLen: trafficType === STEER.L2 ? 0 : len,
+      swIfIndex: trafficType === STEER.L2 ? swIfIndex : 0,
+      policy: pi,
+      bsid: Buffer.from(p.bsid),
+    };
     if ((trafficType === STEER.L2 || trafficType === STEER.IPV4) && !p.isEncap) return -5;
     const index = this.steering.add(() => s);
     this.#steerIndex.set(key, index);
@@ -293,9 +377,23 @@ export class Sr {
     const via = s.trafficType === STEER.IPV6 ? this.#tableIp6 : this.#tableIp4;
     const t = this.#fib.find(s.trafficType === STEER.IPV6 ? 6 : 4, s.fibTable);
     if (!t) throw new VppCrash(`sr steering: fib table ${s.fibTable} does not exist`);
-    this.#fib.pathAdd(t, { af: s.trafficType === STEER.IPV6 ? 6 : 4, addr: s.prefix, len: s.prefixLen }, FibSource.SR, [
-      { type: PathType.RECURSIVE, proto: DpoProto.IP6, swIfIndex: 0xffffffff, nh: p.bsid, fibIndex: via ? via.index : 0, weight: 1, preference: 0, cfg: 0 },
-    ]);
+    this.#fib.pathAdd(
+      t,
+      { af: s.trafficType === STEER.IPV6 ? 6 : 4, addr: s.prefix, len: s.prefixLen },
+      FibSource.SR,
+      [
+        {
+          type: PathType.RECURSIVE,
+          proto: DpoProto.IP6,
+          swIfIndex: 0xffffffff,
+          nh: p.bsid,
+          fibIndex: via ? via.index : 0,
+          weight: 1,
+          preference: 0,
+          cfg: 0,
+        },
+      ],
+    );
   }
 
   register(d: Dispatcher): void {
@@ -312,31 +410,74 @@ export class Sr {
 
     d.on(msg.sr_localsid_add_del, (m, call) => {
       const b = m.behavior;
-      if ((b === B.X || b === B.UA || b === B.DX6 || b === B.DX4 || b === B.DX2) && !this.#vpp.interfaces.isValid(m.sw_if_index)) {
+      if (
+        (b === B.X || b === B.UA || b === B.DX6 || b === B.DX4 || b === B.DX2) &&
+        !this.#vpp.interfaces.isValid(m.sw_if_index)
+      ) {
         return call.reply({ retval: Rv.INVALID_SW_IF_INDEX });
       }
       let prefixLen = 128;
       if (b === B.END_UN_PERF || b === B.END_UN) prefixLen = 48;
       if (b === B.UA) prefixLen = 64;
       const nh = m.nh_addr.af === 1 ? ip6Bytes(m.nh_addr.un.ip6) : fromApiAddress(m.nh_addr);
-      call.reply({ retval: this.localsid(m.is_del, ip6Bytes(m.localsid), prefixLen, m.end_psp, b, m.sw_if_index >>> 0, m.fib_table >>> 0, nh) });
+      call.reply({
+        retval: this.localsid(
+          m.is_del,
+          ip6Bytes(m.localsid),
+          prefixLen,
+          m.end_psp,
+          b,
+          m.sw_if_index >>> 0,
+          m.fib_table >>> 0,
+          nh,
+        ),
+      });
     });
 
-    const sidsOf = (s: Message<typeof msg.sr_policy_add>['sids']): Buffer[] => s.sids.slice(0, s.num_sids).map((x) => ip6Bytes(x));
+    const sidsOf = (s: Message<typeof msg.sr_policy_add>['sids']): Buffer[] =>
+      s.sids.slice(0, s.num_sids).map((x) => ip6Bytes(x));
 
     d.on(msg.sr_policy_add, (m, call) => {
       // the segment list weight comes from sids.weight; the top-level weight is ignored
-      call.reply({ retval: this.policyAdd(ip6Bytes(m.bsid_addr), sidsOf(m.sids), undefined, m.sids.weight >>> 0, m.is_spray ? 1 : 0, m.fib_table >>> 0, m.is_encap) });
+      call.reply({
+        retval: this.policyAdd(
+          ip6Bytes(m.bsid_addr),
+          sidsOf(m.sids),
+          undefined,
+          m.sids.weight >>> 0,
+          m.is_spray ? 1 : 0,
+          m.fib_table >>> 0,
+          m.is_encap,
+        ),
+      });
     });
 
     d.on(msg.sr_policy_add_v2, (m, call) => {
       let src = ip6Bytes(m.encap_src);
       if (src.every((x) => x === 0)) src = Buffer.from(this.encapSource);
-      call.reply({ retval: this.policyAdd(ip6Bytes(m.bsid_addr), sidsOf(m.sids), src, m.sids.weight >>> 0, m.type, m.fib_table >>> 0, m.is_encap) });
+      call.reply({
+        retval: this.policyAdd(
+          ip6Bytes(m.bsid_addr),
+          sidsOf(m.sids),
+          src,
+          m.sids.weight >>> 0,
+          m.type,
+          m.fib_table >>> 0,
+          m.is_encap,
+        ),
+      });
     });
 
     d.on(msg.sr_policy_mod, (m, call) => {
-      call.reply({ retval: this.policyMod(ip6Bytes(m.bsid_addr), m.operation, sidsOf(m.sids), m.sl_index >>> 0, m.sids.weight >>> 0) });
+      call.reply({
+        retval: this.policyMod(
+          ip6Bytes(m.bsid_addr),
+          m.operation,
+          sidsOf(m.sids),
+          m.sl_index >>> 0,
+          m.sids.weight >>> 0,
+        ),
+      });
     });
 
     d.on(msg.sr_policy_del, (m, call) => {
@@ -344,9 +485,20 @@ export class Sr {
     });
 
     d.on(msg.sr_steering_add_del, (m, call) => {
-      if (m.traffic_type === STEER.L2 && !this.#vpp.interfaces.isValid(m.sw_if_index)) return call.reply({ retval: Rv.INVALID_SW_IF_INDEX });
+      if (m.traffic_type === STEER.L2 && !this.#vpp.interfaces.isValid(m.sw_if_index))
+        return call.reply({ retval: Rv.INVALID_SW_IF_INDEX });
       const prefix = fromApiAddress(m.prefix.address);
-      call.reply({ retval: this.steer(m.is_del, ip6Bytes(m.bsid_addr), m.table_id >>> 0, prefix, m.prefix.len, m.sw_if_index >>> 0, m.traffic_type) });
+      call.reply({
+        retval: this.steer(
+          m.is_del,
+          ip6Bytes(m.bsid_addr),
+          m.table_id >>> 0,
+          prefix,
+          m.prefix.len,
+          m.sw_if_index >>> 0,
+          m.traffic_type,
+        ),
+      });
     });
 
     d.on(msg.sr_localsids_dump, (_m, call) => {
@@ -356,7 +508,10 @@ export class Sr {
         if (ls.behavior === B.T || ls.behavior === B.DT6 || ls.behavior === B.DT4) {
           const af: Af = ls.behavior === B.DT4 ? 4 : 6;
           // fib_table_get_table_id (~0): VPP reads an invalid pool element
-          if (ls.swIfIndexOrVrf === 0xffffffff) throw new VppCrash(`sr_localsids_dump: localsid ${ipText(ls.addr)} looks up in a table that did not exist`);
+          if (ls.swIfIndexOrVrf === 0xffffffff)
+            throw new VppCrash(
+              `sr_localsids_dump: localsid ${ipText(ls.addr)} looks up in a table that did not exist`,
+            );
           table = this.#fib.tableIdOf(af, ls.swIfIndexOrVrf);
         }
         // ip_address_encode (IP46_TYPE_ANY): an all-zero or v4-mapped ip46 reads as IPv4
@@ -367,14 +522,18 @@ export class Sr {
           behavior: ls.behavior,
           fib_table: ls.fibTable,
           vlan_index: ls.vlanIndex,
-          xconnect_nh_addr: (nhIsV4 ? apiAddress(ls.nextHop.subarray(12)) : apiAddress(ls.nextHop)),
+          xconnect_nh_addr: nhIsV4 ? apiAddress(ls.nextHop.subarray(12)) : apiAddress(ls.nextHop),
           xconnect_iface_or_vrf_table: table,
         });
       }
     });
 
     const sidLists = (p: SrPolicy): { num_sids: number; weight: number; sids: string[] }[] =>
-      p.segmentLists.map((sl) => ({ num_sids: sl.sids.length, weight: sl.weight, sids: sl.sids.map((s) => ipText(s)) }));
+      p.segmentLists.map((sl) => ({
+        num_sids: sl.sids.length,
+        weight: sl.weight,
+        sids: sl.sids.map((s) => ipText(s)),
+      }));
 
     d.on(msg.sr_policies_v2_dump, (_m, call) => {
       if (!call.reg) return;
@@ -393,7 +552,13 @@ export class Sr {
     d.on(msg.sr_policies_dump, (_m, call) => {
       if (!call.reg) return;
       for (const p of this.policies.values()) {
-        call.details(msg.sr_policies_details, { bsid: ipText(p.bsid), is_spray: p.type === 1, is_encap: p.isEncap, fib_table: p.fibTable, sid_lists: sidLists(p) });
+        call.details(msg.sr_policies_details, {
+          bsid: ipText(p.bsid),
+          is_spray: p.type === 1,
+          is_encap: p.isEncap,
+          fib_table: p.fibTable,
+          sid_lists: sidLists(p),
+        });
       }
     });
 
@@ -406,7 +571,12 @@ export class Sr {
           traffic_type: s.trafficType,
           fib_table: s.fibTable,
           // ip_address_encode (IP46_TYPE_ANY): an IPv4 prefix (or none, for L2) reads as IPv4
-          prefix: { address: (isV6 ? apiAddress(s.prefix) : apiAddress(s.trafficType === STEER.L2 ? Buffer.alloc(4) : s.prefix)), len: s.prefixLen },
+          prefix: {
+            address: isV6
+              ? apiAddress(s.prefix)
+              : apiAddress(s.trafficType === STEER.L2 ? Buffer.alloc(4) : s.prefix),
+            len: s.prefixLen,
+          },
           sw_if_index: s.swIfIndex,
           bsid: ipText(p ? p.bsid : s.bsid),
         });

@@ -38,7 +38,12 @@ export interface RouteSnapshot {
   readonly statsIndex: number;
   /** fib sources present, best first ("api", "interface", ...) */
   readonly sources: readonly string[];
-  readonly paths: readonly { readonly swIfIndex: number; readonly nextHop: string | undefined; readonly tableId: number; readonly kind: string }[];
+  readonly paths: readonly {
+    readonly swIfIndex: number;
+    readonly nextHop: string | undefined;
+    readonly tableId: number;
+    readonly kind: string;
+  }[];
 }
 
 export interface SimState {
@@ -49,20 +54,60 @@ export interface SimState {
   readonly sr: {
     readonly encapSource: string;
     readonly hopLimit: number;
-    readonly localsids: readonly { readonly sid: string; readonly behavior: number; readonly fibTable: number; readonly vrfTable: number | undefined }[];
-    readonly policies: readonly { readonly bsid: string; readonly isEncap: boolean; readonly fibTable: number; readonly encapSource: string; readonly segmentLists: readonly (readonly string[])[] }[];
-    readonly steering: readonly { readonly trafficType: number; readonly tableId: number; readonly prefix: string; readonly bsid: string }[];
+    readonly localsids: readonly {
+      readonly sid: string;
+      readonly behavior: number;
+      readonly fibTable: number;
+      readonly vrfTable: number | undefined;
+    }[];
+    readonly policies: readonly {
+      readonly bsid: string;
+      readonly isEncap: boolean;
+      readonly fibTable: number;
+      readonly encapSource: string;
+      readonly segmentLists: readonly (readonly string[])[];
+    }[];
+    readonly steering: readonly {
+      readonly trafficType: number;
+      readonly tableId: number;
+      readonly prefix: string;
+      readonly bsid: string;
+    }[];
   };
-  readonly bridgeDomains: readonly { readonly bdId: number; readonly tag: string; readonly bvi: number | undefined; readonly members: readonly number[] }[];
+  readonly bridgeDomains: readonly {
+    readonly bdId: number;
+    readonly tag: string;
+    readonly bvi: number | undefined;
+    readonly members: readonly number[];
+  }[];
   readonly nat: {
     readonly enabled: boolean;
     readonly outputInterfaces: readonly number[];
-    readonly staticMappings: readonly { readonly local: string; readonly external: string; readonly vrfId: number; readonly flags: number; readonly tag: string }[];
-    readonly identityMappings: readonly { readonly address: string; readonly vrfIds: readonly number[]; readonly tag: string }[];
+    readonly staticMappings: readonly {
+      readonly local: string;
+      readonly external: string;
+      readonly vrfId: number;
+      readonly flags: number;
+      readonly tag: string;
+    }[];
+    readonly identityMappings: readonly {
+      readonly address: string;
+      readonly vrfIds: readonly number[];
+      readonly tag: string;
+    }[];
   };
   readonly acls: readonly { readonly index: number; readonly tag: string; readonly rules: number }[];
-  readonly aclInterfaces: readonly { readonly swIfIndex: number; readonly input: readonly number[]; readonly output: readonly number[] }[];
-  readonly dhcpProxies: readonly { readonly rxTableId: number; readonly src: string; readonly servers: readonly { readonly address: string; readonly tableId: number }[]; readonly vss: string | undefined }[];
+  readonly aclInterfaces: readonly {
+    readonly swIfIndex: number;
+    readonly input: readonly number[];
+    readonly output: readonly number[];
+  }[];
+  readonly dhcpProxies: readonly {
+    readonly rxTableId: number;
+    readonly src: string;
+    readonly servers: readonly { readonly address: string; readonly tableId: number }[];
+    readonly vss: string | undefined;
+  }[];
   readonly proxyArp: readonly { readonly tableId: number; readonly low: string; readonly high: string }[];
   /** The neighbour database's configuration per family, and the advertisements sent (arping GARP/NA). */
   readonly neighbors: {
@@ -99,11 +144,27 @@ const SOURCE_NAMES = new Map([
   [27, 'nat-hi'],
 ]);
 
-const PATH_KIND = ['attached-nexthop', 'attached', 'recursive', 'special', 'exclusive', 'deag', 'intf-rx', 'udp-encap', 'receive', 'bier-imp', 'bier-table', 'bier-fmask', 'dvr'];
+const PATH_KIND = [
+  'attached-nexthop',
+  'attached',
+  'recursive',
+  'special',
+  'exclusive',
+  'deag',
+  'intf-rx',
+  'udp-encap',
+  'receive',
+  'bier-imp',
+  'bier-table',
+  'bier-fmask',
+  'dvr',
+];
 
 function routeOf(vpp: Vpp, e: FibEntry): RouteSnapshot {
   const best = e.bestSource();
-  const sources = [best, ...[...e.sources.keys()].filter((s) => s !== best)].map((s) => SOURCE_NAMES.get(s) ?? `src${s}`);
+  const sources = [best, ...[...e.sources.keys()].filter((s) => s !== best)].map(
+    (s) => SOURCE_NAMES.get(s) ?? `src${s}`,
+  );
   return {
     prefix: `${ipText(e.prefix.addr)}/${e.prefix.len}`,
     statsIndex: e.lb,
@@ -121,7 +182,12 @@ export function snapshot(
   vpp: Vpp,
   extra: {
     clients: { index: number; handle: number; name: string }[];
-    counts: { handled: Map<string, number>; unknown: Map<string, number>; unhandled: Map<string, number>; truncated: Map<string, number> };
+    counts: {
+      handled: Map<string, number>;
+      unknown: Map<string, number>;
+      unhandled: Map<string, number>;
+      truncated: Map<string, number>;
+    };
     restarts: number;
     crashes: readonly string[];
     stalled: boolean;
@@ -129,7 +195,8 @@ export function snapshot(
 ): SimState {
   const fib = vpp.fib;
   const unanswered = new Map<string, number>();
-  for (const m of [extra.counts.unknown, extra.counts.unhandled, extra.counts.truncated]) for (const [k, v] of m) unanswered.set(k, (unanswered.get(k) ?? 0) + v);
+  for (const m of [extra.counts.unknown, extra.counts.unhandled, extra.counts.truncated])
+    for (const [k, v] of m) unanswered.set(k, (unanswered.get(k) ?? 0) + v);
   return {
     interfaces: [...vpp.interfaces.pool.values()].map((sw) => {
       const ipIf = vpp.ip.ipIf(sw.swIfIndex);
@@ -145,14 +212,18 @@ export function snapshot(
         tag: sw.tag,
         ip4Table: fib.tableIdOf(4, ipIf.fibIndex[0]),
         ip6Table: fib.tableIdOf(6, ipIf.fibIndex[1]),
-        addresses: [...vpp.ip.addressesOf(sw.swIfIndex, 4), ...vpp.ip.addressesOf(sw.swIfIndex, 6)].map((a) => `${ipText(a.addr)}/${a.len}`),
+        addresses: [...vpp.ip.addressesOf(sw.swIfIndex, 4), ...vpp.ip.addressesOf(sw.swIfIndex, 6)].map(
+          (a) => `${ipText(a.addr)}/${a.len}`,
+        ),
         unnumberedTo: ipIf.unnumberedTo,
         bridge: vpp.l2.portOf(sw.swIfIndex),
         proxyArp: vpp.ip.proxyArpEnabled.has(sw.swIfIndex),
       };
     }),
     tables: ([4, 6] as const).flatMap((af) =>
-      [...fib.pool(af).values()].filter((t) => !t.linkLocal).map((t) => ({ af, tableId: t.tableId, name: t.desc, fibIndex: t.index, routes: t.entryCount })),
+      [...fib.pool(af).values()]
+        .filter((t) => !t.linkLocal)
+        .map((t) => ({ af, tableId: t.tableId, name: t.desc, fibIndex: t.index, routes: t.entryCount })),
     ),
     routes: (tableId, af = 4) => {
       const t = fib.find(af, tableId);
@@ -165,7 +236,12 @@ export function snapshot(
         sid: ipText(l.addr),
         behavior: l.behavior,
         fibTable: l.fibTable,
-        vrfTable: l.behavior === 9 || l.behavior === 8 || l.behavior === 3 ? (l.swIfIndexOrVrf === 0xffffffff ? undefined : fib.tableIdOf(l.behavior === 9 ? 4 : 6, l.swIfIndexOrVrf)) : undefined,
+        vrfTable:
+          l.behavior === 9 || l.behavior === 8 || l.behavior === 3
+            ? l.swIfIndexOrVrf === 0xffffffff
+              ? undefined
+              : fib.tableIdOf(l.behavior === 9 ? 4 : 6, l.swIfIndexOrVrf)
+            : undefined,
       })),
       policies: [...vpp.sr.policies.values()].map((p) => ({
         bsid: ipText(p.bsid),
@@ -181,17 +257,40 @@ export function snapshot(
         bsid: ipText(vpp.sr.policies.get(s.policy)?.bsid ?? s.bsid),
       })),
     },
-    bridgeDomains: vpp.l2.bridges().map((b) => ({ bdId: b.bdId, tag: b.tag, bvi: b.bviSwIfIndex === 0xffffffff ? undefined : b.bviSwIfIndex, members: b.members.map((m) => m.swIfIndex) })),
+    bridgeDomains: vpp.l2.bridges().map((b) => ({
+      bdId: b.bdId,
+      tag: b.tag,
+      bvi: b.bviSwIfIndex === 0xffffffff ? undefined : b.bviSwIfIndex,
+      members: b.members.map((m) => m.swIfIndex),
+    })),
     nat: {
       enabled: vpp.nat.enabled,
       outputInterfaces: [...vpp.nat.outputInterfaces.values()],
-      staticMappings: [...vpp.nat.mappings.values()].filter((m) => !m.identity).map((m) => ({ local: ipText(m.localAddr), external: ipText(m.externalAddr), vrfId: m.vrfId, flags: m.flags, tag: m.tag })),
-      identityMappings: [...vpp.nat.mappings.values()].filter((m) => m.identity).map((m) => ({ address: ipText(m.externalAddr), vrfIds: [...m.locals.values()].map((l) => l.vrfId), tag: m.tag })),
+      staticMappings: [...vpp.nat.mappings.values()]
+        .filter((m) => !m.identity)
+        .map((m) => ({
+          local: ipText(m.localAddr),
+          external: ipText(m.externalAddr),
+          vrfId: m.vrfId,
+          flags: m.flags,
+          tag: m.tag,
+        })),
+      identityMappings: [...vpp.nat.mappings.values()]
+        .filter((m) => m.identity)
+        .map((m) => ({
+          address: ipText(m.externalAddr),
+          vrfIds: [...m.locals.values()].map((l) => l.vrfId),
+          tag: m.tag,
+        })),
     },
     acls: [...vpp.acl.acls.entries()].map(([index, a]) => ({ index, tag: a.tag, rules: a.rules.length })),
     aclInterfaces: [...new Set([...vpp.acl.input.keys(), ...vpp.acl.output.keys()])]
       .sort((a, b) => a - b)
-      .map((sw) => ({ swIfIndex: sw, input: [...(vpp.acl.input.get(sw) ?? [])], output: [...(vpp.acl.output.get(sw) ?? [])] })),
+      .map((sw) => ({
+        swIfIndex: sw,
+        input: [...(vpp.acl.input.get(sw) ?? [])],
+        output: [...(vpp.acl.output.get(sw) ?? [])],
+      })),
     dhcpProxies: ([0, 1] as const).flatMap((i) =>
       [...vpp.dhcp.proxies[i].values()].map((p) => {
         const af = i === 0 ? 4 : 6;
@@ -199,12 +298,19 @@ export function snapshot(
         return {
           rxTableId: fib.tableIdOf(af, p.rxFibIndex),
           src: ipText(p.src),
-          servers: p.servers.map((s) => ({ address: ipText(s.addr), tableId: fib.tableIdOf(af, s.serverFibIndex) })),
+          servers: p.servers.map((s) => ({
+            address: ipText(s.addr),
+            tableId: fib.tableIdOf(af, s.serverFibIndex),
+          })),
           vss: v ? (v.type === 0 ? v.asciiId : v.vpnId.toString('hex')) : undefined,
         };
       }),
     ),
-    proxyArp: vpp.ip.proxyArps.map((p) => ({ tableId: fib.tableIdOf(4, p.fibIndex), low: ipText(p.lo), high: ipText(p.hi) })),
+    proxyArp: vpp.ip.proxyArps.map((p) => ({
+      tableId: fib.tableIdOf(4, p.fibIndex),
+      low: ipText(p.lo),
+      high: ipText(p.hi),
+    })),
     neighbors: {
       config: { ip4: { ...vpp.ipNeighbor.config[4] }, ip6: { ...vpp.ipNeighbor.config[6] } },
       advertisements: vpp.ipNeighbor.advertisements.map((a) => ({ ...a })),

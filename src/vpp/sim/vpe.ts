@@ -73,7 +73,13 @@ export class Vpe {
     });
 
     d.on(msg.show_version, (_m, call) => {
-      call.reply({ retval: 0, program: 'vpe', version: o.version.slice(0, 31), build_date: o.buildDate.slice(0, 31), build_directory: o.buildDirectory.slice(0, 255) });
+      call.reply({
+        retval: 0,
+        program: 'vpe',
+        version: o.version.slice(0, 31),
+        build_date: o.buildDate.slice(0, 31),
+        build_directory: o.buildDirectory.slice(0, 255),
+      });
     });
 
     d.on(msg.cli_inband, (m, call) => {
@@ -85,7 +91,10 @@ export class Vpe {
   /** vlib_cli_input for the few commands the simulator knows. */
   cli(cmd: string): { rv: number; out: string } {
     const o = this.#vpp.options;
-    const words = cmd.trim().split(/\s+/).filter((w) => w.length > 0);
+    const words = cmd
+      .trim()
+      .split(/\s+/)
+      .filter((w) => w.length > 0);
     const unknown = (parent: string | undefined, rest: string): { rv: number; out: string } => {
       // clib_error_return (0, "[%v: ]unknown input `%U'") → rv -1 (error code 0)
       let shown = rest.length > 30 ? `${rest.slice(0, 30)}...` : rest.replace(/\s+$/, '');
@@ -93,29 +102,40 @@ export class Vpe {
       return { rv: -1, out: `${parent ? `${parent}: ` : ''}unknown input \`${shown}'\n` };
     };
     if (words.length === 0) return { rv: 0, out: '' };
-    if (!'show'.startsWith(words[0] as string) || (words[0] as string).length < 2) return unknown(undefined, cmd.trimStart());
+    if (!'show'.startsWith(words[0] as string) || (words[0] as string).length < 2)
+      return unknown(undefined, cmd.trimStart());
     const sub = words.slice(1).join(' ');
     if (/^ver(s(i(on?)?)?)?$/.test(words[1] ?? '')) {
-      return { rv: 0, out: `vpp v${o.version} built by ${o.buildUser} on ${o.buildHost} at ${o.buildDate}\n` };
+      return {
+        rv: 0,
+        out: `vpp v${o.version} built by ${o.buildUser} on ${o.buildHost} at ${o.buildDate}\n`,
+      };
     }
     if (/^int(e(r(f(a(ce?)?)?)?)?)?$/.test(words[1] ?? '')) {
       if (words[2] && 'address'.startsWith(words[2])) return { rv: 0, out: this.#showIntAddr() };
       return { rv: 0, out: this.#showInt() };
     }
-    if (words[1] && 'bridge-domain'.startsWith(words[1]) && words[1].length >= 2) return { rv: 0, out: this.#showBd() };
+    if (words[1] && 'bridge-domain'.startsWith(words[1]) && words[1].length >= 2)
+      return { rv: 0, out: this.#showBd() };
     // sr_policy_rewrite.c: show_sr_encaps_{hop_limit,source}_command_fn, one vlib_cli_output each
     // (which ends the line with "\n"). Only the full spelling: the one vppnet sends.
-    if (sub === 'sr encaps hop-limit') return { rv: 0, out: `SR encaps hop-limit = ${this.#vpp.sr.hopLimit}\n` };
-    if (sub === 'sr encaps source addr') return { rv: 0, out: `SR encaps source addr = ${ipText(this.#vpp.sr.encapSource)}\n` };
+    if (sub === 'sr encaps hop-limit')
+      return { rv: 0, out: `SR encaps hop-limit = ${this.#vpp.sr.hopLimit}\n` };
+    if (sub === 'sr encaps source addr')
+      return { rv: 0, out: `SR encaps source addr = ${ipText(this.#vpp.sr.encapSource)}\n` };
     return unknown('show', sub);
   }
 
   #showInt(): string {
     // format_vnet_sw_interface header and rows (counters omitted: the simulator forwards nothing)
-    const rows = [`${'Name'.padEnd(27)}${'Idx'.padStart(5)}    ${'State'.padEnd(5)}  MTU (L3/IP4/IP6/MPLS)     Counter          Count     `];
+    const rows = [
+      `${'Name'.padEnd(27)}${'Idx'.padStart(5)}    ${'State'.padEnd(5)}  MTU (L3/IP4/IP6/MPLS)     Counter          Count     `,
+    ];
     for (const sw of this.#vpp.interfaces.pool.values()) {
       const mtu = `${sw.mtu[0]}/${sw.mtu[1]}/${sw.mtu[2]}/${sw.mtu[3]}`;
-      rows.push(`${sw.name.padEnd(27)}${String(sw.swIfIndex).padStart(5)}    ${(sw.adminUp ? 'up' : 'down').padEnd(5)}  ${mtu.padEnd(26)}`);
+      rows.push(
+        `${sw.name.padEnd(27)}${String(sw.swIfIndex).padStart(5)}    ${(sw.adminUp ? 'up' : 'down').padEnd(5)}  ${mtu.padEnd(26)}`,
+      );
     }
     return `${rows.join('\n')}\n`;
   }
@@ -125,11 +145,16 @@ export class Vpe {
     for (const sw of this.#vpp.interfaces.pool.values()) {
       out.push(`${sw.name} (${sw.adminUp ? 'up' : 'dn'}):`);
       const l2 = this.#vpp.l2.portOf(sw.swIfIndex);
-      if (l2) out.push(`  L2 bridge bd-id ${l2.bdId} idx ${l2.bdId} shg ${l2.shg} ${l2.bvi ? 'bvi' : ''}`.trimEnd());
+      if (l2)
+        out.push(
+          `  L2 bridge bd-id ${l2.bdId} idx ${l2.bdId} shg ${l2.shg} ${l2.bvi ? 'bvi' : ''}`.trimEnd(),
+        );
       for (const af of [4, 6] as const) {
         for (const a of this.#vpp.ip.addressesOf(sw.swIfIndex, af)) {
           const t = this.#vpp.fib.byIndex(af, a.fibIndex);
-          out.push(`  L3 ${ipText(a.addr)}/${a.len}${t && t.tableId !== 0 ? ` ip${af} table-id ${t.tableId} fib-idx ${t.index}` : ''}`);
+          out.push(
+            `  L3 ${ipText(a.addr)}/${a.len}${t && t.tableId !== 0 ? ` ip${af} table-id ${t.tableId} fib-idx ${t.index}` : ''}`,
+          );
         }
       }
     }
@@ -139,9 +164,12 @@ export class Vpe {
   #showBd(): string {
     const bds = this.#vpp.l2.bridges();
     if (bds.length === 0) return 'No operational bridge-domains\n';
-    const rows = ['  BD-ID   Index   BSN  Age(min)  Learning  U-Forwrd   UU-Flood   Flooding  ARP-Term  arp-ufwd Learn-co Learn-li   BVI-Intf '];
+    const rows = [
+      '  BD-ID   Index   BSN  Age(min)  Learning  U-Forwrd   UU-Flood   Flooding  ARP-Term  arp-ufwd Learn-co Learn-li   BVI-Intf ',
+    ];
     for (const bd of bds) {
-      const bvi = bd.bviSwIfIndex === 0xffffffff ? 'N/A' : (this.#vpp.interfaces.get(bd.bviSwIfIndex)?.name ?? 'N/A');
+      const bvi =
+        bd.bviSwIfIndex === 0xffffffff ? 'N/A' : (this.#vpp.interfaces.get(bd.bviSwIfIndex)?.name ?? 'N/A');
       const on = (b: boolean): string => (b ? 'on' : 'off');
       rows.push(
         `${String(bd.bdId).padStart(7)}${String(bd.index).padStart(8)}${'0'.padStart(6)}${(bd.macAge ? String(bd.macAge) : 'off').padStart(10)}${on(bd.learn).padStart(10)}${on(bd.forward).padStart(10)}${(bd.uuFlood ? 'flood' : 'drop').padStart(11)}${on(bd.flood).padStart(11)}${on(bd.arpTerm).padStart(10)}${on(bd.arpUfwd).padStart(10)}${'0'.padStart(9)}${'16777216'.padStart(9)}${bvi.padStart(13)}`,
@@ -158,8 +186,23 @@ export class Vpe {
 function apiJson(): string {
   const describe = (d: MessageDef): unknown[] => [
     d.name,
-    ...d.fields.map((f) => [typeof f[1] === 'string' ? f[1] : `vl_api_${f[1].name}_t`, f[0], ...(f.length > 2 ? [f[2], ...(f.length > 3 ? [f[3]] : [])] : [])]),
+    ...d.fields.map((f) => [
+      typeof f[1] === 'string' ? f[1] : `vl_api_${f[1].name}_t`,
+      f[0],
+      ...(f.length > 2 ? [f[2], ...(f.length > 3 ? [f[3]] : [])] : []),
+    ]),
     { crc: `0x${d.crc}` },
   ];
-  return JSON.stringify([{ types: [], messages: definitions.map(describe), services: {}, options: {}, aliases: {}, enums: [], unions: [], vl_api_version: '0x00000000' }]);
+  return JSON.stringify([
+    {
+      types: [],
+      messages: definitions.map(describe),
+      services: {},
+      options: {},
+      aliases: {},
+      enums: [],
+      unions: [],
+      vl_api_version: '0x00000000',
+    },
+  ]);
 }

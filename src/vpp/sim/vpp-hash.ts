@@ -29,7 +29,14 @@ const GOLDEN_LO = 0x7f4a7c13;
  * Bob Jenkins' 64-bit mix (hash.h `hash_mix64`), on 32-bit halves; returns c's low 32 bits, which
  * is all a bucket index (< 2^32) ever uses.
  */
-function mix64LowC(ahi0: number, alo0: number, bhi0: number, blo0: number, chi0: number, clo0: number): number {
+function mix64LowC(
+  ahi0: number,
+  alo0: number,
+  bhi0: number,
+  blo0: number,
+  chi0: number,
+  clo0: number,
+): number {
   let ahi = ahi0 >>> 0;
   let alo = alo0 >>> 0;
   let bhi = bhi0 >>> 0;
@@ -118,7 +125,11 @@ export function hashUwordLow(x: number): number {
  */
 export function hashIp6KeyLow(addr: Uint8Array, len: number): number {
   const w = (o: number): number =>
-    ((addr[o] as number) | ((addr[o + 1] as number) << 8) | ((addr[o + 2] as number) << 16) | ((addr[o + 3] as number) << 24)) >>> 0;
+    ((addr[o] as number) |
+      ((addr[o + 1] as number) << 8) |
+      ((addr[o + 2] as number) << 16) |
+      ((addr[o + 3] as number) << 24)) >>>
+    0;
   // a = golden + last[0]
   let alo = GOLDEN_LO + w(0);
   const ahi = GOLDEN_HI + w(4) + (alo > 0xffffffff ? 1 : 0);

@@ -141,22 +141,50 @@ export class Vpp {
       const socks = this.devices.memifSockets;
       let sock = [...socks.values()].find((s) => s.socketId === socketId);
       if (!sock) {
-        socks.add(() => ({ socketId, filename: `/run/vpp/memif${socketId}.sock`, refs: 0, isListener: false }));
+        socks.add(() => ({
+          socketId,
+          filename: `/run/vpp/memif${socketId}.sock`,
+          refs: 0,
+          isListener: false,
+        }));
         sock = [...socks.values()].find((s) => s.socketId === socketId);
       }
       if (sock) sock.refs++;
       let swIfIndex = 0;
       this.devices.memifs.add((index) => {
-        const sw = this.interfaces.create({ kind: 'memif', name: () => i.name, devType: devType ?? 'memif', mac: mac ?? randomMac(), linkUp, instance: index, ...(i.mtu ? { linkMtu: i.mtu } : {}) });
+        const sw = this.interfaces.create({
+          kind: 'memif',
+          name: () => i.name,
+          devType: devType ?? 'memif',
+          mac: mac ?? randomMac(),
+          linkUp,
+          instance: index,
+          ...(i.mtu ? { linkMtu: i.mtu } : {}),
+        });
         swIfIndex = sw.swIfIndex;
-        return { swIfIndex: sw.swIfIndex, id, socketId, isMaster: false, mode: 0, ringSize: 1024, bufferSize: 2048, zeroCopy: true };
+        return {
+          swIfIndex: sw.swIfIndex,
+          id,
+          socketId,
+          isMaster: false,
+          mode: 0,
+          ringSize: 1024,
+          bufferSize: 2048,
+          zeroCopy: true,
+        };
       });
       this.#initialAdmin(swIfIndex, i);
       return;
     }
     if (type === 'af_packet') {
       const host = i.name.replace(/^host-/, '');
-      const r = this.devices.createAfPacket({ hostIfName: host, mode: 1, mac: mac ?? undefined, flags: 0, preexisting: true });
+      const r = this.devices.createAfPacket({
+        hostIfName: host,
+        mode: 1,
+        mac: mac ?? undefined,
+        flags: 0,
+        preexisting: true,
+      });
       this.#initialAdmin(r.swIfIndex, i);
       return;
     }
@@ -170,7 +198,15 @@ export class Vpp {
       kind = 'tap';
       devType ??= 'tap';
     }
-    const sw = this.interfaces.create({ kind, name: () => i.name, devType: devType ?? 'dpdk', mac: mac ?? randomMac(), linkUp, instance: 0, ...(i.mtu ? { linkMtu: i.mtu } : {}) });
+    const sw = this.interfaces.create({
+      kind,
+      name: () => i.name,
+      devType: devType ?? 'dpdk',
+      mac: mac ?? randomMac(),
+      linkUp,
+      instance: 0,
+      ...(i.mtu ? { linkMtu: i.mtu } : {}),
+    });
     this.#initialAdmin(sw.swIfIndex, i);
   }
 
