@@ -13,6 +13,7 @@ import { parseCniArgs } from './cni-args.js';
 import { CniError, CniErrorCode } from './errors.js';
 import {
   FieldProblems,
+  decodeNetworkConfigObject,
   describe,
   isRecord,
   isUnicastMac,
@@ -60,24 +61,7 @@ export interface ParseConfigOptions {
 
 /** Throws CniError: 6 undecodable, 1 unsupported cniVersion, 7 invalid fields, 4 bad CNI_ARGS values. */
 export function parseNetworkConfig(stdinData: string, options: ParseConfigOptions = {}): NetworkConfig {
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(stdinData);
-  } catch (err) {
-    throw new CniError(
-      CniErrorCode.DECODING_FAILURE,
-      'network config on stdin is not JSON',
-      (err as Error).message,
-    );
-  }
-  if (!isRecord(decoded)) {
-    throw new CniError(
-      CniErrorCode.DECODING_FAILURE,
-      'network config on stdin is not a JSON object',
-      describe(decoded),
-    );
-  }
-  const raw = decoded;
+  const raw = decodeNetworkConfigObject(stdinData);
   const cniVersion = checkCniVersion(raw['cniVersion']);
 
   const problems = new FieldProblems();

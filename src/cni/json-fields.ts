@@ -3,6 +3,7 @@
  * every problem is recorded with the path of the field, so one error can name all bad fields at once.
  */
 import { ipLiteralFamily } from '../net/ip-literal.js';
+import { CniError, CniErrorCode } from './errors.js';
 
 export type JsonRecord = Record<string, unknown>;
 
@@ -109,4 +110,26 @@ export function ipFamily(value: string): 0 | 4 | 6 {
 export function isUnicastMac(value: string): boolean {
   if (!/^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$/.test(value)) return false;
   return (parseInt(value.slice(0, 2), 16) & 1) === 0;
+}
+
+/** The network config on stdin as a JSON object, or CniError 6 (decoding failure) saying why not. */
+export function decodeNetworkConfigObject(stdinData: string): JsonRecord {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(stdinData);
+  } catch (err) {
+    throw new CniError(
+      CniErrorCode.DECODING_FAILURE,
+      'network config on stdin is not JSON',
+      (err as Error).message,
+    );
+  }
+  if (!isRecord(decoded)) {
+    throw new CniError(
+      CniErrorCode.DECODING_FAILURE,
+      'network config on stdin is not a JSON object',
+      describe(decoded),
+    );
+  }
+  return decoded;
 }

@@ -6,7 +6,7 @@
  */
 import { parseCniArgs } from './cni-args.js';
 import { CniError, CniErrorCode, toCniError } from './errors.js';
-import { isRecord } from './json-fields.js';
+import { decodeNetworkConfigObject, isRecord } from './json-fields.js';
 import { formatResult, type CniResult } from './result.js';
 import { compareVersions, isVersionString } from './version.js';
 
@@ -267,19 +267,7 @@ function peekCniVersion(stdinData: string): string | undefined {
 }
 
 function decodeConfigVersion(stdinData: string, supportedVersions: readonly string[]): string {
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(stdinData);
-  } catch (err) {
-    throw new CniError(
-      CniErrorCode.DECODING_FAILURE,
-      'network config on stdin is not JSON',
-      (err as Error).message,
-    );
-  }
-  if (!isRecord(decoded)) {
-    throw new CniError(CniErrorCode.DECODING_FAILURE, 'network config on stdin is not a JSON object');
-  }
+  const decoded = decodeNetworkConfigObject(stdinData);
   const version = decoded['cniVersion'] ?? '0.1.0';
   if (typeof version !== 'string') {
     throw new CniError(CniErrorCode.DECODING_FAILURE, 'cniVersion in the network config is not a string');
