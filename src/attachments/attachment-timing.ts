@@ -13,7 +13,22 @@ import { performance } from 'node:perf_hooks';
 
 export const ATTACHMENT_CHANNEL = 'vppnet:attachment';
 
+/**
+ * Each phase a call enters, as it enters it: lets a test wait for "every ADD now waits for the
+ * dataplane lock" (pods waiting for VPP are served in one lock turn, so the lock itself sees one
+ * waiter for all of them) instead of sleeping until they probably do.
+ */
+export const ATTACHMENT_PHASE_CHANNEL = 'vppnet:attachment:phase';
+
 export type AttachmentPhase = 'queue' | 'netns' | 'vpp_lock' | 'vpp' | 'record';
+
+export interface AttachmentPhaseEntry {
+  readonly op: 'attach' | 'detach';
+  readonly id: string;
+  readonly phase: AttachmentPhase;
+  /** performance.now() when the phase began: the same clock as the call's phasesMs. */
+  readonly at: number;
+}
 
 export interface AttachmentDiagnostic {
   readonly op: 'attach' | 'detach';
@@ -25,6 +40,7 @@ export interface AttachmentDiagnostic {
 }
 
 const channel = diagnostics.channel(ATTACHMENT_CHANNEL);
+const phaseChannel = diagnostics.channel(ATTACHMENT_PHASE_CHANNEL);
 
 /** Splits one call's time into phases: each `enter` ends the phase before it. */
 export class AttachmentTimer {
@@ -41,15 +57,17 @@ export class AttachmentTimer {
   }
 
   enter(phase: AttachmentPhase): void {
-    const now = performance.now();
-    this.#phasesMs[this.#phase] = (this.#phasesMs[this.#phase] ?? 0) + (now - this.#phaseStarted);
+    const now = this.#endPhase();
     this.#phase = phase;
-    this.#phaseStarted = now;
+    if (phaseChannel.hasSubscribers) {
+      const entry: AttachmentPhaseEntry = { op: this.#op, id: this.#id, phase, at: now };
+      phaseChannel.publish(entry);
+    }
   }
 
   /** Ends the call and publishes it (only when someone listens). */
   finish(outcome: AttachmentDiagnostic['outcome']): void {
-    this.enter(this.#phase);
+    this.#endPhase();
     if (!channel.hasSubscribers) return;
     const message: AttachmentDiagnostic = {
       op: this.#op,
@@ -59,5 +77,13 @@ export class AttachmentTimer {
       phasesMs: this.#phasesMs,
     };
     channel.publish(message);
+  }
+
+  /** Adds the current phase's time so far to its total and starts it afresh; returns now. */
+  #endPhase(): number {
+    const now = performance.now();
+    this.#phasesMs[this.#phase] = (this.#phasesMs[this.#phase] ?? 0) + (now - this.#phaseStarted);
+    this.#phaseStarted = now;
+    return now;
   }
 }

@@ -12,7 +12,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { setTimeout as delay } from 'node:timers/promises';
+import { performance } from 'node:perf_hooks';
 
 import { SIM_ONLY, startVppTarget, type VppTarget } from '../../test/support/vpp-target.js';
 import { AgentApiError, AgentErrorCode } from '../agent-api/errors.js';
@@ -37,7 +37,12 @@ import { AddressBookFileStore } from './address-book-file-store.js';
 import { AsyncLock } from './async-lock.js';
 import { AttachmentManager } from './attachment-manager.js';
 import { ATTACHMENTS_DIR, AttachmentFileStore, type AttachmentStore } from './attachment-store.js';
-import { ATTACHMENT_CHANNEL, type AttachmentDiagnostic } from './attachment-timing.js';
+import {
+  ATTACHMENT_CHANNEL,
+  ATTACHMENT_PHASE_CHANNEL,
+  type AttachmentDiagnostic,
+  type AttachmentPhaseEntry,
+} from './attachment-timing.js';
 import { linuxPodNetns, type PodNetns } from './pod-netns.js';
 
 const IS_ROOT = process.getuid?.() === 0;
@@ -418,8 +423,21 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
     diagnostics.subscribe(ATTACHMENT_CHANNEL, time);
     // A full reconcile holds the lock while three ADDs arrive; the third pod's veth pair vanishes
     // before VPP's turn comes, so its port cannot be made.
+    const ids = requests.map((req) => hostVethName(req.containerId, req.ifname));
+    // When each ADD began waiting for the lock (its veth pair made, its next step VPP's turn).
+    const waitingSince = new Map<string, number>();
+    let allWaiting!: () => void;
+    const whenAllWaiting = new Promise<void>((r) => (allWaiting = r));
+    const onPhase = (m: unknown): void => {
+      const e = m as AttachmentPhaseEntry;
+      if (e.op !== 'attach' || e.phase !== 'vpp_lock' || !ids.includes(e.id)) return;
+      waitingSince.set(e.id, e.at);
+      if (waitingSince.size === ids.length) allWaiting();
+    };
+    diagnostics.subscribe(ATTACHMENT_PHASE_CHANNEL, onPhase);
     let release!: () => void;
     const held = f.lock.run(() => new Promise<void>((r) => (release = r)));
+    let releasedAt = 0;
     try {
       const adds = requests.map((req) =>
         f.manager.attach(req).then(
@@ -427,18 +445,17 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
           (err: AgentApiError) => err.code,
         ),
       );
-      // Once its veth pair exists, an ADD's next step is queueing for VPP.
-      const ids = requests.map((req) => hostVethName(req.containerId, req.ifname));
-      while (!ids.every((id) => existsSync(`/sys/class/net/${id}`))) await delay(10);
-      await delay(200);
+      await whenAllWaiting;
       // (Deleted directly: a deleted netns takes its veth pairs with it only some time later.)
       execFileSync('ip', ['link', 'del', ids[2]!]);
+      releasedAt = performance.now();
       release();
       await held;
       assert.deepEqual(await Promise.all(adds), ['ok', 'ok', AgentErrorCode.TRY_AGAIN_LATER]);
     } finally {
       diagnostics.unsubscribe('vppnet:vpp:request', count);
       diagnostics.unsubscribe(ATTACHMENT_CHANNEL, time);
+      diagnostics.unsubscribe(ATTACHMENT_PHASE_CHANNEL, onPhase);
     }
     assert.deepEqual(
       f.manager
@@ -454,7 +471,10 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
     const ok = timings.filter((t) => t.op === 'attach' && t.outcome === 'ok');
     assert.equal(ok.length, 2);
     for (const t of ok) {
-      assert.ok((t.phasesMs.vpp_lock ?? 0) >= 200, `waited for the lock: ${JSON.stringify(t.phasesMs)}`);
+      // Its vpp_lock phase spans at least from its queueing to the lock's release (one clock).
+      const waited = releasedAt - (waitingSince.get(t.id) ?? Number.NaN);
+      assert.ok(waited > 0);
+      assert.ok((t.phasesMs.vpp_lock ?? 0) >= waited, `waited for the lock: ${JSON.stringify(t.phasesMs)}`);
       assert.ok(
         t.phasesMs.netns !== undefined && t.phasesMs.vpp !== undefined && t.phasesMs.record !== undefined,
       );
