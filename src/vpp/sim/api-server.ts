@@ -109,6 +109,8 @@ export class ApiServer {
   readonly #conns = new Set<SimConnection>();
   /** Queued while stalled: payload copies with their connection, in arrival order. */
   #stalled: { conn: SimConnection; payload: Buffer }[] | undefined;
+  /** whenHeld() callers: each resolves once `count` messages are held. */
+  #heldWaiters: { count: number; resolve: () => void }[] = [];
 
   constructor(socketPath: string, hooks: ApiServerHooks) {
     this.socketPath = socketPath;
@@ -175,6 +177,17 @@ export class ApiServer {
     return this.#stalled !== undefined;
   }
 
+  /** Messages received while stalled and not handled yet. */
+  get held(): number {
+    return this.#stalled?.length ?? 0;
+  }
+
+  /** Resolves once `count` messages are held: they arrived, and nothing has answered them. */
+  whenHeld(count: number): Promise<void> {
+    if (this.held >= count) return Promise.resolve();
+    return new Promise((resolve) => this.#heldWaiters.push({ count, resolve }));
+  }
+
   /** The registration a `client_index` names (raw u32), as vl_api_client_index_to_registration. */
   registrationFor(clientIndex: number): Registration | undefined {
     if ((clientIndex & SOCKET_HANDLE_BIT) === 0) return undefined; // shared-memory clients: none here
@@ -227,6 +240,7 @@ export class ApiServer {
         if (conn.closed) return;
         if (this.#stalled) {
           this.#stalled.push({ conn, payload: Buffer.from(payload) });
+          this.#notifyHeld();
           return;
         }
         this.#hooks.onMessage(conn, payload);
@@ -239,6 +253,14 @@ export class ApiServer {
       return;
     }
     if (!this.#stalled) this.#hooks.afterBatch();
+  }
+
+  #notifyHeld(): void {
+    if (this.#heldWaiters.length === 0) return;
+    const held = this.held;
+    const due = this.#heldWaiters.filter((w) => w.count <= held);
+    this.#heldWaiters = this.#heldWaiters.filter((w) => w.count > held);
+    for (const w of due) w.resolve();
   }
 
   #gone(conn: SimConnection): void {

@@ -663,9 +663,12 @@ describe('fault injection', () => {
   it('stallReplies: nothing comes back until released, then everything in order', async () => {
     const { sim, c } = await start();
     sim.stallReplies(true);
-    for (let i = 0; i < 5; i++) c.send(msg.control_ping, {}, 500 + i);
-    assert.equal(await c.quietFor(50), 0);
     const base = c.received.length;
+    for (let i = 0; i < 5; i++) c.send(msg.control_ping, {}, 500 + i);
+    // All five arrived and are held: none was handled, so no reply can be on its way.
+    await sim.whenHeld(5);
+    assert.equal(sim.state.stalled, true);
+    assert.equal(c.received.length, base);
     sim.stallReplies(false);
     const got = (await c.waitForCount(base + 5))
       .slice(base)

@@ -196,6 +196,14 @@ export class VppSimulator {
   }
 
   /**
+   * Resolves once `count` requests are held by stallReplies: received, and not answered. Lets a
+   * test prove "no reply while stalled" from the simulator's side instead of listening for a while.
+   */
+  whenHeld(count: number): Promise<void> {
+    return this.#server.whenHeld(count);
+  }
+
+  /**
    * A VPP restart: connections dropped, the socket file gone for `downtimeMs`, all state lost
    * (persistent kernel taps stay), a new pid, and with `reshuffleIds` other message ids.
    */
