@@ -60,6 +60,33 @@ const CNI_PLUGIN_DIR = process.env['VPPNET_CNI_PLUGIN_DIR'] ?? '/usr/lib/cni';
 const BUSYBOX = ['/bin/busybox', '/usr/bin/busybox'].find((p) => existsSync(p));
 const IS_ROOT = process.getuid?.() === 0;
 
+/** `what`, or 'timeout' if it has not settled within `ms`: a bound on an outside process, not a wait. */
+function within<T>(ms: number, what: Promise<T>): Promise<T | 'timeout'> {
+  return Promise.race([what, sleep(ms, 'timeout' as const, { ref: false })]);
+}
+
+/** True once the child's collected stdout holds `text` (checked on each chunk); false if it closes first. */
+function untilStdout(
+  child: ChildProcessWithoutNullStreams,
+  output: { readonly stdout: string },
+  text: string,
+): Promise<boolean> {
+  return new Promise((resolve) => {
+    const finish = (found: boolean): void => {
+      child.stdout.off('data', onData);
+      child.off('close', onClose);
+      resolve(found);
+    };
+    const onData = (): void => {
+      if (output.stdout.includes(text)) finish(true);
+    };
+    const onClose = (): void => finish(output.stdout.includes(text));
+    child.stdout.on('data', onData);
+    child.on('close', onClose);
+    onData();
+  });
+}
+
 function onPath(command: string): boolean {
   return (process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin')
     .split(':')
@@ -500,12 +527,8 @@ void describe(
       const started = Date.now();
       const { child, output, exited, diag } = ctrRun(name, containerScript, pidFile);
       try {
-        const readyBy = Date.now() + 60_000;
-        while (!output.stdout.includes('READY')) {
-          if (child.exitCode !== null || Date.now() > readyBy)
-            assert.fail(`the container did not start${diag()}`);
-          await sleep(50);
-        }
+        const ready = await within(60_000, untilStdout(child, output, 'READY'));
+        if (ready !== true) assert.fail(`the container did not start${diag()}`);
         t.diagnostic(`container up with its interface ${Date.now() - started} ms after ctr run`);
 
         // Inside the container: what busybox sees.
@@ -574,7 +597,7 @@ void describe(
 
         // The container exits; ctr --rm runs CNI DEL (with no netns: the namespace died with it).
         child.stdin.end('done\n');
-        const code = await Promise.race([exited, sleep(60_000, 'timeout' as const, { ref: false })]);
+        const code = await within(60_000, exited);
         assert.equal(code, 0, diag());
         assert.match(output.stdout, /BYE done/);
         t.diagnostic(`ctr run --rm finished ${Date.now() - started} ms after it started`);
@@ -595,7 +618,7 @@ void describe(
       const name = `pod-novpp-${process.pid}`;
       const id = hostVethName(`${CTR_NAMESPACE}-${name}`, POD_IFNAME);
       const { exited, output, diag } = ctrRun(name, 'echo STARTED', join(dir, `${name}.pid`));
-      const code = await Promise.race([exited, sleep(60_000, 'timeout' as const, { ref: false })]);
+      const code = await within(60_000, exited);
       assert.notEqual(code, 0, diag());
       assert.doesNotMatch(output.stdout, /STARTED/, 'the container never ran');
       // libcni reports the plugin's CNI error (code 11, try again later) with its message.

@@ -5,15 +5,15 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { ManualTimers } from '../support/manual-timers.js';
+import { ManualTimers } from '../../src/util/testing/manual-timers.js';
 
 import { AgentClient } from '../../src/cni/agent-client.js';
 import { CniErrorCode } from '../../src/cni/errors.js';
@@ -439,13 +439,16 @@ void describe('vppnet-cni with reference IPAM plugins in real network namespaces
   });
 
   void it('netns helpers work on /proc/PID/ns/net paths through nsenter', async () => {
-    const holder = spawn('unshare', ['--net', 'sleep', '600'], { stdio: 'ignore' });
+    // unshare runs the shell only once it is in its new namespace (and the shell execs sleep, so
+    // the pid stays): its first line means /proc/PID/ns/net is that namespace.
+    const holder = spawn('unshare', ['--net', 'sh', '-c', 'echo in-netns; exec sleep 600'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     children.push(holder);
     const path = `/proc/${holder.pid}/ns/net`;
-    // unshare needs a moment before its namespace differs from ours.
+    await once(holder.stdout, 'data');
     const ours = (await execa('readlink', ['/proc/self/ns/net'])).stdout;
-    for (let i = 0; i < 50 && (await execa('readlink', [path], { reject: false })).stdout === ours; i++)
-      await sleep(20);
+    assert.notEqual((await execa('readlink', [path])).stdout, ours);
     assert.deepEqual(await resolveNetns(path), { kind: 'path', path });
 
     const hostName = hostVethName(newContainerId('proc'), IFNAME);
