@@ -17,7 +17,7 @@ import {
   replaceFile,
 } from './testing/agent-fixtures.js';
 import { RecordingVppApi } from '../vpp/client/testing/recording-vpp-api.js';
-import { ManualTimers } from '../../test/support/manual-timers.js';
+import { ManualTimers } from '../util/testing/manual-timers.js';
 
 describe('Agent', () => {
   let tmp: Awaited<ReturnType<typeof makeTempDir>>;

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { ManualTimers } from '../../test/support/manual-timers.js';
+import { ManualTimers } from '../util/testing/manual-timers.js';
 import { ConfigFileWatcher } from './config-watcher.js';
 import { makeTempDir } from './testing/agent-fixtures.js';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
-import { ManualTimers } from '../../test/support/manual-timers.js';
+import { ManualTimers } from '../util/testing/manual-timers.js';
 import { AgentClient } from './agent-client.js';
 import type { AttachRequest } from '../agent-api/protocol.js';
 import { CniError } from './errors.js';

@@ -19,7 +19,7 @@ import { definitions, msg } from '../messages/index.js';
 import type { TransportFactory, VppTransport } from '../transport/transport.js';
 import { canTransition, type ConnectionState } from './connection-state.js';
 import { describeIncompatible, MessageTable, type CompatibilityReport } from './message-table.js';
-import type { ClientTimers, Timer } from './timers.js';
+import type { Timer, Timers } from '../../util/timers.js';
 import type { VppClientEvents } from './vpp-api.js';
 
 /** Fixed memclnt ids: valid before any message table exists. */
@@ -60,7 +60,7 @@ export interface VppConnectionOptions {
   readonly healthCheckIntervalMs: number;
   readonly healthCheckTimeoutMs: number;
   readonly transportFactory: TransportFactory;
-  readonly timers: ClientTimers;
+  readonly timers: Timers;
 }
 
 const DETACHED: ConnectionListener = {
@@ -76,7 +76,7 @@ const DETACHED: ConnectionListener = {
 
 export class VppConnection {
   readonly #opts: VppConnectionOptions;
-  readonly #timers: ClientTimers;
+  readonly #timers: Timers;
   readonly #events = new EventEmitter();
   #listener: ConnectionListener = DETACHED;
 
@@ -206,15 +206,13 @@ export class VppConnection {
       };
       this.on('state', onState);
       if (timeoutMs !== undefined) {
-        timer = this.#timers.setTimeout(
-          () =>
-            done(
-              new VppError(
-                'VPPNET_ERR_TIMEOUT',
-                `VPP not ready after ${timeoutMs} ms (${this.#opts.socketPath})`,
-              ),
+        timer = this.#timers.after(timeoutMs, () =>
+          done(
+            new VppError(
+              'VPPNET_ERR_TIMEOUT',
+              `VPP not ready after ${timeoutMs} ms (${this.#opts.socketPath})`,
             ),
-          timeoutMs,
+          ),
         );
       }
     });
@@ -270,12 +268,10 @@ export class VppConnection {
         { context: handshakeContext },
       ),
     );
-    const timer = this.#timers.setTimeout(
-      () =>
-        handshakeDone(
-          new VppError('VPPNET_ERR_HANDSHAKE', `no sockclnt_create_reply within ${connectTimeoutMs} ms`),
-        ),
-      connectTimeoutMs,
+    const timer = this.#timers.after(connectTimeoutMs, () =>
+      handshakeDone(
+        new VppError('VPPNET_ERR_HANDSHAKE', `no sockclnt_create_reply within ${connectTimeoutMs} ms`),
+      ),
     );
     let reply: Message<typeof msg.sockclnt_create_reply>;
     try {
@@ -335,10 +331,10 @@ export class VppConnection {
       return;
     }
     if (this.#state !== 'reconnecting') this.#setState('reconnecting');
-    this.#retryTimer = this.#timers.setTimeout(() => {
+    this.#retryTimer = this.#timers.after(delay, () => {
       this.#retryTimer = undefined;
       this.#attemptConnect().catch((err: unknown) => this.#onConnectFailure(err as Error));
-    }, delay);
+    });
   }
 
   #onTransportClose(err: Error | undefined): void {
@@ -374,7 +370,7 @@ export class VppConnection {
       let timer: Timer | undefined;
       await Promise.race([
         transport.close(),
-        new Promise<void>((r) => (timer = this.#timers.setTimeout(r, CLOSE_WAIT_MS))),
+        new Promise<void>((r) => (timer = this.#timers.after(CLOSE_WAIT_MS, r))),
       ]);
       timer?.cancel();
       transport.destroy();
@@ -392,7 +388,7 @@ export class VppConnection {
     const timeoutMs = this.#opts.healthCheckTimeoutMs;
     if (intervalMs <= 0) return;
     this.#stopHealthCheck();
-    this.#healthTimer = this.#timers.setInterval(() => {
+    this.#healthTimer = this.#timers.every(intervalMs, () => {
       if (this.#state !== 'ready') return;
       const now = this.#timers.now();
       if (this.#healthPingSentAt) {
@@ -414,7 +410,7 @@ export class VppConnection {
         .finally(() => {
           this.#healthPingSentAt = 0;
         });
-    }, intervalMs);
+    });
     this.#healthTimer.unref();
   }
 

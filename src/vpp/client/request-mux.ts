@@ -21,7 +21,7 @@ import { msg } from '../messages/index.js';
 import type { ConnectionListener, VppConnection } from './connection.js';
 import { EventSubscription, type SubscriptionItem } from './event-subscription.js';
 import { VppRetvalError } from './retval-error.js';
-import type { ClientTimers, Timer } from './timers.js';
+import type { Timer, Timers } from '../../util/timers.js';
 import type { WithReply } from './vpp-api.js';
 
 type AnyRecord = Readonly<Record<string, unknown>>;
@@ -80,7 +80,7 @@ export interface RequestMuxOptions {
   readonly offlineQueue: boolean;
   /** Events buffered per subscription before it overflows. */
   readonly eventBufferSize: number;
-  readonly timers: ClientTimers;
+  readonly timers: Timers;
 }
 
 export class RequestMux implements ConnectionListener {
@@ -90,7 +90,7 @@ export class RequestMux implements ConnectionListener {
   readonly #maxPending: number;
   readonly #offlineQueue: boolean;
   readonly #eventBufferSize: number;
-  readonly #timers: ClientTimers;
+  readonly #timers: Timers;
 
   #nextContext = 1;
   /** Every unsettled request, queued or written, by context; insertion order = age. */
@@ -433,7 +433,7 @@ export class RequestMux implements ConnectionListener {
   /** One timer for all deadlines, armed only while something is pending. */
   #armSweep(): void {
     if (this.#sweepTimer || this.#pending.size === 0) return;
-    this.#sweepTimer = this.#timers.setTimeout(this.#sweep, this.#sweepIntervalMs);
+    this.#sweepTimer = this.#timers.after(this.#sweepIntervalMs, this.#sweep);
     this.#sweepTimer.unref();
   }
 

@@ -15,7 +15,7 @@ import { msg } from '../messages/index.js';
 import type { ConnectionState } from './connection-state.js';
 import type { SubscriptionItem } from './event-subscription.js';
 import { ignoreRetval, VppRetvalError } from './retval-error.js';
-import { ManualTimers } from './testing/manual-timers.js';
+import { ManualTimers } from '../../util/testing/manual-timers.js';
 import { UnixSocketTransport } from '../transport/unix-socket-transport.js';
 import { VppClient, type VppClientOptions } from './vpp-client.js';
 
@@ -262,7 +262,7 @@ describe('VppClient under faults (simulator)', { skip: SIM_ONLY }, () => {
       assert.equal(err.code, 'VPPNET_ERR_TIMEOUT');
       assert.match(err.message, /^control_ping: no reply from VPP after 154 ms$/);
       assert.equal(client.pendingCount, 0);
-      assert.equal(timers.activeCount, 0, 'the deadline sweep stops with nothing pending');
+      assert.equal(timers.armed.length, 0, 'the deadline sweep stops with nothing pending');
       // The stalled reply now arrives before the next one and is dropped: the next ping gets its own.
       sim.stallReplies(false);
       const before = client.vppPid;
@@ -270,7 +270,7 @@ describe('VppClient under faults (simulator)', { skip: SIM_ONLY }, () => {
       assert.ok(client.vppPid > 0 && (before === 0 || client.vppPid === before));
       assert.equal(client.pendingCount, 0);
       timers.advance(7);
-      assert.equal(timers.activeCount, 0, 'the sweep after the answer finds nothing and stops');
+      assert.equal(timers.armed.length, 0, 'the sweep after the answer finds nothing and stops');
     });
   });
 
@@ -288,7 +288,7 @@ describe('VppClient under faults (simulator)', { skip: SIM_ONLY }, () => {
     const reconnecting = waitForState(client, 'reconnecting');
     sim.dropConnections();
     await reconnecting;
-    assert.deepEqual(timers.activeDelays, [5000], 'only the reconnect backoff is armed');
+    assert.deepEqual(timers.dueIn, [5000], 'only the reconnect backoff is armed');
     const queued = assert.rejects(client.call(msg.show_version, {}), (err: Error & { code?: string }) => {
       assert.equal(err.code, 'VPPNET_ERR_TIMEOUT');
       assert.match(err.message, /^show_version: still queued \(client reconnecting\) after 1000 ms$/);

@@ -15,7 +15,7 @@ import type { EventSubscription } from './event-subscription.js';
 import type { CompatibilityReport } from './message-table.js';
 import { RequestMux } from './request-mux.js';
 import { VppRetvalError } from './retval-error.js';
-import { systemTimers, type ClientTimers } from './timers.js';
+import { systemTimers, type Timers } from '../../util/timers.js';
 import type {
   ManagedVppApi,
   ReplyMessage,
@@ -56,7 +56,7 @@ export interface VppClientOptions {
   /** Makes the transport of each connection attempt; default: a UnixSocketTransport. */
   readonly transportFactory?: TransportFactory;
   /** Clock and timers for deadlines, health checks and backoff; default: Node's. */
-  readonly timers?: ClientTimers;
+  readonly timers?: Timers;
 }
 
 const unixSocketTransport: TransportFactory = (target) =>
