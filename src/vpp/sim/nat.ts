@@ -172,15 +172,9 @@ export class Nat {
     identity: boolean,
     tag: string,
   ): number {
-    if (!this.enabled) return Rv.UNSUPPORTED;
-    // nat44_ed_validate_sm_input
-    if (identity && flags & F.OUT2IN_ONLY) return Rv.UNSUPPORTED;
-    if (flags & (F.TWICE_NAT | F.SELF_TWICE_NAT) && (flags & F.ADDR_ONLY || identity)) return Rv.UNSUPPORTED;
-    if (flags & F.ADDR_ONLY) lPort = ePort = proto = 0;
-    if (identity) {
-      lPort = ePort;
-      l = e;
-    }
+    const input = this.#validMappingInput(l, e, lPort, ePort, proto, flags, identity);
+    if (typeof input === 'number') return input;
+    ({ l, lPort, ePort, proto } = input);
     const o2iKey = `${e.toString('hex')}|${ePort}|${proto}`;
     const existing = this.#o2i.get(o2iKey);
     if (existing !== undefined) {
@@ -234,14 +228,9 @@ export class Nat {
     flags: number,
     identity: boolean,
   ): number {
-    if (!this.enabled) return Rv.UNSUPPORTED;
-    if (identity && flags & F.OUT2IN_ONLY) return Rv.UNSUPPORTED;
-    if (flags & (F.TWICE_NAT | F.SELF_TWICE_NAT) && (flags & F.ADDR_ONLY || identity)) return Rv.UNSUPPORTED;
-    if (flags & F.ADDR_ONLY) lPort = ePort = proto = 0;
-    if (identity) {
-      lPort = ePort;
-      l = e;
-    }
+    const input = this.#validMappingInput(l, e, lPort, ePort, proto, flags, identity);
+    if (typeof input === 'number') return input;
+    ({ l, lPort, ePort, proto } = input);
     const index = this.#o2i.get(`${e.toString('hex')}|${ePort}|${proto}`);
     if (index === undefined) return Rv.NO_SUCH_ENTRY;
     const m = this.mappings.get(index) as StaticMapping;
@@ -258,6 +247,26 @@ export class Nat {
     }
     this.#deleteMapping(index, m, l);
     return 0;
+  }
+
+  /**
+   * What add and delete both check and normalise first (nat44_ed_validate_sm_input, then the
+   * address-only and identity rules): VPP's retval, or the mapping's effective addresses and ports.
+   */
+  #validMappingInput(
+    l: Buffer,
+    e: Buffer,
+    lPort: number,
+    ePort: number,
+    proto: number,
+    flags: number,
+    identity: boolean,
+  ): number | { l: Buffer; lPort: number; ePort: number; proto: number } {
+    if (!this.enabled) return Rv.UNSUPPORTED;
+    if (identity && flags & F.OUT2IN_ONLY) return Rv.UNSUPPORTED;
+    if (flags & (F.TWICE_NAT | F.SELF_TWICE_NAT) && (flags & F.ADDR_ONLY || identity)) return Rv.UNSUPPORTED;
+    if (flags & F.ADDR_ONLY) lPort = ePort = proto = 0;
+    return identity ? { l: e, lPort: ePort, ePort, proto } : { l, lPort, ePort, proto };
   }
 
   #deleteMapping(index: number, m: StaticMapping, l: Buffer | undefined): void {
