@@ -227,11 +227,12 @@ describe('datastore against a real etcd', { skip }, () => {
       { type: 'put', key: s.node('hv1'), value: node(1) },
       { type: 'put', key: s.node('hv2'), value: node(2) },
     ]);
-    // The view's first watch of the node records waits at a gate, so the store moves on and compacts past the
-    // revision it will ask for: the real watch then starts from a compacted revision.
+    // The view's first watch of the node records waits at a gate while the store moves on and
+    // compacts past the revision it asks for: the real watch then starts from a compacted one.
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
     let lists = 0;
+    const ended: Error[] = [];
     let gated = false;
     const gatedStore: KeyValueStore = {
       list: (r) => (lists++, store.list(r)),
@@ -243,7 +244,14 @@ describe('datastore against a real etcd', { skip }, () => {
         let w: Watch | undefined;
         let cancelled = false;
         void gate.then(() => {
-          if (!cancelled) w = store.watch(r, from, h);
+          if (!cancelled)
+            w = store.watch(r, from, {
+              ...h,
+              onEnd: (err) => {
+                ended.push(err);
+                h.onEnd(err);
+              },
+            });
         });
         return {
           get nextRevision() {
@@ -266,7 +274,11 @@ describe('datastore against a real etcd', { skip }, () => {
     await store.compact(rev);
     open();
     await until(() => v.nodes.has('hv3') && !v.nodes.has('hv2'), 'the re-list after compaction');
-    assert.equal(lists, listsBefore + 1, 'one re-list of the compacted range');
+    assert.ok(
+      ended[0] instanceof ErrCompacted,
+      `the gated watch ended with ErrCompacted, not ${String(ended[0])}`,
+    );
+    assert.ok(lists > listsBefore, 'the compacted range was listed again');
     assert.equal(v.health().stale, false);
     v.stop();
   });
