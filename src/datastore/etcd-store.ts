@@ -183,9 +183,14 @@ export class EtcdStore implements KeyValueStore {
     this.current++;
   }
 
-  /** Call metadata: the auth token, fetched on first use and again after etcd rejects it. */
-  async metadata(): Promise<grpc.Metadata> {
-    const md = new grpc.Metadata();
+  /**
+   * Call metadata: the auth token, fetched on first use and again after etcd rejects it.
+   * waitForReady (a unary call while the channel reconnects waits for it, up to its deadline,
+   * instead of failing at once) is for unary calls only: a watch's break must be seen at once
+   * (view.ts's staleness).
+   */
+  async metadata(waitForReady = false): Promise<grpc.Metadata> {
+    const md = new grpc.Metadata({ waitForReady });
     const auth = this.options.auth;
     if (!auth) return md;
     if (this.token === undefined) {
@@ -193,7 +198,7 @@ export class EtcdStore implements KeyValueStore {
         'auth',
         'Authenticate',
         { name: auth.user, password: auth.password },
-        new grpc.Metadata(),
+        new grpc.Metadata({ waitForReady }),
       )) as { token: string };
       this.token = res.token;
     }
@@ -206,35 +211,27 @@ export class EtcdStore implements KeyValueStore {
     const client = clients[service] as unknown as Record<string, Unary>;
     const fn = client[method] as Unary;
     return new Promise((resolve, reject) => {
-      // waitForReady: a call while the channel reconnects waits for it, up to its deadline,
-      // instead of failing at once; a watch does not (its break must be seen: view.ts's staleness).
-      fn.call(
-        client,
-        req,
-        md,
-        { deadline: Date.now() + this.callTimeoutMs, waitForReady: true },
-        (err, res) => {
-          if (!err) return resolve(res);
-          if (err.code === grpc.status.UNAVAILABLE || err.code === grpc.status.DEADLINE_EXCEEDED) {
-            this.failover();
-            return reject(
-              new StoreUnavailableError(`etcd ${method}: ${err.details || err.message}`, { cause: err }),
-            );
-          }
-          if (err.code === grpc.status.UNAUTHENTICATED) this.token = undefined;
-          reject(new Error(`etcd ${method}: ${err.details || err.message}`, { cause: err }));
-        },
-      );
+      fn.call(client, req, md, { deadline: Date.now() + this.callTimeoutMs }, (err, res) => {
+        if (!err) return resolve(res);
+        if (err.code === grpc.status.UNAVAILABLE || err.code === grpc.status.DEADLINE_EXCEEDED) {
+          this.failover();
+          return reject(
+            new StoreUnavailableError(`etcd ${method}: ${err.details || err.message}`, { cause: err }),
+          );
+        }
+        if (err.code === grpc.status.UNAUTHENTICATED) this.token = undefined;
+        reject(new Error(`etcd ${method}: ${err.details || err.message}`, { cause: err }));
+      });
     });
   }
 
   private async unary(method: 'Range' | 'Txn' | 'Compact', req: object): Promise<unknown> {
     try {
-      return await this.unaryRaw('kv', method, req, await this.metadata());
+      return await this.unaryRaw('kv', method, req, await this.metadata(true));
     } catch (err) {
       // An expired token: once more with a fresh one.
       if (this.options.auth && this.token === undefined && !(err instanceof StoreUnavailableError)) {
-        return this.unaryRaw('kv', method, req, await this.metadata());
+        return this.unaryRaw('kv', method, req, await this.metadata(true));
       }
       throw err;
     }
