@@ -433,3 +433,50 @@ describe('etcd with TLS', { skip }, () => {
     await noCert.close();
   });
 });
+
+describe(
+  'etcd with user and password',
+  { skip: skip || (existsSync('/usr/bin/etcdctl') ? false : 'no etcdctl (apt-get install etcd-client)') },
+  () => {
+    let server: EtcdServer;
+    before(async () => {
+      server = await EtcdServer.start();
+      const ctl = (...args: string[]) =>
+        execFileSync('etcdctl', ['--endpoints', server.endpoint, ...args], {
+          env: { ...process.env, ETCDCTL_API: '3' },
+          stdio: 'pipe',
+        });
+      ctl('user', 'add', 'root:rootpw');
+      ctl('auth', 'enable');
+    });
+    after(async () => {
+      await server?.stop();
+    });
+
+    test('the right password writes, lists and watches; a wrong one is refused', async () => {
+      const good = new EtcdStore({
+        endpoints: [server.endpoint],
+        auth: { user: 'root', password: 'rootpw' },
+      });
+      const rev = await good.commit([{ type: 'put', key: '/auth/a', value: 'x' }]);
+      assert.equal((await good.list({ key: '/auth/', prefix: true })).revision, rev);
+      const events = await new Promise<readonly StoreEvent[]>((resolve, reject) => {
+        const w = good.watch({ key: '/auth/', prefix: true }, rev, {
+          onEvents: (ev) => {
+            w.cancel();
+            resolve(ev);
+          },
+          onEnd: reject,
+        });
+      });
+      assert.deepEqual(
+        events.map((e) => e.key),
+        ['/auth/a'],
+      );
+      await good.close();
+      const bad = new EtcdStore({ endpoints: [server.endpoint], auth: { user: 'root', password: 'wrong' } });
+      await assert.rejects(bad.list({ key: '/auth/', prefix: true }), /authentication failed/);
+      await bad.close();
+    });
+  },
+);
