@@ -106,6 +106,17 @@ describe('datastore against a real etcd', { skip }, () => {
       ]),
     );
     assert.equal((await store.list({ key: '/t/tx/', prefix: true })).kvs.length, 0);
+    // More than etcd's --max-txn-ops (128 by default): refused whole, saying which limit.
+    const many = Array.from({ length: 129 }, (_, i) => ({
+      type: 'put' as const,
+      key: `/t/tx/m${i}`,
+      value: '1',
+    }));
+    await assert.rejects(
+      store.commit(many),
+      /129 operations in one transaction exceed this etcd's --max-txn-ops/,
+    );
+    assert.equal((await store.list({ key: '/t/tx/', prefix: true })).kvs.length, 0);
     const dir = mkdtempSync(path.join(tmpdir(), 'vppnet-put-'));
     const file = path.join(dir, 'r.yaml');
     writeFileSync(

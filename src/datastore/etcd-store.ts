@@ -269,10 +269,21 @@ export class EtcdStore implements KeyValueStore {
             },
           },
     );
-    const res = (await this.unary('Txn', { compare: [], success, failure: [] })) as {
-      header: PbHeader;
-      succeeded: boolean;
-    };
+    let res: { header: PbHeader };
+    try {
+      res = (await this.unary('Txn', { compare: [], success, failure: [] })) as { header: PbHeader };
+    } catch (err) {
+      // etcd caps a transaction at --max-txn-ops operations (default 128) and a request at
+      // --max-request-bytes (default 1.5 MiB): one all-or-nothing write cannot be larger.
+      if (/too many operations in txn request|request is too large/.test((err as Error).message)) {
+        throw new Error(
+          `${(err as Error).message}: ${ops.length} operations in one transaction exceed this etcd's ` +
+            '--max-txn-ops or --max-request-bytes; raise them on the etcd members, or write fewer records at once',
+          { cause: err },
+        );
+      }
+      throw err;
+    }
     return Number(res.header.revision);
   }
 
