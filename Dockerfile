@@ -53,6 +53,8 @@ WORKDIR /opt/vppnet/app
 COPY --from=build /src/package.json ./
 COPY --from=build /src/node_modules ./node_modules
 COPY --from=build /src/dist/src ./dist/src
+# etcd's protos, which the datastore client loads at run time (tsc does not copy them to dist).
+COPY --from=build /src/src/datastore/etcd/proto ./src/datastore/etcd/proto
 # `vppnet plan` without --config plans the bundled example.
 COPY --from=build /src/examples ./examples
 COPY --from=cni-check /vppnet-cni /opt/vppnet/bin/vppnet-cni

@@ -29,6 +29,7 @@ import { VppnetError } from '../util/errors.js';
 import { msg } from '../vpp/messages/index.js';
 import { formatPlan, planToJson } from './format-plan.js';
 import { INSTALL_CNI_USAGE, installCniCommand } from './install-cni.js';
+import { DatastoreUsageError, datastoreCommand } from './datastore.js';
 import { srGlobalsNotes } from './sr-globals-notes.js';
 import { underlayAnnouncementNotes } from './underlay-announcement-notes.js';
 
@@ -59,6 +60,8 @@ const USAGE = `usage:
       changes nothing
   vppnet status --config FILE [--vpp SOCKET] [--state-dir DIR] [--json]
       what vppnet owns in a live VPP, and whether it matches the config
+  vppnet datastore put|get|delete|import ...
+      the fleet's records in etcd (vppnet datastore --help)
   vppnet COMMAND --help
   vppnet version
 ${INSTALL_CNI_USAGE}`;
@@ -79,6 +82,7 @@ export async function main(
   const [command, ...rest] = argv;
   // Its own options (--source, --dest, --name), which the other commands do not take.
   if (command === 'install-cni') return installCniCommand(rest, out);
+  if (command === 'datastore') return datastoreCommand(rest, out, env);
   const write = (s: string): void => void out.write(s.endsWith('\n') ? s : `${s}\n`);
   switch (command) {
     case 'plan': {
@@ -295,7 +299,7 @@ if (
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err: unknown) => {
-      if (err instanceof CliUsageError) {
+      if (err instanceof CliUsageError || err instanceof DatastoreUsageError) {
         process.stderr.write(`vppnet ${err.message}\n`);
         process.exit(2);
       }

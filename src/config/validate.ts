@@ -76,7 +76,7 @@ function detached(s: string): string {
   return s.length < 13 ? s : Buffer.from(s, 'utf8').toString('utf8');
 }
 
-class Checker {
+export class Checker {
   readonly problems: ConfigProblem[] = [];
 
   fail(path: string, message: string): undefined {
@@ -202,7 +202,7 @@ export function validateConfig(raw: unknown, source?: string): AgentConfig {
   return { node, vpcs, ports, remoteRoutes, services };
 }
 
-function validateNode(c: Checker, raw: unknown): NodeConfig | undefined {
+export function validateNode(c: Checker, raw: unknown): NodeConfig | undefined {
   if (raw === undefined) return c.fail('node', 'is required');
   const n = c.object(raw, 'node', fieldsUnder('node'));
   if (!n) return undefined;
@@ -286,7 +286,7 @@ function validateNode(c: Checker, raw: unknown): NodeConfig | undefined {
   };
 }
 
-function validateVhostUserDefaults(c: Checker, raw: unknown): VhostUserDefaults | undefined {
+export function validateVhostUserDefaults(c: Checker, raw: unknown): VhostUserDefaults | undefined {
   const v = raw === undefined ? {} : c.object(raw, 'node.vhostUser', fieldsUnder('node.vhostUser'));
   if (!v) return undefined;
   const uid = c.id(v.uid, 'node.vhostUser.uid');
@@ -301,7 +301,7 @@ function validateVhostUserDefaults(c: Checker, raw: unknown): VhostUserDefaults 
   return { uid, gid, mode, directoryMode };
 }
 
-function validateServices(c: Checker, raw: unknown): ServicesConfig | undefined {
+export function validateServices(c: Checker, raw: unknown): ServicesConfig | undefined {
   const s = c.object(raw ?? {}, 'services', fieldsUnder('services'));
   if (!s) return undefined;
   const table = c.int(s.table, 'services.table', 1, 0xfffffffe, SERVICE_DEFAULTS.table);
@@ -367,7 +367,7 @@ function validateServices(c: Checker, raw: unknown): ServicesConfig | undefined 
   };
 }
 
-function validateVpcs(
+export function validateVpcs(
   c: Checker,
   raw: unknown,
   node: NodeConfig | undefined,
@@ -458,7 +458,7 @@ function isHostOf(addr: string, p: Ip4Prefix): boolean {
   return host !== 0 && host >>> 0 !== hostMax;
 }
 
-function validatePorts(
+export function validatePorts(
   c: Checker,
   raw: unknown,
   vpcs: readonly VpcConfig[],

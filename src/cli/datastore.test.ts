@@ -1,0 +1,81 @@
+/** vppnet datastore against a real etcd (Debian's etcd-server), through the CLI's main. */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { ETCD_BINARY, EtcdServer } from '../datastore/testing/etcd-server.js';
+import { RecordError } from '../datastore/records.js';
+import { EXAMPLE_CONFIG, main } from './vppnet.js';
+
+const skip = existsSync(ETCD_BINARY) ? false : `no etcd at ${ETCD_BINARY} (apt-get install etcd-server)`;
+
+async function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; out: string }> {
+  const out = new PassThrough();
+  let text = '';
+  out.on('data', (d: Buffer) => (text += d.toString()));
+  const code = await main(args, out, env);
+  return { code, out: text };
+}
+
+describe('vppnet datastore', { skip }, () => {
+  let server: EtcdServer;
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  before(async () => {
+    server = await EtcdServer.start();
+    dir = mkdtempSync(path.join(tmpdir(), 'vppnet-ds-cli-'));
+    env = { VPPNET_ETCD_ENDPOINTS: server.endpoint, VPPNET_DATASTORE_PREFIX: '/cli/v1/' };
+  });
+  after(async () => {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('--help documents the key schema', async () => {
+    const { code, out } = await run(['datastore', '--help'], {});
+    assert.equal(code, 0);
+    for (const s of ['nodes/NODE', 'vpcs/VPC', 'ports/NODE/PORT', 'endpoints/VPC/A.B.C.D_LEN', 'sidIndex'])
+      assert.ok(out.includes(s), s);
+  });
+
+  test('import of the example refuses its remote routes until hv2 exists, then put, get, delete', async () => {
+    await assert.rejects(run(['datastore', 'import', '--config', EXAMPLE_CONFIG], env), (err: unknown) => {
+      assert.ok(err instanceof RecordError);
+      assert.match(
+        err.message,
+        /\/cli\/v1\/endpoints\/vpc-a\/10\.0\.0\.7_32: remoteRoutes\[0\]\.sid: fc00:2::a is in no node's locator/,
+      );
+      return true;
+    });
+    assert.match(
+      (await run(['datastore', 'get'], env)).out,
+      /0 records/,
+      'nothing written by the refused import',
+    );
+
+    const file = path.join(dir, 'hv2.yaml');
+    writeFileSync(
+      file,
+      [
+        'nodes:',
+        '  hv2:',
+        '    underlay: { interface: memif1/0, address: 2001:db8::2/64, gateway: 2001:db8::1 }',
+        '    srv6: { locator: fc00:2::/48 }',
+      ].join('\n'),
+    );
+    assert.deepEqual(await run(['datastore', 'put', '-f', file], env), {
+      code: 0,
+      out: 'wrote 1 records in one transaction\n',
+    });
+    const imported = await run(['datastore', 'import', '--config', EXAMPLE_CONFIG], env);
+    assert.equal(imported.code, 0);
+    const got = await run(['datastore', 'get', 'endpoints/vpc-a/'], env);
+    assert.match(got.out, /10\.0\.0\.5\/32: hv1/);
+    assert.match(got.out, /10\.0\.0\.7\/32: hv2/);
+
+    assert.equal((await run(['datastore', 'delete', 'endpoints/vpc-a/10.0.0.7_32'], env)).code, 0);
+    assert.doesNotMatch((await run(['datastore', 'get', 'endpoints/vpc-a/'], env)).out, /10\.0\.0\.7/);
+  });
+});

@@ -1,0 +1,241 @@
+/**
+ * vppnet datastore: the operator's reads and writes of the fleet's records in etcd
+ * (docs/datastore.md). Writes are validated whole before anything is written, and written in one
+ * transaction.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { dump } from 'js-yaml';
+import { loadConfigFile } from '../config/load.js';
+import { EtcdStore, readEtcdTls, type EtcdStoreOptions } from '../datastore/etcd-store.js';
+import { DEFAULT_PREFIX, KeySchema } from '../datastore/keys.js';
+import { importConfig, putRecordsFile } from '../datastore/operations.js';
+import { parseRecord, RecordError } from '../datastore/records.js';
+import type { KeyValue } from '../datastore/store.js';
+
+const CONNECTION_HELP = `  --endpoints URLS   etcd endpoints, comma-separated: host:port or http(s)://host:port
+                     (env VPPNET_ETCD_ENDPOINTS; default http://127.0.0.1:2379)
+  --prefix PREFIX    the key prefix (env VPPNET_DATASTORE_PREFIX; default ${DEFAULT_PREFIX})
+  --ca FILE          CA of etcd's server certificate, PEM (env VPPNET_ETCD_CA); implies https
+  --cert FILE        client certificate, PEM (env VPPNET_ETCD_CERT)
+  --key FILE         client key, PEM (env VPPNET_ETCD_KEY)
+  --user NAME        etcd user (env VPPNET_ETCD_USER); the password from --password-file or env
+  --password-file F  VPPNET_ETCD_PASSWORD`;
+
+export const DATASTORE_USAGE = `usage: vppnet datastore COMMAND [options]
+  vppnet datastore put -f FILE          write the records of FILE (YAML), all or none
+  vppnet datastore get [KEY-PREFIX]     print the records under the prefix (or under
+                                        PREFIX + KEY-PREFIX, e.g. endpoints/vpc-a/) as a records file
+  vppnet datastore delete KEY...        delete these records (KEY relative to the prefix, e.g.
+                                        ports/hv1/vm1), in one transaction
+  vppnet datastore import --config FILE [--dry-run]
+                                        a node's agent config file as records: its node, VPCs and
+                                        ports, an endpoint per port, and its remote routes as
+                                        endpoints of the nodes whose locators hold their SIDs
+                                        (refused when a SID is not that node's SID for the VPC)
+${CONNECTION_HELP}
+
+Key schema, version 1 (every value is JSON, validated as the same section of an agent config
+file is, with the same field-named errors):
+  PREFIX nodes/NODE              underlay, vhostUser, srv6, services: the config file's node
+                                 section without its name, plus its services section
+  PREFIX vpcs/VPC                id, table, subnets, gateway, mtu, sidIndex: a config file's
+                                 vpcs[] entry without name and sid; every node's End.DT4 SID for
+                                 the VPC is its locator + sidIndex (default: the id)
+  PREFIX ports/NODE/PORT         vpc, mac, ip, attach: a VM port on NODE
+  PREFIX endpoints/VPC/A.B.C.D_LEN
+                                 node: the node hosting the prefix (a VM's /32, or a subnet
+                                 behind an appliance VM)
+A node's agent derives its remote routes: every endpoint of a VPC it has ports in that is on
+another node steers to that node's SID for the VPC. Moving a VM: its port to the new node, its
+endpoint's node changed, in one put.
+
+Records file (put -f):
+  nodes:     { NODE: {...} }
+  vpcs:      { VPC: {...} }
+  ports:     { NODE: { PORT: {...} } }
+  endpoints: { VPC: { A.B.C.D/LEN: NODE } }`;
+
+interface ConnectionValues {
+  readonly endpoints?: string | undefined;
+  readonly prefix?: string | undefined;
+  readonly ca?: string | undefined;
+  readonly cert?: string | undefined;
+  readonly key?: string | undefined;
+  readonly user?: string | undefined;
+  readonly 'password-file'?: string | undefined;
+}
+
+const CONNECTION_OPTIONS = {
+  endpoints: { type: 'string' },
+  prefix: { type: 'string' },
+  ca: { type: 'string' },
+  cert: { type: 'string' },
+  key: { type: 'string' },
+  user: { type: 'string' },
+  'password-file': { type: 'string' },
+} as const;
+
+function env(e: NodeJS.ProcessEnv, name: string): string | undefined {
+  const v = e[name];
+  return v === undefined || v === '' ? undefined : v;
+}
+
+/** The store options from flags, else environment variables, as the agent will take them. */
+export function etcdOptionsOf(values: ConnectionValues, e: NodeJS.ProcessEnv): EtcdStoreOptions {
+  const endpoints = (values.endpoints ?? env(e, 'VPPNET_ETCD_ENDPOINTS') ?? 'http://127.0.0.1:2379')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const ca = values.ca ?? env(e, 'VPPNET_ETCD_CA');
+  const cert = values.cert ?? env(e, 'VPPNET_ETCD_CERT');
+  const key = values.key ?? env(e, 'VPPNET_ETCD_KEY');
+  if ((cert === undefined) !== (key === undefined))
+    throw new DatastoreUsageError('--cert and --key go together');
+  if (cert !== undefined && ca === undefined) throw new DatastoreUsageError('--cert needs --ca');
+  const user = values.user ?? env(e, 'VPPNET_ETCD_USER');
+  const passwordFile = values['password-file'];
+  const password =
+    passwordFile !== undefined
+      ? readFileSync(passwordFile, 'utf8').replace(/\r?\n$/, '')
+      : env(e, 'VPPNET_ETCD_PASSWORD');
+  if (user !== undefined && password === undefined)
+    throw new DatastoreUsageError('--user needs a password (--password-file or VPPNET_ETCD_PASSWORD)');
+  return {
+    endpoints,
+    ...(ca !== undefined && { tls: readEtcdTls({ ca, cert, key }) }),
+    ...(user !== undefined && password !== undefined && { auth: { user, password } }),
+  };
+}
+
+export class DatastoreUsageError extends Error {
+  override readonly name = 'DatastoreUsageError';
+}
+
+/** Groups key-values into a records file (the form put -f takes). */
+export function recordsFileOf(
+  schema: KeySchema,
+  kvs: readonly KeyValue[],
+): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  const group = (kind: string): Record<string, unknown> => (out[kind] ??= {});
+  for (const kv of kvs) {
+    const k = schema.parse(kv.key);
+    let value: unknown;
+    try {
+      value = JSON.parse(kv.value);
+    } catch {
+      value = kv.value;
+    }
+    if ('error' in k) continue;
+    if (k.kind === 'node') group('nodes')[k.node] = value;
+    else if (k.kind === 'vpc') group('vpcs')[k.vpc] = value;
+    else if (k.kind === 'port') ((group('ports')[k.node] ??= {}) as Record<string, unknown>)[k.port] = value;
+    else
+      ((group('endpoints')[k.vpc] ??= {}) as Record<string, unknown>)[`${k.prefix.address}/${k.prefix.len}`] =
+        (value as { node?: unknown } | null)?.node ?? value;
+  }
+  return out;
+}
+
+export async function datastoreCommand(
+  args: readonly string[],
+  out: NodeJS.WritableStream,
+  e: NodeJS.ProcessEnv = process.env,
+  err: NodeJS.WritableStream = process.stderr,
+): Promise<number> {
+  const write = (s: string): void => void out.write(s.endsWith('\n') ? s : `${s}\n`);
+  const [sub, ...rest] = args;
+  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+    write(DATASTORE_USAGE);
+    return 0;
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...rest],
+      options: {
+        ...CONNECTION_OPTIONS,
+        file: { type: 'string', short: 'f' },
+        config: { type: 'string' },
+        'dry-run': { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (e2) {
+    throw new DatastoreUsageError(`datastore ${sub}: ${(e2 as Error).message} (see vppnet datastore --help)`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    write(DATASTORE_USAGE);
+    return 0;
+  }
+  if (!['put', 'get', 'delete', 'import'].includes(sub))
+    throw new DatastoreUsageError(`datastore: unknown command ${sub} (see vppnet datastore --help)`);
+  const schema = new KeySchema(values.prefix ?? env(e, 'VPPNET_DATASTORE_PREFIX') ?? DEFAULT_PREFIX);
+  const store = new EtcdStore(etcdOptionsOf(values, e));
+  try {
+    switch (sub) {
+      case 'put': {
+        if (values.file === undefined || positionals.length)
+          throw new DatastoreUsageError('datastore put: -f FILE is required, and nothing else');
+        const ops = await putRecordsFile(store, schema, values.file);
+        write(`wrote ${ops.length} records in one transaction`);
+        return 0;
+      }
+      case 'get': {
+        if (positionals.length > 1) throw new DatastoreUsageError('datastore get: at most one KEY-PREFIX');
+        const listing = await store.list({ key: schema.prefix + (positionals[0] ?? ''), prefix: true });
+        for (const kv of listing.kvs) {
+          const r = parseRecord(schema, kv.key, kv.value);
+          if (Array.isArray(r))
+            err.write(
+              `note: ${kv.key} is invalid (agents keep its last good value): ${r.map((p) => `${p.path}: ${p.message}`).join('; ')}\n`,
+            );
+        }
+        write(
+          `# ${schema.prefix}${positionals[0] ?? ''} at revision ${listing.revision}, ${listing.kvs.length} records\n${dump(recordsFileOf(schema, listing.kvs), { lineWidth: 120 })}`,
+        );
+        return 0;
+      }
+      case 'delete': {
+        if (positionals.length === 0)
+          throw new DatastoreUsageError('datastore delete: name at least one KEY');
+        const keys = positionals.map((k) => (k.startsWith('/') ? k : schema.prefix + k));
+        for (const key of keys) {
+          const parsedKey = schema.parse(key);
+          if ('error' in parsedKey) throw new RecordError([{ key, path: '(key)', message: parsedKey.error }]);
+        }
+        await store.commit(keys.map((key) => ({ type: 'delete', key })));
+        write(`deleted ${keys.length} keys in one transaction`);
+        return 0;
+      }
+      case 'import': {
+        if (values.config === undefined || positionals.length)
+          throw new DatastoreUsageError('datastore import: --config FILE is required, and nothing else');
+        const config = await loadConfigFile(values.config);
+        const dryRun = values['dry-run'];
+        const ops = await importConfig(store, schema, config, { dryRun });
+        if (dryRun)
+          write(
+            dump(
+              recordsFileOf(
+                schema,
+                ops.map((o) => ({ ...o, modRevision: 0 })),
+              ),
+              { lineWidth: 120 },
+            ),
+          );
+        write(
+          `${dryRun ? 'would write' : 'wrote'} ${ops.length} records for node ${config.node.name}${dryRun ? '' : ' in one transaction'}`,
+        );
+        return 0;
+      }
+    }
+    return 2;
+  } finally {
+    await store.close();
+  }
+}

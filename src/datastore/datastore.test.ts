@@ -1,0 +1,493 @@
+/**
+ * The datastore against a real etcd (Debian's etcd-server), started by the tests on a loopback
+ * port with a temporary data dir.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
+import path from 'node:path';
+import { EtcdStore } from './etcd-store.js';
+import { ETCD_BINARY, EtcdServer } from './testing/etcd-server.js';
+import { KeySchema } from './keys.js';
+import { DatastoreView } from './view.js';
+import { ErrCompacted, type KeyValueStore, type StoreEvent, type Watch } from './store.js';
+import { importConfig, putRecordsFile } from './operations.js';
+import { parseConfig } from '../config/load.js';
+
+const haveEtcd = existsSync(ETCD_BINARY);
+const skip = haveEtcd ? false : `no etcd at ${ETCD_BINARY} (apt-get install etcd-server)`;
+
+/** Resolves when `cond` holds; checked every few milliseconds, failing after 15 s. */
+async function until(cond: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await delay(5);
+  }
+}
+
+const node = (n: number) =>
+  JSON.stringify({
+    underlay: { interface: 'memif1/0', address: `2001:db8::${n}/64`, gateway: '2001:db8::ff' },
+    srv6: { locator: `fc00:${n}::/48` },
+  });
+const vpcA = JSON.stringify({ id: 10, subnets: ['10.0.0.0/24'], gateway: '10.0.0.1' });
+const port = (ip: string, mac: string) =>
+  JSON.stringify({ vpc: 'vpc-a', mac, ip, attach: { type: 'interface', name: `tap-${ip}` } });
+const endpoint = (n: string) => JSON.stringify({ node: n });
+
+describe('datastore against a real etcd', { skip }, () => {
+  let server: EtcdServer;
+  let store: EtcdStore;
+  const schema = new KeySchema('/t/v1/');
+  before(async () => {
+    server = await EtcdServer.start();
+    store = new EtcdStore({
+      endpoints: [server.endpoint],
+      backoff: { initialMs: 20, maxMs: 200 },
+      callTimeoutMs: 2000,
+    });
+  });
+  after(async () => {
+    await store?.close();
+    await server?.stop();
+  });
+
+  test('list then watch from revision + 1 loses no event written in between', async () => {
+    const r = { key: '/t/lw/', prefix: true };
+    await store.commit([{ type: 'put', key: '/t/lw/a', value: '1' }]);
+    const listing = await store.list(r);
+    assert.deepEqual(
+      listing.kvs.map((kv) => kv.key),
+      ['/t/lw/a'],
+    );
+    // Written after the list, before the watch exists.
+    for (let i = 0; i < 50; i++) await store.commit([{ type: 'put', key: `/t/lw/k${i}`, value: String(i) }]);
+    const seen: StoreEvent[] = [];
+    await new Promise<void>((resolve, reject) => {
+      const w = store.watch(r, listing.revision + 1, {
+        onEvents: (ev) => {
+          seen.push(...ev);
+          if (seen.length >= 50) {
+            w.cancel();
+            resolve();
+          }
+        },
+        onEnd: reject,
+      });
+    });
+    assert.deepEqual(
+      seen.map((e) => e.key),
+      Array.from({ length: 50 }, (_, i) => `/t/lw/k${i}`),
+    );
+    assert.ok(seen.every((e, i) => i === 0 || e.revision > (seen[i - 1] as StoreEvent).revision));
+  });
+
+  test('a watch from a compacted revision ends with ErrCompacted', async () => {
+    const r = { key: '/t/c/', prefix: true };
+    const first = await store.commit([{ type: 'put', key: '/t/c/a', value: '1' }]);
+    const last = await store.commit([{ type: 'put', key: '/t/c/a', value: '2' }]);
+    await store.compact(last);
+    const err = await new Promise<Error>((resolve) =>
+      store.watch(r, first, { onEvents: () => undefined, onEnd: resolve }),
+    );
+    assert.ok(err instanceof ErrCompacted, String(err));
+    assert.equal(err.compactRevision, last);
+  });
+
+  test('the put transaction is all or nothing', async () => {
+    await assert.rejects(
+      store.commit([
+        { type: 'put', key: '/t/tx/a', value: '1' },
+        { type: 'put', key: '/t/tx/a', value: '2' }, // etcd refuses a key twice in one txn
+      ]),
+    );
+    assert.equal((await store.list({ key: '/t/tx/', prefix: true })).kvs.length, 0);
+    // More than etcd's --max-txn-ops (128 by default): refused whole, saying which limit.
+    const many = Array.from({ length: 129 }, (_, i) => ({
+      type: 'put' as const,
+      key: `/t/tx/m${i}`,
+      value: '1',
+    }));
+    await assert.rejects(
+      store.commit(many),
+      /129 operations in one transaction exceed this etcd's --max-txn-ops/,
+    );
+    assert.equal((await store.list({ key: '/t/tx/', prefix: true })).kvs.length, 0);
+    const dir = mkdtempSync(path.join(tmpdir(), 'vppnet-put-'));
+    const file = path.join(dir, 'r.yaml');
+    writeFileSync(
+      file,
+      'vpcs:\n  good: { id: 5, subnets: [10.5.0.0/24], gateway: 10.5.0.1 }\n  bad: { id: 6, subnets: [10.6.0.7/24], gateway: 10.6.0.1 }\n',
+    );
+    const s = new KeySchema('/t/tx/');
+    await assert.rejects(putRecordsFile(store, s, file), /\/t\/tx\/vpcs\/bad: subnets\[0\]: host bits set/);
+    assert.equal((await store.list(s.allRange)).kvs.length, 0, 'nothing written when one record is invalid');
+    writeFileSync(
+      file,
+      'vpcs:\n  good: { id: 5, subnets: [10.5.0.0/24], gateway: 10.5.0.1 }\n  other: { id: 6, subnets: [10.6.0.0/24], gateway: 10.6.0.1 }\n',
+    );
+    await putRecordsFile(store, s, file);
+    assert.deepEqual(
+      (await store.list(s.allRange)).kvs.map((kv) => kv.key),
+      ['/t/tx/vpcs/good', '/t/tx/vpcs/other'],
+    );
+    rmSync(dir, { recursive: true });
+  });
+
+  test("two nodes derive each other's remote routes, and follow a VM that moves", async () => {
+    const ep = (ip: string) => schema.endpoint('vpc-a', { address: ip, len: 32 });
+    await store.commit([
+      { type: 'put', key: schema.node('hv1'), value: node(1) },
+      { type: 'put', key: schema.node('hv2'), value: node(2) },
+      { type: 'put', key: schema.vpc('vpc-a'), value: vpcA },
+      { type: 'put', key: schema.port('hv1', 'vm1'), value: port('10.0.0.5', '52:54:00:00:00:05') },
+      { type: 'put', key: schema.port('hv2', 'vm2'), value: port('10.0.0.7', '52:54:00:00:00:07') },
+      { type: 'put', key: schema.port('hv2', 'vm3'), value: port('10.0.0.9', '52:54:00:00:00:09') },
+      { type: 'put', key: ep('10.0.0.5'), value: endpoint('hv1') },
+      { type: 'put', key: ep('10.0.0.7'), value: endpoint('hv2') },
+      { type: 'put', key: ep('10.0.0.9'), value: endpoint('hv2') },
+    ]);
+    const hv1 = new DatastoreView(store, schema, 'hv1');
+    const hv2 = new DatastoreView(store, schema, 'hv2');
+    hv1.start();
+    hv2.start();
+    const routes = (v: DatastoreView) =>
+      v.derive().config?.remoteRoutes.map((r) => `${r.prefix.address}/${r.prefix.len}>${r.sid}`) ?? [];
+    const ports = (v: DatastoreView) => v.derive().config?.ports.map((p) => p.name) ?? [];
+    await until(() => routes(hv1).length === 2 && routes(hv2).length === 1, 'both nodes derived');
+    // Each steers to the other's End.DT4 SID for vpc-a: its locator + the VPC id 10.
+    assert.deepEqual(routes(hv1), ['10.0.0.7/32>fc00:2::a', '10.0.0.9/32>fc00:2::a']);
+    assert.deepEqual(routes(hv2), ['10.0.0.5/32>fc00:1::a']);
+    assert.equal(hv1.derive().config?.vpcs[0]?.sid, 'fc00:1::a');
+    assert.deepEqual(hv1.scope, [
+      '/t/v1/endpoints/vpc-a/',
+      '/t/v1/nodes/',
+      '/t/v1/ports/hv1/',
+      '/t/v1/vpcs/vpc-a',
+    ]);
+
+    // vm2 moves from hv2 to hv1: its port moves, its endpoint's node changes.
+    await store.commit([
+      { type: 'delete', key: schema.port('hv2', 'vm2') },
+      { type: 'put', key: schema.port('hv1', 'vm2'), value: port('10.0.0.7', '52:54:00:00:00:07') },
+      { type: 'put', key: ep('10.0.0.7'), value: endpoint('hv1') },
+    ]);
+    await until(() => routes(hv2).length === 2 && routes(hv1).length === 1, 'the move');
+    assert.deepEqual(routes(hv1), ['10.0.0.9/32>fc00:2::a'], 'hv1 no longer steers vm2 away: it is local');
+    assert.deepEqual(ports(hv1), ['vm1', 'vm2']);
+    assert.deepEqual(
+      routes(hv2),
+      ['10.0.0.5/32>fc00:1::a', '10.0.0.7/32>fc00:1::a'],
+      'hv2 re-points vm2 to hv1',
+    );
+    assert.deepEqual(ports(hv2), ['vm3']);
+
+    // hv2's last port in vpc-a goes: its VPC watches, records and routes go with it.
+    await store.commit([
+      { type: 'delete', key: schema.port('hv2', 'vm3') },
+      { type: 'delete', key: ep('10.0.0.9') },
+    ]);
+    await until(() => hv2.scope.length === 2 && routes(hv1).length === 0, 'the last port gone');
+    assert.deepEqual(hv2.scope, ['/t/v1/nodes/', '/t/v1/ports/hv2/']);
+    assert.equal(hv2.endpoints.size, 0);
+    assert.equal(hv2.vpcs.size, 0);
+    assert.deepEqual(hv2.derive().config?.vpcs, []);
+    assert.deepEqual(routes(hv2), []);
+    hv1.stop();
+    hv2.stop();
+  });
+
+  test('an invalid record is rejected with its key and reason; the last good value stays', async () => {
+    const s = new KeySchema('/t/inv/');
+    await store.commit([
+      { type: 'put', key: s.node('hv1'), value: node(1) },
+      { type: 'put', key: s.vpc('vpc-a'), value: vpcA },
+      { type: 'put', key: s.port('hv1', 'vm1'), value: port('10.0.0.5', '52:54:00:00:00:05') },
+    ]);
+    const rejections: string[] = [];
+    const v = new DatastoreView(store, s, 'hv1', {
+      onRejected: (key, problems) => rejections.push(`${key} ${problems[0]?.path}: ${problems[0]?.message}`),
+    });
+    v.start();
+    await until(() => v.derive().config !== undefined, 'first config');
+    await store.commit([
+      {
+        type: 'put',
+        key: s.port('hv1', 'vm1'),
+        value: JSON.stringify({
+          vpc: 'vpc-a',
+          mac: 'nope',
+          ip: '10.0.0.5',
+          attach: { type: 'interface', name: 'x' },
+        }),
+      },
+    ]);
+    await until(() => v.rejectedTotal === 1, 'the rejection');
+    assert.deepEqual(rejections, ['/t/inv/ports/hv1/vm1 mac: must be a MAC address like 52:54:00:12:34:56']);
+    assert.equal(v.derive().config?.ports[0]?.mac, '52:54:00:00:00:05', 'the last good value stays');
+    v.stop();
+  });
+
+  test('a compaction during a watch re-lists and diffs; nothing restarts', async () => {
+    const s = new KeySchema('/t/cw/');
+    await store.commit([
+      { type: 'put', key: s.node('hv1'), value: node(1) },
+      { type: 'put', key: s.node('hv2'), value: node(2) },
+    ]);
+    // The view's first watch of the node records waits at a gate while the store moves on and
+    // compacts past the revision it asks for: the real watch then starts from a compacted one.
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let lists = 0;
+    const ended: Error[] = [];
+    let gated = false;
+    const gatedStore: KeyValueStore = {
+      list: (r) => (lists++, store.list(r)),
+      commit: (ops) => store.commit(ops),
+      close: () => Promise.resolve(),
+      watch: (r, from, h) => {
+        if (gated || r.key !== s.nodesRange.key) return store.watch(r, from, h);
+        gated = true;
+        let w: Watch | undefined;
+        let cancelled = false;
+        void gate.then(() => {
+          if (!cancelled)
+            w = store.watch(r, from, {
+              ...h,
+              onEnd: (err) => {
+                ended.push(err);
+                h.onEnd(err);
+              },
+            });
+        });
+        return {
+          get nextRevision() {
+            return w?.nextRevision ?? from;
+          },
+          cancel: () => {
+            cancelled = true;
+            w?.cancel();
+          },
+        };
+      },
+    };
+    const v = new DatastoreView(gatedStore, s, 'hv1');
+    v.start();
+    await v.whenSynced();
+    assert.deepEqual([...v.nodes.keys()].sort(), ['hv1', 'hv2']);
+    const listsBefore = lists;
+    await store.commit([{ type: 'delete', key: s.node('hv2') }]);
+    const rev = await store.commit([{ type: 'put', key: s.node('hv3'), value: node(3) }]);
+    await store.compact(rev);
+    open();
+    await until(() => v.nodes.has('hv3') && !v.nodes.has('hv2'), 'the re-list after compaction');
+    assert.ok(
+      ended[0] instanceof ErrCompacted,
+      `the gated watch ended with ErrCompacted, not ${String(ended[0])}`,
+    );
+    assert.ok(lists > listsBefore, 'the compacted range was listed again');
+    assert.equal(v.health().stale, false);
+    v.stop();
+  });
+
+  test('etcd killed, then back: the view stays, says it is stale, then converges', async () => {
+    const s = new KeySchema('/t/kill/');
+    await store.commit([{ type: 'put', key: s.node('hv1'), value: node(1) }]);
+    const v = new DatastoreView(store, s, 'hv1', { backoff: { initialMs: 20, maxMs: 200 } });
+    v.start();
+    await v.whenSynced();
+    await server.kill();
+    await until(() => v.health().stale, 'stale');
+    assert.ok(v.health().staleSince instanceof Date);
+    assert.equal(v.nodes.size, 1, 'the last view stays while etcd is down');
+    await server.resume();
+    await store.commit([{ type: 'put', key: s.node('hv2'), value: node(2) }]);
+    await until(() => v.nodes.size === 2 && !v.health().stale, 'convergence');
+    v.stop();
+  });
+
+  test('import turns a node file into records, and refuses a remote route contradicting a locator', async () => {
+    const s = new KeySchema('/t/imp/');
+    const cfg = parseConfig(
+      readFileSync(new URL('../../../examples/hypervisor-1.yaml', import.meta.url), 'utf8'),
+    );
+    // hv2 exists with locator fc00:2::/48: the example's remote SIDs fc00:2::a/fc00:2::14 match it.
+    await store.commit([{ type: 'put', key: s.node('hv2'), value: node(2) }]);
+    const ops = await importConfig(store, s, cfg);
+    assert.ok(
+      ops.some(
+        (o) =>
+          o.key === '/t/imp/endpoints/vpc-a/10.0.0.7_32' &&
+          o.type === 'put' &&
+          (JSON.parse(o.value) as { node: string }).node === 'hv2',
+      ),
+    );
+    assert.ok(
+      ops.some(
+        (o) =>
+          o.key === '/t/imp/endpoints/vpc-a/10.0.0.5_32' &&
+          o.type === 'put' &&
+          (JSON.parse(o.value) as { node: string }).node === 'hv1',
+      ),
+    );
+    // A remote SID in hv2's locator but not hv2's SID for the VPC: contradicts hv2's record.
+    const bad = {
+      ...cfg,
+      remoteRoutes: [{ vpc: 'vpc-a', prefix: { address: '10.0.0.9', len: 32 }, sid: 'fc00:2::99' }],
+    };
+    await assert.rejects(
+      importConfig(store, s, bad),
+      /remoteRoutes\[0\]\.sid: fc00:2::99 is in node hv2's locator, but hv2's SID for vpc-a is fc00:2::a/,
+    );
+    assert.equal(
+      (await store.list(s.allRange)).kvs.length,
+      1 + ops.length,
+      'nothing written by the refused import',
+    );
+  });
+});
+
+describe('etcd with TLS', { skip }, () => {
+  let dir: string;
+  let server: EtcdServer;
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'vppnet-etcd-tls-'));
+    const f = (n: string) => path.join(dir, n);
+    const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+    ssl(
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.pem',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=vppnet-test-ca',
+    );
+    for (const [name, ext] of [
+      ['server', 'subjectAltName=IP:127.0.0.1'],
+      ['client', 'extendedKeyUsage=clientAuth'],
+    ] as const) {
+      ssl(
+        'req',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        `${name}.key`,
+        '-out',
+        `${name}.csr`,
+        '-subj',
+        `/CN=${name}`,
+      );
+      writeFileSync(f(`${name}.ext`), `${ext}\n`);
+      ssl(
+        'x509',
+        '-req',
+        '-in',
+        `${name}.csr`,
+        '-CA',
+        'ca.pem',
+        '-CAkey',
+        'ca.key',
+        '-CAcreateserial',
+        '-out',
+        `${name}.pem`,
+        '-days',
+        '1',
+        '-extfile',
+        `${name}.ext`,
+      );
+    }
+    server = await EtcdServer.start({
+      tls: {
+        certFile: f('server.pem'),
+        keyFile: f('server.key'),
+        caFile: f('ca.pem'),
+        ca: readFileSync(f('ca.pem')),
+        clientCert: readFileSync(f('client.pem')),
+        clientKey: readFileSync(f('client.key')),
+      },
+    });
+  });
+  after(async () => {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a client with the CA and a client certificate lists and writes; one without is refused', async () => {
+    const tls = {
+      ca: readFileSync(path.join(dir, 'ca.pem')),
+      cert: readFileSync(path.join(dir, 'client.pem')),
+      key: readFileSync(path.join(dir, 'client.key')),
+    };
+    const good = new EtcdStore({ endpoints: [server.endpoint], tls });
+    const rev = await good.commit([{ type: 'put', key: '/tls/a', value: 'x' }]);
+    const listing = await good.list({ key: '/tls/', prefix: true });
+    assert.equal(listing.revision, rev);
+    assert.deepEqual(
+      listing.kvs.map((kv) => kv.value),
+      ['x'],
+    );
+    await good.close();
+    const noCert = new EtcdStore({ endpoints: [server.endpoint], tls: { ca: tls.ca }, callTimeoutMs: 2000 });
+    await assert.rejects(noCert.list({ key: '/tls/', prefix: true }));
+    await noCert.close();
+  });
+});
+
+describe(
+  'etcd with user and password',
+  { skip: skip || (existsSync('/usr/bin/etcdctl') ? false : 'no etcdctl (apt-get install etcd-client)') },
+  () => {
+    let server: EtcdServer;
+    before(async () => {
+      server = await EtcdServer.start();
+      const ctl = (...args: string[]) =>
+        execFileSync('etcdctl', ['--endpoints', server.endpoint, ...args], {
+          env: { ...process.env, ETCDCTL_API: '3' },
+          stdio: 'pipe',
+        });
+      ctl('user', 'add', 'root:rootpw');
+      ctl('auth', 'enable');
+    });
+    after(async () => {
+      await server?.stop();
+    });
+
+    test('the right password writes, lists and watches; a wrong one is refused', async () => {
+      const good = new EtcdStore({
+        endpoints: [server.endpoint],
+        auth: { user: 'root', password: 'rootpw' },
+      });
+      const rev = await good.commit([{ type: 'put', key: '/auth/a', value: 'x' }]);
+      assert.equal((await good.list({ key: '/auth/', prefix: true })).revision, rev);
+      const events = await new Promise<readonly StoreEvent[]>((resolve, reject) => {
+        const w = good.watch({ key: '/auth/', prefix: true }, rev, {
+          onEvents: (ev) => {
+            w.cancel();
+            resolve(ev);
+          },
+          onEnd: reject,
+        });
+      });
+      assert.deepEqual(
+        events.map((e) => e.key),
+        ['/auth/a'],
+      );
+      await good.close();
+      const bad = new EtcdStore({ endpoints: [server.endpoint], auth: { user: 'root', password: 'wrong' } });
+      await assert.rejects(bad.list({ key: '/auth/', prefix: true }), /authentication failed/);
+      await bad.close();
+    });
+  },
+);

@@ -1,0 +1,152 @@
+/**
+ * One node's AgentConfig from the records it sees: its node record, its ports, the VPCs it has
+ * ports in, every node record, and the endpoints of those VPCs. Remote routes are derived, never
+ * written: each endpoint on another node steers to that node's End.DT4 SID for the VPC, its
+ * locator + the VPC's sidIndex (the VPC id unless the VPC record says otherwise), the same SID
+ * that node derives for itself.
+ *
+ * The result goes through the config file's validateConfig, so cross-record rules (a port's IP in
+ * its VPC's subnets, a VPC's MTU within the node's underlay, SIDs outside the BSID prefix) are the
+ * file's. A record that breaks one is left out with its key and reason, the rest still applies:
+ * one bad port must not take a hypervisor's other VMs down. Without a valid node record there is
+ * no config (undefined), and the caller keeps what it has.
+ */
+import type { AgentConfig } from '../config/model.js';
+import { ConfigError, validateConfig } from '../config/validate.js';
+import { ip6AddressInPrefix } from '../net/ip.js';
+import type { KeySchema } from './keys.js';
+import type { EndpointRecord, NodeRecord, PortRecord, RecordProblem, VpcRecord } from './records.js';
+
+/** What one node's agent holds of the store. */
+export interface NodeView {
+  readonly nodes: ReadonlyMap<string, NodeRecord>;
+  /** Only the VPCs the node has ports in need be here. */
+  readonly vpcs: ReadonlyMap<string, VpcRecord>;
+  /** This node's ports, by port name. */
+  readonly ports: ReadonlyMap<string, PortRecord>;
+  /** VPC name → endpoint key → endpoint, for the VPCs the node has ports in. */
+  readonly endpoints: ReadonlyMap<string, ReadonlyMap<string, EndpointRecord>>;
+}
+
+export interface Derivation {
+  readonly config: AgentConfig | undefined;
+  readonly problems: readonly RecordProblem[];
+}
+
+/** A node's End.DT4 SID for a VPC. */
+export function vpcSid(node: NodeRecord, vpc: VpcRecord): string {
+  return ip6AddressInPrefix(node.locator, BigInt(vpc.sidIndex));
+}
+
+/** The VPCs a node's ports are in: the scope of its VPC and endpoint watches. */
+export function portVpcs(ports: Iterable<PortRecord>): Set<string> {
+  return new Set([...ports].map((p) => p.vpc));
+}
+
+const byName = <T extends { readonly name: string }>(a: T, b: T): number =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+
+export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: NodeView): Derivation {
+  const nodeKey = schema.node(nodeName);
+  const node = view.nodes.get(nodeName);
+  if (!node)
+    return {
+      config: undefined,
+      problems: [{ key: nodeKey, path: '(record)', message: 'is missing: the node has no record' }],
+    };
+  const problems: RecordProblem[] = [];
+  const dropped = new Set<string>();
+
+  for (let attempt = 0; attempt < 4; attempt++) {
+    const vpcs: VpcRecord[] = [];
+    for (const name of [...portVpcs(view.ports.values())].sort()) {
+      const vpc = view.vpcs.get(name);
+      if (vpc && !dropped.has(schema.vpc(name))) vpcs.push(vpc);
+    }
+    const vpcNames = new Set(vpcs.map((v) => v.name));
+    const ports: PortRecord[] = [];
+    for (const port of [...view.ports.values()].sort(byName)) {
+      const key = schema.port(port.node, port.name);
+      if (dropped.has(key)) continue;
+      if (!vpcNames.has(port.vpc)) {
+        if (attempt === 0 && !view.vpcs.has(port.vpc))
+          problems.push({
+            key,
+            path: 'vpc',
+            message: `VPC ${port.vpc} has no record (${schema.vpc(port.vpc)})`,
+          });
+        continue;
+      }
+      ports.push(port);
+    }
+    const live = new Set(ports.map((p) => p.vpc));
+    const usedVpcs = vpcs.filter((v) => live.has(v.name));
+
+    const routeKeys: string[] = [];
+    const remoteRoutes: { vpc: string; prefix: string; sid: string }[] = [];
+    for (const vpc of usedVpcs) {
+      const endpoints = view.endpoints.get(vpc.name);
+      if (!endpoints) continue;
+      for (const key of [...endpoints.keys()].sort()) {
+        const ep = endpoints.get(key) as EndpointRecord;
+        if (ep.node === nodeName || dropped.has(key)) continue;
+        const remote = view.nodes.get(ep.node);
+        if (!remote) {
+          if (attempt === 0)
+            problems.push({
+              key,
+              path: 'node',
+              message: `node ${ep.node} has no record (${schema.node(ep.node)})`,
+            });
+          continue;
+        }
+        routeKeys.push(key);
+        remoteRoutes.push({
+          vpc: vpc.name,
+          prefix: `${ep.prefix.address}/${ep.prefix.len}`,
+          sid: vpcSid(remote, vpc),
+        });
+      }
+    }
+
+    const { services, ...nodeFields } = node.raw;
+    const raw = {
+      node: { ...nodeFields, name: nodeName },
+      ...(services !== undefined && { services }),
+      vpcs: usedVpcs.map((v) => {
+        const { sidIndex: _, ...fields } = v.raw;
+        return { ...fields, name: v.name, sid: vpcSid(node, v) };
+      }),
+      ports: ports.map((p) => ({ ...p.raw, name: p.name })),
+      remoteRoutes,
+    };
+    try {
+      return { config: validateConfig(raw), problems };
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      let nodeBroken = false;
+      for (const p of err.problems) {
+        const m = /^(vpcs|ports|remoteRoutes)\[(\d+)\]\.?(.*)$/.exec(p.path);
+        const list = m?.[1];
+        const index = Number(m?.[2]);
+        const key =
+          list === 'vpcs'
+            ? schema.vpc(usedVpcs[index]?.name ?? '')
+            : list === 'ports'
+              ? schema.port(nodeName, ports[index]?.name ?? '')
+              : list === 'remoteRoutes'
+                ? routeKeys[index]
+                : undefined;
+        if (key === undefined) {
+          nodeBroken = true;
+          problems.push({ key: nodeKey, path: p.path.replace(/^node\./, ''), message: p.message });
+          continue;
+        }
+        dropped.add(key);
+        problems.push({ key, path: m?.[3] || '(record)', message: p.message });
+      }
+      if (nodeBroken) return { config: undefined, problems };
+    }
+  }
+  return { config: undefined, problems };
+}

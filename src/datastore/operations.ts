@@ -1,0 +1,203 @@
+/**
+ * The operator's writes: a YAML file of records, and a node's config file turned into records.
+ * Everything is validated before anything is written, and written in one transaction.
+ */
+import { readFile } from 'node:fs/promises';
+import { CORE_SCHEMA, load } from 'js-yaml';
+import type { AgentConfig, PortAttachment } from '../config/model.js';
+import { ip6IndexInPrefix, ip6InPrefix } from '../net/ip.js';
+import { vpcSid } from './derive.js';
+import type { KeySchema } from './keys.js';
+import { parseRecord, RecordError, type NodeRecord, type RecordProblem } from './records.js';
+import type { KeyValueStore, WriteOp } from './store.js';
+
+type PutOp = Extract<WriteOp, { type: 'put' }>;
+
+/**
+ * A records file:
+ *   nodes:     { NODE: {underlay, vhostUser, srv6, services} }
+ *   vpcs:      { VPC: {id, table, subnets, gateway, mtu, sidIndex} }
+ *   ports:     { NODE: { PORT: {vpc, mac, ip, attach} } }
+ *   endpoints: { VPC: { a.b.c.d/len: NODE } }      (or { node: NODE })
+ */
+export function recordsFileOps(schema: KeySchema, raw: unknown, source = '(file)'): PutOp[] {
+  const problems: RecordProblem[] = [];
+  const ops: PutOp[] = [];
+  const mapping = (v: unknown, where: string): Record<string, unknown> => {
+    if (v === undefined) return {};
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+      problems.push({ key: source, path: where, message: 'must be a mapping' });
+      return {};
+    }
+    return v as Record<string, unknown>;
+  };
+  const root = mapping(raw ?? {}, '(root)');
+  for (const k of Object.keys(root)) {
+    if (!['nodes', 'vpcs', 'ports', 'endpoints'].includes(k))
+      problems.push({
+        key: source,
+        path: k,
+        message: 'unknown field (allowed: nodes, vpcs, ports, endpoints)',
+      });
+  }
+  const add = (key: string, value: unknown): void => {
+    const text = JSON.stringify(value);
+    const r = parseRecord(schema, key, text);
+    if (Array.isArray(r)) problems.push(...r);
+    else ops.push({ type: 'put', key, value: text });
+  };
+  for (const [name, v] of Object.entries(mapping(root.nodes, 'nodes'))) add(schema.node(name), v);
+  for (const [name, v] of Object.entries(mapping(root.vpcs, 'vpcs'))) add(schema.vpc(name), v);
+  for (const [nodeName, ports] of Object.entries(mapping(root.ports, 'ports'))) {
+    for (const [name, v] of Object.entries(mapping(ports, `ports.${nodeName}`)))
+      add(schema.port(nodeName, name), v);
+  }
+  for (const [vpc, eps] of Object.entries(mapping(root.endpoints, 'endpoints'))) {
+    for (const [prefix, v] of Object.entries(mapping(eps, `endpoints.${vpc}`))) {
+      add(
+        `${schema.prefix}endpoints/${vpc}/${prefix.replace('/', '_')}`,
+        typeof v === 'string' ? { node: v } : v,
+      );
+    }
+  }
+  if (problems.length) throw new RecordError(problems);
+  return ops;
+}
+
+export async function putRecordsFile(
+  store: KeyValueStore,
+  schema: KeySchema,
+  file: string,
+): Promise<PutOp[]> {
+  const ops = recordsFileOps(schema, load(await readFile(file, 'utf8'), { schema: CORE_SCHEMA }), file);
+  if (ops.length) await store.commit(ops);
+  return ops;
+}
+
+const prefixText = (p: { address: string; len: number }): string => `${p.address}/${p.len}`;
+const octal = (mode: number): string => `0${mode.toString(8)}`;
+
+function attachValue(a: PortAttachment): Record<string, unknown> {
+  if (a.type !== 'vhost-user') return { ...a };
+  return {
+    type: a.type,
+    socket: a.socket,
+    ...(a.access.uid !== undefined && { uid: a.access.uid }),
+    ...(a.access.gid !== undefined && { gid: a.access.gid }),
+    mode: octal(a.access.mode),
+  };
+}
+
+/**
+ * A node's config file as records: its node record, its VPCs, its ports, an endpoint for each
+ * port's /32 on this node, and an endpoint for each remote route, on the node whose locator holds
+ * the route's SID. A remote route whose SID is in no node's locator, or is not that node's SID for
+ * the VPC, contradicts the records and is refused. Writes nothing on any problem.
+ */
+export async function importConfig(
+  store: KeyValueStore,
+  schema: KeySchema,
+  config: AgentConfig,
+  options: { dryRun?: boolean } = {},
+): Promise<PutOp[]> {
+  const n = config.node;
+  const nodeValue: Record<string, unknown> = {
+    underlay: {
+      interface: n.underlay.interface,
+      address: `${n.underlay.address}/${n.underlay.prefixLength}`,
+      gateway: n.underlay.gateway,
+      neighborMaxAgeSeconds: n.underlay.neighborMaxAgeSeconds,
+      mtu: n.underlay.mtu,
+    },
+    vhostUser: {
+      ...(n.vhostUser.uid !== undefined && { uid: n.vhostUser.uid }),
+      ...(n.vhostUser.gid !== undefined && { gid: n.vhostUser.gid }),
+      mode: octal(n.vhostUser.mode),
+      directoryMode: octal(n.vhostUser.directoryMode),
+    },
+    srv6: {
+      locator: prefixText(n.srv6.locator),
+      encapSource: n.srv6.encapSource,
+      hopLimit: n.srv6.hopLimit,
+      bsidPrefix: prefixText(n.srv6.bsidPrefix),
+    },
+  };
+  const s = config.services;
+  if (s) {
+    nodeValue.services = {
+      table: s.table,
+      bridgeDomain: s.bridgeDomain,
+      gateway: prefixText(s.gateway),
+      vmAddressRange: prefixText(s.vmAddressRange),
+      metadataAddress: s.metadataAddress,
+      ...(s.dnsAddress !== undefined && { dnsAddress: s.dnsAddress }),
+      ...(s.dhcpServer !== undefined && { dhcpServer: s.dhcpServer }),
+      addressHoldSeconds: s.addressHoldSeconds,
+    };
+  }
+  const problems: RecordProblem[] = [];
+  const vpcs: Record<string, unknown> = {};
+  for (const v of config.vpcs) {
+    // The file's per-node SID becomes the VPC's sidIndex; it must then be the same on every node.
+    const index = Number(ip6IndexInPrefix(v.sid, n.srv6.locator));
+    vpcs[v.name] = {
+      id: v.id,
+      table: v.table,
+      subnets: v.subnets.map(prefixText),
+      gateway: v.gateway,
+      mtu: v.mtu,
+      ...(index !== v.id && { sidIndex: index }),
+    };
+  }
+  const ports: Record<string, unknown> = {};
+  const endpoints: Record<string, Record<string, string>> = {};
+  const endpoint = (vpc: string, prefix: string, node: string): void =>
+    void ((endpoints[vpc] ??= {})[prefix] = node);
+  for (const p of config.ports) {
+    ports[p.name] = { vpc: p.vpc, mac: p.mac, ip: p.ip, attach: attachValue(p.attach) };
+    endpoint(p.vpc, `${p.ip}/32`, n.name);
+  }
+  const ops0 = recordsFileOps(
+    schema,
+    { nodes: { [n.name]: nodeValue }, vpcs, ports: { [n.name]: ports } },
+    '(import)',
+  );
+  const vpcRecords = new Map(
+    ops0.flatMap((op) => {
+      const r = parseRecord(schema, op.key, op.value);
+      return !Array.isArray(r) && r.kind === 'vpc' ? [[r.name, r] as const] : [];
+    }),
+  );
+  const others: NodeRecord[] = [];
+  for (const kv of (await store.list(schema.nodesRange)).kvs) {
+    const r = parseRecord(schema, kv.key, kv.value);
+    if (!Array.isArray(r) && r.kind === 'node' && r.name !== n.name) others.push(r);
+  }
+  config.remoteRoutes.forEach((route, i) => {
+    const key = schema.endpoint(route.vpc, route.prefix);
+    const owner = others.find((o) => ip6InPrefix(route.sid, o.locator));
+    const vpc = vpcRecords.get(route.vpc);
+    if (!owner) {
+      problems.push({
+        key,
+        path: `remoteRoutes[${i}].sid`,
+        message: `${route.sid} is in no node's locator (${schema.nodesRange.key}): import that node first`,
+      });
+      return;
+    }
+    const expected = vpc ? vpcSid(owner, vpc) : undefined;
+    if (expected !== route.sid) {
+      problems.push({
+        key,
+        path: `remoteRoutes[${i}].sid`,
+        message: `${route.sid} is in node ${owner.name}'s locator, but ${owner.name}'s SID for ${route.vpc} is ${expected}`,
+      });
+      return;
+    }
+    endpoint(route.vpc, prefixText(route.prefix), owner.name);
+  });
+  if (problems.length) throw new RecordError(problems);
+  const ops = [...ops0, ...recordsFileOps(schema, { endpoints }, '(import)')];
+  if (!options.dryRun) await store.commit(ops);
+  return ops;
+}

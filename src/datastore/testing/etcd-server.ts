@@ -1,0 +1,145 @@
+/**
+ * A real etcd (Debian's etcd-server) for tests: a free loopback port, a temporary data dir,
+ * ready when its /health says so. Stop and start again keep the data dir, as a restarted
+ * member would.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { setTimeout as delay } from 'node:timers/promises';
+
+export const ETCD_BINARY = process.env.VPPNET_TEST_ETCD ?? '/usr/bin/etcd';
+
+export interface EtcdServerTls {
+  /** Files: the server's certificate and key, and the CA clients must present certificates of. */
+  readonly certFile: string;
+  readonly keyFile: string;
+  readonly caFile: string;
+  /** PEM of the CA, for the health probe. */
+  readonly ca: Buffer;
+  readonly clientCert: Buffer;
+  readonly clientKey: Buffer;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export class EtcdServer {
+  readonly dataDir: string;
+  private child: ChildProcess | undefined;
+  private exited: Promise<void> | undefined;
+
+  private constructor(
+    readonly clientPort: number,
+    readonly peerPort: number,
+    readonly tls: EtcdServerTls | undefined,
+  ) {
+    this.dataDir = mkdtempSync(path.join(tmpdir(), 'vppnet-etcd-'));
+  }
+
+  static async start(options: { tls?: EtcdServerTls } = {}): Promise<EtcdServer> {
+    const server = new EtcdServer(await freePort(), await freePort(), options.tls);
+    await server.resume();
+    return server;
+  }
+
+  get endpoint(): string {
+    return `${this.tls ? 'https' : 'http'}://127.0.0.1:${this.clientPort}`;
+  }
+
+  /** Starts etcd (again) on the same port and data dir, and waits until it is healthy. */
+  async resume(): Promise<void> {
+    const url = this.endpoint;
+    const args = [
+      '--name',
+      'test',
+      '--data-dir',
+      this.dataDir,
+      '--listen-client-urls',
+      url,
+      '--advertise-client-urls',
+      url,
+      '--listen-peer-urls',
+      `http://127.0.0.1:${this.peerPort}`,
+      '--initial-advertise-peer-urls',
+      `http://127.0.0.1:${this.peerPort}`,
+      '--initial-cluster',
+      `test=http://127.0.0.1:${this.peerPort}`,
+      '--log-level',
+      'error',
+      ...(this.tls
+        ? [
+            '--cert-file',
+            this.tls.certFile,
+            '--key-file',
+            this.tls.keyFile,
+            '--trusted-ca-file',
+            this.tls.caFile,
+            '--client-cert-auth',
+          ]
+        : []),
+    ];
+    const child = spawn(ETCD_BINARY, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+    this.child = child;
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    const failed = this.exited.then(() => {
+      throw new Error(`etcd exited before it was ready: ${stderr}`);
+    });
+    await Promise.race([this.waitHealthy(), failed]);
+  }
+
+  private async waitHealthy(): Promise<void> {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      if (await this.healthy()) return;
+      if (Date.now() > deadline) throw new Error('etcd did not become healthy within 20 s');
+      await delay(25);
+    }
+  }
+
+  private healthy(): Promise<boolean> {
+    return new Promise((resolve) => {
+      const opts = {
+        host: '127.0.0.1',
+        port: this.clientPort,
+        path: '/health',
+        timeout: 1000,
+        ...(this.tls && { ca: this.tls.ca, cert: this.tls.clientCert, key: this.tls.clientKey }),
+      };
+      const req = (this.tls ? httpsRequest : httpRequest)(opts, (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => resolve(res.statusCode === 200 && body.includes('"true"')));
+      });
+      req.on('error', () => resolve(false));
+      req.on('timeout', () => req.destroy());
+      req.end();
+    });
+  }
+
+  /** SIGKILL, as a crashed member; the data dir stays. */
+  async kill(): Promise<void> {
+    this.child?.kill('SIGKILL');
+    await this.exited;
+    this.child = undefined;
+  }
+
+  async stop(): Promise<void> {
+    await this.kill();
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,269 @@
+/**
+ * One node's view of the store, fed by list + watch over exactly its scope: its own ports, the
+ * node records, and for each VPC it has ports in, that VPC's record and endpoints. The VPC
+ * watches follow the ports: a port's first VPC adds them, its last port's removal drops them and
+ * their records. A node in 10 VPCs holds those 10 VPCs' endpoints, never the fleet's.
+ *
+ * Each range lists, then watches from the listing's revision + 1 (no event lost between them).
+ * A compaction (ErrCompacted) re-lists the range and applies the difference; nothing restarts.
+ * An invalid value is rejected with its key and reason, the last good value stays, and it is
+ * counted. An unreachable store changes nothing here: the view keeps its records and says since
+ * when it is stale (client-go's reflector, style.md).
+ */
+import { backoffDelay } from './etcd-store.js';
+import { deriveAgentConfig, portVpcs, type Derivation, type NodeView } from './derive.js';
+import { inRange, type KeyRange, type KeySchema } from './keys.js';
+import {
+  formatProblem,
+  parseRecord,
+  type EndpointRecord,
+  type NodeRecord,
+  type PortRecord,
+  type RecordProblem,
+  type VpcRecord,
+} from './records.js';
+import { ErrCompacted, type KeyValueStore, type StoreEvent, type Watch } from './store.js';
+
+export interface ViewHealth {
+  /** Every range of the scope has been listed at least once. */
+  readonly synced: boolean;
+  /** Some range cannot reach the store: the view is the last one it saw. */
+  readonly stale: boolean;
+  readonly staleSince: Date | undefined;
+  readonly lastError: string | undefined;
+}
+
+export interface ViewOptions {
+  /** Called (coalesced, once per batch of changes) when the view changed. */
+  readonly onChange?: () => void;
+  /** Called for each rejected value; the metric and the log line hang here. */
+  readonly onRejected?: (key: string, problems: readonly RecordProblem[]) => void;
+  readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
+  readonly now?: () => Date;
+}
+
+interface Subscription {
+  readonly range: KeyRange;
+  listed: boolean;
+  down: boolean;
+  cancelled: boolean;
+  watch: Watch | undefined;
+  timer: NodeJS.Timeout | undefined;
+  attempt: number;
+}
+
+export class DatastoreView implements NodeView {
+  readonly nodes = new Map<string, NodeRecord>();
+  readonly vpcs = new Map<string, VpcRecord>();
+  readonly ports = new Map<string, PortRecord>();
+  readonly endpoints = new Map<string, Map<string, EndpointRecord>>();
+  /** Key → why its current value is rejected (its last good value, if any, is what the view holds). */
+  readonly rejected = new Map<string, string>();
+  /** Values rejected since start: the metric. */
+  rejectedTotal = 0;
+
+  /** The stored text of each key the view has seen, good or rejected: re-lists skip the unchanged. */
+  private readonly texts = new Map<string, string>();
+  private readonly subs = new Map<string, Subscription>();
+  private staleSince: Date | undefined;
+  private lastError: string | undefined;
+  private changed = false;
+  private readonly syncWaiters: (() => void)[] = [];
+
+  constructor(
+    private readonly store: KeyValueStore,
+    readonly schema: KeySchema,
+    readonly nodeName: string,
+    private readonly options: ViewOptions = {},
+  ) {}
+
+  start(): void {
+    this.subscribe(this.schema.nodesRange);
+    this.subscribe(this.schema.portsRange(this.nodeName));
+  }
+
+  stop(): void {
+    for (const sub of this.subs.values()) this.unsubscribe(sub);
+  }
+
+  /** The ranges watched now (for tests and status). */
+  get scope(): string[] {
+    return [...this.subs.keys()].sort();
+  }
+
+  derive(): Derivation {
+    return deriveAgentConfig(this.schema, this.nodeName, this);
+  }
+
+  health(): ViewHealth {
+    const subs = [...this.subs.values()];
+    return {
+      synced: subs.every((s) => s.listed),
+      stale: this.staleSince !== undefined,
+      staleSince: this.staleSince,
+      lastError: this.lastError,
+    };
+  }
+
+  /** Resolves once every range of the current scope is listed. */
+  whenSynced(): Promise<void> {
+    if (this.health().synced) return Promise.resolve();
+    return new Promise((resolve) => this.syncWaiters.push(resolve));
+  }
+
+  private subscribe(range: KeyRange): void {
+    if (this.subs.has(range.key)) return;
+    const sub: Subscription = {
+      range,
+      listed: false,
+      down: false,
+      cancelled: false,
+      watch: undefined,
+      timer: undefined,
+      attempt: 0,
+    };
+    this.subs.set(range.key, sub);
+    void this.listAndWatch(sub);
+  }
+
+  private unsubscribe(sub: Subscription): void {
+    sub.cancelled = true;
+    clearTimeout(sub.timer);
+    sub.watch?.cancel();
+    this.subs.delete(sub.range.key);
+    this.updateStale();
+  }
+
+  private async listAndWatch(sub: Subscription): Promise<void> {
+    let listing;
+    try {
+      listing = await this.store.list(sub.range);
+    } catch (err) {
+      if (sub.cancelled) return;
+      this.markDown(sub, err as Error);
+      sub.timer = setTimeout(
+        () => void this.listAndWatch(sub),
+        backoffDelay(sub.attempt++, this.options.backoff ?? { initialMs: 200, maxMs: 10_000 }),
+      );
+      return;
+    }
+    if (sub.cancelled) return;
+    sub.attempt = 0;
+    this.markUp(sub);
+    // The diff: keys of this range the view holds but the listing lacks were deleted meanwhile.
+    const listed = new Set(listing.kvs.map((kv) => kv.key));
+    for (const key of [...this.texts.keys()])
+      if (inRange(key, sub.range) && !listed.has(key)) this.remove(key);
+    for (const kv of listing.kvs) this.put(kv.key, kv.value);
+    sub.listed = true;
+    this.afterBatch();
+    sub.watch = this.store.watch(sub.range, listing.revision + 1, {
+      onEvents: (events) => this.onEvents(sub, events),
+      onDisconnect: (err) => this.markDown(sub, err),
+      onConnect: () => this.markUp(sub),
+      onEnd: (err) => {
+        if (sub.cancelled) return;
+        sub.watch = undefined;
+        if (!(err instanceof ErrCompacted)) this.markDown(sub, err);
+        else this.lastError = err.message;
+        // Compacted or canceled: list again and apply the difference.
+        void this.listAndWatch(sub);
+      },
+    });
+  }
+
+  private onEvents(sub: Subscription, events: readonly StoreEvent[]): void {
+    if (sub.cancelled) return;
+    for (const e of events) {
+      if (e.type === 'put') this.put(e.key, e.value);
+      else this.remove(e.key);
+    }
+    this.afterBatch();
+  }
+
+  private put(key: string, text: string): void {
+    if (this.texts.get(key) === text) return;
+    this.texts.set(key, text);
+    const record = parseRecord(this.schema, key, text);
+    if (Array.isArray(record)) {
+      this.rejected.set(key, record.map((p) => `${p.path}: ${p.message}`).join('; '));
+      this.rejectedTotal++;
+      this.options.onRejected?.(key, record);
+      return;
+    }
+    this.rejected.delete(key);
+    this.changed = true;
+    switch (record.kind) {
+      case 'node':
+        this.nodes.set(record.name, record);
+        break;
+      case 'vpc':
+        this.vpcs.set(record.name, record);
+        break;
+      case 'port':
+        if (record.node === this.nodeName) this.ports.set(record.name, record);
+        break;
+      case 'endpoint': {
+        let m = this.endpoints.get(record.vpc);
+        if (!m) this.endpoints.set(record.vpc, (m = new Map<string, EndpointRecord>()));
+        m.set(key, record);
+        break;
+      }
+    }
+  }
+
+  private remove(key: string): void {
+    if (!this.texts.delete(key)) return;
+    this.rejected.delete(key);
+    const k = this.schema.parse(key);
+    if ('error' in k) return;
+    this.changed = true;
+    if (k.kind === 'node') this.nodes.delete(k.node);
+    else if (k.kind === 'vpc') this.vpcs.delete(k.vpc);
+    else if (k.kind === 'port') this.ports.delete(k.port);
+    else this.endpoints.get(k.vpc)?.delete(key);
+  }
+
+  /** Follows the ports with the VPC watches, then tells the owner once. */
+  private afterBatch(): void {
+    const wanted = portVpcs(this.ports.values());
+    for (const vpc of wanted) {
+      this.subscribe(this.schema.vpcRange(vpc));
+      this.subscribe(this.schema.endpointsRange(vpc));
+    }
+    for (const vpc of [...this.vpcs.keys(), ...this.endpoints.keys()]) {
+      if (wanted.has(vpc)) continue;
+      for (const range of [this.schema.vpcRange(vpc), this.schema.endpointsRange(vpc)]) {
+        const sub = this.subs.get(range.key);
+        if (sub) this.unsubscribe(sub);
+        for (const key of [...this.texts.keys()]) if (inRange(key, range)) this.remove(key);
+      }
+      this.vpcs.delete(vpc);
+      this.endpoints.delete(vpc);
+    }
+    if (this.health().synced) for (const resolve of this.syncWaiters.splice(0)) resolve();
+    if (this.changed) {
+      this.changed = false;
+      this.options.onChange?.();
+    }
+  }
+
+  private markDown(sub: Subscription, err: Error): void {
+    sub.down = true;
+    this.lastError = err.message;
+    this.staleSince ??= (this.options.now ?? (() => new Date()))();
+  }
+
+  private markUp(sub: Subscription): void {
+    sub.down = false;
+    this.updateStale();
+  }
+
+  private updateStale(): void {
+    if ([...this.subs.values()].every((s) => !s.down)) this.staleSince = undefined;
+  }
+}
+
+export function describeRejection(key: string, problems: readonly RecordProblem[]): string {
+  return `rejected ${key}, keeping its last good value:\n${problems.map(formatProblem).join('\n')}`;
+}
