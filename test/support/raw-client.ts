@@ -13,6 +13,8 @@ export class RawClient {
   readonly socket: net.Socket;
   /** Every payload received (copies), in arrival order. */
   readonly received: Buffer[] = [];
+  /** Bytes read from the socket so far. */
+  bytesRead = 0;
   /** Sizes of the socket reads, to see how the server cut its writes. */
   readonly readSizes: number[] = [];
   /** Set after a successful handshake. */
@@ -27,6 +29,7 @@ export class RawClient {
     this.socket = socket;
     socket.on('data', (chunk: Buffer) => {
       this.readSizes.push(chunk.length);
+      this.bytesRead += chunk.length;
       this.#parser.push(chunk, (p) => this.received.push(Buffer.from(p)));
       this.#wake();
     });
@@ -73,6 +76,23 @@ export class RawClient {
     this.socket.write(bytes);
   }
 
+  /** Resolves once `bytes` bytes have been read in total (or rejects after `timeoutMs`). */
+  async waitForBytes(bytes: number, timeoutMs = 2000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.bytesRead < bytes) {
+      if (this.#closed) throw new Error(`connection closed with ${this.bytesRead}/${bytes} bytes`);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`timed out with ${this.bytesRead}/${bytes} bytes`);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, left);
+        this.#waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+  }
+
   /** Resolves once `count` payloads have arrived in total (or rejects after `timeoutMs`). */
   async waitForCount(count: number, timeoutMs = 2000): Promise<Buffer[]> {
     const deadline = Date.now() + timeoutMs;
@@ -107,13 +127,6 @@ export class RawClient {
       if (at >= 0) return at;
       await this.waitForCount(this.received.length + 1);
     }
-  }
-
-  /** Waits `ms` and returns how many payloads arrived meanwhile (to show that none did). */
-  async quietFor(ms: number): Promise<number> {
-    const before = this.received.length;
-    await new Promise((r) => setTimeout(r, ms));
-    return this.received.length - before;
   }
 
   /** sockclnt_create with the fixed id 15; keeps the handle and the table. */

@@ -39,6 +39,9 @@ export class SimConnection {
   #outBytes = 0;
   #closing = false;
 
+  /** Every byte written to the socket so far: what a client has read once it has read them all. */
+  bytesWritten = 0;
+
   constructor(socket: net.Socket) {
     this.socket = socket;
   }
@@ -68,6 +71,7 @@ export class SimConnection {
     const all = this.#out.length === 1 ? (this.#out[0] as Buffer) : Buffer.concat(this.#out, this.#outBytes);
     this.#out = [];
     this.#outBytes = 0;
+    this.bytesWritten += all.length;
     for (let off = 0; off < all.length; off += VPP_SEND_CHUNK) {
       this.socket.write(all.subarray(off, Math.min(off + VPP_SEND_CHUNK, all.length)));
     }
@@ -111,6 +115,8 @@ export class ApiServer {
   #stalled: { conn: SimConnection; payload: Buffer }[] | undefined;
   /** whenHeld() callers: each resolves once `count` messages are held. */
   #heldWaiters: { count: number; resolve: () => void }[] = [];
+  #handled = 0;
+  #handledWaiters: { count: number; resolve: () => void }[] = [];
 
   constructor(socketPath: string, hooks: ApiServerHooks) {
     this.socketPath = socketPath;
@@ -169,12 +175,38 @@ export class ApiServer {
     const queued = this.#stalled;
     this.#stalled = undefined;
     if (!queued) return;
-    for (const q of queued) if (!q.conn.closed) this.#hooks.onMessage(q.conn, q.payload);
+    for (const q of queued) {
+      if (q.conn.closed) continue;
+      this.#hooks.onMessage(q.conn, q.payload);
+      this.#handled++;
+    }
     this.#hooks.afterBatch();
+    this.#notifyHandled();
   }
 
   get stalled(): boolean {
     return this.#stalled !== undefined;
+  }
+
+  /** Messages handled so far, on every connection. */
+  get handled(): number {
+    return this.#handled;
+  }
+
+  /**
+   * Resolves once `count` messages have been handled and their answers written: a client that
+   * then reads the bytes written (SimConnection.bytesWritten) has everything VPP sent it.
+   */
+  whenHandled(count: number): Promise<void> {
+    if (this.#handled >= count) return Promise.resolve();
+    return new Promise((resolve) => this.#handledWaiters.push({ count, resolve }));
+  }
+
+  /** Bytes written to clients so far, on connections still open. */
+  get bytesWritten(): number {
+    let n = 0;
+    for (const c of this.#conns) n += c.bytesWritten;
+    return n;
   }
 
   /** Messages received while stalled and not handled yet. */
@@ -244,6 +276,7 @@ export class ApiServer {
           return;
         }
         this.#hooks.onMessage(conn, payload);
+        this.#handled++;
       });
     } catch {
       // A frame VPP could not parse either (length < 2): it keeps waiting for bytes that make
@@ -252,7 +285,17 @@ export class ApiServer {
       this.#gone(conn);
       return;
     }
-    if (!this.#stalled) this.#hooks.afterBatch();
+    if (!this.#stalled) {
+      this.#hooks.afterBatch();
+      this.#notifyHandled();
+    }
+  }
+
+  #notifyHandled(): void {
+    if (this.#handledWaiters.length === 0) return;
+    const due = this.#handledWaiters.filter((w) => w.count <= this.#handled);
+    this.#handledWaiters = this.#handledWaiters.filter((w) => w.count > this.#handled);
+    for (const w of due) w.resolve();
   }
 
   #notifyHeld(): void {

@@ -203,6 +203,21 @@ export class VppSimulator {
     return this.#server.whenHeld(count);
   }
 
+  /** Messages handled since this VPP process started (restart() starts a new count). */
+  get handled(): number {
+    return this.#server.handled;
+  }
+
+  /** Resolves once `count` messages are handled and their answers written to the sockets. */
+  whenHandled(count: number): Promise<void> {
+    return this.#server.whenHandled(count);
+  }
+
+  /** Bytes written to the clients connected now. */
+  get bytesWritten(): number {
+    return this.#server.bytesWritten;
+  }
+
   /**
    * A VPP restart: connections dropped, the socket file gone for `downtimeMs`, all state lost
    * (persistent kernel taps stay), a new pid, and with `reshuffleIds` other message ids.
