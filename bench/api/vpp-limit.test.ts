@@ -2,7 +2,12 @@
 import assert from 'node:assert/strict';
 import { access } from 'node:fs/promises';
 import { describe, it } from 'node:test';
-import { DEFAULT_VPPBLAST_SOURCE, parseVppblastOutput, prepareVppLimit } from './vpp-limit.js';
+import {
+  DEFAULT_VPPBLAST_SOURCE,
+  parseReplayOutput,
+  parseVppblastOutput,
+  prepareVppLimit,
+} from './vpp-limit.js';
 
 const exists = (p: string): Promise<boolean> =>
   access(p).then(
@@ -19,6 +24,14 @@ describe("bench/api's vppblast", () => {
     );
     assert.deepEqual(r, { requests: 200_000, seconds: 0.5, nonzeroRetval: 0 });
     assert.throws(() => parseVppblastOutput('connect: No such file or directory\n'), /no result line/);
+  });
+
+  it('parses its replay line', () => {
+    const r = parseReplayOutput(
+      'replay range=0-1233 frames=1233 window=64 seconds=0.0230 req_per_s=53609 nonzero_retval=2\n',
+    );
+    assert.deepEqual(r, { requests: 1233, seconds: 0.023, nonzeroRetval: 2 });
+    assert.throws(() => parseReplayOutput('frame 3: id 9 (?) unknown here\n'), /no result line/);
   });
 
   it('refuses the simulator before building anything', async () => {

@@ -30,11 +30,18 @@ export interface LimitMeasurement {
   readonly seconds: number;
 }
 
+export interface ReplayMeasurement extends LimitMeasurement {
+  /** Replies with a non-zero retval: VPP was not in the recording's start state. */
+  readonly nonzeroRetval: number;
+}
+
 export type VppLimit =
   | {
       readonly available: true;
       /** n requests of `work` with at most `window` in flight (1: sequential round trips). */
       measure(work: VppblastWork, n: number, window: number): Promise<LimitMeasurement>;
+      /** Replays recorded frames [from, to) of PREFIX.frames / PREFIX.table (`vppblast … replay`). */
+      replay(prefix: string, window: number, from: number, to: number): Promise<ReplayMeasurement>;
       dispose(): Promise<void>;
     }
   | { readonly available: false; readonly reason: string };
@@ -51,6 +58,16 @@ export interface VppLimitOptions {
 export function parseVppblastOutput(stdout: string): LimitMeasurement & { readonly nonzeroRetval: number } {
   const m = /\bn=(\d+) window=\d+ seconds=([\d.]+) req_per_s=\d+ nonzero_retval=(\d+)/.exec(stdout);
   if (!m) throw new Error(`vppblast printed no result line: ${JSON.stringify(stdout.trim())}`);
+  return { requests: Number(m[1]), seconds: Number(m[2]), nonzeroRetval: Number(m[3]) };
+}
+
+/** Parses vppblast's replay line: `replay range=<a>-<b> frames=<n> window=<w> seconds=<s> req_per_s=<r> nonzero_retval=<e>`. */
+export function parseReplayOutput(stdout: string): ReplayMeasurement {
+  const m =
+    /\breplay range=\d+-\d+ frames=(\d+) window=\d+ seconds=([\d.]+) req_per_s=\d+ nonzero_retval=(\d+)/.exec(
+      stdout,
+    );
+  if (!m) throw new Error(`vppblast replay printed no result line: ${JSON.stringify(stdout.trim())}`);
   return { requests: Number(m[1]), seconds: Number(m[2]), nonzeroRetval: Number(m[3]) };
 }
 
@@ -91,6 +108,14 @@ export async function prepareVppLimit(opts: VppLimitOptions): Promise<VppLimit> 
       if (r.nonzeroRetval !== 0)
         throw new Error(`vppblast ${work}: ${r.nonzeroRetval} replies with a non-zero retval`);
       return { requests: r.requests, seconds: r.seconds };
+    },
+    replay: async (prefix, window, from, to) => {
+      const { stdout } = await run(
+        binary,
+        [opts.socketPath, 'replay', prefix, String(window), String(from), String(to)],
+        { maxBuffer: 1 << 20 },
+      );
+      return parseReplayOutput(stdout);
     },
     dispose: () => rm(dir, { recursive: true, force: true }),
   };

@@ -6,6 +6,9 @@
  * BENCH_ROUTES to change). Rows: loading the config file, from empty, no-change, and after a
  * VPP restart (simulator only). The config is loaded as the agent loads it: a YAML file read
  * with loadConfigFile, so that its cost is part of this process's memory.
+ * Against a real VPP the from-empty pass's frames are recorded and replayed raw by vppblast
+ * (../shared/tools/vppblast) against VPP in the same start state: VPP's own time on the same
+ * work, printed beside vppnet's. At the end VPP is left as it was found.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -18,6 +21,9 @@ import { loadConfigFile } from '../../src/config/load.js';
 import type { AgentConfig } from '../../src/config/model.js';
 import { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { msg } from '../../src/vpp/messages/index.js';
+import { UnixSocketTransport } from '../../src/vpp/transport/unix-socket-transport.js';
+import { prepareVppLimit, type VppLimit } from '../api/vpp-limit.js';
+import { FrameRecorder } from './frame-recorder.js';
 import { noHostLinks } from '../support/no-host-links.js';
 import { underMemoryLimit } from '../support/memory-limit.js';
 import { fmt, peakRssMiB, printTable, rssMiB, type Row } from '../support/report.js';
@@ -25,6 +31,10 @@ import { vppUnderTest } from '../support/vpp-under-test.js';
 
 const N_VPCS = Number(process.env.BENCH_VPCS ?? 1000);
 const N_ROUTES = Number(process.env.BENCH_ROUTES ?? 100);
+/** Replies vppblast keeps in flight when it replays the from-empty pass. */
+const REPLAY_WINDOW = Number(process.env.BENCH_REPLAY_WINDOW ?? 64);
+/** show_version_reply.build_directory of vppnet's simulator (src/vpp/sim/simulator.ts). */
+const SIM_BUILD_DIRECTORY = '/vppnet-sim';
 
 /**
  * Writes the agent config a node with N_VPCS x N_ROUTES remote routes would get, one VPC at a
@@ -63,9 +73,15 @@ async function main(): Promise<void> {
     process.exitCode = limit.exitCode;
     return;
   }
+  if (!(REPLAY_WINDOW >= 1))
+    throw new Error(`BENCH_REPLAY_WINDOW must be a positive number, got ${process.env.BENCH_REPLAY_WINDOW}`);
   const vpp = await vppUnderTest();
+  const recorder = new FrameRecorder();
   const client = new VppClient({
     socketPath: vpp.socketPath,
+    transportFactory: recorder.wrap(
+      (t) => new UnixSocketTransport({ path: t.path, connectTimeoutMs: t.connectTimeoutMs }),
+    ),
     clientName: 'vppnet-bench',
     healthCheckIntervalMs: 0,
     maxPending: 1_000_000,
@@ -77,20 +93,30 @@ async function main(): Promise<void> {
   const configFile = path.join(dir, 'agent.yaml');
   const globals = memoryStore();
   const rows: Row[] = [];
-  const row = (pass: string, operations: number | undefined, seconds: number): void => {
+  const row = (
+    pass: string,
+    operations: number | undefined,
+    seconds: number,
+    ratio = '-',
+    rss = true,
+  ): void => {
     rows.push({
       pass,
       operations: operations === undefined ? '-' : fmt(operations),
       seconds: fmt(seconds, 2),
       'ops/s': operations === undefined ? '-' : fmt(operations / seconds),
-      'RSS MiB': fmt(rssMiB()),
-      'peak RSS MiB': fmt(peakRssMiB()),
+      'vppnet ÷ replay': ratio,
+      'RSS MiB': rss ? fmt(rssMiB()) : '-',
+      'peak RSS MiB': rss ? fmt(peakRssMiB()) : '-',
     });
   };
-  const makeUnderlay = async (): Promise<string> => {
+  /** The underlay loopback this run created (and deletes), undefined once deleted. */
+  let underlayIndex: number | undefined;
+  const makeUnderlay = async (): Promise<{ name: string; swIfIndex: number }> => {
     const lo = await client.call(msg.create_loopback_instance, {});
+    underlayIndex = lo.sw_if_index;
     const [d] = await client.dump(msg.sw_interface_dump, { sw_if_index: lo.sw_if_index });
-    return d!.interface_name;
+    return { name: d!.interface_name, swIfIndex: lo.sw_if_index };
   };
   const loadConfig = async (underlay: string): Promise<AgentConfig> => {
     writeBenchConfig(configFile, underlay);
@@ -100,11 +126,34 @@ async function main(): Promise<void> {
     row(`load config (${fmt(size, 1)} MiB of YAML)`, undefined, (performance.now() - t0) / 1000);
     return config;
   };
+  let config: AgentConfig | undefined;
+  /** Back to the start state: an empty-config pass removes what vppnet made, then the underlay goes. */
+  const tearDown = async (): Promise<void> => {
+    if (config) {
+      const out = await reconcile(
+        { ...config, vpcs: [], ports: [], remoteRoutes: [] },
+        { client, host: noHostLinks, globals },
+      );
+      const failed = out.result?.failed ?? [];
+      if (failed.length)
+        throw new Error(`tear-down: ${failed.length} operations failed, first: ${failed[0]?.error.message}`);
+    }
+    if (underlayIndex !== undefined) {
+      await client.call(msg.delete_loopback, { sw_if_index: underlayIndex });
+      underlayIndex = undefined;
+    }
+  };
+  let vppLimit: VppLimit | undefined;
+  let replayNote = '';
   try {
-    let config = await loadConfig(await makeUnderlay());
-    const pass = async (name: string): Promise<void> => {
+    const version = await client.call(msg.show_version, {});
+    const simulator = vpp.restart !== undefined || version.build_directory === SIM_BUILD_DIRECTORY;
+    vppLimit = await prepareVppLimit({ socketPath: vpp.socketPath, simulator });
+    const underlay = await makeUnderlay();
+    config = await loadConfig(underlay.name);
+    const pass = async (name: string): Promise<number> => {
       const t0 = performance.now();
-      const out = await reconcile(config, { client, host: noHostLinks, globals });
+      const out = await reconcile(config!, { client, host: noHostLinks, globals });
       const seconds = (performance.now() - t0) / 1000;
       const failed = out.result?.failed.length ?? 0;
       if (failed)
@@ -112,14 +161,50 @@ async function main(): Promise<void> {
           `${name}: ${failed} operations failed, first: ${out.result?.failed[0]?.error.message}`,
         );
       row(name, out.result?.applied ?? 0, seconds);
+      return seconds;
     };
-    await pass(`from empty (${fmt(N_VPCS)} VPCs x ${N_ROUTES} routes)`);
+    recorder.start();
+    const fromEmpty = await pass(`from empty (${fmt(N_VPCS)} VPCs x ${N_ROUTES} routes)`);
+    const frames = recorder.stop();
+    const fromEmptyRow = rows.length - 1;
     await pass('no change');
+    if (vppLimit.available) {
+      // Same start state: what vppnet made removed, the underlay re-created. VPP hands out the
+      // lowest free interface index again, and the recorded frames name the underlay by it.
+      const prefix = path.join(dir, 'from-empty');
+      await recorder.write(prefix);
+      await tearDown();
+      const again = await makeUnderlay();
+      const label = `  VPP's own limit (vppblast replay of those ${fmt(frames)} frames, window ${REPLAY_WINDOW})`;
+      if (again.swIfIndex !== underlay.swIfIndex) {
+        replayNote = `replay n/a: the re-created underlay got sw_if_index ${again.swIfIndex}, the recording names ${underlay.swIfIndex}`;
+      } else {
+        const r = await vppLimit.replay(prefix, REPLAY_WINDOW, 0, frames);
+        if (r.nonzeroRetval !== 0) {
+          replayNote = `replay n/a: ${r.nonzeroRetval} replies with a non-zero retval (VPP was not in the recording's start state)`;
+        } else {
+          const ratio = `${fmt(fromEmpty / r.seconds, 2)}×`;
+          rows[fromEmptyRow] = { ...rows[fromEmptyRow]!, 'vppnet ÷ replay': ratio };
+          rows.splice(fromEmptyRow + 1, 0, {
+            pass: label,
+            operations: fmt(r.requests),
+            seconds: fmt(r.seconds, 2),
+            'ops/s': fmt(r.requests / r.seconds),
+            'vppnet ÷ replay': '-',
+            'RSS MiB': '-',
+            'peak RSS MiB': '-',
+          });
+          replayNote = `vppnet ÷ replay: vppnet's from-empty seconds ÷ vppblast's (C, the recorded request frames sent raw on the same socket, ${REPLAY_WINDOW} replies in flight; its operations are frames, dumps and pings included)`;
+        }
+      }
+    } else {
+      replayNote = `replay n/a: ${vppLimit.reason}`;
+    }
     if (vpp.restart) {
       const ready = new Promise<void>((r) => client.once('ready', () => r()));
       await vpp.restart();
       await ready;
-      config = await loadConfig(await makeUnderlay());
+      config = await loadConfig((await makeUnderlay()).name);
       await pass('after a VPP restart');
     } else {
       process.stdout.write(
@@ -132,7 +217,11 @@ async function main(): Promise<void> {
       `bench/reconcile against ${vpp.description}, node ${process.version}, ${limit.description}, V8 heap limit ${fmt(heapLimit)} MiB`,
       rows,
     );
+    process.stdout.write(`${replayNote}\n`);
   } finally {
+    // Leave a real VPP as it was found (the simulator is stopped below).
+    if (!vpp.restart) await tearDown();
+    if (vppLimit?.available) await vppLimit.dispose();
     await client.close();
     await vpp.stop();
     await rm(dir, { recursive: true, force: true });

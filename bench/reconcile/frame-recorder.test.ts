@@ -1,0 +1,79 @@
+/** FrameRecorder: what bench/reconcile hands vppblast to replay. */
+import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { encodeMessage } from '../../src/vpp/codec/message-codec.js';
+import { msg } from '../../src/vpp/messages/index.js';
+import type { VppTransport } from '../../src/vpp/transport/transport.js';
+import { FrameRecorder } from './frame-recorder.js';
+
+/** A transport that keeps what is sent and lets the test deliver inbound payloads. */
+class FakeTransport extends EventEmitter {
+  readonly sent: Buffer[] = [];
+  connect = (): Promise<void> => Promise.resolve();
+  send = (frame: Buffer): boolean => {
+    this.sent.push(frame);
+    return true;
+  };
+  close = (): Promise<void> => Promise.resolve();
+  destroy = (): void => undefined;
+  deliver(frame: Buffer): void {
+    this.emit('frame', frame.subarray(16));
+  }
+}
+
+const handshakeReply = encodeMessage(msg.sockclnt_create_reply, 16, {
+  client_index: 0,
+  context: 1,
+  response: 0,
+  index: 7,
+  message_table: [
+    { index: 16, name: 'sockclnt_create_reply_35166268' },
+    { index: 600, name: 'control_ping_51077d14' },
+  ],
+});
+
+describe("bench/reconcile's frame recorder", () => {
+  it('records copies of the frames sent while on, and the table of the handshake it saw', async () => {
+    const recorder = new FrameRecorder();
+    const fake = new FakeTransport();
+    const transport: VppTransport = recorder.wrap(() => fake)({
+      path: '/x',
+      connectTimeoutMs: 1,
+    });
+    const seen: Buffer[] = [];
+    transport.on('frame', (p) => seen.push(Buffer.from(p)));
+    fake.deliver(handshakeReply);
+    assert.equal(seen.length, 1, 'the client still gets every inbound frame');
+
+    transport.send(Buffer.from('before'));
+    recorder.start();
+    const a = Buffer.from('frame-a');
+    transport.send(a);
+    transport.send(Buffer.from('frame-b'));
+    a.fill(0); // the client reusing the frame's memory must not change the recording
+    assert.equal(recorder.stop(), 2);
+    transport.send(Buffer.from('after'));
+    assert.equal(fake.sent.length, 4, 'every frame still reaches the transport');
+
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'frame-recorder-'));
+    try {
+      await recorder.write(path.join(dir, 'rec'));
+      assert.equal((await readFile(path.join(dir, 'rec.frames'))).toString(), 'frame-aframe-b');
+      assert.equal(
+        await readFile(path.join(dir, 'rec.table'), 'utf8'),
+        '16 sockclnt_create_reply_35166268\n600 control_ping_51077d14\n',
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses to write without a message table', async () => {
+    const recorder = new FrameRecorder();
+    await assert.rejects(recorder.write('/nonexistent/rec'), /no message table seen/);
+  });
+});

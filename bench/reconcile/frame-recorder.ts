@@ -1,0 +1,85 @@
+/**
+ * Records the request frames a VppClient sends, for vppblast to replay raw (VPP's own time on the
+ * same work): a transport wrapper that copies each outgoing frame while recording is on, and keeps
+ * the connection's message table from the sockclnt_create_reply it passes through.
+ * Writes vppblast's replay files: PREFIX.frames (the frames as sent, 16-byte headers included)
+ * and PREFIX.table ("id name_crc" lines, so that vppblast translates ids into its own connection's).
+ */
+import { writeFile } from 'node:fs/promises';
+import { decodeMessage } from '../../src/vpp/codec/message-codec.js';
+import { msg } from '../../src/vpp/messages/index.js';
+import type { TransportEvents, TransportFactory, VppTransport } from '../../src/vpp/transport/transport.js';
+
+/** sockclnt_create_reply's id: fixed by VPP, as it comes before any table exists. */
+const SOCKCLNT_CREATE_REPLY_ID = 16;
+
+export class FrameRecorder {
+  #recording = false;
+  #frames: Buffer[] = [];
+  #bytes = 0;
+  #table: ReadonlyArray<{ readonly index: number; readonly name: string }> = [];
+
+  /** The client's transport factory, wrapped so that this recorder sees its traffic. */
+  wrap(inner: TransportFactory): TransportFactory {
+    return (target) => this.#wrapTransport(inner(target));
+  }
+
+  /** Drops what was recorded before and records from now on. */
+  start(): void {
+    this.#frames = [];
+    this.#bytes = 0;
+    this.#recording = true;
+  }
+
+  /** Stops recording; returns how many frames were recorded. */
+  stop(): number {
+    this.#recording = false;
+    return this.#frames.length;
+  }
+
+  get frameCount(): number {
+    return this.#frames.length;
+  }
+
+  /** Writes PREFIX.frames and PREFIX.table. */
+  async write(prefix: string): Promise<void> {
+    if (this.#table.length === 0)
+      throw new Error('FrameRecorder: no message table seen (the handshake did not pass through it)');
+    await writeFile(`${prefix}.frames`, Buffer.concat(this.#frames, this.#bytes));
+    await writeFile(`${prefix}.table`, this.#table.map((e) => `${e.index} ${e.name}\n`).join(''));
+  }
+
+  #wrapTransport(t: VppTransport): VppTransport {
+    const onFrame = (payload: Buffer): void => {
+      if (payload.length >= 2 && payload.readUInt16BE(0) === SOCKCLNT_CREATE_REPLY_ID)
+        this.#table = decodeMessage(msg.sockclnt_create_reply, payload).message_table.map((e) => ({
+          index: e.index,
+          name: e.name,
+        }));
+    };
+    const wrapped: VppTransport = {
+      connect: () => t.connect(),
+      send: (frame) => {
+        if (this.#recording) {
+          // A copy: the client may reuse the frame's memory once it is written.
+          this.#frames.push(Buffer.from(frame));
+          this.#bytes += frame.length;
+        }
+        return t.send(frame);
+      },
+      close: () => t.close(),
+      destroy: (error) => t.destroy(error),
+      on<E extends keyof TransportEvents>(event: E, listener: TransportEvents[E]) {
+        if (event === 'frame') {
+          const inner = listener as TransportEvents['frame'];
+          t.on('frame', (payload) => {
+            onFrame(payload);
+            inner(payload);
+          });
+        } else t.on(event, listener);
+        return wrapped;
+      },
+    };
+    return wrapped;
+  }
+}
