@@ -22,31 +22,6 @@ const N_DUMP = Number(process.env.BENCH_DUMP ?? 10_000);
 /** Route adds written per socket write. */
 const BATCH = 20_000;
 
-function routeFrames(c: RawClient, table: number, count: number, first: number, context: number): Buffer {
-  const id = c.idOf(msg.ip_route_add_del);
-  const frames: Buffer[] = [];
-  for (let i = 0; i < count; i++) {
-    const n = first + i;
-    const ip4 = `10.${(n >> 16) & 0xff}.${(n >> 8) & 0xff}.${n & 0xff}`;
-    frames.push(
-      encodeMessage(
-        msg.ip_route_add_del,
-        id,
-        {
-          is_add: true,
-          route: {
-            table_id: table,
-            prefix: { address: { af: 0, un: { ip4 } }, len: 32 },
-            paths: [{ sw_if_index: 0xffffffff, table_id: 0 }],
-          },
-        },
-        { context: context + i, clientIndex: c.clientIndex },
-      ),
-    );
-  }
-  return Buffer.concat(frames);
-}
-
 function row(name: string, count: number, ms: number): Row {
   return {
     benchmark: name,
@@ -83,13 +58,13 @@ try {
   base = c.received.length;
   t0 = performance.now();
   for (let first = 0; first < N_ROUTES; first += BATCH)
-    c.sendRaw(routeFrames(c, 8, Math.min(BATCH, N_ROUTES - first), first, 100_000 + first));
+    c.sendRaw(c.routeAddFrames(8, Math.min(BATCH, N_ROUTES - first), first, 100_000 + first));
   await c.waitForCount(base + N_ROUTES, 600_000);
   rows.push(row('ip_route_add_del pipelined', N_ROUTES, performance.now() - t0));
 
   await c.call(msg.ip_table_add_del, { is_add: true, table: { table_id: 7 } }, 1);
   base = c.received.length;
-  c.sendRaw(routeFrames(c, 7, N_DUMP, 0, 1000));
+  c.sendRaw(c.routeAddFrames(7, N_DUMP, 0, 1000));
   await c.waitForCount(base + N_DUMP, 600_000);
   t0 = performance.now();
   const out = await c.dump(msg.ip_route_dump, { table: { table_id: 7 } }, 99);

@@ -76,6 +76,35 @@ export class RawClient {
     this.socket.write(bytes);
   }
 
+  /**
+   * ip_route_add_del frames adding `count` /32s (10.x.y.z from index `first`) to `table`, each a
+   * lookup in table 0, with contexts from `context` on: one buffer, for a single write.
+   */
+  routeAddFrames(table: number, count: number, first: number, context: number): Buffer {
+    const id = this.idOf(msg.ip_route_add_del);
+    const frames: Buffer[] = [];
+    for (let i = 0; i < count; i++) {
+      const n = first + i;
+      const ip4 = `10.${(n >> 16) & 0xff}.${(n >> 8) & 0xff}.${n & 0xff}`;
+      frames.push(
+        encodeMessage(
+          msg.ip_route_add_del,
+          id,
+          {
+            is_add: true,
+            route: {
+              table_id: table,
+              prefix: { address: { af: 0, un: { ip4 } }, len: 32 },
+              paths: [{ sw_if_index: 0xffffffff, table_id: 0 }],
+            },
+          },
+          { context: context + i, clientIndex: this.clientIndex },
+        ),
+      );
+    }
+    return Buffer.concat(frames);
+  }
+
   /** Resolves once `bytes` bytes have been read in total (or rejects after `timeoutMs`). */
   async waitForBytes(bytes: number, timeoutMs = 2000): Promise<void> {
     const deadline = Date.now() + timeoutMs;

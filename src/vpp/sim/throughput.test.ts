@@ -34,32 +34,6 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Route add frames for `count` /32s in `table` via one next hop, written in one go. */
-function routeFrames(table: number, count: number, first: number, context: number): Buffer {
-  const id = c.idOf(msg.ip_route_add_del);
-  const frames: Buffer[] = [];
-  for (let i = 0; i < count; i++) {
-    const n = first + i;
-    const ip4 = `10.${(n >> 16) & 0xff}.${(n >> 8) & 0xff}.${n & 0xff}`;
-    frames.push(
-      encodeMessage(
-        msg.ip_route_add_del,
-        id,
-        {
-          is_add: true,
-          route: {
-            table_id: table,
-            prefix: { address: { af: 0, un: { ip4 } }, len: 32 },
-            paths: [{ sw_if_index: 0xffffffff, table_id: 0 }],
-          },
-        },
-        { context: context + i, clientIndex: c.clientIndex },
-      ),
-    );
-  }
-  return Buffer.concat(frames);
-}
-
 describe('volume', () => {
   it('answers 10k pipelined control_pings in order', async () => {
     const id = c.idOf(msg.control_ping);
@@ -77,7 +51,7 @@ describe('volume', () => {
   it('adds 10k routes pipelined and dumps them (10k+ details) in one stream', async () => {
     await c.call(msg.ip_table_add_del, { is_add: true, table: { table_id: 7 } }, 1);
     const base = c.received.length;
-    c.sendRaw(routeFrames(7, 10_000, 0, 1000));
+    c.sendRaw(c.routeAddFrames(7, 10_000, 0, 1000));
     await c.waitForCount(base + 10_000, 20_000);
     const out = await c.dump(msg.ip_route_dump, { table: { table_id: 7 } }, 99);
     const details = out.slice(0, -1).map((p) => decodeMessage(msg.ip_route_details, p));
@@ -91,7 +65,7 @@ describe('volume', () => {
     const total = 100_000;
     const base = c.received.length;
     for (let first = 0; first < total; first += 20_000)
-      c.sendRaw(routeFrames(8, 20_000, first, 100_000 + first));
+      c.sendRaw(c.routeAddFrames(8, 20_000, first, 100_000 + first));
     const got = await c.waitForCount(base + total, 60_000);
     const last = decodeMessage(msg.ip_route_add_del_reply, got[base + total - 1] as Buffer);
     assert.equal(last.retval, 0);
