@@ -213,7 +213,12 @@ describe('datastore against a real etcd', { skip }, () => {
       onRejected: (key, problems) => rejections.push(`${key} ${problems[0]?.path}: ${problems[0]?.message}`),
     });
     v.start();
-    await until(() => v.derive().config !== undefined, 'first config');
+    // Synced, not merely configured: the node record alone already derives a config, and a port
+    // listed after the bad write below would have no last good value to keep.
+    await until(
+      () => v.health().synced && v.derive().config?.ports[0]?.mac === '52:54:00:00:00:05',
+      'first config with the port',
+    );
     await store.commit([
       {
         type: 'put',
