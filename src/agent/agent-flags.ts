@@ -136,7 +136,7 @@ function etcdFlags(
     throw new UsageError(
       '--datastore etcd needs --node-name (or VPPNET_NODE_NAME): the node record to serve',
     );
-  if (!/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(nodeName))
+  if (!/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(nodeName))
     throw new UsageError(`--node-name: '${nodeName}' is not a Kubernetes node name (lowercase RFC 1123)`);
   const endpoints = (setting('etcd-endpoints', 'VPPNET_ETCD_ENDPOINTS') ?? 'http://127.0.0.1:2379')
     .split(',')

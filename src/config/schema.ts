@@ -18,7 +18,13 @@ export interface FieldDoc {
 
 export const CONFIG_FIELDS: readonly FieldDoc[] = [
   { path: 'node', type: 'mapping', required: true, description: 'This hypervisor.' },
-  { path: 'node.name', type: 'name', required: true, description: 'Node name, for logs and status.' },
+  {
+    path: 'node.name',
+    type: 'node name',
+    required: true,
+    description:
+      "The Kubernetes node's name (lowercase RFC 1123: letters, digits, `-` and `.`, up to 253), for logs and status; in fleet mode, the name of its node record.",
+  },
   { path: 'node.underlay', type: 'mapping', required: true, description: 'The IPv6 underlay uplink.' },
   {
     path: 'node.underlay.interface',

@@ -54,6 +54,19 @@ function problems(edit: (c: RawConfig) => void): { path: string; message: string
 }
 
 describe('config validation', () => {
+  it('takes a Kubernetes node name, dots included, and names what is wrong with others', () => {
+    assert.deepEqual(
+      problems((c) => (c.node.name = 'ip-10-0-0-1.eu-west-1.compute.internal')),
+      [],
+    );
+    for (const bad of ['HV1', 'hv1.', '-hv1', 'hv..1', 'a'.repeat(254)])
+      assert.deepEqual(
+        problems((c) => (c.node.name = bad)).map((p) => p.path),
+        ['node.name'],
+        bad,
+      );
+  });
+
   it('accepts the bundled example and fills the defaults', () => {
     const cfg = parseConfig(EXAMPLE);
     assert.equal(cfg.vpcs.length, 2);

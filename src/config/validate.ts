@@ -59,6 +59,8 @@ export class ConfigError extends VppnetError<'VPPNET_ERR_CONFIG'> {
 
 /** Names end up in VPP tags ("vppnet:vm:<name>", 63 bytes) and host interface names. */
 const NAME_RE = /^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$/;
+/** A Kubernetes node name (RFC 1123 subdomain): fleet mode's agents are named by spec.nodeName. */
+const NODE_NAME_RE = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
 const IFNAME_RE = /^[A-Za-z0-9_.-]{1,15}$/;
 const NETNS_RE = /^[A-Za-z0-9_.-]{1,64}$/;
 
@@ -107,6 +109,15 @@ export class Checker {
         'must be 1-32 lowercase letters, digits or "-", starting and ending with a letter or digit',
       );
     }
+    return detached(v);
+  }
+
+  nodeName(v: unknown, path: string): string | undefined {
+    if (typeof v !== 'string' || !NODE_NAME_RE.test(v))
+      return this.fail(
+        path,
+        'must be a Kubernetes node name: lowercase letters, digits, "-" and ".", up to 253, each dot-separated part starting and ending with a letter or digit',
+      );
     return detached(v);
   }
 
@@ -206,7 +217,7 @@ export function validateNode(c: Checker, raw: unknown): NodeConfig | undefined {
   if (raw === undefined) return c.fail('node', 'is required');
   const n = c.object(raw, 'node', fieldsUnder('node'));
   if (!n) return undefined;
-  const name = c.name(n.name, 'node.name');
+  const name = c.nodeName(n.name, 'node.name');
   const u =
     n.underlay === undefined
       ? c.fail('node.underlay', 'is required')

@@ -112,7 +112,7 @@ export function validateRecord(key: string, k: ParsedKey, raw: unknown): Datasto
   if (!v) return problems('');
   switch (k.kind) {
     case 'node': {
-      c.name(k.node, '(key) node name');
+      c.nodeName(k.node, '(key) node name');
       const { services, ...node } = v;
       const config = validateNode(c, { ...node, name: k.node });
       if (services !== undefined) validateServices(c, services);
@@ -129,7 +129,7 @@ export function validateRecord(key: string, k: ParsedKey, raw: unknown): Datasto
       return { kind: 'vpc', name: k.vpc, raw: v, id, sidIndex };
     }
     case 'port': {
-      c.name(k.node, '(key) node name');
+      c.nodeName(k.node, '(key) node name');
       const vpc = c.name(v.vpc, 'ports[0].vpc');
       // The node's vhost-user defaults are not known here: the built-in ones stand in, the
       // derivation (derive.ts) validates the port again with its node's.
@@ -141,7 +141,7 @@ export function validateRecord(key: string, k: ParsedKey, raw: unknown): Datasto
     case 'endpoint': {
       c.name(k.vpc, '(key) VPC name');
       c.ip4Prefix(`${k.prefix.address}/${k.prefix.len}`, '(key) prefix', true);
-      const node = c.name(v.node, 'node');
+      const node = c.nodeName(v.node, 'node');
       if (c.problems.length || !node) return problems('');
       return { kind: 'endpoint', vpc: k.vpc, prefix: k.prefix, node };
     }
