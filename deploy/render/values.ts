@@ -19,7 +19,7 @@ import {
 } from '../../src/agent/agent-flags.js';
 import { ATTACH_MODES, type AttachMode } from '../../src/agent-api/protocol.js';
 import { SUPPORTED_CNI_VERSIONS } from '../../src/cni/version.js';
-import { KeySchema } from '../../src/datastore/keys.js';
+import { DEFAULT_PREFIX, KeySchema } from '../../src/datastore/keys.js';
 
 export interface ValuesProblem {
   readonly path: string;
@@ -532,7 +532,8 @@ function parseDatastore(c: Checker, raw: unknown): DatastoreValues {
       'must list at least one etcd endpoint (https://HOST:PORT) with datastore.mode etcd',
     );
 
-  const prefixText = c.string(e.prefix, 'datastore.etcd.prefix');
+  // The defaults of default.yaml, for values that leave the section out.
+  const prefixText = c.string(e.prefix ?? DEFAULT_PREFIX, 'datastore.etcd.prefix');
   if (prefixText !== '') {
     try {
       new KeySchema(prefixText);
@@ -546,7 +547,7 @@ function parseDatastore(c: Checker, raw: unknown): DatastoreValues {
   }
 
   const t = c.object(e.tls ?? {}, 'datastore.etcd.tls', ['enabled', 'secretName']);
-  const tlsEnabled = c.boolean(t.enabled, 'datastore.etcd.tls.enabled');
+  const tlsEnabled = c.boolean(t.enabled ?? true, 'datastore.etcd.tls.enabled');
   let tlsSecretName: string | undefined;
   if (t.secretName !== undefined && t.secretName !== null)
     tlsSecretName = c.string(t.secretName, 'datastore.etcd.tls.secretName', DNS_SUBDOMAIN, 'a Secret name');

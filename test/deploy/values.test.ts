@@ -230,6 +230,25 @@ describe('deploy values', () => {
     assert.ok(full.mounts.includes('etcd-tls'));
   });
 
+  it('values without a datastore section are file mode; etcd mode defaults to TLS and /vppnet/v1/', () => {
+    const b = base();
+    delete b.datastore;
+    assert.deepEqual(parseValues(b, 'test').datastore, { mode: 'file' });
+    const raw = mergeValues(b, {
+      datastore: { mode: 'etcd', etcd: { endpoints: ['https://etcd.example.com:2379'] } },
+      nodes: null,
+    });
+    assert.deepEqual(
+      problemsOf(() => parseValues(raw, 'test')),
+      [
+        'datastore.etcd.tls.secretName: is required when datastore.etcd.tls.enabled is true: a Secret in the namespace with ca.crt, tls.crt and tls.key (kubernetes.io/tls plus ca.crt, as cert-manager issues it)',
+      ],
+    );
+    const withSecret = mergeValues(raw, { datastore: { etcd: { tls: { secretName: 'etcd-client' } } } });
+    const v = parseValues(withSecret, 'test');
+    assert.equal(v.datastore.mode === 'etcd' && v.datastore.etcd.prefix, '/vppnet/v1/');
+  });
+
   it('fleet mode: checks the service bridge on its own, named serviceBridge', () => {
     const raw = fleet({}, { serviceBridge: { dnsAddress: '10.0.0.53' } });
     assert.deepEqual(
