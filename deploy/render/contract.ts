@@ -55,3 +55,27 @@ export const NAMES = {
   agentConfig: 'vppnet-agent-config',
   serviceExamples: 'vppnet-service-example',
 } as const;
+
+/**
+ * Fleet mode (`datastore.mode: etcd`, docs/datastore.md): the agent's datastore settings, passed
+ * as environment variables, which the agent (src/agent/agent-flags.ts) and `vppnet datastore`
+ * read under the same names.
+ */
+export const DATASTORE_FLAG = { flag: '--datastore', etcd: 'etcd' } as const;
+export const FLEET_ENV = {
+  /** The node whose records the agent takes: the Kubernetes node name (downward API). */
+  nodeName: 'VPPNET_NODE_NAME',
+  endpoints: 'VPPNET_ETCD_ENDPOINTS',
+  prefix: 'VPPNET_DATASTORE_PREFIX',
+  ca: 'VPPNET_ETCD_CA',
+  cert: 'VPPNET_ETCD_CERT',
+  key: 'VPPNET_ETCD_KEY',
+  user: 'VPPNET_ETCD_USER',
+  password: 'VPPNET_ETCD_PASSWORD',
+} as const;
+
+/** Where the etcd client Secret is mounted, read-only. */
+export const ETCD_TLS_MOUNT_DIR = '/etc/vppnet/etcd';
+
+/** The Secret's keys: a kubernetes.io/tls Secret plus ca.crt, as cert-manager issues it. */
+export const ETCD_TLS_KEYS = { ca: 'ca.crt', cert: 'tls.crt', key: 'tls.key' } as const;

@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { renderFiles } from './render.js';
-import { mergeValues, parseValues, parseValuesYaml } from './values.js';
+import { mergeValues, parseValues, parseValuesYaml, type Values } from './values.js';
 
 /** The repository root, from dist/deploy/render/ (Node 20 runs the compiled files only). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -29,8 +29,11 @@ export function overlayNames(valuesDir = VALUES_DIR): string[] {
   return [BASE_OVERLAY, ...names];
 }
 
-/** Renders the base values with an overlay file (none for the base itself). */
-export function renderValuesFiles(basePath: string, overlayPath: string | undefined): Map<string, string> {
+/** The base values with an overlay file (none for the base itself), checked. */
+export function loadValuesFiles(
+  basePath: string,
+  overlayPath: string | undefined,
+): { values: Values; source: string } {
   const rel = (p: string) => relative(REPO_ROOT, p).split('\\').join('/');
   let raw = parseValuesYaml(readFileSync(basePath, 'utf8'), rel(basePath));
   let source = rel(basePath);
@@ -38,12 +41,27 @@ export function renderValuesFiles(basePath: string, overlayPath: string | undefi
     raw = mergeValues(raw, parseValuesYaml(readFileSync(overlayPath, 'utf8'), rel(overlayPath)));
     source = `${rel(basePath)} + ${rel(overlayPath)}`;
   }
-  return renderFiles(parseValues(raw, source), { valuesFiles: source });
+  return { values: parseValues(raw, source), source };
+}
+
+/** Renders the base values with an overlay file (none for the base itself). */
+export function renderValuesFiles(basePath: string, overlayPath: string | undefined): Map<string, string> {
+  const { values, source } = loadValuesFiles(basePath, overlayPath);
+  return renderFiles(values, { valuesFiles: source });
+}
+
+function overlayPaths(name: string, valuesDir: string): [string, string | undefined] {
+  const base = join(valuesDir, `${BASE_OVERLAY}.yaml`);
+  return [base, name === BASE_OVERLAY ? undefined : join(valuesDir, `${name}.yaml`)];
+}
+
+/** An overlay's checked values (what test/deploy checks its committed manifests against). */
+export function overlayValues(name: string, valuesDir = VALUES_DIR): Values {
+  return loadValuesFiles(...overlayPaths(name, valuesDir)).values;
 }
 
 export function renderOverlay(name: string, valuesDir = VALUES_DIR): Map<string, string> {
-  const base = join(valuesDir, `${BASE_OVERLAY}.yaml`);
-  return renderValuesFiles(base, name === BASE_OVERLAY ? undefined : join(valuesDir, `${name}.yaml`));
+  return renderValuesFiles(...overlayPaths(name, valuesDir));
 }
 
 /** Differences between rendered files and a directory, one line each; [] when identical. */

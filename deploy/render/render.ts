@@ -15,11 +15,20 @@ import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
 import type { IServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import type { IVolume } from 'kubernetes-models/v1/Volume';
 import type { ServicesConfig } from '../../src/config/model.js';
-import { ConfigError, validateConfig } from '../../src/config/validate.js';
+import {
+  Checker as ConfigChecker,
+  ConfigError,
+  validateConfig,
+  validateServices,
+} from '../../src/config/validate.js';
 import {
   CNI_BIN_MOUNT,
   CNI_TYPE,
   CONFIG_MOUNT_DIR,
+  DATASTORE_FLAG,
+  ETCD_TLS_KEYS,
+  ETCD_TLS_MOUNT_DIR,
+  FLEET_ENV,
   HOST_PATHS,
   IMAGE,
   MULTUS_NETWORKS_ANNOTATION,
@@ -29,7 +38,13 @@ import {
   AGENT_SOCKET,
 } from './contract.js';
 import { checkNetworkAttachment, type NetworkAttachmentDefinition, type StaticIpam } from './nad.js';
-import { ValuesError, type ComputeResources, type ExampleService, type Values } from './values.js';
+import {
+  ValuesError,
+  type ComputeResources,
+  type EtcdValues,
+  type ExampleService,
+  type Values,
+} from './values.js';
 import { toPlainYaml, toYamlFile, type Commented } from './yaml-out.js';
 
 export type ManifestObject =
@@ -111,6 +126,25 @@ export function nodeConfigs(values: Values): {
   return { configs, services };
 }
 
+/**
+ * Fleet mode has no node config to check the service bridge with: it is checked alone, by the
+ * agent's own validator of a config's `services:` section.
+ */
+export function serviceBridgeConfig(values: Values): ServicesConfig {
+  const c = new ConfigChecker();
+  const services = validateServices(c, values.serviceBridge);
+  const problems = c.problems.map((p) => ({
+    path: p.path.replace(/^services/, 'serviceBridge'),
+    message: p.message,
+  }));
+  if (problems.length > 0 || services === undefined)
+    throw new ValuesError(
+      problems.length > 0 ? problems : [{ path: 'serviceBridge', message: 'is not a valid service bridge' }],
+      'agent config',
+    );
+  return services;
+}
+
 function namespaceFile(values: Values): ManifestFile {
   const ns: INamespace = {
     apiVersion: 'v1',
@@ -145,8 +179,12 @@ function serviceAccountFile(values: Values): ManifestFile {
       {
         object: sa,
         comment: [
-          'RBAC: none, on purpose. vppnet-agent makes no Kubernetes API call: its config arrives through the',
-          'ConfigMap volume and its node name through the downward API. So no Role, ClusterRole or binding',
+          values.datastore.mode === 'etcd'
+            ? 'RBAC: none, on purpose. vppnet-agent makes no Kubernetes API call: its config comes from etcd'
+            : 'RBAC: none, on purpose. vppnet-agent makes no Kubernetes API call: its config arrives through the',
+          values.datastore.mode === 'etcd'
+            ? '(fleet mode) and its node name through the downward API. So no Role, ClusterRole or binding'
+            : 'ConfigMap volume and its node name through the downward API. So no Role, ClusterRole or binding',
           'exists for this account and no token is mounted. The account exists so the agent does not run as',
           "the namespace's `default` account, which someone else might grant rights to.",
         ].join('\n'),
@@ -214,14 +252,18 @@ function agentDaemonSet(values: Values): Commented<IDaemonSet> {
   const probe = (path: string) => ({
     httpGet: { host: '127.0.0.1', path, port: agent.listen.port, scheme: 'HTTP' as const },
   });
+  const etcd = values.datastore.mode === 'etcd' ? values.datastore.etcd : undefined;
   const agentContainer: IContainer = {
     name: 'agent',
     image: imageRef,
     imagePullPolicy: image.pullPolicy,
     command: [IMAGE.agentCommand],
     args: [
-      '--config',
-      `${CONFIG_MOUNT_DIR}/$(NODE_NAME).yaml`,
+      // File mode: this node's entry of the ConfigMap. Fleet mode: no --config, no ConfigMap; the
+      // node's records in etcd, as the environment below says.
+      ...(etcd === undefined
+        ? ['--config', `${CONFIG_MOUNT_DIR}/$(NODE_NAME).yaml`]
+        : [DATASTORE_FLAG.flag, DATASTORE_FLAG.etcd]),
       '--vpp-socket',
       host.vppApiSocket,
       '--state-dir',
@@ -233,7 +275,10 @@ function agentDaemonSet(values: Values): Commented<IDaemonSet> {
       '--log-level',
       agent.logLevel,
     ],
-    env: [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
+    env:
+      etcd === undefined
+        ? [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }]
+        : fleetEnv(etcd),
     ports: [{ name: 'metrics', containerPort: agent.listen.port, protocol: 'TCP' }],
     readinessProbe: { ...probe('/readyz'), periodSeconds: 10, timeoutSeconds: 2, failureThreshold: 3 },
     livenessProbe: {
@@ -246,7 +291,11 @@ function agentDaemonSet(values: Values): Commented<IDaemonSet> {
     resources: resources(agent.resources),
     securityContext: { privileged: true, readOnlyRootFilesystem: true },
     volumeMounts: [
-      { name: 'config', mountPath: CONFIG_MOUNT_DIR, readOnly: true },
+      ...(etcd === undefined
+        ? [{ name: 'config', mountPath: CONFIG_MOUNT_DIR, readOnly: true }]
+        : etcd.tlsSecretName !== undefined
+          ? [{ name: 'etcd-tls', mountPath: ETCD_TLS_MOUNT_DIR, readOnly: true }]
+          : []),
       { name: 'vpp-api', mountPath: vppDir },
       { name: 'netns', mountPath: HOST_PATHS.netnsDir, mountPropagation: 'HostToContainer' },
       { name: 'state', mountPath: HOST_PATHS.stateDir },
@@ -276,7 +325,11 @@ function agentDaemonSet(values: Values): Commented<IDaemonSet> {
     initContainers: [installCni],
     containers: [agentContainer],
     volumes: [
-      { name: 'config', configMap: { name: NAMES.agentConfig } },
+      ...(etcd === undefined
+        ? [{ name: 'config', configMap: { name: NAMES.agentConfig } }]
+        : etcd.tlsSecretName !== undefined
+          ? [etcdTlsVolume(etcd.tlsSecretName)]
+          : []),
       hostDir('vpp-api', vppDir),
       hostDir('cni-bin', host.cniBinDir),
       hostDir('netns', HOST_PATHS.netnsDir),
@@ -361,6 +414,12 @@ function agentDaemonSet(values: Values): Commented<IDaemonSet> {
           'host 127.0.0.1: with hostNetwork the kubelet would otherwise probe the node IP, where the agent does not',
           'listen. /readyz: config valid, VPP connected, last reconcile done; /healthz only needs the event loop,',
           'so a VPP restart never makes the kubelet restart a healthy agent.',
+          ...(etcd !== undefined
+            ? [
+                'Fleet mode: not Ready until the records are listed and the node record is valid, nor while etcd',
+                'is unreachable (VPP keeps the last good state meanwhile; the agent reconnects by itself).',
+              ]
+            : []),
         ].join('\n'),
       },
       {
@@ -379,10 +438,35 @@ function agentDaemonSet(values: Values): Commented<IDaemonSet> {
         path: [...agentAt, 'volumeMounts', mountIndex('netns')],
         text: "HostToContainer: the runtime mounts each new pod's netns under /run/netns after this container started.",
       },
-      {
-        path: [...pod, 'volumes', volumeIndex('config')],
-        text: 'The whole ConfigMap as a directory (no subPath), so updates reach the running agent.',
-      },
+      ...(etcd === undefined
+        ? [
+            {
+              path: [...pod, 'volumes', volumeIndex('config')],
+              text: 'The whole ConfigMap as a directory (no subPath), so updates reach the running agent.',
+            },
+          ]
+        : [
+            {
+              path: [...agentAt, 'env'],
+              text: [
+                "Fleet mode: the agent takes its node's records from etcd (docs/datastore.md). Its node name is",
+                'the Kubernetes node name, the key of its node record (nodes/NAME) and of its ports (ports/NAME/).',
+              ].join('\n'),
+            },
+            ...(etcd.tlsSecretName !== undefined
+              ? [
+                  {
+                    path: [...pod, 'volumes', volumeIndex('etcd-tls')],
+                    text: [
+                      `The etcd client certificate: Secret ${etcd.tlsSecretName} with ${ETCD_TLS_KEYS.ca}, ${ETCD_TLS_KEYS.cert} and ${ETCD_TLS_KEYS.key}`,
+                      '(kubernetes.io/tls plus ca.crt, as cert-manager issues it). Only these keys, readable by root only',
+                      '(defaultMode 256 = 0400);',
+                      'a missing key keeps the pod from starting, so a wrong Secret is seen at once.',
+                    ].join('\n'),
+                  },
+                ]
+              : []),
+          ]),
       {
         path: [...pod, 'volumes', volumeIndex('vpp-api')],
         text: "VPP's API socket directory, not the socket: VPP recreates the socket when it restarts.",
@@ -396,6 +480,46 @@ function agentDaemonSet(values: Values): Commented<IDaemonSet> {
         text: `${AGENT_SOCKET} (mode 0600), where vppnet-cni on the host reaches the agent.`,
       },
     ],
+  };
+}
+
+/** Fleet mode's settings, as the environment variables the agent and `vppnet datastore` read. */
+function fleetEnv(etcd: EtcdValues): NonNullable<IContainer['env']> {
+  const file = (key: string) => `${ETCD_TLS_MOUNT_DIR}/${key}`;
+  return [
+    { name: FLEET_ENV.nodeName, valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+    { name: FLEET_ENV.endpoints, value: etcd.endpoints.join(',') },
+    { name: FLEET_ENV.prefix, value: etcd.prefix },
+    ...(etcd.tlsSecretName !== undefined
+      ? [
+          { name: FLEET_ENV.ca, value: file(ETCD_TLS_KEYS.ca) },
+          { name: FLEET_ENV.cert, value: file(ETCD_TLS_KEYS.cert) },
+          { name: FLEET_ENV.key, value: file(ETCD_TLS_KEYS.key) },
+        ]
+      : []),
+    ...(etcd.auth !== undefined
+      ? [
+          { name: FLEET_ENV.user, value: etcd.auth.user },
+          {
+            name: FLEET_ENV.password,
+            valueFrom: {
+              secretKeyRef: { name: etcd.auth.passwordSecret.name, key: etcd.auth.passwordSecret.key },
+            },
+          },
+        ]
+      : []),
+  ];
+}
+
+function etcdTlsVolume(secretName: string): IVolume {
+  return {
+    name: 'etcd-tls',
+    secret: {
+      secretName,
+      // 0400: the agent runs as root; nobody else in the pod needs the key.
+      defaultMode: 0o400,
+      items: Object.values(ETCD_TLS_KEYS).map((key) => ({ key, path: key })),
+    },
   };
 }
 
@@ -584,11 +708,16 @@ function exampleServicesFile(values: Values, services: ServicesConfig): Manifest
 
 /** All files of one installation, in apply order. Throws ValuesError for a bad node config. */
 export function renderManifests(values: Values, source: RenderSource): ManifestFile[] {
-  const { configs, services } = nodeConfigs(values);
+  const fleet = values.datastore.mode === 'etcd';
+  // Fleet mode: no per-node config, no ConfigMap; the service bridge is checked on its own and
+  // must equal the node records' `services` (deploy/README.md).
+  const { configs, services } = fleet
+    ? { configs: undefined, services: serviceBridgeConfig(values) }
+    : nodeConfigs(values);
   const files = [
     namespaceFile(values),
     serviceAccountFile(values),
-    configMapFile(values, configs, source),
+    ...(configs !== undefined ? [configMapFile(values, configs, source)] : []),
     { name: '30-agent-daemonset.yaml', docs: [agentDaemonSet(values)] },
     networkAttachmentsFile(values, services),
   ];

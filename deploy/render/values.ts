@@ -19,6 +19,7 @@ import {
 } from '../../src/agent/agent-flags.js';
 import { ATTACH_MODES, type AttachMode } from '../../src/agent-api/protocol.js';
 import { SUPPORTED_CNI_VERSIONS } from '../../src/cni/version.js';
+import { DEFAULT_PREFIX, KeySchema } from '../../src/datastore/keys.js';
 
 export interface ValuesProblem {
   readonly path: string;
@@ -54,6 +55,27 @@ export interface ExampleServiceValues {
   readonly command: readonly string[] | undefined;
   readonly args: readonly string[];
 }
+
+/** Fleet mode's connection to etcd (docs/datastore.md); the agent gets it as environment variables. */
+export interface EtcdValues {
+  /** `http(s)://HOST:PORT` each. */
+  readonly endpoints: readonly string[];
+  readonly prefix: string;
+  /** The Secret with ca.crt, tls.crt and tls.key; undefined: plaintext (http://) endpoints. */
+  readonly tlsSecretName: string | undefined;
+  /** etcd password authentication, besides or instead of the client certificate. */
+  readonly auth:
+    | { readonly user: string; readonly passwordSecret: { readonly name: string; readonly key: string } }
+    | undefined;
+}
+
+/**
+ * Where each agent takes its desired state from: `file`, the per-node configs under `nodes` in a
+ * ConfigMap; `etcd`, fleet mode, the records in etcd (no ConfigMap, no `nodes`).
+ */
+export type DatastoreValues =
+  { readonly mode: 'file' } | { readonly mode: 'etcd'; readonly etcd: EtcdValues };
+export const DATASTORE_MODES = ['file', 'etcd'] as const;
 
 export interface Values {
   readonly namespace: string;
@@ -96,7 +118,8 @@ export interface Values {
     readonly services: Readonly<Record<ExampleService, ExampleServiceValues>>;
     readonly resources: ComputeResources;
   };
-  /** Kubernetes node name → that hypervisor's agent config without `services`, raw. */
+  readonly datastore: DatastoreValues;
+  /** Kubernetes node name → that hypervisor's agent config without `services`, raw; empty in fleet mode. */
   readonly nodes: ReadonlyMap<string, Readonly<Record<string, unknown>>>;
 }
 
@@ -256,6 +279,7 @@ const TOP_LEVEL = [
   'serviceBridge',
   'serviceNetworks',
   'examples',
+  'datastore',
   'nodes',
 ] as const;
 
@@ -263,7 +287,8 @@ const TOP_LEVEL = [
 export function parseValues(raw: unknown, source: string): Values {
   const c = new Checker();
   const root = c.object(raw, '(root)', TOP_LEVEL);
-  for (const key of TOP_LEVEL) if (root[key] === undefined) c.fail(key, 'is required');
+  for (const key of TOP_LEVEL)
+    if (root[key] === undefined && key !== 'nodes' && key !== 'datastore') c.fail(key, 'is required');
 
   const namespace = c.string(
     root.namespace,
@@ -442,15 +467,29 @@ export function parseValues(raw: unknown, source: string): Values {
     resources: c.resources(ex.resources, 'examples.resources'),
   };
 
+  const datastore = parseDatastore(c, root.datastore ?? { mode: 'file' });
+
   const nodes = new Map<string, Record<string, unknown>>();
-  const n = c.object(root.nodes ?? {}, 'nodes', Object.keys(isObj(root.nodes) ? root.nodes : {}));
-  for (const [name, cfg] of Object.entries(n)) {
-    if (!DNS_SUBDOMAIN.test(name))
-      c.fail(`nodes.${name}`, 'must be a Kubernetes node name (lowercase DNS subdomain)');
-    const o = c.object(cfg, `nodes.${name}`, ['node', 'vpcs', 'ports', 'remoteRoutes']);
-    nodes.set(name, o);
+  if (datastore.mode === 'etcd') {
+    // The agents derive their configs from etcd's records: a `nodes` left over from the base would
+    // be rendered nowhere, and an operator would edit it in vain.
+    if (root.nodes !== undefined && root.nodes !== null)
+      c.fail(
+        'nodes',
+        'is not used with datastore.mode etcd (the agents take their config from etcd): remove it with `nodes: null` in the overlay, and load the configs with `vppnet datastore import` (deploy/README.md)',
+      );
+  } else if (root.nodes === undefined || root.nodes === null) {
+    c.fail('nodes', 'is required with datastore.mode file');
+  } else {
+    const n = c.object(root.nodes, 'nodes', Object.keys(isObj(root.nodes) ? root.nodes : {}));
+    for (const [name, cfg] of Object.entries(n)) {
+      if (!DNS_SUBDOMAIN.test(name))
+        c.fail(`nodes.${name}`, 'must be a Kubernetes node name (lowercase DNS subdomain)');
+      const o = c.object(cfg, `nodes.${name}`, ['node', 'vpcs', 'ports', 'remoteRoutes']);
+      nodes.set(name, o);
+    }
+    if (isObj(root.nodes) && nodes.size === 0) c.fail('nodes', 'must describe at least one hypervisor');
   }
-  if (isObj(root.nodes) && nodes.size === 0) c.fail('nodes', 'must describe at least one hypervisor');
 
   if (c.problems.length > 0) throw new ValuesError(c.problems, source);
   return {
@@ -463,8 +502,145 @@ export function parseValues(raw: unknown, source: string): Values {
     serviceBridge,
     serviceNetworks,
     examples,
+    datastore,
     nodes,
   };
+}
+
+const SECRET_KEY = /^[-._a-zA-Z0-9]+$/;
+
+/**
+ * `datastore`. The etcd settings' shapes are checked in either mode (a typo is never silently
+ * ignored); what fleet mode needs (endpoints, the TLS Secret with https://) only with mode etcd.
+ */
+function parseDatastore(c: Checker, raw: unknown): DatastoreValues {
+  const ds = c.object(raw, 'datastore', ['mode', 'etcd']);
+  const mode = c.oneOf(ds.mode, 'datastore.mode', DATASTORE_MODES);
+  const fleet = mode === 'etcd';
+  const e = c.object(ds.etcd ?? {}, 'datastore.etcd', [
+    'endpoints',
+    'prefix',
+    'tls',
+    'user',
+    'passwordSecret',
+  ]);
+
+  const endpoints = c.stringList(e.endpoints ?? [], 'datastore.etcd.endpoints');
+  if (fleet && Array.isArray(e.endpoints ?? []) && endpoints.length === 0)
+    c.fail(
+      'datastore.etcd.endpoints',
+      'must list at least one etcd endpoint (https://HOST:PORT) with datastore.mode etcd',
+    );
+
+  // The defaults of default.yaml, for values that leave the section out.
+  const prefixText = c.string(e.prefix ?? DEFAULT_PREFIX, 'datastore.etcd.prefix');
+  if (prefixText !== '') {
+    try {
+      new KeySchema(prefixText);
+      if (/\s/.test(prefixText)) c.fail('datastore.etcd.prefix', 'must not contain white space');
+    } catch {
+      c.fail(
+        'datastore.etcd.prefix',
+        `must start and end with "/" (e.g. /vppnet/v1/), got ${JSON.stringify(prefixText)}`,
+      );
+    }
+  }
+
+  const t = c.object(e.tls ?? {}, 'datastore.etcd.tls', ['enabled', 'secretName']);
+  const tlsEnabled = c.boolean(t.enabled ?? true, 'datastore.etcd.tls.enabled');
+  let tlsSecretName: string | undefined;
+  if (t.secretName !== undefined && t.secretName !== null)
+    tlsSecretName = c.string(t.secretName, 'datastore.etcd.tls.secretName', DNS_SUBDOMAIN, 'a Secret name');
+  if (tlsEnabled && tlsSecretName === undefined && fleet)
+    c.fail(
+      'datastore.etcd.tls.secretName',
+      'is required when datastore.etcd.tls.enabled is true: a Secret in the namespace with ca.crt, tls.crt and tls.key (kubernetes.io/tls plus ca.crt, as cert-manager issues it)',
+    );
+  if (!tlsEnabled && tlsSecretName !== undefined)
+    c.fail(
+      'datastore.etcd.tls.secretName',
+      'is set but datastore.etcd.tls.enabled is false: enable TLS or remove it',
+    );
+
+  endpoints.forEach((text, i) => {
+    const path = `datastore.etcd.endpoints[${i}]`;
+    const problem = endpointProblem(text);
+    if (problem !== undefined) c.fail(path, problem);
+    else if (tlsEnabled && text.startsWith('http://'))
+      c.fail(
+        path,
+        `is http:// but datastore.etcd.tls.enabled is true: use https://, or the agent would send its credentials in plaintext`,
+      );
+    else if (!tlsEnabled && text.startsWith('https://'))
+      c.fail(
+        path,
+        'is https:// but datastore.etcd.tls.enabled is false: the agent would have no CA to check the server with',
+      );
+  });
+
+  let user: string | undefined;
+  if (e.user !== undefined && e.user !== null)
+    user = c.string(e.user, 'datastore.etcd.user', /^\S+$/, 'an etcd user name without white space');
+  const ps = c.object(e.passwordSecret ?? {}, 'datastore.etcd.passwordSecret', ['name', 'key']);
+  let secretName: string | undefined;
+  if (ps.name !== undefined && ps.name !== null)
+    secretName = c.string(ps.name, 'datastore.etcd.passwordSecret.name', DNS_SUBDOMAIN, 'a Secret name');
+  const secretKey = c.string(
+    ps.key ?? 'password',
+    'datastore.etcd.passwordSecret.key',
+    SECRET_KEY,
+    'a Secret data key',
+  );
+  if (user !== undefined && secretName === undefined)
+    c.fail(
+      'datastore.etcd.passwordSecret.name',
+      `is required when datastore.etcd.user is set: the Secret holding ${user}'s password`,
+    );
+  if (user === undefined && secretName !== undefined)
+    c.fail(
+      'datastore.etcd.user',
+      'is required when datastore.etcd.passwordSecret is set: whose password it is',
+    );
+
+  if (!fleet) return { mode: 'file' };
+  return {
+    mode: 'etcd',
+    etcd: {
+      endpoints,
+      prefix: prefixText,
+      tlsSecretName: tlsEnabled ? tlsSecretName : undefined,
+      auth:
+        user !== undefined && secretName !== undefined
+          ? { user, passwordSecret: { name: secretName, key: secretKey } }
+          : undefined,
+    },
+  };
+}
+
+/** What is wrong with an etcd endpoint, or undefined: `http(s)://HOST:PORT`, nothing more. */
+function endpointProblem(text: string): string | undefined {
+  const expected = `must be http(s)://HOST:PORT (e.g. https://etcd-0.example.com:2379), got ${JSON.stringify(text)}`;
+  // The agent takes the endpoints as one comma-separated variable.
+  if (text.includes(',')) return `${expected}: one endpoint per list item`;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return expected;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return expected;
+  if (
+    url.hostname === '' ||
+    url.username !== '' ||
+    url.password !== '' ||
+    url.search !== '' ||
+    url.hash !== ''
+  )
+    return expected;
+  if (url.pathname !== '/' || text.endsWith('/')) return `${expected}: no path`;
+  // The port must be written: gRPC would otherwise take 80/443, never etcd's 2379.
+  if (!/:\d{1,5}$/.test(text)) return `${expected}: the port is missing`;
+  return undefined;
 }
 
 /** Runs one of the agent's own flag parsers, turning its UsageError into a problem. */

@@ -5,6 +5,8 @@
  * parser, the agent configs against the agent's own validator, and the deployment's invariants.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { DaemonSet, type IDaemonSet } from 'kubernetes-models/apps/v1/DaemonSet';
@@ -16,13 +18,18 @@ import { ConfigMap, type IConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { ServiceAccount, type IServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
-import { parseAgentFlags } from '../../src/agent/agent-flags.js';
+import { parseAgentFlags, type AgentFlags } from '../../src/agent/agent-flags.js';
+import { etcdOptionsOf } from '../../src/cli/datastore.js';
 import { parseNetworkConfig } from '../../src/cni/config.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { AgentConfig } from '../../src/config/model.js';
 import {
   AGENT_SOCKET,
   CNI_TYPE,
+  DATASTORE_FLAG,
+  ETCD_TLS_KEYS,
+  ETCD_TLS_MOUNT_DIR,
+  FLEET_ENV,
   HOST_PATHS,
   IMAGE,
   MULTUS_NETWORKS_ANNOTATION,
@@ -34,8 +41,10 @@ import {
   MANIFESTS_DIR,
   loadManifestDirectory,
   overlayNames,
+  overlayValues,
   type ManifestDocument,
 } from '../../deploy/render/overlays.js';
+import { serviceBridgeConfig } from '../../deploy/render/render.js';
 import { parseQuantity } from '../../deploy/render/values.js';
 
 type Obj = Record<string, unknown>;
@@ -80,12 +89,28 @@ function hasKey(v: unknown, key: string): boolean {
   return false;
 }
 
+/**
+ * The agent's own parser on the DaemonSet's args. Fleet mode's `--datastore etcd` pair is taken
+ * off first and checked by the fleet tests below, until the agent's parser knows it (issue #9,
+ * part C): then pass the whole list and the container's env here.
+ */
+function agentFlagsOf(args: readonly string[]): AgentFlags | 'help' {
+  const i = args.indexOf(DATASTORE_FLAG.flag);
+  const rest = i < 0 ? args : [...args.slice(0, i), ...args.slice(i + 2)];
+  return parseAgentFlags(
+    rest.map((a) => a.replace('$(NODE_NAME)', 'node-1')),
+    {},
+  );
+}
+
 const isUnder = (path: string, dir: string) => path === dir || path.startsWith(`${dir}/`);
 const parentDir = (path: string) => path.slice(0, path.lastIndexOf('/'));
 
 for (const overlay of overlayNames()) {
   describe(`deploy/manifests/${overlay}`, () => {
     const docs = loadManifestDirectory(join(MANIFESTS_DIR, overlay));
+    const values = overlayValues(overlay);
+    const fleet = values.datastore.mode === 'etcd' ? values.datastore.etcd : undefined;
     const namespaces = byKind<Obj>(docs, 'Namespace');
     const namespace = nameOf(namespaces[0] ?? {});
     const daemonSets = byKind<IDaemonSet>(docs, 'DaemonSet');
@@ -163,21 +188,41 @@ for (const overlay of overlayNames()) {
     });
 
     const configs = new Map<string, AgentConfig>();
-    it("agent ConfigMap: every hypervisor's config passes the agent's own parser and validator", () => {
-      assert.ok(configMap?.data);
-      const keys = Object.keys(configMap.data);
-      assert.ok(keys.length > 0);
-      for (const [key, text] of Object.entries(configMap.data)) {
-        assert.match(key, /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?\.yaml$/, 'key = <Kubernetes node name>.yaml');
-        // parseConfig is what the agent runs on the file: YAML (unique keys) then validateConfig.
-        const config = parseConfig(text, key);
-        assert.ok(config.services, `${key}: the service bridge is configured`);
-        configs.set(key, config);
-      }
-    });
+    it(
+      'fleet mode: no ConfigMap at all (the agents take their configs from etcd)',
+      { skip: fleet === undefined ? 'file mode' : false },
+      () => {
+        assert.deepEqual(byKind<Obj>(docs, 'ConfigMap').map(nameOf), []);
+        assert.equal(
+          docs.some((d) => d.file === '20-agent-config.yaml'),
+          false,
+        );
+      },
+    );
+
+    it(
+      "agent ConfigMap: every hypervisor's config passes the agent's own parser and validator",
+      {
+        skip: fleet !== undefined ? 'fleet mode has no ConfigMap' : false,
+      },
+      () => {
+        assert.ok(configMap?.data);
+        const keys = Object.keys(configMap.data);
+        assert.ok(keys.length > 0);
+        for (const [key, text] of Object.entries(configMap.data)) {
+          assert.match(key, /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?\.yaml$/, 'key = <Kubernetes node name>.yaml');
+          // parseConfig is what the agent runs on the file: YAML (unique keys) then validateConfig.
+          const config = parseConfig(text, key);
+          assert.ok(config.services, `${key}: the service bridge is configured`);
+          configs.set(key, config);
+        }
+      },
+    );
 
     it('service networks and agent configs agree on every address', () => {
-      const services = [...configs.values()].map((c) => c.services);
+      // Fleet mode: the service bridge of the values, which the node records' `services` must equal.
+      const services =
+        fleet !== undefined ? [serviceBridgeConfig(values)] : [...configs.values()].map((c) => c.services);
       for (const s of services)
         assert.deepEqual(s, services[0], 'the service bridge is the same on every node');
       const s = services[0];
@@ -210,10 +255,7 @@ for (const overlay of overlayNames()) {
       const volume = (name: string) => pod.volumes?.find((v) => v.name === name);
       const mountOf = (c: IContainer, volumeName: string) =>
         c.volumeMounts?.find((m) => m.name === volumeName);
-      const flags = parseAgentFlags(
-        (main.args ?? []).map((a) => a.replace('$(NODE_NAME)', 'node-1')),
-        {},
-      );
+      const flags = agentFlagsOf(main.args ?? []);
       assert.notEqual(flags, 'help');
       if (flags === 'help') return;
 
@@ -286,8 +328,21 @@ for (const overlay of overlayNames()) {
         assert.equal(m?.mountPropagation, 'HostToContainer');
       });
 
+      const env = (name: string) => main.env?.find((e) => e.name === name);
+
       it('runs the agent with flags that point into its mounts', () => {
         assert.deepEqual(main.command, [IMAGE.agentCommand]);
+        assert.ok(isUnder(flags.vppSocketPath, mountOf(main, 'vpp-api')?.mountPath ?? '?'));
+        assert.equal(flags.stateDir, mountOf(main, 'state')?.mountPath);
+        assert.equal(
+          parentDir(AGENT_SOCKET),
+          mountOf(main, 'run')?.mountPath,
+          "the CNI plugin's socket is on the host",
+        );
+      });
+
+      it('file mode: one config per node from the ConfigMap', { skip: fleet ? 'fleet mode' : false }, () => {
+        assert.ok(!(main.args ?? []).includes(DATASTORE_FLAG.flag));
         const configMount = mountOf(main, 'config');
         assert.ok(configMount && isUnder(flags.configPath, configMount.mountPath));
         assert.equal(
@@ -296,15 +351,111 @@ for (const overlay of overlayNames()) {
           'one config per node: $(NODE_NAME)',
         );
         assert.equal(volume('config')?.configMap?.name, configMap?.metadata?.name);
-        const nodeName = main.env?.find((e) => e.name === 'NODE_NAME');
+        const nodeName = env('NODE_NAME');
         assert.equal(nodeName?.valueFrom?.fieldRef?.fieldPath, 'spec.nodeName');
-        assert.ok(isUnder(flags.vppSocketPath, mountOf(main, 'vpp-api')?.mountPath ?? '?'));
-        assert.equal(flags.stateDir, mountOf(main, 'state')?.mountPath);
-        assert.equal(
-          parentDir(AGENT_SOCKET),
-          mountOf(main, 'run')?.mountPath,
-          "the CNI plugin's socket is on the host",
+      });
+
+      describe('fleet mode', { skip: fleet === undefined ? 'file mode' : false }, () => {
+        if (fleet === undefined) return;
+        const args = main.args ?? [];
+
+        it('runs the agent with --datastore etcd, without --config or a ConfigMap volume', () => {
+          assert.equal(args.filter((a) => a === DATASTORE_FLAG.flag).length, 1);
+          assert.equal(args[args.indexOf(DATASTORE_FLAG.flag) + 1], DATASTORE_FLAG.etcd);
+          assert.equal(args.includes('--config'), false);
+          assert.equal(
+            strings(args).some((a) => a.includes('$(')),
+            false,
+            'no per-node path',
+          );
+          assert.equal(
+            (pod.volumes ?? []).some((v) => v.configMap !== undefined),
+            false,
+          );
+          assert.equal(mountOf(main, 'config'), undefined);
+          assert.equal(env('NODE_NAME'), undefined);
+          assert.equal(env('VPPNET_CONFIG'), undefined);
+        });
+
+        it('names its node from the downward API and its etcd from the values', () => {
+          assert.deepEqual(env(FLEET_ENV.nodeName)?.valueFrom, { fieldRef: { fieldPath: 'spec.nodeName' } });
+          assert.equal(env(FLEET_ENV.endpoints)?.value, fleet.endpoints.join(','));
+          assert.equal(env(FLEET_ENV.prefix)?.value, fleet.prefix);
+          const names = (main.env ?? []).map((e) => e.name);
+          assert.equal(new Set(names).size, names.length, 'no variable twice');
+        });
+
+        it(
+          'mounts the TLS Secret read-only, its three keys only, and points VPPNET_ETCD_CA/CERT/KEY at them',
+          {
+            skip: fleet.tlsSecretName === undefined ? 'TLS disabled' : false,
+          },
+          () => {
+            const secret = volume('etcd-tls')?.secret;
+            assert.ok(secret);
+            assert.equal(secret.secretName, fleet.tlsSecretName);
+            assert.equal(secret.defaultMode, 0o400);
+            assert.equal(secret.optional, undefined, 'a missing Secret keeps the pod from starting');
+            assert.deepEqual(
+              secret.items,
+              Object.values(ETCD_TLS_KEYS).map((key) => ({ key, path: key })),
+            );
+            const m = mountOf(main, 'etcd-tls');
+            assert.deepEqual(m, { name: 'etcd-tls', mountPath: ETCD_TLS_MOUNT_DIR, readOnly: true });
+            assert.equal(mountOf(init, 'etcd-tls'), undefined, 'install-cni has no use for it');
+            for (const [variable, key] of [
+              [FLEET_ENV.ca, ETCD_TLS_KEYS.ca],
+              [FLEET_ENV.cert, ETCD_TLS_KEYS.cert],
+              [FLEET_ENV.key, ETCD_TLS_KEYS.key],
+            ] as const) {
+              assert.equal(env(variable)?.value, `${m.mountPath}/${key}`, variable);
+            }
+            for (const e of fleet.endpoints) assert.match(e, /^https:\/\//, 'TLS: https endpoints only');
+          },
         );
+
+        it(
+          'takes the etcd password from its Secret (secretKeyRef), never from a literal',
+          {
+            skip: fleet.auth === undefined ? 'no etcd user' : false,
+          },
+          () => {
+            assert.equal(env(FLEET_ENV.user)?.value, fleet.auth?.user);
+            const password = env(FLEET_ENV.password);
+            assert.equal(password?.value, undefined);
+            assert.deepEqual(password?.valueFrom, {
+              secretKeyRef: { name: fleet.auth?.passwordSecret.name, key: fleet.auth?.passwordSecret.key },
+            });
+          },
+        );
+
+        it('gives an environment that the etcd connection settings parser turns into these settings', () => {
+          // The rendered env, with the Secrets resolved as the kubelet would: files in a temp dir
+          // standing for the mount, the password from its key.
+          const dir = mkdtempSync(join(tmpdir(), 'vppnet-fleet-env-'));
+          try {
+            const resolved: NodeJS.ProcessEnv = {};
+            for (const e of main.env ?? []) {
+              if (e.value !== undefined) resolved[e.name] = e.value.replace(ETCD_TLS_MOUNT_DIR, dir);
+              else if (e.valueFrom?.secretKeyRef) resolved[e.name] = 'secret-from-kubelet';
+              else if (e.valueFrom?.fieldRef) resolved[e.name] = 'node-1';
+            }
+            for (const key of Object.values(ETCD_TLS_KEYS)) writeFileSync(join(dir, key), `PEM of ${key}\n`);
+            const options = etcdOptionsOf({}, resolved);
+            assert.deepEqual(options.endpoints, fleet.endpoints);
+            if (fleet.tlsSecretName !== undefined) {
+              assert.equal(options.tls?.ca.toString(), `PEM of ${ETCD_TLS_KEYS.ca}\n`);
+              assert.equal(options.tls?.cert?.toString(), `PEM of ${ETCD_TLS_KEYS.cert}\n`);
+              assert.equal(options.tls?.key?.toString(), `PEM of ${ETCD_TLS_KEYS.key}\n`);
+            } else assert.equal(options.tls, undefined);
+            assert.deepEqual(
+              options.auth,
+              fleet.auth && { user: fleet.auth.user, password: 'secret-from-kubelet' },
+            );
+          } finally {
+            rmSync(dir, { recursive: true, force: true });
+          }
+        });
       });
 
       it('probes /readyz and /healthz on loopback, where the agent listens', () => {

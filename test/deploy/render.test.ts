@@ -23,10 +23,11 @@ import { parseValues, parseValuesYaml, ValuesError } from '../../deploy/render/v
 const RENDER_MAIN = fileURLToPath(new URL('../../deploy/render/main.js', import.meta.url));
 
 describe('deploy/render', () => {
-  it('knows the overlays default and lab, and deploy/manifests holds exactly those', () => {
+  it('knows the overlays default, fleet and lab, and deploy/manifests holds exactly those', () => {
     const overlays = overlayNames();
     assert.deepEqual(overlays.slice(0, 1), ['default']);
     assert.ok(overlays.includes('lab'));
+    assert.ok(overlays.includes('fleet'));
     assert.deepEqual(readdirSync(MANIFESTS_DIR).sort(), [...overlays].sort());
   });
 

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { BASE_OVERLAY, VALUES_DIR } from '../../deploy/render/overlays.js';
+import { FLEET_ENV } from '../../deploy/render/contract.js';
 import { renderManifests } from '../../deploy/render/render.js';
 import {
   ValuesError,
@@ -131,6 +132,129 @@ describe('deploy values', () => {
       'vppnet-example-dhcp',
       'vppnet-example-metadata',
     ]);
+  });
+
+  const fleetOverlay = () =>
+    parseValuesYaml(readFileSync(join(VALUES_DIR, 'fleet.yaml'), 'utf8'), 'fleet.yaml') as Record<
+      string,
+      unknown
+    >;
+  const fleet = (etcd: unknown, more: Record<string, unknown> = {}) =>
+    mergeValues(mergeValues(base(), fleetOverlay()), { datastore: { etcd }, ...more });
+  const agentOf = (raw: unknown) => {
+    const ds = render(raw).find((f) => f.name === '30-agent-daemonset.yaml')?.docs[0]?.object as {
+      spec: {
+        template: { spec: { containers: { env: { name: string }[]; volumeMounts: { name: string }[] }[] } };
+      };
+    };
+    const main = ds.spec.template.spec.containers[0];
+    assert.ok(main);
+    return { env: main.env.map((e) => e.name), mounts: main.volumeMounts.map((m) => m.name) };
+  };
+
+  it('fleet mode: refuses bad etcd settings, each named by its value', () => {
+    const problems = problemsOf(() =>
+      parseValues(
+        fleet({
+          endpoints: [
+            'etcd-0:2379',
+            'http://etcd-1.example.com:2379',
+            'https://etcd-2/',
+            'https://a:1,https://b:2',
+          ],
+          prefix: 'vppnet/v1',
+          tls: { secretName: null, secretNme: 'typo' },
+          user: 'vppnet-agent',
+          passwordSecret: { name: null },
+        }),
+        'test',
+      ),
+    );
+    for (const expected of [
+      /^datastore\.etcd\.endpoints\[0\]: must be http\(s\):\/\/HOST:PORT/,
+      /^datastore\.etcd\.endpoints\[1\]: is http:\/\/ but datastore\.etcd\.tls\.enabled is true/,
+      /^datastore\.etcd\.endpoints\[2\]: must be http\(s\):\/\/HOST:PORT .*: no path/,
+      /^datastore\.etcd\.endpoints\[3\]: .*one endpoint per list item/,
+      /^datastore\.etcd\.prefix: must start and end with "\/"/,
+      /^datastore\.etcd\.tls\.secretNme: unknown field/,
+      /^datastore\.etcd\.tls\.secretName: is required when datastore\.etcd\.tls\.enabled is true: a Secret in the namespace with ca\.crt, tls\.crt and tls\.key/,
+      /^datastore\.etcd\.passwordSecret\.name: is required when datastore\.etcd\.user is set/,
+    ]) {
+      assert.ok(
+        problems.some((p) => expected.test(p)),
+        `${String(expected)} in\n${problems.join('\n')}`,
+      );
+    }
+    assert.equal(problems.length, 8, problems.join('\n'));
+  });
+
+  it('fleet mode: needs endpoints, and refuses the per-node configs of file mode', () => {
+    const b = base();
+    const problems = problemsOf(() => parseValues(fleet({ endpoints: [] }, { nodes: b.nodes }), 'test'));
+    assert.deepEqual(problems.map((p) => p.split(':')[0]).sort(), ['datastore.etcd.endpoints', 'nodes']);
+    assert.match(problems.join('\n'), /nodes: is not used with datastore\.mode etcd .*`nodes: null`/);
+    assert.deepEqual(
+      problemsOf(() => parseValues(mergeValues(base(), { nodes: null }), 'test')),
+      ['nodes: is required with datastore.mode file'],
+    );
+  });
+
+  it('fleet mode: a password Secret without a user, and TLS settings that contradict each other', () => {
+    assert.deepEqual(
+      problemsOf(() => parseValues(fleet({ user: null }), 'test')),
+      ['datastore.etcd.user: is required when datastore.etcd.passwordSecret is set: whose password it is'],
+    );
+    const problems = problemsOf(() => parseValues(fleet({ tls: { enabled: false } }), 'test'));
+    assert.match(
+      problems.join('\n'),
+      /datastore\.etcd\.tls\.secretName: is set but datastore\.etcd\.tls\.enabled is false/,
+    );
+    assert.match(
+      problems.join('\n'),
+      /datastore\.etcd\.endpoints\[0\]: is https:\/\/ but datastore\.etcd\.tls\.enabled is false/,
+    );
+  });
+
+  it('fleet mode: without TLS or a user, renders neither their mounts nor their variables', () => {
+    const plain = fleet({
+      endpoints: ['http://127.0.0.1:2379'],
+      tls: { enabled: false, secretName: null },
+      user: null,
+      passwordSecret: { name: null },
+    });
+    const { env, mounts } = agentOf(plain);
+    assert.deepEqual(env, [FLEET_ENV.nodeName, FLEET_ENV.endpoints, FLEET_ENV.prefix]);
+    assert.equal(mounts.includes('etcd-tls'), false);
+    const full = agentOf(mergeValues(base(), fleetOverlay()));
+    assert.deepEqual(full.env, Object.values(FLEET_ENV));
+    assert.ok(full.mounts.includes('etcd-tls'));
+  });
+
+  it('values without a datastore section are file mode; etcd mode defaults to TLS and /vppnet/v1/', () => {
+    const b = base();
+    delete b.datastore;
+    assert.deepEqual(parseValues(b, 'test').datastore, { mode: 'file' });
+    const raw = mergeValues(b, {
+      datastore: { mode: 'etcd', etcd: { endpoints: ['https://etcd.example.com:2379'] } },
+      nodes: null,
+    });
+    assert.deepEqual(
+      problemsOf(() => parseValues(raw, 'test')),
+      [
+        'datastore.etcd.tls.secretName: is required when datastore.etcd.tls.enabled is true: a Secret in the namespace with ca.crt, tls.crt and tls.key (kubernetes.io/tls plus ca.crt, as cert-manager issues it)',
+      ],
+    );
+    const withSecret = mergeValues(raw, { datastore: { etcd: { tls: { secretName: 'etcd-client' } } } });
+    const v = parseValues(withSecret, 'test');
+    assert.equal(v.datastore.mode === 'etcd' && v.datastore.etcd.prefix, '/vppnet/v1/');
+  });
+
+  it('fleet mode: checks the service bridge on its own, named serviceBridge', () => {
+    const raw = fleet({}, { serviceBridge: { dnsAddress: '10.0.0.53' } });
+    assert.deepEqual(
+      problemsOf(() => render(raw)),
+      ['serviceBridge.dnsAddress: is not inside the service bridge subnet 169.254.169.0/24'],
+    );
   });
 
   it('parses Kubernetes quantities', () => {
