@@ -90,16 +90,23 @@ function hasKey(v: unknown, key: string): boolean {
 }
 
 /**
- * The agent's own parser on the DaemonSet's args. Fleet mode's `--datastore etcd` pair is taken
- * off first and checked by the fleet tests below, until the agent's parser knows it (issue #9,
- * part C): then pass the whole list and the container's env here.
+ * The agent's own parser on the DaemonSet's args and env, as the kubelet would give them: the
+ * downward API's node name is node-1, a Secret's value "secret".
  */
-function agentFlagsOf(args: readonly string[]): AgentFlags | 'help' {
-  const i = args.indexOf(DATASTORE_FLAG.flag);
-  const rest = i < 0 ? args : [...args.slice(0, i), ...args.slice(i + 2)];
+function agentFlagsOf(
+  args: readonly string[],
+  env: readonly { name: string; value?: string; valueFrom?: unknown }[],
+): AgentFlags | 'help' {
+  const environment: NodeJS.ProcessEnv = {};
+  for (const e of env) {
+    const from = e.valueFrom as { fieldRef?: { fieldPath?: string }; secretKeyRef?: unknown } | undefined;
+    environment[e.name] =
+      e.value ??
+      (from?.fieldRef?.fieldPath === 'spec.nodeName' ? 'node-1' : from?.secretKeyRef ? 'secret' : '');
+  }
   return parseAgentFlags(
-    rest.map((a) => a.replace('$(NODE_NAME)', 'node-1')),
-    {},
+    args.map((a) => a.replace('$(NODE_NAME)', 'node-1')),
+    environment,
   );
 }
 
@@ -255,7 +262,7 @@ for (const overlay of overlayNames()) {
       const volume = (name: string) => pod.volumes?.find((v) => v.name === name);
       const mountOf = (c: IContainer, volumeName: string) =>
         c.volumeMounts?.find((m) => m.name === volumeName);
-      const flags = agentFlagsOf(main.args ?? []);
+      const flags = agentFlagsOf(main.args ?? [], main.env ?? []);
       assert.notEqual(flags, 'help');
       if (flags === 'help') return;
 
@@ -363,6 +370,11 @@ for (const overlay of overlayNames()) {
           assert.equal(args.filter((a) => a === DATASTORE_FLAG.flag).length, 1);
           assert.equal(args[args.indexOf(DATASTORE_FLAG.flag) + 1], DATASTORE_FLAG.etcd);
           assert.equal(args.includes('--config'), false);
+          // The agent's own parser reads the rendered args and env as etcd mode's settings.
+          assert.deepEqual(
+            { node: flags.etcd?.nodeName, endpoints: flags.etcd?.endpoints, prefix: flags.etcd?.prefix },
+            { node: 'node-1', endpoints: fleet.endpoints, prefix: fleet.prefix },
+          );
           assert.equal(
             strings(args).some((a) => a.includes('$(')),
             false,
