@@ -3,7 +3,8 @@
  * ports in, every node record, and the endpoints of those VPCs. Remote routes are derived, never
  * written: each endpoint on another node steers to that node's End.DT4 SID for the VPC, its
  * locator + the VPC's sidIndex (the VPC id unless the VPC record says otherwise), the same SID
- * that node derives for itself.
+ * that node derives for itself. remoteRouteOf is that rule, shared with the incremental path
+ * (fleet-source.ts).
  *
  * The result goes through the config file's validateConfig, so cross-record rules (a port's IP in
  * its VPC's subnets, a VPC's MTU within the node's underlay, SIDs outside the BSID prefix) are the
