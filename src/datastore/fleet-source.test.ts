@@ -69,6 +69,7 @@ describe('the fleet source against a real etcd', { skip }, () => {
     sources.push(source);
     source.start();
     await source.whenSynced();
+    assert.equal(notified, 1, 'told once before the first derive(), however many batches the sync took');
     source.derive();
     return { source, schema, notified: () => notified };
   }

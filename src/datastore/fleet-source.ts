@@ -46,7 +46,10 @@ export interface FleetChanges {
 }
 
 export interface FleetSourceOptions {
-  /** Called after a batch of the view that left something to take (coalesce, then take). */
+  /**
+   * Called after a batch of the view that left something pending, once until the next
+   * takeChanges() or derive(): the owner coalesces by taking when it is ready, not per call.
+   */
   readonly onChange: () => void;
   readonly onRejected?: ViewOptions['onRejected'];
   readonly backoff?: ViewOptions['backoff'];
@@ -73,6 +76,8 @@ export class FleetSource {
   private readonly routeProblems = new Map<string, RecordProblem>();
   /** The last derivation's problems of other records than endpoints. */
   private otherProblems: readonly RecordProblem[] = [];
+  /** onChange was called since the last take or derive. */
+  private told = false;
   /** Endpoint key → its VPC: the routes to evaluate at the next take. */
   private readonly marked = new Map<string, string>();
   /** Node → endpoint key → VPC, for every endpoint in the view: a locator change's reach. */
@@ -137,6 +142,7 @@ export class FleetSource {
   derive(): Derivation {
     const d = deriveAgentConfig(this.schema, this.nodeName, this.records);
     this.structural = false;
+    this.told = false;
     this.marked.clear();
     this.held.clear();
     this.routeProblems.clear();
@@ -155,6 +161,7 @@ export class FleetSource {
 
   /** What changed since the last derive() or takeChanges(). */
   takeChanges(): FleetChanges {
+    this.told = false;
     if (this.structural) return { structural: true, routes: [] };
     const self = this.records.nodes.get(this.nodeName);
     const routes: RemoteRouteChange[] = [];
@@ -183,7 +190,6 @@ export class FleetSource {
 
   /** One batch of the view: index it, mark what it touched, and say so if anything is pending. */
   private follow(changes: readonly ViewChange[]): void {
-    const wasPending = this.structural || this.marked.size > 0;
     const ownKey = this.schema.node(this.nodeName);
     for (const c of changes) {
       switch (c.kind) {
@@ -211,7 +217,10 @@ export class FleetSource {
           break;
       }
     }
-    if (!wasPending && (this.structural || this.marked.size > 0)) this.options.onChange();
+    if (!this.told && (this.structural || this.marked.size > 0)) {
+      this.told = true;
+      this.options.onChange();
+    }
   }
 
   private mark(key: string, vpc: string): void {
