@@ -7,6 +7,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { ETCD_BINARY, EtcdServer } from '../datastore/testing/etcd-server.js';
 import { RecordError } from '../datastore/records.js';
+import { DatastoreUsageError } from './datastore.js';
 import { EXAMPLE_CONFIG, main } from './vppnet.js';
 
 const skip = existsSync(ETCD_BINARY) ? false : `no etcd at ${ETCD_BINARY} (apt-get install etcd-server)`;
@@ -18,6 +19,14 @@ async function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: numb
   const code = await main(args, out, env);
   return { code, out: text };
 }
+
+test('vppnet datastore: a connection setting error is a usage error naming its flag', async () => {
+  await assert.rejects(run(['datastore', 'get', '--cert', 'c.pem'], {}), (err: unknown) => {
+    assert.ok(err instanceof DatastoreUsageError, String(err));
+    assert.equal(err.message, '--cert and --key go together');
+    return true;
+  });
+});
 
 describe('vppnet datastore', { skip }, () => {
   let server: EtcdServer;

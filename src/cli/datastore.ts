@@ -3,12 +3,17 @@
  * (docs/datastore.md). Writes are validated whole before anything is written, and written in one
  * transaction.
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { dump } from 'js-yaml';
 import { loadConfigFile } from '../config/load.js';
-import { EtcdStore, readEtcdTls, type EtcdStoreOptions } from '../datastore/etcd-store.js';
-import { DEFAULT_PREFIX, KeySchema } from '../datastore/keys.js';
+import {
+  CLI_CONNECTION_FLAGS,
+  ConnectionSettingsError,
+  connectionSettingsOf,
+  type ConnectionSettings,
+} from '../datastore/connection-settings.js';
+import { EtcdStore } from '../datastore/etcd-store.js';
+import { DEFAULT_PREFIX, type KeySchema } from '../datastore/keys.js';
 import { importConfig, putRecordsFile } from '../datastore/operations.js';
 import { parseRecord, RecordError } from '../datastore/records.js';
 import type { KeyValue } from '../datastore/store.js';
@@ -56,16 +61,6 @@ Records file (put -f):
   ports:     { NODE: { PORT: {...} } }
   endpoints: { VPC: { A.B.C.D/LEN: NODE } }`;
 
-interface ConnectionValues {
-  readonly endpoints?: string | undefined;
-  readonly prefix?: string | undefined;
-  readonly ca?: string | undefined;
-  readonly cert?: string | undefined;
-  readonly key?: string | undefined;
-  readonly user?: string | undefined;
-  readonly 'password-file'?: string | undefined;
-}
-
 const CONNECTION_OPTIONS = {
   endpoints: { type: 'string' },
   prefix: { type: 'string' },
@@ -76,36 +71,29 @@ const CONNECTION_OPTIONS = {
   'password-file': { type: 'string' },
 } as const;
 
-function env(e: NodeJS.ProcessEnv, name: string): string | undefined {
-  const v = e[name];
-  return v === undefined || v === '' ? undefined : v;
-}
-
-/** The store options from flags, else environment variables, as the agent will take them. */
-export function etcdOptionsOf(values: ConnectionValues, e: NodeJS.ProcessEnv): EtcdStoreOptions {
-  const endpoints = (values.endpoints ?? env(e, 'VPPNET_ETCD_ENDPOINTS') ?? 'http://127.0.0.1:2379')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const ca = values.ca ?? env(e, 'VPPNET_ETCD_CA');
-  const cert = values.cert ?? env(e, 'VPPNET_ETCD_CERT');
-  const key = values.key ?? env(e, 'VPPNET_ETCD_KEY');
-  if ((cert === undefined) !== (key === undefined))
-    throw new DatastoreUsageError('--cert and --key go together');
-  if (cert !== undefined && ca === undefined) throw new DatastoreUsageError('--cert needs --ca');
-  const user = values.user ?? env(e, 'VPPNET_ETCD_USER');
-  const passwordFile = values['password-file'];
-  const password =
-    passwordFile !== undefined
-      ? readFileSync(passwordFile, 'utf8').replace(/\r?\n$/, '')
-      : env(e, 'VPPNET_ETCD_PASSWORD');
-  if (user !== undefined && password === undefined)
-    throw new DatastoreUsageError('--user needs a password (--password-file or VPPNET_ETCD_PASSWORD)');
-  return {
-    endpoints,
-    ...(ca !== undefined && { tls: readEtcdTls({ ca, cert, key }) }),
-    ...(user !== undefined && password !== undefined && { auth: { user, password } }),
-  };
+/** Where the store is, from the connection flags, else the environment (connection-settings.ts). */
+function connectionOf(
+  values: { readonly [K in keyof typeof CONNECTION_OPTIONS]?: string | undefined },
+  e: NodeJS.ProcessEnv,
+): ConnectionSettings {
+  try {
+    return connectionSettingsOf(
+      {
+        endpoints: values.endpoints,
+        prefix: values.prefix,
+        ca: values.ca,
+        cert: values.cert,
+        key: values.key,
+        user: values.user,
+        passwordFile: values['password-file'],
+      },
+      CLI_CONNECTION_FLAGS,
+      e,
+    );
+  } catch (err) {
+    if (err instanceof ConnectionSettingsError) throw new DatastoreUsageError(err.message);
+    throw err;
+  }
 }
 
 export class DatastoreUsageError extends Error {
@@ -174,8 +162,9 @@ export async function datastoreCommand(
   }
   if (!['put', 'get', 'delete', 'import'].includes(sub))
     throw new DatastoreUsageError(`datastore: unknown command ${sub} (see vppnet datastore --help)`);
-  const schema = new KeySchema(values.prefix ?? env(e, 'VPPNET_DATASTORE_PREFIX') ?? DEFAULT_PREFIX);
-  const store = new EtcdStore(etcdOptionsOf(values, e));
+  const connection = connectionOf(values, e);
+  const schema = connection.schema;
+  const store = new EtcdStore(connection.store);
   try {
     switch (sub) {
       case 'put': {

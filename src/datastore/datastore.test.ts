@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { setTimeout as delay } from 'node:timers/promises';
 import path from 'node:path';
 import { EtcdStore } from './etcd-store.js';
 import { ETCD_BINARY, EtcdServer } from './testing/etcd-server.js';
+import { until } from './testing/until.js';
 import { KeySchema } from './keys.js';
 import { DatastoreView } from './view.js';
 import { ErrCompacted, type KeyValueStore, type StoreEvent, type Watch } from './store.js';
@@ -19,15 +19,6 @@ import { parseConfig } from '../config/load.js';
 
 const haveEtcd = existsSync(ETCD_BINARY);
 const skip = haveEtcd ? false : `no etcd at ${ETCD_BINARY} (apt-get install etcd-server)`;
-
-/** Resolves when `cond` holds; checked every few milliseconds, failing after 15 s. */
-async function until(cond: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await delay(5);
-  }
-}
 
 const node = (n: number) =>
   JSON.stringify({

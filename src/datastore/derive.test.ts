@@ -131,3 +131,46 @@ test('without its node record a node derives nothing', () => {
     { key: '/vppnet/v1/nodes/hv3', path: '(record)', message: 'is missing: the node has no record' },
   ]);
 });
+
+test("a remote SID inside the own locator, or beyond the remote's locator, is that endpoint's problem", () => {
+  const v = view({
+    ports: [port('vm1', '10.0.0.5', '52:54:00:00:00:05')],
+    endpoints: [ep('10.0.0.7', 'hv2'), ep('10.0.0.8', 'hv3'), ep('10.0.0.9', 'hv4')],
+  });
+  const nodes = new Map(v.nodes);
+  // hv3's locator lies inside hv1's fc00:1::/48; hv4's /112 has 16 bits, too few for 0x10000.
+  nodes.set(
+    'hv3',
+    record<NodeRecord>(schema.node('hv3'), { ...nodeValue(3), srv6: { locator: 'fc00:1:0:3::/64' } }),
+  );
+  nodes.set(
+    'hv4',
+    record<NodeRecord>(schema.node('hv4'), {
+      ...nodeValue(4),
+      srv6: { locator: 'fc00:4::/112', bsidPrefix: 'fc00:44::/64' },
+    }),
+  );
+  const vpcs = new Map([
+    [
+      'blue',
+      record<VpcRecord>(schema.vpc('blue'), {
+        id: 10,
+        sidIndex: 0x10000,
+        subnets: ['10.0.0.0/24'],
+        gateway: '10.0.0.1',
+      }),
+    ],
+  ]);
+  const d = deriveAgentConfig(schema, 'hv1', { ...v, nodes, vpcs });
+  assert.deepEqual(
+    d.config?.remoteRoutes.map((r) => `${r.prefix.address} > ${r.sid}`),
+    ['10.0.0.7 > fc00:2::1:0'],
+  );
+  assert.deepEqual(
+    d.problems.map((p) => `${p.key}: ${p.path}: ${p.message}`),
+    [
+      "/vppnet/v1/endpoints/blue/10.0.0.8_32: node: node hv3's SID for VPC blue, fc00:1:0:3::1:0, is inside this node's own locator fc00:1::/48",
+      "/vppnet/v1/endpoints/blue/10.0.0.9_32: node: node hv4's locator fc00:4::/112 cannot hold VPC blue's SID index 65536",
+    ],
+  );
+});

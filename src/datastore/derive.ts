@@ -3,7 +3,8 @@
  * ports in, every node record, and the endpoints of those VPCs. Remote routes are derived, never
  * written: each endpoint on another node steers to that node's End.DT4 SID for the VPC, its
  * locator + the VPC's sidIndex (the VPC id unless the VPC record says otherwise), the same SID
- * that node derives for itself.
+ * that node derives for itself. remoteRouteOf is that rule, shared with the incremental path
+ * (fleet-source.ts).
  *
  * The result goes through the config file's validateConfig, so cross-record rules (a port's IP in
  * its VPC's subnets, a VPC's MTU within the node's underlay, SIDs outside the BSID prefix) are the
@@ -13,7 +14,7 @@
  */
 import type { AgentConfig } from '../config/model.js';
 import { ConfigError, validateConfig } from '../config/validate.js';
-import { ip6AddressInPrefix } from '../net/ip.js';
+import { ip6AddressInPrefix, ip6InPrefix } from '../net/ip.js';
 import type { KeySchema } from './keys.js';
 import type { EndpointRecord, NodeRecord, PortRecord, RecordProblem, VpcRecord } from './records.js';
 
@@ -36,6 +37,51 @@ export interface Derivation {
 /** A node's End.DT4 SID for a VPC. */
 export function vpcSid(node: NodeRecord, vpc: VpcRecord): string {
   return ip6AddressInPrefix(node.locator, BigInt(vpc.sidIndex));
+}
+
+/**
+ * What one endpoint of a VPC means to a node: a remote route to its hosting node's SID, nothing
+ * (it is hosted here), or a problem that leaves the route out. The one rule of remote routes:
+ * the full derivation below and the incremental path (fleet-source.ts) both ask it, so that they
+ * cannot disagree. It checks what validateConfig's remoteRoutes would refuse of a derived route
+ * (a SID inside this node's own locator), so a refused route is one endpoint's problem, not a
+ * retry of the whole derivation.
+ */
+export type RemoteRouteVerdict =
+  | { readonly sid: string; readonly problem?: undefined }
+  | { readonly sid: undefined; readonly problem: RecordProblem | undefined };
+
+const LOCAL: RemoteRouteVerdict = { sid: undefined, problem: undefined };
+
+export function remoteRouteOf(
+  schema: KeySchema,
+  self: NodeRecord,
+  nodes: ReadonlyMap<string, NodeRecord>,
+  vpc: VpcRecord,
+  key: string,
+  ep: EndpointRecord,
+): RemoteRouteVerdict {
+  if (ep.node === self.name) return LOCAL;
+  const remote = nodes.get(ep.node);
+  const refused = (message: string): RemoteRouteVerdict => ({
+    sid: undefined,
+    problem: { key, path: 'node', message },
+  });
+  if (!remote) return refused(`node ${ep.node} has no record (${schema.node(ep.node)})`);
+  let sid: string;
+  try {
+    sid = vpcSid(remote, vpc);
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    return refused(
+      `node ${ep.node}'s locator ${remote.locator.address}/${remote.locator.len} cannot hold VPC ${vpc.name}'s SID index ${vpc.sidIndex}`,
+    );
+  }
+  if (ip6InPrefix(sid, self.locator))
+    return refused(
+      `node ${ep.node}'s SID for VPC ${vpc.name}, ${sid}, is inside this node's own locator ${self.locator.address}/${self.locator.len}`,
+    );
+  return { sid };
 }
 
 /** The VPCs a node's ports are in: the scope of its VPC and endpoint watches. */
@@ -82,30 +128,21 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
     const live = new Set(ports.map((p) => p.vpc));
     const usedVpcs = vpcs.filter((v) => live.has(v.name));
 
+    // The routes of this attempt's VPCs; their problems count only if the attempt is the config.
     const routeKeys: string[] = [];
+    const routeProblems: RecordProblem[] = [];
     const remoteRoutes: { vpc: string; prefix: string; sid: string }[] = [];
     for (const vpc of usedVpcs) {
       const endpoints = view.endpoints.get(vpc.name);
       if (!endpoints) continue;
       for (const key of [...endpoints.keys()].sort()) {
+        if (dropped.has(key)) continue;
         const ep = endpoints.get(key) as EndpointRecord;
-        if (ep.node === nodeName || dropped.has(key)) continue;
-        const remote = view.nodes.get(ep.node);
-        if (!remote) {
-          if (attempt === 0)
-            problems.push({
-              key,
-              path: 'node',
-              message: `node ${ep.node} has no record (${schema.node(ep.node)})`,
-            });
-          continue;
-        }
+        const route = remoteRouteOf(schema, node, view.nodes, vpc, key, ep);
+        if (route.problem) routeProblems.push(route.problem);
+        if (route.sid === undefined) continue;
         routeKeys.push(key);
-        remoteRoutes.push({
-          vpc: vpc.name,
-          prefix: `${ep.prefix.address}/${ep.prefix.len}`,
-          sid: vpcSid(remote, vpc),
-        });
+        remoteRoutes.push({ vpc: vpc.name, prefix: `${ep.prefix.address}/${ep.prefix.len}`, sid: route.sid });
       }
     }
 
@@ -121,7 +158,8 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
       remoteRoutes,
     };
     try {
-      return { config: validateConfig(raw), problems };
+      const config = validateConfig(raw);
+      return { config, problems: [...problems, ...routeProblems] };
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       let nodeBroken = false;

@@ -9,6 +9,10 @@
  * An invalid value is rejected with its key and reason, the last good value stays, and it is
  * counted. An unreachable store changes nothing here: the view keeps its records and says since
  * when it is stale (client-go's reflector, style.md).
+ *
+ * Each batch (a listing, a watch response, and the scope changes they cause) is handed to the
+ * owner with the records it changed, old and new, so that the owner's work per batch is in the
+ * changed keys, not in the size of the view (fleet-source.ts).
  */
 import { backoffDelay } from './etcd-store.js';
 import { deriveAgentConfig, portVpcs, type Derivation, type NodeView } from './derive.js';
@@ -16,6 +20,7 @@ import { inRange, type KeyRange, type KeySchema } from './keys.js';
 import {
   formatProblem,
   parseRecord,
+  type DatastoreRecord,
   type EndpointRecord,
   type NodeRecord,
   type PortRecord,
@@ -33,9 +38,36 @@ export interface ViewHealth {
   readonly lastError: string | undefined;
 }
 
+/** One key's record as a batch changed it. A rejected value changes nothing: its last good record stays. */
+export type RecordChange<R extends DatastoreRecord> =
+  | {
+      readonly type: 'put';
+      readonly kind: R['kind'];
+      readonly key: string;
+      readonly old: R | undefined;
+      readonly new: R;
+    }
+  | {
+      readonly type: 'delete';
+      readonly kind: R['kind'];
+      readonly key: string;
+      readonly old: R;
+      readonly new: undefined;
+    };
+
+export type ViewChange =
+  | RecordChange<NodeRecord>
+  | RecordChange<VpcRecord>
+  | RecordChange<PortRecord>
+  | RecordChange<EndpointRecord>;
+
 export interface ViewOptions {
-  /** Called (coalesced, once per batch of changes) when the view changed. */
-  readonly onChange?: () => void;
+  /**
+   * Called once per batch that changed the view, with the records it changed in the order it
+   * changed them (a key changed twice in a batch appears twice). The maps already hold the new
+   * state. May be empty when only a rejected value went away.
+   */
+  readonly onChange?: (changes: readonly ViewChange[]) => void;
   /** Called for each rejected value; the metric and the log line hang here. */
   readonly onRejected?: (key: string, problems: readonly RecordProblem[]) => void;
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
@@ -68,6 +100,10 @@ export class DatastoreView implements NodeView {
   private staleSince: Date | undefined;
   private lastError: string | undefined;
   private changed = false;
+  /** The records changed by the batch being applied. */
+  private batch: ViewChange[] = [];
+  /** A port changed in this batch: the VPC scope may have to follow. */
+  private portsChanged = false;
   private readonly syncWaiters: (() => void)[] = [];
 
   constructor(
@@ -195,17 +231,23 @@ export class DatastoreView implements NodeView {
     this.changed = true;
     switch (record.kind) {
       case 'node':
+        this.batch.push({ type: 'put', kind: 'node', key, old: this.nodes.get(record.name), new: record });
         this.nodes.set(record.name, record);
         break;
       case 'vpc':
+        this.batch.push({ type: 'put', kind: 'vpc', key, old: this.vpcs.get(record.name), new: record });
         this.vpcs.set(record.name, record);
         break;
       case 'port':
-        if (record.node === this.nodeName) this.ports.set(record.name, record);
+        if (record.node !== this.nodeName) break;
+        this.batch.push({ type: 'put', kind: 'port', key, old: this.ports.get(record.name), new: record });
+        this.ports.set(record.name, record);
+        this.portsChanged = true;
         break;
       case 'endpoint': {
         let m = this.endpoints.get(record.vpc);
         if (!m) this.endpoints.set(record.vpc, (m = new Map<string, EndpointRecord>()));
+        this.batch.push({ type: 'put', kind: 'endpoint', key, old: m.get(key), new: record });
         m.set(key, record);
         break;
       }
@@ -218,33 +260,58 @@ export class DatastoreView implements NodeView {
     const k = this.schema.parse(key);
     if ('error' in k) return;
     this.changed = true;
-    if (k.kind === 'node') this.nodes.delete(k.node);
-    else if (k.kind === 'vpc') this.vpcs.delete(k.vpc);
-    else if (k.kind === 'port') this.ports.delete(k.port);
-    else this.endpoints.get(k.vpc)?.delete(key);
+    // A key whose values were all rejected had no record: nothing to report but the change.
+    if (k.kind === 'node') {
+      const old = this.nodes.get(k.node);
+      if (old && this.nodes.delete(k.node))
+        this.batch.push({ type: 'delete', kind: 'node', key, old, new: undefined });
+    } else if (k.kind === 'vpc') {
+      const old = this.vpcs.get(k.vpc);
+      if (old && this.vpcs.delete(k.vpc))
+        this.batch.push({ type: 'delete', kind: 'vpc', key, old, new: undefined });
+    } else if (k.kind === 'port') {
+      const old = k.node === this.nodeName ? this.ports.get(k.port) : undefined;
+      if (old && this.ports.delete(k.port)) {
+        this.batch.push({ type: 'delete', kind: 'port', key, old, new: undefined });
+        this.portsChanged = true;
+      }
+    } else {
+      const m = this.endpoints.get(k.vpc);
+      const old = m?.get(key);
+      if (old && m?.delete(key))
+        this.batch.push({ type: 'delete', kind: 'endpoint', key, old, new: undefined });
+    }
   }
 
-  /** Follows the ports with the VPC watches, then tells the owner once. */
+  /**
+   * Follows the ports with the VPC watches, then tells the owner once. Only a batch that changed
+   * a port can change the scope: the others cost nothing here beyond their keys.
+   */
   private afterBatch(): void {
-    const wanted = portVpcs(this.ports.values());
-    for (const vpc of wanted) {
-      this.subscribe(this.schema.vpcRange(vpc));
-      this.subscribe(this.schema.endpointsRange(vpc));
-    }
-    for (const vpc of [...this.vpcs.keys(), ...this.endpoints.keys()]) {
-      if (wanted.has(vpc)) continue;
-      for (const range of [this.schema.vpcRange(vpc), this.schema.endpointsRange(vpc)]) {
-        const sub = this.subs.get(range.key);
-        if (sub) this.unsubscribe(sub);
-        for (const key of [...this.texts.keys()]) if (inRange(key, range)) this.remove(key);
+    if (this.portsChanged) {
+      this.portsChanged = false;
+      const wanted = portVpcs(this.ports.values());
+      for (const vpc of wanted) {
+        this.subscribe(this.schema.vpcRange(vpc));
+        this.subscribe(this.schema.endpointsRange(vpc));
       }
-      this.vpcs.delete(vpc);
-      this.endpoints.delete(vpc);
+      for (const vpc of new Set([...this.vpcs.keys(), ...this.endpoints.keys()])) {
+        if (wanted.has(vpc)) continue;
+        for (const range of [this.schema.vpcRange(vpc), this.schema.endpointsRange(vpc)]) {
+          const sub = this.subs.get(range.key);
+          if (sub) this.unsubscribe(sub);
+          for (const key of [...this.texts.keys()]) if (inRange(key, range)) this.remove(key);
+        }
+        this.vpcs.delete(vpc);
+        this.endpoints.delete(vpc);
+      }
     }
     if (this.health().synced) for (const resolve of this.syncWaiters.splice(0)) resolve();
     if (this.changed) {
       this.changed = false;
-      this.options.onChange?.();
+      const changes = this.batch;
+      this.batch = [];
+      this.options.onChange?.(changes);
     }
   }
 

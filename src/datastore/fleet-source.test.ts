@@ -1,0 +1,484 @@
+/**
+ * The fleet source against a real etcd (Debian's etcd-server): what one node's agent is told
+ * when records change, and that the incremental routes always agree with a full derivation.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { deriveAgentConfig } from './derive.js';
+import { EtcdStore } from './etcd-store.js';
+import { FleetSource, type FleetChanges, type RemoteRouteChange } from './fleet-source.js';
+import { KeySchema } from './keys.js';
+import type { RecordProblem } from './records.js';
+import type { WriteOp } from './store.js';
+import { ETCD_BINARY, EtcdServer } from './testing/etcd-server.js';
+import { until } from './testing/until.js';
+
+const skip = existsSync(ETCD_BINARY) ? false : `no etcd at ${ETCD_BINARY} (apt-get install etcd-server)`;
+
+const nodeValue = (n: number, srv6: Record<string, string> = { locator: `fc00:${n}::/48` }) =>
+  JSON.stringify({
+    underlay: { interface: 'memif1/0', address: `2001:db8::${n}/64`, gateway: '2001:db8::ff' },
+    srv6,
+  });
+const VPCS: Record<string, { id: number; subnets: string[]; gateway: string; sidIndex?: number }> = {
+  'vpc-a': { id: 10, subnets: ['10.0.0.0/16'], gateway: '10.0.0.1' },
+  'vpc-b': { id: 20, subnets: ['10.1.0.0/16'], gateway: '10.1.0.1' },
+};
+const portValue = (vpc: string, ip: string, mac: string) =>
+  JSON.stringify({ vpc, mac, ip, attach: { type: 'interface', name: `tap-${ip}` } });
+const epValue = (node: string) => JSON.stringify({ node });
+const prefix32 = (address: string) => ({ address, len: 32 });
+
+/** A route as a comparable string, and the routes of a config as a sorted list of them. */
+const routeKey = (r: Omit<RemoteRouteChange, 'sid'>) => `${r.vpc} ${r.prefix.address}/${r.prefix.len}`;
+const show = (r: RemoteRouteChange) => `${routeKey(r)} > ${r.sid ?? '-'}`;
+const showProblems = (ps: readonly RecordProblem[]) =>
+  ps.map((p) => `${p.key}: ${p.path}: ${p.message}`).sort();
+
+async function commitAll(store: EtcdStore, ops: readonly WriteOp[]): Promise<number> {
+  let commits = 0;
+  // etcd's --max-txn-ops is 128 by default.
+  for (let i = 0; i < ops.length; i += 100, commits++) await store.commit(ops.slice(i, i + 100));
+  return commits;
+}
+
+describe('the fleet source against a real etcd', { skip }, () => {
+  let server: EtcdServer;
+  let store: EtcdStore;
+  const sources: FleetSource[] = [];
+  before(async () => {
+    server = await EtcdServer.start();
+    store = new EtcdStore({ endpoints: [server.endpoint], backoff: { initialMs: 20, maxMs: 200 } });
+  });
+  after(async () => {
+    for (const s of sources) s.stop();
+    await store?.close();
+    await server?.stop();
+  });
+
+  /** hv1's source over `ops` (written first), synced and derived once; `notified` counts onChange. */
+  async function sourceOver(
+    prefix: string,
+    ops: readonly WriteOp[],
+  ): Promise<{ source: FleetSource; schema: KeySchema; notified: () => number }> {
+    const schema = new KeySchema(prefix);
+    await commitAll(store, ops);
+    let notified = 0;
+    const source = new FleetSource(store, schema, 'hv1', { onChange: () => notified++ });
+    sources.push(source);
+    source.start();
+    await source.whenSynced();
+    assert.equal(notified, 1, 'told once before the first derive(), however many batches the sync took');
+    source.derive();
+    return { source, schema, notified: () => notified };
+  }
+
+  /** The basic fleet: hv1 (this node) with vm1 in vpc-a and vm2 in vpc-b, hv2 and hv3. */
+  function fleet(schema: KeySchema, extra: WriteOp[] = []): WriteOp[] {
+    const put = (key: string, value: string): WriteOp => ({ type: 'put', key, value });
+    return [
+      put(schema.node('hv1'), nodeValue(1)),
+      put(schema.node('hv2'), nodeValue(2)),
+      put(schema.node('hv3'), nodeValue(3)),
+      ...Object.entries(VPCS).map(([name, v]) => put(schema.vpc(name), JSON.stringify(v))),
+      put(schema.port('hv1', 'vm1'), portValue('vpc-a', '10.0.0.5', '52:54:00:00:00:05')),
+      put(schema.port('hv1', 'vm2'), portValue('vpc-b', '10.1.0.5', '52:54:00:00:01:05')),
+      put(schema.endpoint('vpc-a', prefix32('10.0.0.5')), epValue('hv1')),
+      put(schema.endpoint('vpc-b', prefix32('10.1.0.5')), epValue('hv1')),
+      ...extra,
+    ];
+  }
+  const eps = (schema: KeySchema, vpc: string, base: string, count: number, node: string): WriteOp[] =>
+    Array.from({ length: count }, (_, i) => ({
+      type: 'put' as const,
+      key: schema.endpoint(vpc, prefix32(`${base}.${i}`)),
+      value: epValue(node),
+    }));
+
+  test('an endpoint moving between two remote nodes is one route change, evaluated once', async () => {
+    const schema = new KeySchema('/fs/move/');
+    const { source, notified } = await sourceOver(
+      schema.prefix,
+      fleet(schema, [
+        { type: 'put', key: schema.endpoint('vpc-a', prefix32('10.0.0.7')), value: epValue('hv2') },
+        ...eps(schema, 'vpc-a', '10.0.3', 50, 'hv3'),
+      ]),
+    );
+    assert.equal(source.derive().config?.remoteRoutes.length, 51);
+    const seen = notified();
+    const evaluated = source.routeEvaluations;
+    await store.commit([
+      { type: 'put', key: schema.endpoint('vpc-a', prefix32('10.0.0.7')), value: epValue('hv3') },
+    ]);
+    await until(() => notified() > seen, 'the change');
+    const changes = source.takeChanges();
+    assert.equal(changes.structural, false);
+    assert.deepEqual(changes.routes, [{ vpc: 'vpc-a', prefix: prefix32('10.0.0.7'), sid: 'fc00:3::a' }]);
+    assert.equal(source.routeEvaluations - evaluated, 1, 'the route rule ran for the one endpoint only');
+    assert.deepEqual(source.takeChanges(), { structural: false, routes: [] }, 'taken once');
+  });
+
+  test('a burst of 1,000 endpoint puts is coalesced to the latest state per endpoint', async () => {
+    const schema = new KeySchema('/fs/burst/');
+    const count = 250;
+    const { source, notified } = await sourceOver(
+      schema.prefix,
+      fleet(schema, eps(schema, 'vpc-a', '10.0.4', count, 'hv2')),
+    );
+    const key = (i: number) => schema.endpoint('vpc-a', prefix32(`10.0.4.${i}`));
+    // Four rounds over the 250 endpoints, each endpoint alternating between hv2 and hv3: the
+    // last round leaves the odd ones on hv3 and the even ones back on hv2.
+    const burst = (shift: number): WriteOp[] =>
+      [0, 1, 2, 3].flatMap((round) =>
+        Array.from({ length: count }, (_, i) => ({
+          type: 'put' as const,
+          key: key(i),
+          value: epValue((round + i + shift) % 2 === 0 ? 'hv2' : 'hv3'),
+        })),
+      );
+    const finalNode = (i: number, shift: number) => ((3 + i + shift) % 2 === 0 ? 'hv2' : 'hv3');
+    const landed = (shift: number) => () =>
+      Array.from({ length: count }, (_, i) => i).every(
+        (i) => source.view.endpoints.get('vpc-a')?.get(key(i))?.node === finalNode(i, shift),
+      );
+
+    // A consumer busy during the whole burst: one take, one change per endpoint that ended elsewhere.
+    const evaluated = source.routeEvaluations;
+    const seen = notified();
+    await commitAll(store, burst(0));
+    await until(landed(0), 'the burst in the view');
+    assert.equal(notified() - seen, 1, 'told once: nothing was taken in between');
+    const taken = source.takeChanges();
+    assert.equal(taken.structural, false);
+    const moved = Array.from({ length: count }, (_, i) => i).filter((i) => finalNode(i, 0) === 'hv3');
+    assert.deepEqual(
+      taken.routes.map(show).sort(),
+      moved.map((i) => `vpc-a 10.0.4.${i}/32 > fc00:3::a`).sort(),
+    );
+    assert.ok(source.routeEvaluations - evaluated <= count, 'each endpoint evaluated at most once');
+
+    // A consumer that takes as soon as it is told: at most one take per etcd transaction, each
+    // with one change per endpoint at most, and together the latest state.
+    const held = new Map<string, string | undefined>();
+    let takes = 0;
+    const consumer = new FleetSource(store, schema, 'hv1', {
+      onChange: () =>
+        setImmediate(() => {
+          const c: FleetChanges = consumer.takeChanges();
+          if (c.structural || c.routes.length === 0) return;
+          takes++;
+          const keys = c.routes.map(routeKey);
+          assert.equal(new Set(keys).size, keys.length, 'one change per endpoint in a take');
+          for (const r of c.routes) held.set(routeKey(r), r.sid);
+        }),
+    });
+    sources.push(consumer);
+    consumer.start();
+    await consumer.whenSynced();
+    for (const r of consumer.derive().config?.remoteRoutes ?? []) held.set(routeKey(r), r.sid);
+    const commits = await commitAll(store, burst(1));
+    await until(
+      () =>
+        Array.from({ length: count }, (_, i) => i).every(
+          (i) => held.get(`vpc-a 10.0.4.${i}/32`) === (finalNode(i, 1) === 'hv3' ? 'fc00:3::a' : 'fc00:2::a'),
+        ),
+      'the consumer holding the latest state',
+    );
+    assert.ok(takes >= 1 && takes <= commits, `${takes} takes for ${commits} transactions`);
+  });
+
+  test("a remote node's new locator re-points its routes; its record deleted removes them", async () => {
+    const schema = new KeySchema('/fs/locator/');
+    const { source, notified } = await sourceOver(
+      schema.prefix,
+      fleet(schema, [
+        ...eps(schema, 'vpc-a', '10.0.2', 3, 'hv2'),
+        ...eps(schema, 'vpc-b', '10.1.2', 2, 'hv2'),
+        ...eps(schema, 'vpc-a', '10.0.3', 40, 'hv3'),
+      ]),
+    );
+    const hv2Routes = (sid: (vpc: string) => string | undefined) => [
+      ...[0, 1, 2].map((i) => `vpc-a 10.0.2.${i}/32 > ${sid('vpc-a') ?? '-'}`),
+      ...[0, 1].map((i) => `vpc-b 10.1.2.${i}/32 > ${sid('vpc-b') ?? '-'}`),
+    ];
+    const step = async (value: string | undefined): Promise<FleetChanges> => {
+      const seen = notified();
+      await store.commit([
+        value === undefined
+          ? { type: 'delete', key: schema.node('hv2') }
+          : { type: 'put', key: schema.node('hv2'), value },
+      ]);
+      await until(() => notified() > seen, 'the change');
+      return source.takeChanges();
+    };
+
+    let evaluated = source.routeEvaluations;
+    let c = await step(nodeValue(2, { locator: 'fc00:22::/48' }));
+    assert.equal(c.structural, false);
+    assert.deepEqual(
+      c.routes.map(show).sort(),
+      hv2Routes((vpc) => (vpc === 'vpc-a' ? 'fc00:22::a' : 'fc00:22::14')),
+    );
+    assert.equal(source.routeEvaluations - evaluated, 5, "hv2's five endpoints, not hv3's forty");
+
+    // Another field of hv2's record: no route depends on it.
+    await store.commit([
+      {
+        type: 'put',
+        key: schema.node('hv2'),
+        value: JSON.stringify({
+          underlay: { interface: 'memif1/0', address: '2001:db8::22/64', gateway: '2001:db8::ff' },
+          srv6: { locator: 'fc00:22::/48' },
+        }),
+      },
+    ]);
+    await until(
+      () =>
+        (source.view.nodes.get('hv2')?.raw.underlay as { address?: string } | undefined)?.address ===
+        '2001:db8::22/64',
+      'the new underlay',
+    );
+    assert.deepEqual(source.takeChanges(), { structural: false, routes: [] });
+
+    evaluated = source.routeEvaluations;
+    c = await step(undefined);
+    assert.deepEqual(
+      c.routes.map(show).sort(),
+      hv2Routes(() => undefined),
+    );
+    assert.equal(source.routeEvaluations - evaluated, 5);
+    const missing = 'node: node hv2 has no record (/fs/locator/nodes/hv2)';
+    assert.deepEqual(
+      showProblems(source.problems),
+      [
+        ...[0, 1, 2].map((i) => `/fs/locator/endpoints/vpc-a/10.0.2.${i}_32: ${missing}`),
+        ...[0, 1].map((i) => `/fs/locator/endpoints/vpc-b/10.1.2.${i}_32: ${missing}`),
+      ].sort(),
+      'reported as the full derivation does',
+    );
+    assert.deepEqual(showProblems(source.problems), showProblems(source.derive().problems));
+
+    c = await step(nodeValue(2));
+    assert.deepEqual(
+      c.routes.map(show).sort(),
+      hv2Routes((vpc) => (vpc === 'vpc-a' ? 'fc00:2::a' : 'fc00:2::14')),
+    );
+    assert.deepEqual(source.problems, []);
+  });
+
+  test('own ports, own node record and VPC records are structural until derived again', async () => {
+    const schema = new KeySchema('/fs/struct/');
+    const { source, notified } = await sourceOver(
+      schema.prefix,
+      fleet(schema, eps(schema, 'vpc-a', '10.0.2', 3, 'hv2')),
+    );
+    const step = async (op: WriteOp): Promise<void> => {
+      const seen = notified();
+      await store.commit([op]);
+      await until(() => notified() > seen, 'the change');
+    };
+    const structural = { structural: true, routes: [] };
+    await step({
+      type: 'put',
+      key: schema.port('hv1', 'vm3'),
+      value: portValue('vpc-a', '10.0.0.6', '52:54:00:00:00:06'),
+    });
+    assert.deepEqual(source.takeChanges(), structural, 'a port added');
+    // A route change meanwhile is in the next derivation, not in a take.
+    await store.commit([
+      { type: 'put', key: schema.endpoint('vpc-a', prefix32('10.0.2.0')), value: epValue('hv3') },
+    ]);
+    await until(
+      () =>
+        source.view.endpoints.get('vpc-a')?.get(schema.endpoint('vpc-a', prefix32('10.0.2.0')))?.node ===
+        'hv3',
+      'the endpoint moved',
+    );
+    assert.deepEqual(source.takeChanges(), structural, 'still structural: nothing derived yet');
+    const d = source.derive();
+    assert.deepEqual(
+      d.config?.ports.map((p) => p.name),
+      ['vm1', 'vm2', 'vm3'],
+    );
+    assert.ok(d.config?.remoteRoutes.some((r) => r.prefix.address === '10.0.2.0' && r.sid === 'fc00:3::a'));
+    assert.deepEqual(source.takeChanges(), { structural: false, routes: [] });
+
+    await step({ type: 'delete', key: schema.port('hv1', 'vm3') });
+    assert.deepEqual(source.takeChanges(), structural, 'a port removed');
+    source.derive();
+    await step({ type: 'put', key: schema.node('hv1'), value: nodeValue(1, { locator: 'fc00:11::/48' }) });
+    assert.deepEqual(source.takeChanges(), structural, 'the own node record');
+    source.derive();
+    await step({
+      type: 'put',
+      key: schema.vpc('vpc-a'),
+      value: JSON.stringify({ ...VPCS['vpc-a'], mtu: 1400 }),
+    });
+    assert.deepEqual(source.takeChanges(), structural, 'a VPC record');
+    assert.equal(source.derive().config?.vpcs.find((v) => v.name === 'vpc-a')?.mtu, 1400);
+  });
+
+  test('an invalid endpoint record keeps the last good route', async () => {
+    const schema = new KeySchema('/fs/invalid/');
+    const key = schema.endpoint('vpc-a', prefix32('10.0.0.7'));
+    const { source, notified } = await sourceOver(
+      schema.prefix,
+      fleet(schema, [{ type: 'put', key, value: epValue('hv2') }]),
+    );
+    await store.commit([{ type: 'put', key, value: JSON.stringify({ node: 'not a node name!' }) }]);
+    await until(() => source.rejectedTotal === 1, 'the rejection');
+    assert.match(source.rejected.get(key) ?? '', /^node: /);
+    assert.deepEqual(source.takeChanges(), { structural: false, routes: [] }, 'nothing changed');
+    assert.deepEqual(
+      source.derive().config?.remoteRoutes.map((r) => show(r)),
+      ['vpc-a 10.0.0.7/32 > fc00:2::a'],
+      'the last good route stays',
+    );
+    const seen = notified();
+    await store.commit([{ type: 'put', key, value: epValue('hv3') }]);
+    await until(() => notified() > seen, 'the good value');
+    assert.deepEqual(source.takeChanges().routes.map(show), ['vpc-a 10.0.0.7/32 > fc00:3::a']);
+    assert.equal(source.rejected.size, 0);
+  });
+
+  test('after a random sequence of changes, the last derivation plus the taken changes is a fresh derivation', async () => {
+    const schema = new KeySchema('/fs/random/');
+    // vpc-c: hv1's port there is outside its subnets, so the derivation leaves vpc-c out; vpc-b's
+    // SID index does not fit a /112 locator.
+    const extraVpcs: WriteOp[] = [
+      {
+        type: 'put',
+        key: schema.vpc('vpc-b'),
+        value: JSON.stringify({ ...VPCS['vpc-b'], sidIndex: 0x10000 }),
+      },
+      {
+        type: 'put',
+        key: schema.vpc('vpc-c'),
+        value: JSON.stringify({ id: 30, subnets: ['10.2.0.0/16'], gateway: '10.2.0.1' }),
+      },
+      {
+        type: 'put',
+        key: schema.port('hv1', 'vm-c'),
+        value: portValue('vpc-c', '10.9.0.5', '52:54:00:00:02:05'),
+      },
+    ];
+    const { source } = await sourceOver(schema.prefix, [
+      ...fleet(schema).filter((op) => op.key !== schema.vpc('vpc-b')),
+      ...extraVpcs,
+    ]);
+    assert.deepEqual(source.scope.filter((s) => s.includes('endpoints/')).length, 3);
+
+    let seed = 0x9e3779b9;
+    const random = (): number => {
+      // mulberry32
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
+    const vpcs = ['vpc-a', 'vpc-b', 'vpc-c'];
+    const nets: Record<string, string> = { 'vpc-a': '10.0.7', 'vpc-b': '10.1.7', 'vpc-c': '10.2.7' };
+    const nodes = ['hv1', 'hv2', 'hv3', 'hv4', 'hv9'];
+    const locators: readonly Record<string, string>[] = [
+      { locator: 'fc00:2::/48' },
+      { locator: 'fc00:3::/48' },
+      { locator: 'fc00:40::/48' },
+      { locator: 'fc00:1:0:7::/64' }, // inside hv1's fc00:1::/48: refused as a route
+      { locator: 'fc00:a0::/112', bsidPrefix: 'fc00:b0::/64' }, // too short for vpc-b's index
+    ];
+    const held = new Map<string, string>();
+    const reset = () => {
+      held.clear();
+      for (const r of source.derive().config?.remoteRoutes ?? []) held.set(routeKey(r), r.sid);
+    };
+    reset();
+    let takes = 0;
+    let structurals = 0;
+    const refusals = new Set<string>();
+    const takeAndCheck = (): void => {
+      const c = source.takeChanges();
+      takes++;
+      if (c.structural) {
+        structurals++;
+        reset();
+      } else
+        for (const r of c.routes)
+          if (r.sid === undefined) held.delete(routeKey(r));
+          else held.set(routeKey(r), r.sid);
+      const fresh = deriveAgentConfig(schema, 'hv1', source.view);
+      for (const p of fresh.problems)
+        if (p.key.includes('/endpoints/'))
+          refusals.add(p.message.replace(/.* (has no record|cannot hold|is inside).*/, '$1'));
+      assert.deepEqual(
+        [...held].map(([k, sid]) => `${k} > ${sid}`).sort(),
+        (fresh.config?.remoteRoutes ?? []).map(show).sort(),
+        `after take ${takes}`,
+      );
+      assert.deepEqual(
+        showProblems(source.problems),
+        showProblems(fresh.problems),
+        `problems after take ${takes}`,
+      );
+    };
+
+    for (let step = 0; step < 300; step++) {
+      const r = random();
+      const vpc = pick(vpcs);
+      const key = schema.endpoint(vpc, prefix32(`${nets[vpc]}.${Math.floor(random() * 12)}`));
+      const endpoints = () => source.view.endpoints.get(vpc);
+      if (r < 0.45) {
+        const node = pick(nodes);
+        await store.commit([{ type: 'put', key, value: epValue(node) }]);
+        await until(() => endpoints()?.get(key)?.node === node, `step ${step}: endpoint put`);
+      } else if (r < 0.6) {
+        await store.commit([{ type: 'delete', key }]);
+        await until(() => !endpoints()?.has(key), `step ${step}: endpoint delete`);
+      } else if (r < 0.75) {
+        const name = pick(nodes.slice(1));
+        const srv6 = pick(locators);
+        await store.commit([
+          { type: 'put', key: schema.node(name), value: nodeValue(Number(name.slice(2)), srv6) },
+        ]);
+        const want = srv6.locator as string;
+        await until(() => {
+          const l = source.view.nodes.get(name)?.locator;
+          return l !== undefined && `${l.address}/${l.len}` === want;
+        }, `step ${step}: node put`);
+      } else if (r < 0.85) {
+        const name = pick(nodes.slice(1));
+        await store.commit([{ type: 'delete', key: schema.node(name) }]);
+        await until(() => !source.view.nodes.has(name), `step ${step}: node delete`);
+      } else if (r < 0.92) {
+        const rejected = source.rejectedTotal;
+        await store.commit([{ type: 'put', key, value: JSON.stringify({ node: `bad name ${step}` }) }]);
+        await until(() => source.rejectedTotal === rejected + 1, `step ${step}: rejection`);
+      } else {
+        const has = source.view.ports.has('vm4');
+        await store.commit([
+          has
+            ? { type: 'delete', key: schema.port('hv1', 'vm4') }
+            : {
+                type: 'put',
+                key: schema.port('hv1', 'vm4'),
+                value: portValue('vpc-a', '10.0.0.9', '52:54:00:00:00:09'),
+              },
+        ]);
+        await until(() => source.view.ports.has('vm4') !== has, `step ${step}: port toggle`);
+      }
+      if (random() < 0.3) takeAndCheck();
+    }
+    takeAndCheck();
+    assert.ok(
+      takes > 50 && structurals > 3 && structurals < takes / 2,
+      `${takes} takes, ${structurals} structural`,
+    );
+    assert.deepEqual(
+      [...refusals].sort(),
+      ['cannot hold', 'has no record', 'is inside'],
+      'every refusal met',
+    );
+    assert.ok(held.size > 5, `${held.size} routes held at the end`);
+  });
+});

@@ -1,0 +1,238 @@
+/**
+ * One node's desired state from the fleet's records, for the agent: the full derivation when
+ * anything but remote routes changed, and otherwise only the remote routes that changed, so that
+ * one endpoint change costs one route, not a derivation of 100k.
+ *
+ * It owns the node's DatastoreView and follows its batches of changed records:
+ * - the node's own record, its ports, a VPC record (and with the ports, the VPC scope) are
+ *   structural: the agent derives the whole config again and runs a full pass;
+ * - an endpoint of a VPC live in the last derived config marks its route;
+ * - another node's record whose locator changed, or that came or went, marks the routes of the
+ *   endpoints it hosts, found through an index node → endpoint keys (O(those endpoints)).
+ * takeChanges() then asks remoteRouteOf (derive.ts, the full derivation's own rule) about each
+ * marked endpoint once, and hands over the routes that differ from what the agent holds: the
+ * last derived config's routes plus the changes taken since. A burst that writes a key many
+ * times between two takes is one change with the latest state.
+ *
+ * A VPC the last derivation left out (no record, broken, or all its ports dropped) has no routes
+ * here: it can only come back through a structural change. A value the view rejects changes
+ * nothing (its last good record stays), so it is neither structural nor a route change.
+ */
+import type { Ip4Prefix } from '../net/ip.js';
+import { deriveAgentConfig, remoteRouteOf, type Derivation, type NodeView } from './derive.js';
+import type { KeySchema } from './keys.js';
+import type { NodeRecord, RecordProblem } from './records.js';
+import type { KeyValueStore } from './store.js';
+import { DatastoreView, type ViewChange, type ViewHealth, type ViewOptions } from './view.js';
+
+// Same shape as src/hypervisor/route-delta.ts's; the lead replaces this with an import at merge.
+export interface RemoteRouteChange {
+  readonly vpc: string;
+  readonly prefix: Ip4Prefix;
+  readonly sid: string | undefined;
+}
+
+export interface FleetChanges {
+  /**
+   * Anything but remote routes changed (own node record, own ports, a VPC record, the VPC scope):
+   * derive() the whole config and run a full pass. It stays true until derive() is called.
+   */
+  readonly structural: boolean;
+  /**
+   * Remote routes changed since the last take, the latest state per (vpc, prefix), for the VPCs
+   * of the last derived config only; sid undefined: the route is gone. Empty when structural.
+   */
+  readonly routes: readonly RemoteRouteChange[];
+}
+
+export interface FleetSourceOptions {
+  /**
+   * Called after a batch of the view that left something pending, once until the next
+   * takeChanges() or derive(): the owner coalesces by taking when it is ready, not per call.
+   */
+  readonly onChange: () => void;
+  readonly onRejected?: ViewOptions['onRejected'];
+  readonly backoff?: ViewOptions['backoff'];
+  readonly now?: ViewOptions['now'];
+}
+
+interface HeldRoute {
+  readonly vpc: string;
+  readonly prefix: Ip4Prefix;
+  readonly sid: string;
+}
+
+export class FleetSource {
+  private readonly records: DatastoreView;
+  /** Calls of the route rule by takeChanges (not by derive): what an incremental step cost. */
+  routeEvaluations = 0;
+  /** Nothing derived yet, or a structural change since the last derive(). */
+  private structural = true;
+  /** The VPCs of the last derived config: only their endpoints have routes. */
+  private live = new Set<string>();
+  /** Endpoint key → the route the agent holds: the last derive's plus the changes taken since. */
+  private readonly held = new Map<string, HeldRoute>();
+  /** Endpoint key → why it has no route, kept as `held` is. */
+  private readonly routeProblems = new Map<string, RecordProblem>();
+  /** The last derivation's problems of other records than endpoints. */
+  private otherProblems: readonly RecordProblem[] = [];
+  /** onChange was called since the last take or derive. */
+  private told = false;
+  /** Endpoint key → its VPC: the routes to evaluate at the next take. */
+  private readonly marked = new Map<string, string>();
+  /** Node → endpoint key → VPC, for every endpoint in the view: a locator change's reach. */
+  private readonly endpointsByNode = new Map<string, Map<string, string>>();
+
+  constructor(
+    store: KeyValueStore,
+    readonly schema: KeySchema,
+    readonly nodeName: string,
+    private readonly options: FleetSourceOptions,
+  ) {
+    this.records = new DatastoreView(store, schema, nodeName, {
+      onChange: (changes) => this.follow(changes),
+      ...(options.onRejected && { onRejected: options.onRejected }),
+      ...(options.backoff && { backoff: options.backoff }),
+      ...(options.now && { now: options.now }),
+    });
+  }
+
+  start(): void {
+    this.records.start();
+  }
+
+  stop(): void {
+    this.records.stop();
+  }
+
+  /** The records as the view holds them now (read only: status and tests). */
+  get view(): NodeView {
+    return this.records;
+  }
+
+  /** The ranges watched now. */
+  get scope(): string[] {
+    return this.records.scope;
+  }
+
+  health(): ViewHealth {
+    return this.records.health();
+  }
+
+  whenSynced(): Promise<void> {
+    return this.records.whenSynced();
+  }
+
+  /** Values rejected since start: the metric. */
+  get rejectedTotal(): number {
+    return this.records.rejectedTotal;
+  }
+
+  /** Key → why its current value is rejected (its last good value is what applies). */
+  get rejected(): ReadonlyMap<string, string> {
+    return this.records.rejected;
+  }
+
+  /** The problems of the config as the agent holds it: the last derive's, updated by the takes since. */
+  get problems(): RecordProblem[] {
+    return [...this.otherProblems, ...this.routeProblems.values()];
+  }
+
+  /** The full derivation (deriveAgentConfig). Resets what was pending: it is all in it. */
+  derive(): Derivation {
+    const d = deriveAgentConfig(this.schema, this.nodeName, this.records);
+    this.structural = false;
+    this.told = false;
+    this.marked.clear();
+    this.held.clear();
+    this.routeProblems.clear();
+    this.live = new Set(d.config?.vpcs.map((v) => v.name));
+    for (const r of d.config?.remoteRoutes ?? [])
+      this.held.set(this.schema.endpoint(r.vpc, r.prefix), { vpc: r.vpc, prefix: r.prefix, sid: r.sid });
+    const others: RecordProblem[] = [];
+    for (const p of d.problems) {
+      const k = this.schema.parse(p.key);
+      if (!('error' in k) && k.kind === 'endpoint') this.routeProblems.set(p.key, p);
+      else others.push(p);
+    }
+    this.otherProblems = others;
+    return d;
+  }
+
+  /** What changed since the last derive() or takeChanges(). */
+  takeChanges(): FleetChanges {
+    this.told = false;
+    if (this.structural) return { structural: true, routes: [] };
+    const self = this.records.nodes.get(this.nodeName);
+    const routes: RemoteRouteChange[] = [];
+    for (const [key, vpcName] of this.marked) {
+      const vpc = this.records.vpcs.get(vpcName);
+      const ep = this.records.endpoints.get(vpcName)?.get(key);
+      let sid: string | undefined;
+      // Without its own record or the VPC's, the change would have been structural.
+      if (ep && vpc && self) {
+        this.routeEvaluations++;
+        const route = remoteRouteOf(this.schema, self, this.records.nodes, vpc, key, ep);
+        if (route.problem) this.routeProblems.set(key, route.problem);
+        else this.routeProblems.delete(key);
+        sid = route.sid;
+      } else this.routeProblems.delete(key);
+      const before = this.held.get(key);
+      if (before?.sid === sid) continue;
+      const prefix = (ep?.prefix ?? before?.prefix) as Ip4Prefix;
+      if (sid === undefined) this.held.delete(key);
+      else this.held.set(key, { vpc: vpcName, prefix, sid });
+      routes.push({ vpc: vpcName, prefix, sid });
+    }
+    this.marked.clear();
+    return { structural: false, routes };
+  }
+
+  /** One batch of the view: index it, mark what it touched, and say so if anything is pending. */
+  private follow(changes: readonly ViewChange[]): void {
+    const ownKey = this.schema.node(this.nodeName);
+    for (const c of changes) {
+      switch (c.kind) {
+        case 'endpoint': {
+          const vpc = (c.new ?? c.old).vpc;
+          if (c.old) this.endpointsByNode.get(c.old.node)?.delete(c.key);
+          if (c.new) {
+            let keys = this.endpointsByNode.get(c.new.node);
+            if (!keys) this.endpointsByNode.set(c.new.node, (keys = new Map<string, string>()));
+            keys.set(c.key, vpc);
+          }
+          if (c.old?.node !== c.new?.node) this.mark(c.key, vpc);
+          break;
+        }
+        case 'node': {
+          if (c.key === ownKey) this.structural = true;
+          else if (!sameLocator(c.old, c.new))
+            for (const [key, vpc] of this.endpointsByNode.get((c.new ?? c.old).name) ?? [])
+              this.mark(key, vpc);
+          break;
+        }
+        case 'vpc':
+        case 'port':
+          this.structural = true;
+          break;
+      }
+    }
+    if (!this.told && (this.structural || this.marked.size > 0)) {
+      this.told = true;
+      this.options.onChange();
+    }
+  }
+
+  private mark(key: string, vpc: string): void {
+    if (!this.structural && this.live.has(vpc)) this.marked.set(key, vpc);
+  }
+}
+
+function sameLocator(a: NodeRecord | undefined, b: NodeRecord | undefined): boolean {
+  return (
+    a !== undefined &&
+    b !== undefined &&
+    a.locator.address === b.locator.address &&
+    a.locator.len === b.locator.len
+  );
+}
