@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { DEFAULT_AGENT_SOCKET } from '../agent-api/protocol.js';
+import { AGENT_CONNECTION_FLAGS, type ConnectionFlags } from '../datastore/connection-settings.js';
 import { DEFAULT_PREFIX } from '../datastore/keys.js';
 import { VppnetError } from '../util/errors.js';
 import { DEFAULT_SOCKET_PATH } from '../vpp/client/vpp-client.js';
@@ -44,16 +45,10 @@ export class UsageError extends VppnetError<'VPPNET_ERR_USAGE'> {
   }
 }
 
-/** etcd mode's connection, as given (files not read yet). */
+/** etcd mode's settings as given; connectionSettingsOf resolves them (environment, files). */
 export interface EtcdFlags {
   readonly nodeName: string;
-  readonly prefix: string;
-  readonly endpoints: readonly string[];
-  readonly ca?: string;
-  readonly cert?: string;
-  readonly key?: string;
-  readonly user?: string;
-  readonly passwordFile?: string;
+  readonly connection: ConnectionFlags;
 }
 
 export interface AgentFlags {
@@ -138,36 +133,21 @@ function etcdFlags(
     );
   if (!/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(nodeName))
     throw new UsageError(`--node-name: '${nodeName}' is not a Kubernetes node name (lowercase RFC 1123)`);
-  const endpoints = (setting('etcd-endpoints', 'VPPNET_ETCD_ENDPOINTS') ?? 'http://127.0.0.1:2379')
-    .split(',')
-    .map((e) => e.trim())
-    .filter(Boolean);
-  for (const e of endpoints)
-    if (!/^(?:https?:\/\/)?[^/\s]+:\d{1,5}\/?$/.test(e))
-      throw new UsageError(`--etcd-endpoints: '${e}' is not host:port or http(s)://host:port`);
-  if (endpoints.length === 0) throw new UsageError('--etcd-endpoints must name at least one endpoint');
-  const prefix = setting('datastore-prefix', 'VPPNET_DATASTORE_PREFIX') ?? DEFAULT_PREFIX;
-  if (!prefix.startsWith('/') || !prefix.endsWith('/'))
-    throw new UsageError(`--datastore-prefix: '${prefix}' must start and end with /`);
-  const ca = setting('etcd-ca', 'VPPNET_ETCD_CA');
-  const cert = setting('etcd-cert', 'VPPNET_ETCD_CERT');
-  const key = setting('etcd-key', 'VPPNET_ETCD_KEY');
-  if ((cert === undefined) !== (key === undefined))
-    throw new UsageError('--etcd-cert and --etcd-key go together');
-  if (cert !== undefined && ca === undefined) throw new UsageError('--etcd-cert needs --etcd-ca');
-  const user = setting('etcd-user', 'VPPNET_ETCD_USER');
-  const passwordFile =
-    typeof values['etcd-password-file'] === 'string' ? values['etcd-password-file'] : undefined;
-  return {
-    nodeName,
-    prefix,
-    endpoints,
-    ...(ca !== undefined && { ca }),
-    ...(cert !== undefined && { cert }),
-    ...(key !== undefined && { key }),
-    ...(user !== undefined && { user }),
-    ...(passwordFile !== undefined && { passwordFile }),
+  // The environment's share of these is read by connectionSettingsOf, with the files.
+  const flag = (name: keyof ConnectionFlags): Partial<ConnectionFlags> => {
+    const v = values[AGENT_CONNECTION_FLAGS[name].slice(2)];
+    return typeof v === 'string' ? { [name]: nonEmpty(v, AGENT_CONNECTION_FLAGS[name]) } : {};
   };
+  const names: (keyof ConnectionFlags)[] = [
+    'endpoints',
+    'prefix',
+    'ca',
+    'cert',
+    'key',
+    'user',
+    'passwordFile',
+  ];
+  return { nodeName, connection: Object.assign({}, ...names.map(flag)) as ConnectionFlags };
 }
 
 /** `HOST:PORT`, `[IPv6]:PORT` or `:PORT` (all interfaces). */

@@ -117,6 +117,7 @@ export class Agent {
   readonly #configPath: string;
   readonly #fleet: FleetDesired | undefined;
   #rejectedTotal = 0;
+  #waitingForSync = false;
   readonly #socketPath: string;
   readonly #logger: AgentLogger;
   readonly #driftIntervalMs: number;
@@ -247,6 +248,7 @@ export class Agent {
         onChange: () => this.#onFleetChange(),
         onRejected: (key, reason) => this.#onFleetRejected(key, reason),
       });
+      this.#passWhenSynced(this.#fleet);
     } else {
       this.#watcher?.ensureWatching();
       await this.reloadConfig();
@@ -481,8 +483,10 @@ export class Agent {
       if (this.#fleet.health().synced) this.#deriveFleetConfig(this.#fleet);
       // Until the scope is listed the last good config (if any) stays in force: a VPP restart or
       // the drift check still repairs VPP to it, and a datastore change waits for the listing.
-      else if (triggers.every((t) => t === 'datastore'))
+      else if (triggers.every((t) => t === 'datastore')) {
+        this.#passWhenSynced(this.#fleet);
         return skip('the datastore has not listed the node scope yet');
+      }
     }
     const config = this.#config;
     if (config === undefined) return skip('no valid config loaded yet');
@@ -679,8 +683,23 @@ export class Agent {
   // Fleet mode
 
   #onFleetChange(): void {
-    if (this.#phase !== 'running' || !this.#fleet?.health().synced) return;
-    this.#kick('datastore');
+    const fleet = this.#fleet;
+    if (this.#phase !== 'running' || !fleet) return;
+    if (fleet.health().synced) this.#kick('datastore');
+    else this.#passWhenSynced(fleet);
+  }
+
+  /**
+   * A pass once the scope is listed: the source tells of a change once until it is taken, and a
+   * change that arrived while a new VPC's ranges were being listed was not taken yet.
+   */
+  #passWhenSynced(fleet: FleetDesired): void {
+    if (this.#waitingForSync) return;
+    this.#waitingForSync = true;
+    void fleet.whenSynced().then(() => {
+      this.#waitingForSync = false;
+      if (this.#phase === 'running') this.#kick('datastore');
+    });
   }
 
   #onFleetRejected(key: string, reason: string): void {

@@ -50,6 +50,8 @@ export interface FleetDesired {
   /** Stops watching and closes the store connection. */
   stop(): Promise<void>;
   health(): FleetHealth;
+  /** Resolves once every range of the current scope is listed (at once if it is). */
+  whenSynced(): Promise<void>;
   /** Keys whose current value is rejected, with why (their last good value is in force). */
   rejected(): ReadonlyMap<string, string>;
   /** The whole config (undefined without a valid node record); pending changes are in it. */

@@ -21,7 +21,7 @@ import { msg } from '../vpp/messages/index.js';
 import { VppSimulator } from '../vpp/sim/index.js';
 import { REAL_VPP_SOCKET } from '../../test/support/vpp-target.js';
 import { Agent } from './agent.js';
-import { viewSource } from './datastore-source.js';
+import { storeSource } from './datastore-source.js';
 import type { ReconcileSummary } from './status.js';
 
 const skip = !existsSync(ETCD_BINARY)
@@ -73,7 +73,7 @@ describe('vppnet-agent in fleet mode, two nodes on one etcd', { skip }, () => {
 
   const newAgent = (hv: { name: string; sim: VppSimulator; dir: string }, driftIntervalMs = 0): Agent =>
     new Agent({
-      fleet: viewSource(
+      fleet: storeSource(
         new EtcdStore({
           endpoints: [etcd.endpoint],
           backoff: { initialMs: 50, maxMs: 500 },
@@ -323,7 +323,7 @@ describe('vppnet-agent in fleet mode, two nodes on one etcd', { skip }, () => {
     // An agent of hv1 started on a wrong (empty) prefix: nothing listed, nothing removed.
     await hv1.agent.stop();
     const wrong = new Agent({
-      fleet: viewSource(
+      fleet: storeSource(
         new EtcdStore({ endpoints: [etcd.endpoint] }),
         new KeySchema('/nothing-here/v1/'),
         'hv1',

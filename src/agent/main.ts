@@ -8,7 +8,12 @@ import { pino } from 'pino';
 import { Agent } from './agent.js';
 import { parseAgentFlags, USAGE, UsageError } from './agent-flags.js';
 import { AgentHttpServer } from './http-server.js';
-import { datastoreSourceOptions, etcdSource } from './datastore-source.js';
+import {
+  AGENT_CONNECTION_FLAGS,
+  connectionSettingsOf,
+  ConnectionSettingsError,
+} from '../datastore/connection-settings.js';
+import { etcdSource } from './datastore-source.js';
 import type { FleetDesired } from './fleet-desired.js';
 import { errorMessage } from './logger.js';
 
@@ -46,9 +51,14 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   let fleet: FleetDesired | undefined;
   if (flags.etcd) {
     try {
-      fleet = etcdSource(datastoreSourceOptions(flags.etcd, env));
+      fleet = etcdSource(
+        connectionSettingsOf(flags.etcd.connection, AGENT_CONNECTION_FLAGS, env),
+        flags.etcd.nodeName,
+      );
     } catch (err) {
-      process.stderr.write(`vppnet-agent: ${errorMessage(err)}\n`);
+      // A setting that cannot work (a file it cannot read, an endpoint that is no address).
+      const usage = err instanceof ConnectionSettingsError ? `\n${USAGE}` : '';
+      process.stderr.write(`vppnet-agent: ${errorMessage(err)}${usage}\n`);
       return 2;
     }
   }
