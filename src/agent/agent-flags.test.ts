@@ -36,6 +36,62 @@ describe('parseAgentFlags', () => {
     assert.equal(flags.vppSocketPath, '/tmp/api.sock');
   });
 
+  it('etcd mode: the node name, endpoints, prefix and TLS from flags or the environment', () => {
+    const flags = parseAgentFlags(['--datastore', 'etcd', '--etcd-ca', '/tls/ca.crt'], {
+      VPPNET_NODE_NAME: 'hv-1.example',
+      VPPNET_ETCD_ENDPOINTS: 'https://10.0.0.1:2379, https://[fd00::2]:2379',
+      VPPNET_ETCD_CERT: '/tls/tls.crt',
+      VPPNET_ETCD_KEY: '/tls/tls.key',
+    });
+    assert.notEqual(flags, 'help');
+    if (flags === 'help') return;
+    assert.deepEqual(flags.etcd, {
+      nodeName: 'hv-1.example',
+      prefix: '/vppnet/v1/',
+      endpoints: ['https://10.0.0.1:2379', 'https://[fd00::2]:2379'],
+      ca: '/tls/ca.crt',
+      cert: '/tls/tls.crt',
+      key: '/tls/tls.key',
+    });
+    const file = parseAgentFlags([], {});
+    assert.equal(file !== 'help' && file.etcd, undefined, 'file mode has no etcd settings');
+  });
+
+  it('etcd mode: refuses what cannot work, naming the flag', () => {
+    const bad = (argv: string[], env: NodeJS.ProcessEnv, re: RegExp) =>
+      assert.throws(
+        () => parseAgentFlags(argv, env),
+        (e: unknown) => e instanceof UsageError && re.test(e.message),
+      );
+    bad(['--datastore', 'consul'], {}, /^--datastore: expected file or etcd, got 'consul'$/);
+    bad(['--datastore', 'etcd'], {}, /needs --node-name \(or VPPNET_NODE_NAME\)/);
+    bad(
+      ['--datastore', 'etcd', '--node-name', 'HV_1'],
+      {},
+      /^--node-name: 'HV_1' is not a Kubernetes node name/,
+    );
+    bad(
+      ['--datastore', 'etcd', '--node-name', 'hv1', '--etcd-endpoints', 'http://x/'],
+      {},
+      /^--etcd-endpoints: 'http:\/\/x\/'/,
+    );
+    bad(
+      ['--datastore', 'etcd', '--node-name', 'hv1', '--datastore-prefix', 'vppnet'],
+      {},
+      /^--datastore-prefix: 'vppnet' must start and end with \//,
+    );
+    bad(
+      ['--datastore', 'etcd', '--node-name', 'hv1', '--etcd-cert', '/c'],
+      {},
+      /^--etcd-cert and --etcd-key go together$/,
+    );
+    bad(
+      ['--datastore', 'etcd', '--node-name', 'hv1', '--etcd-cert', '/c', '--etcd-key', '/k'],
+      {},
+      /^--etcd-cert needs --etcd-ca$/,
+    );
+  });
+
   it('answers --help', () => {
     assert.equal(parseAgentFlags(['--help'], {}), 'help');
   });

@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { DEFAULT_AGENT_SOCKET } from '../agent-api/protocol.js';
+import { DEFAULT_PREFIX } from '../datastore/keys.js';
 import { VppnetError } from '../util/errors.js';
 import { DEFAULT_SOCKET_PATH } from '../vpp/client/vpp-client.js';
 import { DEFAULT_DRIFT_INTERVAL_MS } from './agent.js';
@@ -15,7 +16,17 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const USAGE = `usage: vppnet-agent [options]
-  --config FILE          agent config (env VPPNET_CONFIG; default ${DEFAULT_CONFIG_PATH})
+  --datastore file|etcd  where the desired state comes from (env VPPNET_DATASTORE; default file)
+  --config FILE          file mode: the agent config (env VPPNET_CONFIG; default ${DEFAULT_CONFIG_PATH})
+  --node-name NAME       etcd mode: this hypervisor's node record (env VPPNET_NODE_NAME; required)
+  --etcd-endpoints URLS  etcd mode: comma-separated host:port or http(s)://host:port
+                         (env VPPNET_ETCD_ENDPOINTS; default http://127.0.0.1:2379)
+  --datastore-prefix P   etcd mode: the key prefix (env VPPNET_DATASTORE_PREFIX; default ${DEFAULT_PREFIX})
+  --etcd-ca FILE         etcd mode: CA of etcd's server certificate, PEM (env VPPNET_ETCD_CA); https
+  --etcd-cert FILE       etcd mode: client certificate, PEM (env VPPNET_ETCD_CERT)
+  --etcd-key FILE        etcd mode: client key, PEM (env VPPNET_ETCD_KEY)
+  --etcd-user NAME       etcd mode: etcd user (env VPPNET_ETCD_USER)
+  --etcd-password-file F etcd mode: the user's password (else env VPPNET_ETCD_PASSWORD)
   --vpp-socket PATH      VPP binary API socket (env VPPNET_VPP_SOCKET; default ${DEFAULT_SOCKET_PATH})
   --state-dir DIR        state kept across restarts (env VPPNET_STATE_DIR; default ${DEFAULT_STATE_DIR})
   --agent-socket PATH    local API for vppnet-cni and the service map, mode 0600
@@ -33,8 +44,22 @@ export class UsageError extends VppnetError<'VPPNET_ERR_USAGE'> {
   }
 }
 
+/** etcd mode's connection, as given (files not read yet). */
+export interface EtcdFlags {
+  readonly nodeName: string;
+  readonly prefix: string;
+  readonly endpoints: readonly string[];
+  readonly ca?: string;
+  readonly cert?: string;
+  readonly key?: string;
+  readonly user?: string;
+  readonly passwordFile?: string;
+}
+
 export interface AgentFlags {
   readonly configPath: string;
+  /** Set in etcd mode (--datastore etcd): the config file is not read. */
+  readonly etcd?: EtcdFlags;
   readonly vppSocketPath: string;
   readonly stateDir: string;
   readonly agentSocketPath: string;
@@ -51,6 +76,15 @@ export function parseAgentFlags(argv: readonly string[], env: NodeJS.ProcessEnv)
       args: [...argv],
       options: {
         config: { type: 'string' },
+        datastore: { type: 'string' },
+        'node-name': { type: 'string' },
+        'etcd-endpoints': { type: 'string' },
+        'datastore-prefix': { type: 'string' },
+        'etcd-ca': { type: 'string' },
+        'etcd-cert': { type: 'string' },
+        'etcd-key': { type: 'string' },
+        'etcd-user': { type: 'string' },
+        'etcd-password-file': { type: 'string' },
         'vpp-socket': { type: 'string' },
         'state-dir': { type: 'string' },
         'agent-socket': { type: 'string' },
@@ -73,8 +107,13 @@ export function parseAgentFlags(argv: readonly string[], env: NodeJS.ProcessEnv)
     const e = env[envName];
     return e === undefined || e === '' ? undefined : e;
   };
+  const datastore = setting('datastore', 'VPPNET_DATASTORE') ?? 'file';
+  if (datastore !== 'file' && datastore !== 'etcd')
+    throw new UsageError(`--datastore: expected file or etcd, got '${datastore}'`);
+  const etcd = datastore === 'etcd' ? etcdFlags(setting, values) : undefined;
   return {
     configPath: setting('config', 'VPPNET_CONFIG') ?? DEFAULT_CONFIG_PATH,
+    ...(etcd && { etcd }),
     vppSocketPath: setting('vpp-socket', 'VPPNET_VPP_SOCKET') ?? DEFAULT_SOCKET_PATH,
     stateDir: setting('state-dir', 'VPPNET_STATE_DIR') ?? DEFAULT_STATE_DIR,
     agentSocketPath: setting('agent-socket', 'VPPNET_AGENT_SOCKET') ?? DEFAULT_AGENT_SOCKET,
@@ -85,6 +124,49 @@ export function parseAgentFlags(argv: readonly string[], env: NodeJS.ProcessEnv)
       parseDuration(setting('drift-interval', 'VPPNET_DRIFT_INTERVAL') ?? `${DEFAULT_DRIFT_INTERVAL_MS}ms`),
     ),
     logLevel: parseLogLevel(setting('log-level', 'VPPNET_LOG_LEVEL') ?? 'info'),
+  };
+}
+
+function etcdFlags(
+  setting: (flag: string, envName: string) => string | undefined,
+  values: Record<string, string | boolean | undefined>,
+): EtcdFlags {
+  const nodeName = setting('node-name', 'VPPNET_NODE_NAME');
+  if (nodeName === undefined)
+    throw new UsageError(
+      '--datastore etcd needs --node-name (or VPPNET_NODE_NAME): the node record to serve',
+    );
+  if (!/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(nodeName))
+    throw new UsageError(`--node-name: '${nodeName}' is not a Kubernetes node name (lowercase RFC 1123)`);
+  const endpoints = (setting('etcd-endpoints', 'VPPNET_ETCD_ENDPOINTS') ?? 'http://127.0.0.1:2379')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  for (const e of endpoints)
+    if (!/^(?:https?:\/\/)?[^/\s]+:\d{1,5}\/?$/.test(e))
+      throw new UsageError(`--etcd-endpoints: '${e}' is not host:port or http(s)://host:port`);
+  if (endpoints.length === 0) throw new UsageError('--etcd-endpoints must name at least one endpoint');
+  const prefix = setting('datastore-prefix', 'VPPNET_DATASTORE_PREFIX') ?? DEFAULT_PREFIX;
+  if (!prefix.startsWith('/') || !prefix.endsWith('/'))
+    throw new UsageError(`--datastore-prefix: '${prefix}' must start and end with /`);
+  const ca = setting('etcd-ca', 'VPPNET_ETCD_CA');
+  const cert = setting('etcd-cert', 'VPPNET_ETCD_CERT');
+  const key = setting('etcd-key', 'VPPNET_ETCD_KEY');
+  if ((cert === undefined) !== (key === undefined))
+    throw new UsageError('--etcd-cert and --etcd-key go together');
+  if (cert !== undefined && ca === undefined) throw new UsageError('--etcd-cert needs --etcd-ca');
+  const user = setting('etcd-user', 'VPPNET_ETCD_USER');
+  const passwordFile =
+    typeof values['etcd-password-file'] === 'string' ? values['etcd-password-file'] : undefined;
+  return {
+    nodeName,
+    prefix,
+    endpoints,
+    ...(ca !== undefined && { ca }),
+    ...(cert !== undefined && { cert }),
+    ...(key !== undefined && { key }),
+    ...(user !== undefined && { user }),
+    ...(passwordFile !== undefined && { passwordFile }),
   };
 }
 

@@ -34,6 +34,7 @@ import { systemTimers, type Timer, type Timers } from '../util/timers.js';
 import { CoalescingRunner } from './coalescing-runner.js';
 import { ConfigFileWatcher } from './config-watcher.js';
 import { linuxHostLinks } from './host-links.js';
+import type { FleetDesired } from './fleet-desired.js';
 import { errorMessage, silentLogger, type AgentLogger } from './logger.js';
 import { AgentMetrics } from './metrics.js';
 import { portScope, type PortOf } from './port-scope.js';
@@ -43,6 +44,7 @@ import {
   readinessOf,
   type AgentStatus,
   type ConfigStatus,
+  type DatastoreStatus,
   type PassResult,
   type PortProblemReport,
   type Readiness,
@@ -62,7 +64,13 @@ export const DEFAULT_RETRY_MAX_MS = 60_000;
 const REPORTED_PER_PASS = 5;
 
 export interface AgentOptions {
-  readonly configPath: string;
+  /** File mode: the config file, watched. Exactly one of configPath and fleet. */
+  readonly configPath?: string;
+  /**
+   * Fleet mode: the desired state derived from the datastore (datastore-source.ts). The agent
+   * starts and stops it; a pass runs once it has listed its scope and the node has a record.
+   */
+  readonly fleet?: FleetDesired;
   /** Where the agent keeps state across restarts (the SRv6 globals file). */
   readonly stateDir: string;
   readonly vppSocketPath?: string;
@@ -105,7 +113,10 @@ export interface AgentEvents {
 export class Agent {
   /** The agent's metrics registry, for the HTTP server. */
   readonly metrics = new AgentMetrics();
+  /** The config file, or in fleet mode the datastore source's description. */
   readonly #configPath: string;
+  readonly #fleet: FleetDesired | undefined;
+  #rejectedTotal = 0;
   readonly #socketPath: string;
   readonly #logger: AgentLogger;
   readonly #driftIntervalMs: number;
@@ -127,7 +138,7 @@ export class Agent {
   #pruning: Promise<void> = Promise.resolve();
   /** The service bridge's runtime (addresses, attachments, lock), once started. */
   #services: OpenedServices | undefined;
-  readonly #watcher: ConfigFileWatcher;
+  readonly #watcher: ConfigFileWatcher | undefined;
   readonly #runner: CoalescingRunner<ReconcileTrigger, PassResult>;
   readonly #events = new EventEmitter();
 
@@ -154,7 +165,10 @@ export class Agent {
   #nextRetryAt: number | undefined;
 
   constructor(opts: AgentOptions) {
-    this.#configPath = opts.configPath;
+    if ((opts.configPath === undefined) === (opts.fleet === undefined))
+      throw new Error('Agent: give exactly one of configPath (file mode) and fleet (fleet mode)');
+    this.#fleet = opts.fleet;
+    this.#configPath = opts.configPath ?? (opts.fleet as FleetDesired).description;
     this.#socketPath = opts.vppSocketPath ?? DEFAULT_SOCKET_PATH;
     this.#logger = opts.logger ?? silentLogger;
     this.#driftIntervalMs = opts.driftIntervalMs ?? DEFAULT_DRIFT_INTERVAL_MS;
@@ -179,17 +193,24 @@ export class Agent {
     this.#globals = new SrGlobalsFileStore(join(opts.stateDir, SR_GLOBALS_FILE), this.#logger);
     this.#stateDir = opts.stateDir;
     this.#agentSocketPath = opts.agentSocketPath;
-    this.#watcher = new ConfigFileWatcher({
-      path: this.#configPath,
-      debounceMs: opts.configDebounceMs ?? DEFAULT_CONFIG_DEBOUNCE_MS,
-      timers: this.#timers,
-      onChange: () => void this.reloadConfig(),
-      onError: (message) =>
-        this.#logger.warn(
-          { path: this.#configPath },
-          `${message}; the config is re-read on each drift check instead`,
-        ),
-    });
+    this.#watcher =
+      opts.configPath === undefined
+        ? undefined
+        : new ConfigFileWatcher({
+            path: opts.configPath,
+            debounceMs: opts.configDebounceMs ?? DEFAULT_CONFIG_DEBOUNCE_MS,
+            timers: this.#timers,
+            onChange: () => void this.reloadConfig(),
+            onError: (message) =>
+              this.#logger.warn(
+                { path: this.#configPath },
+                `${message}; the config is re-read on each drift check instead`,
+              ),
+          });
+    if (this.#fleet) {
+      const fleet = this.#fleet;
+      this.metrics.watchDatastore(() => fleet.health());
+    }
     this.#runner = new CoalescingRunner((triggers) => this.#pass(triggers));
     this.#configStatus = { path: this.#configPath, valid: false, problems: [] };
   }
@@ -212,7 +233,7 @@ export class Agent {
     this.metrics.setConnectionState(this.#client.state);
     this.#logger.info(
       {
-        config: this.#configPath,
+        ...(this.#fleet ? { datastore: this.#configPath } : { config: this.#configPath }),
         vppSocket: this.#socketPath,
         stateFile: this.#globals.path,
         driftIntervalMs: this.#driftIntervalMs,
@@ -220,8 +241,16 @@ export class Agent {
       },
       'vppnet-agent starting',
     );
-    this.#watcher.ensureWatching();
-    await this.reloadConfig();
+    if (this.#fleet) {
+      // No waiting for the store: it may be down, and VPP keeps what it has meanwhile.
+      this.#fleet.start({
+        onChange: () => this.#onFleetChange(),
+        onRejected: (key, reason) => this.#onFleetRejected(key, reason),
+      });
+    } else {
+      this.#watcher?.ensureWatching();
+      await this.reloadConfig();
+    }
     if (this.#phase !== 'running') return;
     if (this.#agentSocketPath !== undefined) {
       // Pods attach through this socket; their records are restored from the state dir first,
@@ -263,7 +292,7 @@ export class Agent {
       { reconciling: this.#runner.busy },
       'vppnet-agent stopping; the dataplane stays programmed',
     );
-    this.#watcher.close();
+    this.#watcher?.close();
     this.#linkWatch?.close();
     this.#clearTimers();
     // No new attachments; the socket file is removed, the CNI plugin waits for the next agent.
@@ -271,6 +300,7 @@ export class Agent {
     await this.#runner.close();
     await this.#pruning;
     await this.#configReads;
+    await this.#fleet?.stop();
     await this.#client.close();
     this.#client.off('state', this.#onVppState);
     this.#client.off('ready', this.#onVppReady);
@@ -295,6 +325,11 @@ export class Agent {
    * triggers a pass; an invalid one is reported and the last good one stays in force.
    */
   reloadConfig(): Promise<ConfigStatus> {
+    if (this.#fleet) {
+      // Fleet mode has no file: the next pass derives the config from the datastore afresh.
+      this.#kick('config-change');
+      return Promise.resolve(this.#configStatus);
+    }
     const read = this.#configReads.then(() => this.#readConfig());
     this.#configReads = read.catch(() => undefined);
     return read;
@@ -328,6 +363,7 @@ export class Agent {
     return {
       phase: this.#phase,
       config: this.#configStatus,
+      ...(this.#fleet ? { datastore: this.#datastoreStatus(this.#fleet) } : {}),
       vpp: {
         socket: this.#socketPath,
         state: this.#client.state,
@@ -436,12 +472,19 @@ export class Agent {
 
   async #pass(triggerSet: ReadonlySet<ReconcileTrigger>): Promise<PassResult> {
     const triggers = [...triggerSet];
-    const config = this.#config;
     const skip = (reason: string): SkippedPass => {
       this.#logger.debug({ triggers, reason }, 'reconcile skipped');
       return { outcome: 'skipped', triggers, reason };
     };
     if (this.#phase !== 'running') return skip('the agent is stopping');
+    if (this.#fleet) {
+      if (this.#fleet.health().synced) this.#deriveFleetConfig(this.#fleet);
+      // Until the scope is listed the last good config (if any) stays in force: a VPP restart or
+      // the drift check still repairs VPP to it, and a datastore change waits for the listing.
+      else if (triggers.every((t) => t === 'datastore'))
+        return skip('the datastore has not listed the node scope yet');
+    }
+    const config = this.#config;
     if (config === undefined) return skip('no valid config loaded yet');
     if (this.#client.state !== 'ready') return skip(`VPP is not connected (${this.#client.state})`);
 
@@ -616,8 +659,10 @@ export class Agent {
 
   async #driftCheck(): Promise<void> {
     // Also a safety net for the watch: events can be lost (some filesystems, a replaced directory).
-    this.#watcher.ensureWatching();
-    await this.reloadConfig();
+    if (!this.#fleet) {
+      this.#watcher?.ensureWatching();
+      await this.reloadConfig();
+    }
     this.#kick('drift');
     this.#armDriftCheck();
   }
@@ -628,6 +673,71 @@ export class Agent {
     this.#driftTimer = undefined;
     this.#retryTimer = undefined;
     this.#nextRetryAt = undefined;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Fleet mode
+
+  #onFleetChange(): void {
+    if (this.#phase !== 'running' || !this.#fleet?.health().synced) return;
+    this.#kick('datastore');
+  }
+
+  #onFleetRejected(key: string, reason: string): void {
+    this.#rejectedTotal++;
+    this.metrics.countDatastoreRejection();
+    this.#logger.error(
+      { key, reason },
+      `datastore value ${key} rejected (${reason}); its last good value stays in force`,
+    );
+  }
+
+  /**
+   * The config from the datastore as it is now. Without a valid node record (a missing record, an
+   * empty or wrong prefix) the last good config stays in force: an empty store is no reason to
+   * flush a hypervisor. Records left out for their problems are reported, the rest applies.
+   */
+  #deriveFleetConfig(fleet: FleetDesired): void {
+    const checkedAt = new Date(this.#clock()).toISOString();
+    const { config, problems } = fleet.derive();
+    const reported = problems.map((p) => ({ path: `${p.key}: ${p.path}`, message: p.message }));
+    const news = JSON.stringify(reported) !== JSON.stringify(this.#configStatus.problems);
+    const inForceSince = config ? checkedAt : this.#configStatus.inForceSince;
+    this.#configStatus = {
+      path: this.#configPath,
+      valid: config !== undefined,
+      problems: reported,
+      checkedAt,
+      ...(inForceSince === undefined ? {} : { inForceSince }),
+    };
+    this.metrics.setConfigValid(config !== undefined);
+    if (config) this.#config = config;
+    if (news && reported.length > 0) {
+      const keeping = config
+        ? 'those records are left out, the rest applies'
+        : this.#config === undefined
+          ? 'waiting for a valid node record'
+          : 'the last good config stays in force';
+      this.#logger.error(
+        { datastore: this.#configPath, problems: reported },
+        `datastore records with problems (${reported.map((p) => `${p.path}: ${p.message}`).join('; ')}); ${keeping}`,
+      );
+    }
+    this.#events.emit('config', this.#configStatus);
+  }
+
+  #datastoreStatus(fleet: FleetDesired): DatastoreStatus {
+    const health = fleet.health();
+    const rejected = [...fleet.rejected()];
+    return {
+      source: fleet.description,
+      synced: health.synced,
+      stale: health.stale,
+      ...(health.staleSince === undefined ? {} : { staleSince: health.staleSince.toISOString() }),
+      ...(health.lastError === undefined ? {} : { lastError: health.lastError }),
+      rejectedTotal: this.#rejectedTotal,
+      rejected: rejected.slice(0, REPORTED_PER_PASS).map(([key, reason]) => ({ key, reason })),
+    };
   }
 
   // -------------------------------------------------------------------------------------------

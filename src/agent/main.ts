@@ -8,6 +8,8 @@ import { pino } from 'pino';
 import { Agent } from './agent.js';
 import { parseAgentFlags, USAGE, UsageError } from './agent-flags.js';
 import { AgentHttpServer } from './http-server.js';
+import { datastoreSourceOptions, etcdSource } from './datastore-source.js';
+import type { FleetDesired } from './fleet-desired.js';
 import { errorMessage } from './logger.js';
 
 /** Below Kubernetes' default 30 s grace period, so we report a stuck shutdown before SIGKILL. */
@@ -41,8 +43,17 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
     process.exit(1);
   });
 
+  let fleet: FleetDesired | undefined;
+  if (flags.etcd) {
+    try {
+      fleet = etcdSource(datastoreSourceOptions(flags.etcd, env));
+    } catch (err) {
+      process.stderr.write(`vppnet-agent: ${errorMessage(err)}\n`);
+      return 2;
+    }
+  }
   const agent = new Agent({
-    configPath: flags.configPath,
+    ...(fleet ? { fleet } : { configPath: flags.configPath }),
     vppSocketPath: flags.vppSocketPath,
     stateDir: flags.stateDir,
     agentSocketPath: flags.agentSocketPath,

@@ -42,9 +42,13 @@ export class AgentMetrics {
   readonly #owned: Gauge<'kind'>;
   readonly #brokenPorts: Gauge;
   readonly #configValid: Gauge;
+  readonly #datastoreSynced: Gauge;
+  readonly #datastoreStale: Gauge;
+  readonly #datastoreRejected: Counter;
   readonly #attachmentDuration: Histogram<'op' | 'outcome'>;
   readonly #attachmentPhase: Histogram<'op' | 'phase'>;
   #subscribed = false;
+  #datastoreHealth: (() => { readonly synced: boolean; readonly stale: boolean }) | undefined;
 
   constructor() {
     const registers = [this.registry];
@@ -103,6 +107,35 @@ export class AgentMetrics {
       help: '1 when the config file as last read is valid; 0 while it is invalid (the last good config stays in force).',
       registers,
     });
+    // Arrow functions: prom-client calls collect with the gauge as `this`.
+    const datastoreGauge = (gauge: () => Gauge, of: (h: { synced: boolean; stale: boolean }) => boolean) => ({
+      registers,
+      collect: () => {
+        const h = this.#datastoreHealth?.();
+        if (h) gauge().set(of(h) ? 1 : 0);
+      },
+    });
+    this.#datastoreSynced = new Gauge({
+      name: 'vppnet_datastore_synced',
+      help: "Fleet mode: 1 once every range of the node's scope in the datastore has been listed.",
+      ...datastoreGauge(
+        () => this.#datastoreSynced,
+        (h) => h.synced,
+      ),
+    });
+    this.#datastoreStale = new Gauge({
+      name: 'vppnet_datastore_stale',
+      help: 'Fleet mode: 1 while the datastore cannot be reached (the last good state stays in force in VPP and in memory).',
+      ...datastoreGauge(
+        () => this.#datastoreStale,
+        (h) => h.stale,
+      ),
+    });
+    this.#datastoreRejected = new Counter({
+      name: 'vppnet_datastore_rejected_total',
+      help: 'Fleet mode: datastore values rejected as invalid (each logged with its key and reason; the last good value stays).',
+      registers,
+    });
     this.#attachmentDuration = new Histogram({
       name: 'vppnet_attachment_duration_seconds',
       help: "vppnet-cni's ADD (attach) and DEL (detach) as the agent serves them, by outcome (ok or the CNI error code).",
@@ -157,6 +190,15 @@ export class AgentMetrics {
 
   setConfigValid(valid: boolean): void {
     this.#configValid.set(valid ? 1 : 0);
+  }
+
+  /** Fleet mode: the datastore gauges read `health` at each scrape (staleness has no event). */
+  watchDatastore(health: () => { readonly synced: boolean; readonly stale: boolean }): void {
+    this.#datastoreHealth = health;
+  }
+
+  countDatastoreRejection(): void {
+    this.#datastoreRejected.inc();
   }
 
   /** Stops listening on the diagnostics channels; the registry stays readable. */

@@ -8,7 +8,15 @@ import type { ConnectionState } from '../vpp/client/connection-state.js';
 
 /** Why a reconcile pass ran; a coalesced pass has several. */
 export type ReconcileTrigger =
-  'start' | 'vpp-connect' | 'vpp-reconnect' | 'config-change' | 'drift' | 'retry' | 'manual';
+  | 'start'
+  | 'vpp-connect'
+  | 'vpp-reconnect'
+  | 'config-change'
+  | 'drift'
+  | 'retry'
+  | 'manual'
+  /** Fleet mode: records changed in the datastore (remote routes alone: a delta pass). */
+  | 'datastore';
 
 export interface ConfigStatus {
   readonly path: string;
@@ -20,6 +28,22 @@ export interface ConfigStatus {
   readonly checkedAt?: string;
   /** When the config in force was loaded; absent while no valid config was ever read. */
   readonly inForceSince?: string;
+}
+
+/** Fleet mode: the datastore the config is derived from. */
+export interface DatastoreStatus {
+  /** e.g. "etcd http://10.0.0.1:2379 /vppnet/v1/ node hv1". */
+  readonly source: string;
+  /** Every range of the node's scope has been listed at least once. */
+  readonly synced: boolean;
+  /** The store cannot be reached; the last good state stays in force. */
+  readonly stale: boolean;
+  readonly staleSince?: string;
+  readonly lastError?: string;
+  /** Values rejected since the agent started. */
+  readonly rejectedTotal: number;
+  /** The first few keys whose value is rejected now, with why (the last good value is in force). */
+  readonly rejected: readonly { readonly key: string; readonly reason: string }[];
 }
 
 export interface OpFailureReport {
@@ -84,6 +108,8 @@ export type PassResult = ReconcileSummary | SkippedPass;
 export interface AgentStatus {
   readonly phase: 'created' | 'running' | 'stopping' | 'stopped';
   readonly config: ConfigStatus;
+  /** Fleet mode only. */
+  readonly datastore?: DatastoreStatus;
   readonly vpp: {
     readonly socket: string;
     readonly state: ConnectionState;
@@ -128,6 +154,14 @@ export function readinessOf(status: AgentStatus): Readiness {
         : `config ${config.path} is invalid (${problems}); ${inForce}`,
     );
   }
+
+  const store = status.datastore;
+  if (store && !store.synced)
+    reasons.push(`datastore ${store.source} not listed yet${store.lastError ? ` (${store.lastError})` : ''}`);
+  else if (store?.stale)
+    reasons.push(
+      `datastore ${store.source} unreachable since ${store.staleSince ?? '?'} (${store.lastError ?? 'no answer'}); the last good state stays in force`,
+    );
 
   const { vpp } = status;
   if (vpp.state !== 'ready') {

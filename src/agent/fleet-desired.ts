@@ -1,0 +1,59 @@
+/**
+ * Fleet mode's desired state as the agent sees it: a source that derives this node's whole config
+ * from the datastore, and says between two passes what changed, so that a change of remote routes
+ * alone is applied as a delta (no dump, O(1) VPP operations per route) while anything else runs a
+ * full pass. src/agent/datastore-source.ts opens the etcd one; tests may pass their own.
+ */
+import type { AgentConfig } from '../config/model.js';
+import type { Ip4Prefix } from '../net/ip.js';
+
+/** One remote route's new state: its SID, or undefined when it is gone. */
+export interface RemoteRouteChange {
+  readonly vpc: string;
+  readonly prefix: Ip4Prefix;
+  readonly sid: string | undefined;
+}
+
+export interface FleetChanges {
+  /** Something but remote routes changed: the whole config must be derived and reconciled. */
+  readonly structural: boolean;
+  /** Remote routes changed since the last take or derivation, latest state per (VPC, prefix). */
+  readonly routes: readonly RemoteRouteChange[];
+}
+
+export interface FleetProblem {
+  readonly key: string;
+  readonly path: string;
+  readonly message: string;
+}
+
+export interface FleetHealth {
+  /** Every range of the node's scope has been listed at least once. */
+  readonly synced: boolean;
+  /** The store cannot be reached: what the source holds is the last it saw. */
+  readonly stale: boolean;
+  readonly staleSince: Date | undefined;
+  readonly lastError: string | undefined;
+}
+
+export interface FleetDesiredHandlers {
+  /** The source changed (called once per batch of changes). */
+  onChange(): void;
+  /** A value was rejected; the last good value stays. */
+  onRejected(key: string, reason: string): void;
+}
+
+export interface FleetDesired {
+  /** For logs and status, e.g. "etcd http://10.0.0.1:2379 /vppnet/v1/ node hv1". */
+  readonly description: string;
+  start(handlers: FleetDesiredHandlers): void;
+  /** Stops watching and closes the store connection. */
+  stop(): Promise<void>;
+  health(): FleetHealth;
+  /** Keys whose current value is rejected, with why (their last good value is in force). */
+  rejected(): ReadonlyMap<string, string>;
+  /** The whole config (undefined without a valid node record); pending changes are in it. */
+  derive(): { readonly config: AgentConfig | undefined; readonly problems: readonly FleetProblem[] };
+  /** What changed since the last take or derive(), and forgets it. */
+  takeChanges(): FleetChanges;
+}
