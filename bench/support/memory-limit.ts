@@ -68,7 +68,8 @@ export async function underMemoryLimit(): Promise<MemoryLimit | { readonly exitC
   }
 }
 
-function daemonSetLimit(): number | undefined {
+/** The agent's limits.memory in deploy/values/default.yaml, in bytes. */
+export function daemonSetLimit(): number | undefined {
   const values = parseValues(
     parseValuesYaml(readFileSync(DEFAULT_VALUES, 'utf8'), DEFAULT_VALUES),
     DEFAULT_VALUES,
@@ -82,9 +83,8 @@ function describe(bytes: number): string {
   return `${bytes / (1024 * 1024)} MiB memory cgroup${fromValues ? " (the DaemonSet's limits.memory)" : ''}`;
 }
 
-/** A fresh memory cgroup with the limit, v2 or v1, named after this process. */
-async function createCgroup(bytes: number): Promise<string> {
-  const name = `vppnet-bench-${process.pid}`;
+/** A fresh memory cgroup with the limit, v2 or v1, named after this process unless named. */
+export async function createCgroup(bytes: number, name = `vppnet-bench-${process.pid}`): Promise<string> {
   const v2 = existsSync('/sys/fs/cgroup/cgroup.controllers');
   const dir = v2 ? path.join('/sys/fs/cgroup', name) : path.join('/sys/fs/cgroup/memory', name);
   await mkdir(dir);

@@ -1,9 +1,36 @@
-/** Runs the VPP simulator on the socket given as argv[2] until SIGTERM; signals readiness over IPC. */
+/**
+ * Runs the VPP simulator on the socket given as argv[2] until SIGTERM; signals readiness over IPC.
+ *   --interface NAME     an interface present at start (repeatable), e.g. an underlay NIC or a VM
+ *                        port attached as `{type: interface}`
+ *   --steering-events    one JSON line on stdout per handled sr_steering_add_del:
+ *                        {"t":MS,"prefix":"a.b.c.d/len","table":N,"bsid":"…","is_del":B,"retval":N},
+ *                        t the wall clock (performance.timeOrigin + performance.now()) when the
+ *                        reply was made, comparable to another process's clock on this machine
+ */
+import { parseArgs } from 'node:util';
+import { performance } from 'node:perf_hooks';
 import { VppSimulator } from '../../src/vpp/sim/index.js';
+import { Dispatcher, type Handler } from '../../src/vpp/sim/dispatcher.js';
+import { fromApiAddress, ipText } from '../../src/vpp/sim/ip-addr.js';
+import type { Message, MessageDef } from '../../src/vpp/codec/schema.js';
+import { msg } from '../../src/vpp/messages/index.js';
 
-const socketPath = process.argv[2];
-if (!socketPath) throw new Error('usage: sim-process SOCKET');
-const sim = await VppSimulator.start({ socketPath, checkHostInterfaces: false });
+const [socketPath, ...rest] = process.argv.slice(2);
+if (!socketPath) throw new Error('usage: sim-process SOCKET [--interface NAME]... [--steering-events]');
+const { values } = parseArgs({
+  args: rest,
+  options: {
+    interface: { type: 'string', multiple: true },
+    'steering-events': { type: 'boolean' },
+  },
+  strict: true,
+});
+if (values['steering-events']) reportSteering();
+const sim = await VppSimulator.start({
+  socketPath,
+  checkHostInterfaces: false,
+  initialInterfaces: (values.interface ?? []).map((name) => ({ name })),
+});
 process.send?.('ready');
 // The parent can ask for a VPP restart (state lost, ids reshuffled), as benchmarks need.
 process.on('message', (m: unknown) => {
@@ -12,3 +39,43 @@ process.on('message', (m: unknown) => {
 process.on('SIGTERM', () => {
   void sim.close().then(() => process.exit(0));
 });
+
+/**
+ * Wraps the sr_steering_add_del handler as the simulator registers it (before it starts), so each
+ * reply it makes is also written as an event. The simulator has no observer API, and the event
+ * is the benchmark's, not VPP's: it stays here. Lines are written in batches (one write per turn
+ * of the event loop), the time is taken per reply.
+ */
+function reportSteering(): void {
+  let pending = '';
+  const flush = (): void => {
+    const out = pending;
+    pending = '';
+    process.stdout.write(out);
+  };
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with its own this
+  const on = Dispatcher.prototype.on as (this: Dispatcher, def: MessageDef, h: Handler<MessageDef>) => void;
+  const wrapped = function (this: Dispatcher, def: MessageDef, handler: Handler<MessageDef>): void {
+    if (def.name !== msg.sr_steering_add_del.name) return on.call(this, def, handler);
+    const observed: Handler<MessageDef> = (m, call) => {
+      const reply = call.reply.bind(call);
+      const watched = Object.create(call) as typeof call;
+      watched.reply = (values) => {
+        reply(values);
+        const s = m as unknown as Message<typeof msg.sr_steering_add_del>;
+        if (pending === '') setImmediate(flush);
+        pending += `${JSON.stringify({
+          t: performance.timeOrigin + performance.now(),
+          prefix: `${ipText(fromApiAddress(s.prefix.address))}/${s.prefix.len}`,
+          table: s.table_id >>> 0,
+          bsid: s.bsid_addr,
+          is_del: s.is_del,
+          retval: (values as { retval: number }).retval,
+        })}\n`;
+      };
+      handler(m, watched);
+    };
+    on.call(this, def, observed);
+  };
+  Dispatcher.prototype.on = wrapped as typeof Dispatcher.prototype.on;
+}

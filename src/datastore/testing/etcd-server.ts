@@ -45,12 +45,19 @@ export class EtcdServer {
     readonly clientPort: number,
     readonly peerPort: number,
     readonly tls: EtcdServerTls | undefined,
+    private readonly extraArgs: readonly string[],
   ) {
     this.dataDir = mkdtempSync(path.join(tmpdir(), 'vppnet-etcd-'));
   }
 
-  static async start(options: { tls?: EtcdServerTls } = {}): Promise<EtcdServer> {
-    const server = new EtcdServer(await freePort(), await freePort(), options.tls);
+  /**
+   * `extraArgs` go to etcd after the test's own, e.g. a benchmark's larger `--max-txn-ops`,
+   * `--max-request-bytes` and `--quota-backend-bytes` for loading a large fleet quickly.
+   */
+  static async start(
+    options: { tls?: EtcdServerTls; extraArgs?: readonly string[] } = {},
+  ): Promise<EtcdServer> {
+    const server = new EtcdServer(await freePort(), await freePort(), options.tls, options.extraArgs ?? []);
     await server.resume();
     return server;
   }
@@ -90,6 +97,7 @@ export class EtcdServer {
             '--client-cert-auth',
           ]
         : []),
+      ...this.extraArgs,
     ];
     const child = spawn(ETCD_BINARY, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
@@ -132,6 +140,11 @@ export class EtcdServer {
   }
 
   /** SIGKILL, as a crashed member; the data dir stays. */
+  /** etcd's process id while it runs (for its CPU and memory). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   async kill(): Promise<void> {
     this.child?.kill('SIGKILL');
     await this.exited;

@@ -1,0 +1,382 @@
+/**
+ * bench/fleet: vppnet-agent in fleet mode at scale. A large fleet's records in a real etcd the
+ * benchmark starts; 20 real agent processes (`--datastore etcd`), each against its own simulator
+ * process; measured from the outside: (a) one agent's cold start to converged, and its peak RSS,
+ * in the DaemonSet's memory limit; (b) the propagation of one endpoint change to every affected
+ * agent's VPP; (c) 1,000 changes a second for a minute, then every agent's VPP read back and
+ * compared with the final records ("no change lost"). See bench/README.md.
+ *
+ *   npm run bench:fleet
+ *   BENCH_NODES=1000 BENCH_VPCS=10000 BENCH_ENDPOINTS=100000 BENCH_HV0_ENDPOINTS=20000 BENCH_SECONDS=10 npm run bench:fleet
+ */
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { EtcdStore } from '../../src/datastore/etcd-store.js';
+import { KeySchema } from '../../src/datastore/keys.js';
+import { ETCD_BINARY, EtcdServer, freePort } from '../../src/datastore/testing/etcd-server.js';
+import { parseQuantity } from '../../deploy/render/values.js';
+import { FleetChanges, type EndpointChange } from './changes.js';
+import { DEFAULT_SIZE, FleetLayout, type FleetSize } from './layout.js';
+import { loadRecords } from './loader.js';
+import {
+  Cleanup,
+  cpuSecondsOf,
+  memoryOf,
+  removeCgroup,
+  startAgent,
+  startSimulator,
+  type AgentProcess,
+  type SimProcess,
+} from './processes.js';
+import { createCgroup, daemonSetLimit } from '../support/memory-limit.js';
+import { fmt, percentile, printTable, type Row } from '../support/report.js';
+import { diffSteering, dumpSteering } from './vpp-steering.js';
+
+const PREFIX = '/bench/v1/';
+const MiB = 1024 * 1024;
+
+function envInt(name: string, fallback: number): number {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
+  const n = Number(text.replace(/_/g, ''));
+  if (!Number.isInteger(n) || n < 0)
+    throw new Error(`${name} must be a whole number, got ${JSON.stringify(text)}`);
+  return n;
+}
+
+const size: FleetSize = {
+  nodes: envInt('BENCH_NODES', DEFAULT_SIZE.nodes),
+  vpcs: envInt('BENCH_VPCS', DEFAULT_SIZE.vpcs),
+  endpoints: envInt('BENCH_ENDPOINTS', DEFAULT_SIZE.endpoints),
+  agents: envInt('BENCH_AGENTS', DEFAULT_SIZE.agents),
+  hv0Vpcs: envInt('BENCH_HV0_VPCS', DEFAULT_SIZE.hv0Vpcs),
+  hv0Endpoints: envInt('BENCH_HV0_ENDPOINTS', DEFAULT_SIZE.hv0Endpoints),
+  hostsPerVpc: envInt('BENCH_HOSTS_PER_VPC', DEFAULT_SIZE.hostsPerVpc),
+  smallVpcsPerAgent: envInt('BENCH_SMALL_VPCS_PER_AGENT', DEFAULT_SIZE.smallVpcsPerAgent),
+};
+/** (b): changes written one at a time. */
+const SINGLE_CHANGES = envInt('BENCH_CHANGES', 200);
+/** (c): changes a second, for how many seconds. */
+const RATE = envInt('BENCH_RATE', 1000);
+const SECONDS = envInt('BENCH_SECONDS', 60);
+/** Records per etcd transaction while loading, and transactions in flight. */
+const BATCH = envInt('BENCH_BATCH', 5000);
+const IN_FLIGHT = envInt('BENCH_IN_FLIGHT', 4);
+/** How long a step may take before the benchmark gives up on it (a bug, not a slow run). */
+const TIMEOUT_MS = envInt('BENCH_TIMEOUT', 600) * 1000;
+
+/** Targets from issue #9. */
+const TARGET = { coldStartS: 10, rssBytes: 200e6, singleP99Ms: 500, rateP99Ms: 1000 };
+
+const now = (): number => performance.timeOrigin + performance.now();
+
+function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not done within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([p, deadline]).finally(() => clearTimeout(timer));
+}
+
+/** The memory limit each agent runs under: the DaemonSet's unless BENCH_MEMORY_LIMIT says. */
+function memoryLimit(): number | undefined {
+  const wanted = process.env.BENCH_MEMORY_LIMIT ?? 'daemonset';
+  if (wanted === 'none') return undefined;
+  const bytes = wanted === 'daemonset' ? daemonSetLimit() : parseQuantity(wanted, 'memory');
+  if (bytes === undefined)
+    throw new Error(`BENCH_MEMORY_LIMIT=${wanted}: not a memory quantity (e.g. 256Mi) or 'none'`);
+  return bytes;
+}
+
+const yes = (ok: boolean): string => (ok ? 'yes' : 'NO');
+
+async function main(cleanup: Cleanup): Promise<void> {
+  const layout = new FleetLayout(size);
+  const schema = new KeySchema(PREFIX);
+  const changes = new FleetChanges(layout, schema);
+  const rows: Row[] = [];
+  const row = (step: string, figure: string, target = '-', met = '-'): void => {
+    rows.push({ step, figure, target, met });
+    process.stderr.write(`  ${step}: ${figure}\n`);
+  };
+
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-bench-fleet-'));
+  cleanup.add('temp dir', () => rm(dir, { recursive: true, force: true }));
+
+  // --- setup: the fleet's records in etcd
+  const etcd = await EtcdServer.start({
+    extraArgs: [
+      '--max-txn-ops',
+      String(Math.max(128, BATCH)),
+      '--max-request-bytes',
+      String(32 * MiB),
+      '--quota-backend-bytes',
+      String(8 * 1024 * MiB),
+    ],
+  });
+  cleanup.add('etcd', () => etcd.stop());
+  const dbSize = async (): Promise<number> => (await stat(path.join(etcd.dataDir, 'member/snap/db'))).size;
+  const store = new EtcdStore({ endpoints: [etcd.endpoint], callTimeoutMs: 120_000 });
+  cleanup.add('etcd client', () => store.close());
+  process.stderr.write(
+    `bench/fleet: loading ${fmt(layout.recordCount)} records into etcd ${etcd.endpoint}\n`,
+  );
+  const t0 = now();
+  const written = await loadRecords(store, layout.records(schema), { batch: BATCH, inFlight: IN_FLIGHT });
+  const loadS = (now() - t0) / 1000;
+  row(
+    `load: ${fmt(size.nodes)} nodes, ${fmt(size.vpcs)} VPCs, ${fmt(size.endpoints)} endpoints, ${fmt(layout.portCount)} ports`,
+    `${fmt(written)} records in ${fmt(loadS, 1)} s (${fmt(written / loadS)}/s, ${BATCH} a transaction)`,
+  );
+  row('etcd DB size after the load', `${fmt((await dbSize()) / MiB, 1)} MiB`);
+
+  // --- the simulators, and a memory cgroup per agent
+  const sims: SimProcess[] = [];
+  cleanup.add('simulators', async () => void (await Promise.all(sims.map((s) => s.stop()))));
+  for (let a = 0; a < size.agents; a++)
+    sims.push(await startSimulator(path.join(dir, `vpp-${a}.sock`), layout.interfaces(a)));
+  const limit = memoryLimit();
+  let limitNote = limit === undefined ? 'no memory limit (BENCH_MEMORY_LIMIT=none)' : '';
+  const cgroups: (string | undefined)[] = [];
+  for (let a = 0; a < size.agents && limit !== undefined; a++) {
+    const cg = await createCgroup(limit, `vppnet-bench-fleet-${process.pid}-${a}`).catch((err: Error) => err);
+    if (cg instanceof Error) {
+      limitNote = `no memory limit: cannot make a memory cgroup (${cg.message})`;
+      break;
+    }
+    cleanup.add(`cgroup ${cg}`, () => removeCgroup(cg));
+    cgroups.push(cg);
+  }
+  if (limit !== undefined && !limitNote)
+    limitNote = `each agent in a ${fmt(limit / MiB)} MiB memory cgroup${process.env.BENCH_MEMORY_LIMIT ? '' : " (the DaemonSet's limits.memory)"}`;
+
+  const agents: AgentProcess[] = [];
+  // All at once: stopping twenty agents one after the other takes their grace periods in a row.
+  cleanup.add('agents', async () => void (await Promise.all(agents.map((a) => a.stop()))));
+  const start = async (a: number): Promise<AgentProcess> => {
+    const agentDir = path.join(dir, `agent-${a}`);
+    await mkdir(agentDir);
+    const agent = startAgent({
+      name: layout.nodeName(a),
+      etcdEndpoint: etcd.endpoint,
+      prefix: PREFIX,
+      vppSocket: sims[a]!.socketPath,
+      dir: agentDir,
+      listenPort: await freePort(),
+      cgroupProcs: cgroups[a] && path.join(cgroups[a], 'cgroup.procs'),
+    });
+    agents[a] = agent;
+    return agent;
+  };
+  const converge = async (a: number, agent: AgentProcess): Promise<{ seconds: number; entries: number }> => {
+    const expected = new Set(changes.expected(a).keys());
+    const t = await withDeadline(
+      Promise.race([sims[a]!.mirror.converged(expected), agent.exited]),
+      TIMEOUT_MS,
+      `agent ${agent.name} converging to ${expected.size} steering entries`,
+    ).catch((err: Error) => {
+      const m = sims[a]!.mirror;
+      throw new Error(
+        `${err.message} (${m.present.size} present, ${m.failed} failed${m.firstFailure ? `, first ${JSON.stringify(m.firstFailure)}` : ''}); its output:\n${agent.output()}`,
+      );
+    });
+    return { seconds: (t - agent.startedAt) / 1000, entries: expected.size };
+  };
+  const check = async (a: number): Promise<ReturnType<typeof diffSteering>> =>
+    diffSteering(changes.expected(a), await dumpSteering(sims[a]!.socketPath));
+
+  // --- (a) hv0's cold start, alone
+  const hv0 = await start(0);
+  const cold = await converge(0, hv0);
+  const hv0Memory = memoryOf(hv0.pid);
+  row(
+    `(a) hv0 cold start: process start to ${fmt(cold.entries)} steering entries in its VPP`,
+    `${fmt(cold.seconds, 2)} s`,
+    `< ${TARGET.coldStartS} s`,
+    yes(cold.seconds < TARGET.coldStartS),
+  );
+  row(
+    '(a) hv0 peak RSS (VmHWM) when converged',
+    `${fmt(hv0Memory.peakMiB, 1)} MiB (${fmt((hv0Memory.peakMiB * MiB) / 1e6)} MB)`,
+    '< 200 MB',
+    yes(hv0Memory.peakMiB * MiB < TARGET.rssBytes),
+  );
+  const coldCheck = await check(0);
+  if (coldCheck.missing + coldCheck.extra + coldCheck.wrongSid > 0)
+    throw new Error(`hv0's VPP after its cold start differs from the records: ${JSON.stringify(coldCheck)}`);
+
+  // --- the others: one after the other (BENCH_START_TOGETHER=1: all at once)
+  const tOthers = now();
+  const together = process.env.BENCH_START_TOGETHER === '1';
+  const others: { seconds: number; entries: number }[] = [];
+  if (together)
+    others.push(
+      ...(await Promise.all(
+        Array.from({ length: size.agents - 1 }, async (_, i) => converge(i + 1, await start(i + 1))),
+      )),
+    );
+  else for (let a = 1; a < size.agents; a++) others.push(await converge(a, await start(a)));
+  const slowest = Math.max(...others.map((o) => o.seconds));
+  row(
+    `the other ${size.agents - 1} agents' cold start, ${together ? 'all at once' : 'one after the other'} (${fmt(others.reduce((n, o) => n + o.entries, 0))} entries in all)`,
+    `${fmt((now() - tOthers) / 1000, 1)} s in all, the slowest ${fmt(slowest, 2)} s`,
+  );
+
+  /** Writes one change; resolves with its propagation (the slowest affected agent's reply), ms. */
+  const propagate = async (c: EndpointChange): Promise<number> => {
+    const replies = c.agents.map((a) => sims[a]!.mirror.reply(c.steering, c.host === undefined));
+    const sent = now();
+    await store.commit([c.op]);
+    const events = await Promise.all(replies);
+    return Math.max(...events.map((e) => e.t)) - sent;
+  };
+  const anyExit = Promise.race(agents.map((a) => a.exited));
+
+  // --- (b) one change at a time
+  const single: number[] = [];
+  for (let i = 0; i < SINGLE_CHANGES; i++) {
+    const c = changes.next();
+    single.push(
+      await withDeadline(
+        Promise.race([propagate(c), anyExit]),
+        60_000,
+        `change ${i} (${c.kind} ${c.op.key})`,
+      ),
+    );
+  }
+  single.sort((x, y) => x - y);
+  const p99b = percentile(single, 99);
+  row(`(b) one change at a time, ${SINGLE_CHANGES} changes: p50`, `${fmt(percentile(single, 50), 1)} ms`);
+  row(
+    '(b) p99 (etcd write sent → the last affected VPP replied)',
+    `${fmt(p99b, 1)} ms`,
+    '< 500 ms',
+    yes(p99b < TARGET.singleP99Ms),
+  );
+
+  // --- (c) RATE changes a second for SECONDS
+  const cpu0 = agents.map((a) => cpuSecondsOf(a.pid));
+  const etcdCpu0 = etcd.pid !== undefined ? cpuSecondsOf(etcd.pid) : NaN;
+  const latencies: number[] = [];
+  const inFlight = new Map<EndpointChange, Promise<void>>();
+  let writeErrors = 0;
+  const windowStart = now();
+  const total = RATE * SECONDS;
+  let sent = 0;
+  await new Promise<void>((resolve) => {
+    const tick = (): void => {
+      const due = Math.min(total, Math.floor(((now() - windowStart) / 1000) * RATE));
+      for (; sent < due; sent++) {
+        const c = changes.next();
+        const p = propagate(c).then(
+          (ms) => {
+            latencies.push(ms);
+            inFlight.delete(c);
+          },
+          () => {
+            writeErrors++;
+            inFlight.delete(c);
+          },
+        );
+        inFlight.set(c, p);
+      }
+      if (sent >= total) resolve();
+      else setTimeout(tick, 5);
+    };
+    tick();
+  });
+  const windowS = (now() - windowStart) / 1000;
+  const cpu1 = agents.map((a) => cpuSecondsOf(a.pid));
+  const etcdCpu1 = etcd.pid !== undefined ? cpuSecondsOf(etcd.pid) : NaN;
+  await withDeadline(
+    Promise.race([Promise.all(inFlight.values()), anyExit]),
+    60_000,
+    `the last ${inFlight.size} changes of (c)`,
+  ).catch((err: Error) => process.stderr.write(`  ${err.message}\n`));
+  const lost = inFlight.size;
+  for (const c of inFlight.keys()) for (const a of c.agents) sims[a]!.mirror.forget(c.steering);
+  latencies.sort((x, y) => x - y);
+  const p99c = percentile(latencies, 99);
+  row(
+    `(c) ${fmt(RATE)} changes/s for ${SECONDS} s`,
+    `${fmt(sent)} changes written in ${fmt(windowS, 1)} s (${fmt(sent / windowS)}/s); ${writeErrors} write errors`,
+  );
+  row(
+    '(c) propagation p50 / p99 / max',
+    `${fmt(percentile(latencies, 50), 1)} / ${fmt(p99c, 1)} / ${fmt(latencies[latencies.length - 1] ?? NaN, 1)} ms`,
+    '< 1 s (p99)',
+    yes(p99c < TARGET.rateP99Ms && lost === 0 && writeErrors === 0),
+  );
+  const hv0Cpu = ((cpu1[0]! - cpu0[0]!) / windowS) * 100;
+  const othersCpu = cpu1.slice(1).map((c, i) => ((c - cpu0[i + 1]!) / windowS) * 100);
+  row(
+    '(c) agent CPU over the window (100 % = one core)',
+    `hv0 ${fmt(hv0Cpu)} %, others ${fmt(Math.min(...othersCpu))}–${fmt(Math.max(...othersCpu))} %, etcd ${fmt(((etcdCpu1 - etcdCpu0) / windowS) * 100)} %`,
+  );
+  const mems = agents.map((a) => memoryOf(a.pid));
+  row(
+    '(c) agent RSS after / peak',
+    `hv0 ${fmt(mems[0]!.rssMiB)} / ${fmt(mems[0]!.peakMiB)} MiB, others up to ${fmt(Math.max(...mems.slice(1).map((m) => m.rssMiB)))} / ${fmt(Math.max(...mems.slice(1).map((m) => m.peakMiB)))} MiB`,
+  );
+  row('etcd DB size after (c)', `${fmt((await dbSize()) / MiB, 1)} MiB`);
+
+  // --- no change lost: every agent's VPP read back against the final records
+  const perAgent: Row[] = [];
+  let wrong = 0;
+  for (let a = 0; a < size.agents; a++) {
+    const d = await check(a);
+    const bad = d.missing + d.extra + d.wrongSid;
+    wrong += bad;
+    perAgent.push({
+      agent: layout.nodeName(a),
+      VPCs: layout.agentVpcs(a).length,
+      'steering entries': fmt(changes.expected(a).size),
+      'CPU % in (c)': fmt(((cpu1[a]! - cpu0[a]!) / windowS) * 100, 1),
+      'RSS MiB': fmt(mems[a]!.rssMiB),
+      'peak RSS MiB': fmt(mems[a]!.peakMiB),
+      'VPP = records':
+        bad === 0 ? 'yes' : `NO: ${d.missing} missing, ${d.extra} extra, ${d.wrongSid} wrong SID`,
+    });
+    if (bad) process.stderr.write(`  ${layout.nodeName(a)}: ${d.examples.join('; ')}\n`);
+  }
+  const failedReplies = sims.reduce((n, s) => n + s.mirror.failed, 0);
+  row(
+    '(c) no change lost: every VPP read back = the final records',
+    `${lost} changes never answered, ${wrong} entries differ, ${failedReplies} steering requests failed`,
+    'nothing lost',
+    yes(lost === 0 && wrong === 0 && writeErrors === 0),
+  );
+
+  printTable(
+    `bench/fleet: ${size.agents} vppnet-agent processes (--datastore etcd) against simulators, ${ETCD_BINARY} on loopback, node ${process.version}, ${limitNote}; hv0's ${size.hv0Vpcs} VPCs: ${fmt(size.hv0Endpoints)} endpoints on ${size.hostsPerVpc} nodes each`,
+    rows,
+  );
+  printTable('per agent', perAgent);
+}
+
+const cleanup = new Cleanup();
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    interrupted = true;
+    process.stderr.write(`bench/fleet: ${signal}, stopping everything it started\n`);
+    void cleanup.run().then((errors) => {
+      for (const e of errors) process.stderr.write(`  cleanup: ${e}\n`);
+      process.exit(130);
+    });
+  });
+}
+try {
+  await main(cleanup);
+} catch (err) {
+  if (!interrupted) {
+    process.stderr.write(`bench/fleet failed: ${(err as Error).stack ?? String(err)}\n`);
+    process.exitCode = 1;
+  }
+} finally {
+  if (!interrupted) {
+    const errors = await cleanup.run();
+    for (const e of errors) process.stderr.write(`  cleanup: ${e}\n`);
+  }
+}

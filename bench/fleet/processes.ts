@@ -1,0 +1,181 @@
+/**
+ * The processes bench/fleet runs (simulators and agents), their /proc figures, and the list of
+ * everything to undo, which the benchmark runs on every way out (success, failure, Ctrl-C).
+ */
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { rmdir } from 'node:fs/promises';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { SteeringMirror } from './steering-mirror.js';
+
+const SIM_PROCESS = fileURLToPath(new URL('../support/sim-process.js', import.meta.url));
+const AGENT_MAIN = fileURLToPath(new URL('../../src/agent/main.js', import.meta.url));
+
+/** Undo actions, run last first, each once, errors collected rather than stopping the rest. */
+export class Cleanup {
+  readonly #actions: { readonly what: string; readonly run: () => Promise<void> }[] = [];
+  #ran: Promise<string[]> | undefined;
+
+  add(what: string, run: () => Promise<void>): void {
+    this.#actions.push({ what, run });
+  }
+
+  run(): Promise<string[]> {
+    this.#ran ??= (async () => {
+      const errors: string[] = [];
+      for (const a of this.#actions.reverse()) {
+        try {
+          await a.run();
+        } catch (err) {
+          errors.push(`${a.what}: ${(err as Error).message}`);
+        }
+      }
+      return errors;
+    })();
+    return this.#ran;
+  }
+}
+
+/** SIGTERM, then SIGKILL if the process has not exited within `graceMs`. */
+export async function stopProcess(child: ChildProcess, graceMs = 5000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+export interface SimProcess {
+  readonly socketPath: string;
+  readonly pid: number;
+  readonly mirror: SteeringMirror;
+  stop(): Promise<void>;
+}
+
+/** A simulator with the given interfaces, reporting its steering replies into a mirror. */
+export async function startSimulator(socketPath: string, interfaces: readonly string[]): Promise<SimProcess> {
+  const child = fork(
+    SIM_PROCESS,
+    [socketPath, ...interfaces.flatMap((i) => ['--interface', i]), '--steering-events'],
+    // The steering events of 100k entries and more outgrow the default heap's comfort.
+    { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], execArgv: ['--max-old-space-size=4096'] },
+  );
+  const mirror = new SteeringMirror();
+  createInterface({ input: child.stdout! }).on('line', (l) => mirror.line(l));
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`simulator for ${socketPath} exited with ${code}`)));
+  });
+  return { socketPath, pid: child.pid!, mirror, stop: () => stopProcess(child) };
+}
+
+export interface AgentProcess {
+  readonly name: string;
+  readonly pid: number;
+  /** Wall-clock ms just before it was spawned. */
+  readonly startedAt: number;
+  /** The last 8 KiB of its stdout and stderr, for the error when something goes wrong. */
+  output(): string;
+  /** Rejects if the agent exits before stop(). */
+  readonly exited: Promise<never>;
+  stop(): Promise<void>;
+}
+
+export interface AgentOptions {
+  readonly name: string;
+  readonly etcdEndpoint: string;
+  readonly prefix: string;
+  readonly vppSocket: string;
+  readonly dir: string;
+  readonly listenPort: number;
+  /** cgroup.procs of the memory cgroup to start it in (it moves there before exec'ing node). */
+  readonly cgroupProcs?: string | undefined;
+}
+
+export function startAgent(o: AgentOptions): AgentProcess {
+  const args = [
+    AGENT_MAIN,
+    '--datastore',
+    'etcd',
+    '--node-name',
+    o.name,
+    '--etcd-endpoints',
+    o.etcdEndpoint,
+    '--datastore-prefix',
+    o.prefix,
+    '--vpp-socket',
+    o.vppSocket,
+    '--state-dir',
+    o.dir,
+    '--agent-socket',
+    path.join(o.dir, 'agent.sock'),
+    '--listen',
+    `127.0.0.1:${o.listenPort}`,
+    '--log-level',
+    'warn',
+  ];
+  const startedAt = performance.timeOrigin + performance.now();
+  // Through a shell that enters the cgroup and then becomes node: Node sizes its heap from the
+  // cgroup's limit at start-up, as under the DaemonSet.
+  const child = o.cgroupProcs
+    ? spawn(
+        '/bin/sh',
+        ['-c', 'echo $$ > "$1" && shift && exec "$@"', 'sh', o.cgroupProcs, process.execPath, ...args],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      )
+    : spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let tail = '';
+  const keep = (d: Buffer): void => {
+    tail = (tail + d.toString()).slice(-8192);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  let stopping = false;
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code, signal) => {
+      if (!stopping) reject(new Error(`agent ${o.name} exited (${code ?? signal}):\n${tail}`));
+    }),
+  );
+  exited.catch(() => undefined);
+  return {
+    name: o.name,
+    pid: child.pid!,
+    startedAt,
+    output: () => tail,
+    exited,
+    stop: () => {
+      stopping = true;
+      return stopProcess(child);
+    },
+  };
+}
+
+/** Removes a cgroup once its processes are gone. */
+export function removeCgroup(dir: string): Promise<void> {
+  return rmdir(dir);
+}
+
+/** VmHWM (peak RSS) and VmRSS of a process, in MiB. */
+export function memoryOf(pid: number): { rssMiB: number; peakMiB: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string): number =>
+    Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rssMiB: kb('VmRSS') / 1024, peakMiB: kb('VmHWM') / 1024 };
+}
+
+/** CPU seconds (user + system) a process has used, from /proc/PID/stat. */
+export function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command (which may hold spaces) start after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command.
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** sysconf(_SC_CLK_TCK): 100 on every Linux Node runs on (USER_HZ is fixed in the ABI). */
+const CLOCK_TICKS = 100;
