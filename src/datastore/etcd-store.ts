@@ -155,9 +155,13 @@ export class EtcdStore implements KeyValueStore {
         ? grpc.credentials.createSsl(tls.ca, tls.key ?? null, tls.cert ?? null)
         : grpc.credentials.createInsecure();
     const channelOptions = {
-      'grpc.keepalive_time_ms': 10_000,
-      'grpc.keepalive_timeout_ms': 5_000,
-      'grpc.keepalive_permit_without_calls': 1,
+      // A silent partition is noticed by keepalive (a killed etcd resets the connection at once).
+      // etcd's server refuses pings without an open call and more often than its
+      // --grpc-keepalive-min-time (5 s): it answered 10 s with permit-without-calls by GOAWAY
+      // "too_many_pings" (seen in bench/fleet), so pings go only with calls, every 30 s.
+      'grpc.keepalive_time_ms': 30_000,
+      'grpc.keepalive_timeout_ms': 10_000,
+      'grpc.keepalive_permit_without_calls': 0,
       'grpc.max_receive_message_length': 64 * 1024 * 1024,
       // The channel's own reconnect follows the same backoff as the watches (grpc-js: 1 s to 120 s).
       'grpc.initial_reconnect_backoff_ms': this.backoff.initialMs,
