@@ -96,7 +96,10 @@ export interface AgentOptions {
 }
 
 export function startAgent(o: AgentOptions): AgentProcess {
+  // BENCH_AGENT_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof": Node flags for the agents.
+  const nodeFlags = (process.env.BENCH_AGENT_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
   const args = [
+    ...nodeFlags,
     AGENT_MAIN,
     '--datastore',
     'etcd',
