@@ -12,7 +12,7 @@
  * one bad port must not take a hypervisor's other VMs down. Without a valid node record there is
  * no config (undefined), and the caller keeps what it has.
  */
-import type { AgentConfig } from '../config/model.js';
+import type { AgentConfig, RemoteRouteConfig } from '../config/model.js';
 import { ConfigError, validateConfig } from '../config/validate.js';
 import { ip6AddressInPrefix, ip6InPrefix } from '../net/ip.js';
 import type { KeySchema } from './keys.js';
@@ -68,19 +68,44 @@ export function remoteRouteOf(
     problem: { key, path: 'node', message },
   });
   if (!remote) return refused(`node ${ep.node} has no record (${schema.node(ep.node)})`);
+  const verdict = sidVerdict(self, remote, vpc);
+  return typeof verdict === 'string' ? refused(verdict) : verdict;
+}
+
+/**
+ * A remote node's SID for a VPC as seen from `self`, or why it is refused, computed once per
+ * (self, remote, VPC) and not per endpoint: a VPC's 10k endpoints sit on a few hundred nodes,
+ * and the SID's arithmetic (BigInt, IPv6 text) was a tenth of a 100k-endpoint derivation.
+ * Records are immutable (a change is a new record), so the cache is keyed by the objects.
+ */
+const sidVerdicts = new WeakMap<
+  NodeRecord,
+  WeakMap<NodeRecord, WeakMap<VpcRecord, { sid: string } | string>>
+>();
+
+function sidVerdict(self: NodeRecord, remote: NodeRecord, vpc: VpcRecord): { sid: string } | string {
+  let bySelf = sidVerdicts.get(remote);
+  if (!bySelf) sidVerdicts.set(remote, (bySelf = new WeakMap()));
+  let byVpc = bySelf.get(self);
+  if (!byVpc) bySelf.set(self, (byVpc = new WeakMap()));
+  let verdict = byVpc.get(vpc);
+  if (verdict === undefined) {
+    verdict = computeSidVerdict(self, remote, vpc);
+    byVpc.set(vpc, verdict);
+  }
+  return verdict;
+}
+
+function computeSidVerdict(self: NodeRecord, remote: NodeRecord, vpc: VpcRecord): { sid: string } | string {
   let sid: string;
   try {
     sid = vpcSid(remote, vpc);
   } catch (err) {
     if (!(err instanceof RangeError)) throw err;
-    return refused(
-      `node ${ep.node}'s locator ${remote.locator.address}/${remote.locator.len} cannot hold VPC ${vpc.name}'s SID index ${vpc.sidIndex}`,
-    );
+    return `node ${remote.name}'s locator ${remote.locator.address}/${remote.locator.len} cannot hold VPC ${vpc.name}'s SID index ${vpc.sidIndex}`;
   }
   if (ip6InPrefix(sid, self.locator))
-    return refused(
-      `node ${ep.node}'s SID for VPC ${vpc.name}, ${sid}, is inside this node's own locator ${self.locator.address}/${self.locator.len}`,
-    );
+    return `node ${remote.name}'s SID for VPC ${vpc.name}, ${sid}, is inside this node's own locator ${self.locator.address}/${self.locator.len}`;
   return { sid };
 }
 
@@ -129,9 +154,8 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
     const usedVpcs = vpcs.filter((v) => live.has(v.name));
 
     // The routes of this attempt's VPCs; their problems count only if the attempt is the config.
-    const routeKeys: string[] = [];
     const routeProblems: RecordProblem[] = [];
-    const remoteRoutes: { vpc: string; prefix: string; sid: string }[] = [];
+    const remoteRoutes: RemoteRouteConfig[] = [];
     for (const vpc of usedVpcs) {
       const endpoints = view.endpoints.get(vpc.name);
       if (!endpoints) continue;
@@ -141,8 +165,7 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
         const route = remoteRouteOf(schema, node, view.nodes, vpc, key, ep);
         if (route.problem) routeProblems.push(route.problem);
         if (route.sid === undefined) continue;
-        routeKeys.push(key);
-        remoteRoutes.push({ vpc: vpc.name, prefix: `${ep.prefix.address}/${ep.prefix.len}`, sid: route.sid });
+        remoteRoutes.push({ vpc: vpc.name, prefix: ep.prefix, sid: route.sid });
       }
     }
 
@@ -155,16 +178,20 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
         return { ...fields, name: v.name, sid: vpcSid(node, v) };
       }),
       ports: ports.map((p) => ({ ...p.raw, name: p.name })),
-      remoteRoutes,
+      // The routes are not validated again: remoteRouteOf made each from validated records and
+      // checked what validateRemoteRoutes would (a valid prefix and SID, a VPC of the config, the
+      // SID outside the own locator; endpoint keys are unique per VPC and prefix). Formatting
+      // 100k routes to text and parsing them back was a third of a large derivation.
+      remoteRoutes: [],
     };
     try {
-      const config = validateConfig(raw);
+      const config: AgentConfig = { ...validateConfig(raw), remoteRoutes };
       return { config, problems: [...problems, ...routeProblems] };
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       let nodeBroken = false;
       for (const p of err.problems) {
-        const m = /^(vpcs|ports|remoteRoutes)\[(\d+)\]\.?(.*)$/.exec(p.path);
+        const m = /^(vpcs|ports)\[(\d+)\]\.?(.*)$/.exec(p.path);
         const list = m?.[1];
         const index = Number(m?.[2]);
         const key =
@@ -172,9 +199,7 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
             ? schema.vpc(usedVpcs[index]?.name ?? '')
             : list === 'ports'
               ? schema.port(nodeName, ports[index]?.name ?? '')
-              : list === 'remoteRoutes'
-                ? routeKeys[index]
-                : undefined;
+              : undefined;
         if (key === undefined) {
           nodeBroken = true;
           problems.push({ key: nodeKey, path: p.path.replace(/^node\./, ''), message: p.message });
