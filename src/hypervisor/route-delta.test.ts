@@ -235,6 +235,58 @@ describe('route deltas', () => {
     assert.deepEqual(await fullPlan(applied(routes, add)), []);
   });
 
+  it('re-points every entry of a node whose SID changed in place, then deletes the old policy', async () => {
+    // hv2's vpc-1 SID changes (a new locator): both of its entries move to the new SID's policy
+    // by updates, without a gap; the old policy goes after them, by a second plan (deleting it in
+    // the first would take its entries along: the planner deletes a policy's dependents first).
+    const old = model.bsidOf('fc00:2::64');
+    const moves = [
+      change('vpc-1', '10.1.0.0/24', 'fc00:12::64'),
+      change('vpc-1', '10.1.1.0/24', 'fc00:12::64'),
+    ];
+    const { outcome, requests } = await delta(moves);
+    assert.deepEqual(
+      outcome.plan.ops.map((o) => `${o.action} ${o.key}`),
+      [
+        'create sr-policy:fc00:1:ff::4',
+        'update sr-steering:ip4:100:10.1.0.0/24',
+        'update sr-steering:ip4:100:10.1.1.0/24',
+        `delete sr-policy:${old}`,
+      ],
+    );
+    assert.deepEqual(requests, [
+      'sr_policy_add',
+      'sr_steering_add_del',
+      'sr_steering_add_del',
+      'sr_policy_del',
+    ]);
+    assert.equal(outcome.modelValid, true);
+    assert.equal(model.bsidOf('fc00:2::64'), undefined);
+    assert.deepEqual(await steeringInVpp(), steeringInModel());
+    assert.deepEqual(await fullPlan(applied(BASE, moves)), []);
+  });
+
+  it('builds no model from a full pass whose policies or steering did not converge', async () => {
+    const routes = applied(BASE, [change('vpc-2', '10.2.0.0/24', 'fc00:4::65')]);
+    const stopped = await reconcile(configOf(underlay.name, routes), {
+      client,
+      host: noHostLinks,
+      files: NO_HOST_FILES,
+      globals,
+      shouldStop: () => true,
+    });
+    assert.ok((stopped.result?.skipped.length ?? 0) >= 2);
+    assert.equal(stopped.steering, undefined);
+    const planned = await reconcile(configOf(underlay.name, routes), {
+      client,
+      host: noHostLinks,
+      files: NO_HOST_FILES,
+      globals,
+      planOnly: true,
+    });
+    assert.equal(planned.steering, undefined, 'a plan applies nothing');
+  });
+
   it('costs nothing for changes VPP already has, and the last of several changes to one entry wins', async () => {
     const same = [change('vpc-1', '10.1.0.0/24', 'fc00:2::64'), change('vpc-2', '10.9.0.0/24', undefined)];
     const { outcome, requests } = await delta(same);

@@ -5,7 +5,7 @@
  * policies they use make a small desired and actual state, built with the same kinds as the full
  * pass, and the one planner and executor turn one into the other. Per change: the steering entry
  * is created, re-pointed (an update: VPP re-adds in place) or deleted; a new remote SID first gets
- * its policy; a policy left with no entry is deleted after its last one.
+ * its policy; a policy left with no entry is deleted after its last one, by a second plan.
  *
  * The delta and the full pass agree: right after a delta, a full pass over the config with the
  * same routes plans nothing. Any op that fails or is skipped leaves the model invalid; the caller
@@ -155,7 +155,12 @@ export async function reconcileRouteChanges(
   // The policies as desiredOverlay builds them.
   const policy = (sid: string): Resource =>
     policyDescriptor.resource({ bsid: bsidOf(sid), sids: [sid], encapSource, fibTable: 0 });
-  const desired = [...inPlace];
+  const emptied = [...uses].filter(([, n]) => n === 0).map(([sid]) => policy(sid));
+
+  // 1. The entries, with the policies they leave and go to. A policy they all leave stays in place
+  //    here: deleting it in the same plan would take its entries along (the planner deletes a
+  //    policy's dependents first), so re-pointed entries would be deleted and created again.
+  const desired = [...inPlace, ...emptied];
   const actual = [...inPlace];
   for (const [sid, n] of uses) {
     if (n > 0) desired.push(policy(sid));
@@ -169,14 +174,36 @@ export async function reconcileRouteChanges(
     if (e.after !== undefined) desiredSteering.add(table, address, len, bsidOf(e.after));
     if (e.before !== undefined) actualSteering.add(table, address, len, bsidOf(e.before));
   }
-  const plan = makePlan(desired, actual, routeDeltaKinds, [compareSteering(desiredSteering, actualSteering)]);
-
   const ctx: DataplaneContext = {
     client: opts.client,
     interfaces: new InterfaceRegistry(),
     host: NO_HOST_LINKS,
     files: NO_HOST_FILES,
   };
+  const entries = makePlan(desired, actual, routeDeltaKinds, [
+    compareSteering(desiredSteering, actualSteering),
+  ]);
+  let run = await runPlan(entries, ctx, model, opts);
+  // 2. The policies no entry points at any more, once nothing points at them.
+  if (run.modelValid && emptied.length > 0) {
+    const policies = makePlan(inPlace, [...inPlace, ...emptied], routeDeltaKinds);
+    run = joined(run, await runPlan(policies, ctx, model, opts));
+  }
+  if (!run.modelValid) return run;
+
+  for (const [sid, bsid] of newBsids) model.addPolicy(sid, bsid);
+  for (const e of changed) model.setEntry(e.vpc.table, e.prefix, e.after);
+  for (const [sid, n] of uses) if (n === 0) model.deletePolicy(sid);
+  return run;
+}
+
+/** Executes one plan; anything not done (failed, skipped, pending) invalidates the model. */
+async function runPlan(
+  plan: Plan,
+  ctx: DataplaneContext,
+  model: SteeringModel,
+  opts: RouteDeltaOptions,
+): Promise<RouteDeltaOutcome> {
   let result: ExecutionResult;
   try {
     result = await execute(
@@ -192,21 +219,31 @@ export async function reconcileRouteChanges(
   const failure = result.failed[0];
   const skip = result.skipped[0];
   const pending = plan.pending[0];
-  if (failure || skip || pending) {
-    model.invalidate(
-      failure
-        ? `${failure.op.action} ${failure.op.key} failed: ${failure.error.message}`
-        : skip
-          ? `${skip.op.action} ${skip.op.key} skipped: ${skip.reason}`
-          : `${pending?.resource.key} pending: ${pending?.waitingFor}`,
-    );
-    return { plan, result, modelValid: false };
-  }
+  if (failure) model.invalidate(`${failure.op.action} ${failure.op.key} failed: ${failure.error.message}`);
+  else if (skip) model.invalidate(`${skip.op.action} ${skip.op.key} skipped: ${skip.reason}`);
+  else if (pending) model.invalidate(`${pending.resource.key} pending: ${pending.waitingFor}`);
+  return { plan, result, modelValid: !failure && !skip && !pending };
+}
 
-  for (const [sid, bsid] of newBsids) model.addPolicy(sid, bsid);
-  for (const e of changed) model.setEntry(e.vpc.table, e.prefix, e.after);
-  for (const [sid, n] of uses) if (n === 0) model.deletePolicy(sid);
-  return { plan, result, modelValid: true };
+/** Two plans run one after the other, as one outcome. */
+function joined(a: RouteDeltaOutcome, b: RouteDeltaOutcome): RouteDeltaOutcome {
+  const unchangedByKind = new Map(a.plan.unchangedByKind);
+  for (const [kind, n] of b.plan.unchangedByKind)
+    unchangedByKind.set(kind, (unchangedByKind.get(kind) ?? 0) + n);
+  return {
+    plan: {
+      ops: [...a.plan.ops, ...b.plan.ops],
+      pending: [...a.plan.pending, ...b.plan.pending],
+      unchanged: a.plan.unchanged + b.plan.unchanged,
+      unchangedByKind,
+    },
+    result: {
+      applied: a.result.applied + b.result.applied,
+      failed: [...a.result.failed, ...b.result.failed],
+      skipped: [...a.result.skipped, ...b.result.skipped],
+    },
+    modelValid: a.modelValid && b.modelValid,
+  };
 }
 
 function checkModel(config: AgentConfig, model: SteeringModel, client: VppApi): void {
@@ -286,8 +323,7 @@ function describe(change: RemoteRouteChange): string {
 /**
  * BSIDs for remote SIDs that have no policy yet, as allocateBsids gives them: in SID order, the
  * lowest free index in the BSID prefix. Every BSID the model holds counts as in use, including one
- * whose policy this batch deletes: a new policy under that BSID would be the old key with another
- * value, a re-creation of it and of its entries, where a fresh BSID costs one create.
+ * whose policy this batch deletes: that one goes only after the entries moved off it.
  */
 function allocateNewBsids(
   model: SteeringModel,
