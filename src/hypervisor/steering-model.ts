@@ -60,13 +60,8 @@ export class SteeringModel {
       return slot;
     });
     for (let i = 0; i < steering.size; i++) {
-      const [address, len] = steering.prefix(i).split('/') as [string, string];
-      model.#set(
-        steering.table(i),
-        ip4ToInt(address),
-        Number(len),
-        slotOfIndex[steering.bsidIndex(i)] as number,
-      );
+      const slot = slotOfIndex[steering.bsidIndex(i)] as number;
+      model.#set(steering.table(i), steering.address(i), steering.prefixLength(i), slot);
     }
     return model;
   }
