@@ -40,6 +40,15 @@ export class SteeringEntries {
     return `${intToIp4(this.#addresses[i] as number)}/${this.#lengths[i] as number}`;
   }
 
+  /** The prefix's address as an unsigned 32-bit number, and its length: prefix(i) without a string. */
+  address(i: number): number {
+    return this.#addresses[i] as number;
+  }
+
+  prefixLength(i: number): number {
+    return this.#lengths[i] as number;
+  }
+
   bsid(i: number): string {
     return this.#bsids[this.#bsidOf[i] as number] as string;
   }

@@ -16,6 +16,8 @@ import { hypervisorKinds } from './kinds.js';
 export interface DesiredState {
   readonly resources: Resource[];
   readonly steering: SteeringEntries;
+  /** Remote SID → BSID of the desired policies, one per SID (the steering model's policies). */
+  readonly bsids: ReadonlyMap<string, string>;
 }
 
 /**
@@ -34,6 +36,7 @@ export function desiredState(
   return {
     resources: [...desiredOverlay(config, bsids), ...desiredServices(config, services)],
     steering: desiredSteering(config, bsids),
+    bsids,
   };
 }
 

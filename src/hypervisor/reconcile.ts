@@ -23,7 +23,7 @@ import { isPodVethName, POD_VETH_PREFIX } from '../services/pod-veth.js';
 import type { ServicesRuntime } from '../services/runtime.js';
 import { ServiceAddresses } from '../services/service-addresses.js';
 import { actualSrv6, actualSteering, existingBsids, type SrGlobalsMemory } from '../srv6/actual.js';
-import { steeringDescriptor } from '../srv6/descriptors.js';
+import { policyDescriptor, steeringDescriptor } from '../srv6/descriptors.js';
 import { VM_VETH_PREFIX } from '../dataplane/names.js';
 import { compareSteering } from '../srv6/steering-resources.js';
 import {
@@ -36,6 +36,7 @@ import type { VppApi } from '../vpp/client/vpp-api.js';
 import { msg } from '../vpp/messages/index.js';
 import { desiredState } from './desired-state.js';
 import { hypervisorKinds } from './kinds.js';
+import { SteeringModel } from './steering-model.js';
 
 /** Host veth prefixes vppnet owns: VM ports' and pods' (pods' only in their exact shape, pod-veth.ts). */
 export const HOST_VETH_PREFIXES = [VM_VETH_PREFIX, POD_VETH_PREFIX];
@@ -81,6 +82,11 @@ export interface ReconcileOutcome {
   readonly owned: ReadonlyMap<string, number>;
   /** Problems that leave parts of the desired state out (e.g. VMs without a service address). */
   readonly warnings?: readonly string[];
+  /**
+   * What VPP holds of policies and steering, for route deltas (route-delta.ts): set when the pass
+   * applied and converged for both (nothing of theirs failed, was skipped or is pending).
+   */
+  readonly steering?: SteeringModel;
 }
 
 export async function reconcile(config: AgentConfig, opts: ReconcileOptions): Promise<ReconcileOutcome> {
@@ -184,7 +190,21 @@ async function reconcilePass(config: AgentConfig, opts: ReconcileOptions): Promi
     ...(hopLimit === undefined ? {} : { hopLimit }),
     ...(underlayAnnouncement ? { underlayAnnouncement } : {}),
   });
-  return { plan, result, snapshot, owned: inPlaceByKind(plan, result), warnings };
+  const srKinds = new Set([policyDescriptor.kind, steeringDescriptor.kind]);
+  const srConverged =
+    ![...result.failed, ...result.skipped].some((f) => srKinds.has(f.op.kind)) &&
+    !plan.pending.some((p) => srKinds.has(p.resource.kind));
+  const steering = srConverged
+    ? SteeringModel.converged(config, snapshot.vppPid, desired.bsids, desired.steering)
+    : undefined;
+  return {
+    plan,
+    result,
+    snapshot,
+    owned: inPlaceByKind(plan, result),
+    warnings,
+    ...(steering && { steering }),
+  };
 }
 
 /** Leaves the ports of some pods (their interfaces, what hangs off them, host links) out of a pass. */

@@ -1,0 +1,344 @@
+/**
+ * A reconcile pass for remote-route changes only (a VM started, stopped or moved on another
+ * node): it dumps nothing and costs O(1) VPP operations per change. What VPP holds comes from the
+ * SteeringModel a converged full pass left (steering-model.ts); the changed entries and the
+ * policies they use make a small desired and actual state, built with the same kinds as the full
+ * pass, and the one planner and executor turn one into the other. Per change: the steering entry
+ * is created, re-pointed (an update: VPP re-adds in place) or deleted; a new remote SID first gets
+ * its policy; a policy left with no entry is deleted after its last one, by a second plan.
+ *
+ * The delta and the full pass agree: right after a delta, a full pass over the config with the
+ * same routes plans nothing. Any op that fails or is skipped leaves the model invalid; the caller
+ * then drops it and runs a full pass.
+ */
+import type { AgentConfig, VpcConfig } from '../config/model.js';
+import { NO_HOST_FILES, type DataplaneContext, type HostLinks } from '../dataplane/context.js';
+import { InterfaceRegistry } from '../dataplane/interface-registry.js';
+import { ipTableDescriptor } from '../dataplane/ip-descriptors.js';
+import { tableNames } from '../dataplane/keys.js';
+import { SteeringEntries } from '../dataplane/steering-entries.js';
+import {
+  canonicalIp6,
+  ip4Network,
+  ip6AddressInPrefix,
+  ip6IndexInPrefix,
+  ip6InPrefix,
+  isIp4,
+  isIp6,
+  type Ip4Prefix,
+} from '../net/ip.js';
+import { execute, type ExecutionResult } from '../reconcile/executor.js';
+import { plan as makePlan } from '../reconcile/planner.js';
+import { KindRegistry } from '../reconcile/registry.js';
+import type { Plan, Resource } from '../reconcile/resource.js';
+import {
+  encapSourceDescriptor,
+  hopLimitDescriptor,
+  policyDescriptor,
+  steeringDescriptor,
+} from '../srv6/descriptors.js';
+import { compareSteering } from '../srv6/steering-resources.js';
+import { VppnetError } from '../util/errors.js';
+import type { VppApi } from '../vpp/client/vpp-api.js';
+import { SteeringModel } from './steering-model.js';
+
+export { SteeringModel, type SteeringModelBasis } from './steering-model.js';
+
+/** One remote route's new state: its prefix in a VPC steers to a remote node's SID, or is gone. */
+export interface RemoteRouteChange {
+  readonly vpc: string;
+  readonly prefix: Ip4Prefix;
+  /** The remote node's End.DT4 SID for the VPC; undefined: the route is gone. */
+  readonly sid: string | undefined;
+}
+
+export interface RouteDeltaOptions {
+  readonly client: VppApi;
+  /** Stops before the next batch of ops when it returns true (the model is then invalid). */
+  readonly shouldStop?: () => boolean;
+}
+
+export interface RouteDeltaOutcome {
+  readonly plan: Plan;
+  readonly result: ExecutionResult;
+  /**
+   * Whether the model still says what VPP holds. False when an op failed or was skipped: the
+   * model is invalidated (its invalidReason names the op and VPP's error) and a full pass is due.
+   */
+  readonly modelValid: boolean;
+}
+
+/** A change that cannot be applied to this node's config (a VPC it does not have, a bad prefix). */
+export class RouteChangeError extends VppnetError<'VPPNET_ERR_ROUTE_CHANGE'> {
+  constructor(message: string) {
+    super('VPPNET_ERR_ROUTE_CHANGE', message);
+    this.name = 'RouteChangeError';
+  }
+}
+
+/** The model cannot serve this delta (invalid, another VPP process, another config): run a full pass. */
+export class SteeringModelError extends VppnetError<'VPPNET_ERR_STEERING_MODEL'> {
+  constructor(message: string) {
+    super('VPPNET_ERR_STEERING_MODEL', `${message}: run a full pass`);
+    this.name = 'SteeringModelError';
+  }
+}
+
+/** The kinds a delta can touch: those of the policies, the steering and what they depend on. */
+const routeDeltaKinds = new KindRegistry<DataplaneContext>().register(
+  ipTableDescriptor,
+  encapSourceDescriptor,
+  hopLimitDescriptor,
+  policyDescriptor,
+  steeringDescriptor,
+);
+
+/** None of the delta's kinds touches host links: any use is a bug and says so. */
+const NO_HOST_LINKS: HostLinks = {
+  createVeth: (spec) => Promise.reject(new Error(`no host links in a route delta (veth ${spec.hostName})`)),
+  deleteVeth: (name) => Promise.reject(new Error(`no host links in a route delta (veth ${name})`)),
+  listVeths: (prefix) => Promise.reject(new Error(`no host links in a route delta (veths ${prefix})`)),
+};
+
+/** One (table, prefix) the batch changes, with what VPP has (the model's) and what it should have. */
+interface ChangedEntry {
+  readonly vpc: VpcConfig;
+  readonly prefix: Ip4Prefix;
+  readonly before: string | undefined;
+  readonly after: string | undefined;
+}
+
+/**
+ * Applies remote-route changes to VPP through `model`, which it updates in place once VPP
+ * confirmed every op. Only `config.node` and `config.vpcs` are read (its remoteRoutes may be
+ * those before or after the changes). Of several changes to one (vpc, prefix), the last wins; a
+ * change VPP already has costs nothing. Throws RouteChangeError for bad input and
+ * SteeringModelError for a model that cannot serve the delta, both before any VPP operation.
+ */
+export async function reconcileRouteChanges(
+  config: AgentConfig,
+  model: SteeringModel,
+  changes: readonly RemoteRouteChange[],
+  opts: RouteDeltaOptions,
+): Promise<RouteDeltaOutcome> {
+  checkModel(config, model, opts.client);
+  const changed = changedEntries(config, model, changes);
+  const { encapSource, hopLimit, bsidPrefix } = config.node.srv6;
+
+  // Entries per remote SID once the batch is applied, for every SID the batch touches.
+  const uses = new Map<string, number>();
+  const count = (sid: string | undefined, by: number): void => {
+    if (sid !== undefined) uses.set(sid, (uses.get(sid) ?? model.usesOf(sid)) + by);
+  };
+  for (const e of changed) {
+    count(e.before, -1);
+    count(e.after, 1);
+  }
+  const newBsids = allocateNewBsids(
+    model,
+    [...uses.keys()].filter((sid) => model.bsidOf(sid) === undefined),
+    bsidPrefix,
+  );
+  const bsidOf = (sid: string): string => model.bsidOf(sid) ?? (newBsids.get(sid) as string);
+
+  // Both sides hold what the changed entries depend on, as in place: the delta never changes it.
+  const inPlace: Resource[] = [
+    encapSourceDescriptor.resource({ address: encapSource }),
+    hopLimitDescriptor.resource({ hopLimit }),
+  ];
+  const tables = new Set<VpcConfig>(changed.map((e) => e.vpc));
+  for (const vpc of tables) {
+    inPlace.push(
+      ipTableDescriptor.resource({ table: vpc.table, ip6: false, name: tableNames.vpc(vpc.name) }),
+    );
+  }
+  // The policies as desiredOverlay builds them.
+  const policy = (sid: string): Resource =>
+    policyDescriptor.resource({ bsid: bsidOf(sid), sids: [sid], encapSource, fibTable: 0 });
+  const emptied = [...uses].filter(([, n]) => n === 0).map(([sid]) => policy(sid));
+
+  // 1. The entries, with the policies they leave and go to. A policy they all leave stays in place
+  //    here: deleting it in the same plan would take its entries along (the planner deletes a
+  //    policy's dependents first), so re-pointed entries would be deleted and created again.
+  const desired = [...inPlace, ...emptied];
+  const actual = [...inPlace];
+  for (const [sid, n] of uses) {
+    if (n > 0) desired.push(policy(sid));
+    if (model.bsidOf(sid) !== undefined) actual.push(policy(sid));
+  }
+  const desiredSteering = new SteeringEntries(Math.max(1, changed.length));
+  const actualSteering = new SteeringEntries(Math.max(1, changed.length));
+  for (const e of changed) {
+    const { table } = e.vpc;
+    const { address, len } = e.prefix;
+    if (e.after !== undefined) desiredSteering.add(table, address, len, bsidOf(e.after));
+    if (e.before !== undefined) actualSteering.add(table, address, len, bsidOf(e.before));
+  }
+  const ctx: DataplaneContext = {
+    client: opts.client,
+    interfaces: new InterfaceRegistry(),
+    host: NO_HOST_LINKS,
+    files: NO_HOST_FILES,
+  };
+  const entries = makePlan(desired, actual, routeDeltaKinds, [
+    compareSteering(desiredSteering, actualSteering),
+  ]);
+  let run = await runPlan(entries, ctx, model, opts);
+  // 2. The policies no entry points at any more, once nothing points at them.
+  if (run.modelValid && emptied.length > 0) {
+    const policies = makePlan(inPlace, [...inPlace, ...emptied], routeDeltaKinds);
+    run = joined(run, await runPlan(policies, ctx, model, opts));
+  }
+  if (!run.modelValid) return run;
+
+  for (const [sid, bsid] of newBsids) model.addPolicy(sid, bsid);
+  for (const e of changed) model.setEntry(e.vpc.table, e.prefix, e.after);
+  for (const [sid, n] of uses) if (n === 0) model.deletePolicy(sid);
+  return run;
+}
+
+/** Executes one plan; anything not done (failed, skipped, pending) invalidates the model. */
+async function runPlan(
+  plan: Plan,
+  ctx: DataplaneContext,
+  model: SteeringModel,
+  opts: RouteDeltaOptions,
+): Promise<RouteDeltaOutcome> {
+  let result: ExecutionResult;
+  try {
+    result = await execute(
+      plan,
+      routeDeltaKinds,
+      ctx,
+      opts.shouldStop ? { shouldStop: opts.shouldStop } : {},
+    );
+  } catch (err) {
+    model.invalidate(`route delta failed: ${(err as Error).message}`);
+    throw err;
+  }
+  const failure = result.failed[0];
+  const skip = result.skipped[0];
+  const pending = plan.pending[0];
+  if (failure) model.invalidate(`${failure.op.action} ${failure.op.key} failed: ${failure.error.message}`);
+  else if (skip) model.invalidate(`${skip.op.action} ${skip.op.key} skipped: ${skip.reason}`);
+  else if (pending) model.invalidate(`${pending.resource.key} pending: ${pending.waitingFor}`);
+  return { plan, result, modelValid: !failure && !skip && !pending };
+}
+
+/** Two plans run one after the other, as one outcome. */
+function joined(a: RouteDeltaOutcome, b: RouteDeltaOutcome): RouteDeltaOutcome {
+  const unchangedByKind = new Map(a.plan.unchangedByKind);
+  for (const [kind, n] of b.plan.unchangedByKind)
+    unchangedByKind.set(kind, (unchangedByKind.get(kind) ?? 0) + n);
+  return {
+    plan: {
+      ops: [...a.plan.ops, ...b.plan.ops],
+      pending: [...a.plan.pending, ...b.plan.pending],
+      unchanged: a.plan.unchanged + b.plan.unchanged,
+      unchangedByKind,
+    },
+    result: {
+      applied: a.result.applied + b.result.applied,
+      failed: [...a.result.failed, ...b.result.failed],
+      skipped: [...a.result.skipped, ...b.result.skipped],
+    },
+    modelValid: a.modelValid && b.modelValid,
+  };
+}
+
+function checkModel(config: AgentConfig, model: SteeringModel, client: VppApi): void {
+  if (!model.valid) throw new SteeringModelError(`the steering model is invalid (${model.invalidReason})`);
+  const { basis } = model;
+  if (client.vppPid !== basis.vppPid) {
+    model.invalidate(`VPP process ${client.vppPid} is not the model's (${basis.vppPid})`);
+    throw new SteeringModelError(
+      `the steering model is of VPP process ${basis.vppPid}, the client is connected to ${client.vppPid}`,
+    );
+  }
+  const { srv6 } = config.node;
+  const differs =
+    srv6.encapSource !== basis.encapSource
+      ? 'encap source'
+      : srv6.hopLimit !== basis.hopLimit
+        ? 'hop limit'
+        : srv6.bsidPrefix.address !== basis.bsidPrefix.address || srv6.bsidPrefix.len !== basis.bsidPrefix.len
+          ? 'BSID prefix'
+          : undefined;
+  if (differs) throw new SteeringModelError(`the config's SRv6 ${differs} is not the steering model's`);
+}
+
+/** The changes that differ from the model, one per (table, prefix), validated first: bad input changes nothing. */
+function changedEntries(
+  config: AgentConfig,
+  model: SteeringModel,
+  changes: readonly RemoteRouteChange[],
+): ChangedEntry[] {
+  const vpcByName = new Map(config.vpcs.map((v) => [v.name, v]));
+  const { locator } = config.node.srv6;
+  const latest = new Map<string, { vpc: VpcConfig; prefix: Ip4Prefix; sid: string | undefined }>();
+  changes.forEach((change, i) => {
+    const path = `route change ${i} (${describe(change)})`;
+    const vpc = vpcByName.get(change.vpc);
+    if (!vpc)
+      throw new RouteChangeError(
+        `${path}: vpc: no VPC named ${JSON.stringify(change.vpc)} in this node's config`,
+      );
+    const table = model.basis.tables.get(vpc.name);
+    if (table !== vpc.table) {
+      throw new SteeringModelError(
+        table === undefined
+          ? `VPC ${vpc.name} is not in the steering model`
+          : `VPC ${vpc.name} has table ${vpc.table} in the config, ${table} in the steering model`,
+      );
+    }
+    const { prefix } = change;
+    if (!isIp4(prefix.address) || !Number.isInteger(prefix.len) || prefix.len < 0 || prefix.len > 32)
+      throw new RouteChangeError(`${path}: prefix: must be an IPv4 prefix like 10.0.0.0/24`);
+    const network = ip4Network(prefix);
+    if (network !== prefix.address)
+      throw new RouteChangeError(`${path}: prefix: host bits set: the network is ${network}/${prefix.len}`);
+    let sid: string | undefined;
+    if (change.sid !== undefined) {
+      if (typeof change.sid !== 'string' || !isIp6(change.sid))
+        throw new RouteChangeError(`${path}: sid: must be an IPv6 address`);
+      sid = canonicalIp6(change.sid);
+      if (ip6InPrefix(sid, locator))
+        throw new RouteChangeError(`${path}: sid: is inside this node's own locator`);
+    }
+    latest.set(`${vpc.table}:${prefix.address}/${prefix.len}`, { vpc, prefix: { ...prefix }, sid });
+  });
+  const out: ChangedEntry[] = [];
+  for (const { vpc, prefix, sid } of latest.values()) {
+    const before = model.sidAt(vpc.table, prefix);
+    if (before !== sid) out.push({ vpc, prefix, before, after: sid });
+  }
+  return out;
+}
+
+function describe(change: RemoteRouteChange): string {
+  const prefix = change.prefix as Partial<Ip4Prefix> | undefined;
+  return `${String(change.vpc)} ${String(prefix?.address)}/${String(prefix?.len)} → ${change.sid ?? 'gone'}`;
+}
+
+/**
+ * BSIDs for remote SIDs that have no policy yet, as allocateBsids gives them: in SID order, the
+ * lowest free index in the BSID prefix. Every BSID the model holds counts as in use, including one
+ * whose policy this batch deletes: that one goes only after the entries moved off it.
+ */
+function allocateNewBsids(
+  model: SteeringModel,
+  sids: readonly string[],
+  block: { readonly address: string; readonly len: number },
+): Map<string, string> {
+  const out = new Map<string, string>();
+  if (sids.length === 0) return out;
+  const used = new Set<bigint>();
+  for (const bsid of model.policies().values()) used.add(ip6IndexInPrefix(bsid, block));
+  let next = 1n;
+  for (const sid of [...sids].sort()) {
+    while (used.has(next)) next++;
+    out.set(sid, ip6AddressInPrefix(block, next));
+    used.add(next);
+  }
+  return out;
+}

@@ -1,0 +1,194 @@
+/**
+ * What VPP holds of vppnet's SRv6 policies (remote SID → BSID) and steering entries ((table,
+ * prefix) → policy), as a converged full pass left it plus the route deltas applied since
+ * (route-delta.ts). It lets a delta pass plan against VPP without dumping it: the steering dump
+ * alone is 100k entries on a busy node.
+ *
+ * Compact, since the agent's whole RSS budget is 200 MB: entries live in one Map per (table,
+ * prefix length) keyed by the address as an int32 (a small integer in V8, no heap number), with
+ * the index of their policy as the value; each policy's SID and BSID are held once.
+ */
+import type { AgentConfig } from '../config/model.js';
+import type { SteeringEntries } from '../dataplane/steering-entries.js';
+import { intToIp4, ip4ToInt, type Ip4Prefix, type Ip6Prefix } from '../net/ip.js';
+
+/** The settings of the node the model was built for: a delta against other ones is refused. */
+export interface SteeringModelBasis {
+  readonly vppPid: number;
+  readonly bsidPrefix: Ip6Prefix;
+  readonly encapSource: string;
+  readonly hopLimit: number;
+  /** Each VPC's table, by VPC name. */
+  readonly tables: ReadonlyMap<string, number>;
+}
+
+export class SteeringModel {
+  readonly basis: SteeringModelBasis;
+  /** Per policy slot: its remote SID, its BSID, how many entries point at it. */
+  readonly #sids: (string | undefined)[] = [];
+  readonly #bsids: (string | undefined)[] = [];
+  readonly #uses: number[] = [];
+  readonly #freeSlots: number[] = [];
+  readonly #slotOfSid = new Map<string, number>();
+  /** (table × 64 + prefix length) → address as int32 → policy slot. */
+  readonly #entries = new Map<number, Map<number, number>>();
+  #size = 0;
+  #invalidReason: string | undefined;
+
+  private constructor(basis: SteeringModelBasis) {
+    this.basis = basis;
+  }
+
+  /**
+   * The model of a pass that converged for policies and steering: VPP holds one policy per entry
+   * of `bsids` (remote SID → BSID) and exactly the `steering` entries, each pointing at one of them.
+   */
+  static converged(
+    config: AgentConfig,
+    vppPid: number,
+    bsids: ReadonlyMap<string, string>,
+    steering: SteeringEntries,
+  ): SteeringModel {
+    const { bsidPrefix, encapSource, hopLimit } = config.node.srv6;
+    const tables = new Map(config.vpcs.map((v) => [v.name, v.table]));
+    const model = new SteeringModel({ vppPid, bsidPrefix, encapSource, hopLimit, tables });
+    const slotOfBsid = new Map<string, number>();
+    for (const [sid, bsid] of bsids) slotOfBsid.set(bsid, model.addPolicy(sid, bsid));
+    const slotOfIndex = steering.bsids.map((bsid) => {
+      const slot = slotOfBsid.get(bsid);
+      if (slot === undefined) throw new Error(`steering points at ${bsid}, which no policy has`);
+      return slot;
+    });
+    for (let i = 0; i < steering.size; i++) {
+      const slot = slotOfIndex[steering.bsidIndex(i)] as number;
+      model.#set(steering.table(i), steering.address(i), steering.prefixLength(i), slot);
+    }
+    return model;
+  }
+
+  /** Steering entries held. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Policies held. */
+  get policyCount(): number {
+    return this.#slotOfSid.size;
+  }
+
+  /** False once a delta failed part-way: VPP may differ from the model, which must be dropped. */
+  get valid(): boolean {
+    return this.#invalidReason === undefined;
+  }
+
+  /** Why the model is not valid, if it is not. */
+  get invalidReason(): string | undefined {
+    return this.#invalidReason;
+  }
+
+  invalidate(reason: string): void {
+    this.#invalidReason ??= reason;
+  }
+
+  /** The BSID of the policy for a remote SID, if VPP has one. */
+  bsidOf(sid: string): string | undefined {
+    const slot = this.#slotOfSid.get(sid);
+    return slot === undefined ? undefined : this.#bsids[slot];
+  }
+
+  /** The BSIDs in use, by remote SID. */
+  policies(): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const [sid, slot] of this.#slotOfSid) out.set(sid, this.#bsids[slot] as string);
+    return out;
+  }
+
+  /** The remote SID an entry steers to, if VPP has the entry. */
+  sidAt(table: number, prefix: Ip4Prefix): string | undefined {
+    const slot = this.#entries.get(groupKey(table, prefix.len))?.get(ip4ToInt(prefix.address) | 0);
+    return slot === undefined ? undefined : this.#sids[slot];
+  }
+
+  /** Entries pointing at the policy of a remote SID (0 when there is none). */
+  usesOf(sid: string): number {
+    const slot = this.#slotOfSid.get(sid);
+    return slot === undefined ? 0 : (this.#uses[slot] as number);
+  }
+
+  /** Every entry: table, prefix ("10.1.0.0/24") and the remote SID it steers to. */
+  *entries(): IterableIterator<{ table: number; prefix: string; sid: string }> {
+    for (const [group, byAddress] of this.#entries) {
+      const table = Math.floor(group / 64);
+      const len = group % 64;
+      for (const [address, slot] of byAddress) {
+        yield { table, prefix: `${intToIp4(address >>> 0)}/${len}`, sid: this.#sids[slot] as string };
+      }
+    }
+  }
+
+  // What route-delta.ts applies once VPP confirmed it.
+
+  /** A policy VPP now has. */
+  addPolicy(sid: string, bsid: string): number {
+    if (this.#slotOfSid.has(sid)) throw new Error(`the model already has a policy for ${sid}`);
+    const slot = this.#freeSlots.pop() ?? this.#sids.length;
+    this.#sids[slot] = sid;
+    this.#bsids[slot] = bsid;
+    this.#uses[slot] = 0;
+    this.#slotOfSid.set(sid, slot);
+    return slot;
+  }
+
+  /** A policy VPP no longer has; no entry may point at it. */
+  deletePolicy(sid: string): void {
+    const slot = this.#slotOfSid.get(sid);
+    if (slot === undefined) return;
+    if (this.#uses[slot] !== 0) throw new Error(`policy for ${sid} still has ${this.#uses[slot]} entries`);
+    this.#slotOfSid.delete(sid);
+    this.#sids[slot] = undefined;
+    this.#bsids[slot] = undefined;
+    this.#freeSlots.push(slot);
+  }
+
+  /** An entry VPP now steers to the policy of `sid` (which the model must have), or no longer has. */
+  setEntry(table: number, prefix: Ip4Prefix, sid: string | undefined): void {
+    const address = ip4ToInt(prefix.address);
+    if (sid === undefined) {
+      this.#delete(table, address, prefix.len);
+      return;
+    }
+    const slot = this.#slotOfSid.get(sid);
+    if (slot === undefined) throw new Error(`the model has no policy for ${sid}`);
+    this.#set(table, address, prefix.len, slot);
+  }
+
+  #set(table: number, address: number, len: number, slot: number): void {
+    const key = groupKey(table, len);
+    let byAddress = this.#entries.get(key);
+    if (!byAddress) this.#entries.set(key, (byAddress = new Map<number, number>()));
+    const previous = byAddress.get(address | 0);
+    if (previous !== undefined) this.#count(previous, -1);
+    else this.#size++;
+    byAddress.set(address | 0, slot);
+    this.#count(slot, 1);
+  }
+
+  #count(slot: number, by: number): void {
+    this.#uses[slot] = (this.#uses[slot] ?? 0) + by;
+  }
+
+  #delete(table: number, address: number, len: number): void {
+    const key = groupKey(table, len);
+    const byAddress = this.#entries.get(key);
+    const previous = byAddress?.get(address | 0);
+    if (!byAddress || previous === undefined) return;
+    byAddress.delete(address | 0);
+    if (byAddress.size === 0) this.#entries.delete(key);
+    this.#count(previous, -1);
+    this.#size--;
+  }
+}
+
+function groupKey(table: number, len: number): number {
+  return table * 64 + len;
+}
