@@ -35,6 +35,14 @@ import { CoalescingRunner } from './coalescing-runner.js';
 import { ConfigFileWatcher } from './config-watcher.js';
 import { linuxHostLinks } from './host-links.js';
 import type { FleetDesired } from './fleet-desired.js';
+import type { ExecutionResult } from '../reconcile/executor.js';
+import type { Plan } from '../reconcile/resource.js';
+import {
+  reconcileRouteChanges,
+  type RemoteRouteChange,
+  type SteeringModel,
+} from '../hypervisor/route-delta.js';
+import { policyDescriptor, steeringDescriptor } from '../srv6/descriptors.js';
 import { errorMessage, silentLogger, type AgentLogger } from './logger.js';
 import { AgentMetrics } from './metrics.js';
 import { portScope, type PortOf } from './port-scope.js';
@@ -56,6 +64,8 @@ import {
 export type ReconcileFn = (config: AgentConfig, opts: ReconcileOptions) => Promise<ReconcileOutcome>;
 
 export const DEFAULT_DRIFT_INTERVAL_MS = 60_000;
+const POLICY_KIND = policyDescriptor.kind;
+const STEERING_KIND = steeringDescriptor.kind;
 export const DEFAULT_CONFIG_DEBOUNCE_MS = 250;
 export const DEFAULT_RETRY_INITIAL_MS = 1_000;
 export const DEFAULT_RETRY_MAX_MS = 60_000;
@@ -117,6 +127,13 @@ export class Agent {
   readonly #configPath: string;
   readonly #fleet: FleetDesired | undefined;
   #rejectedTotal = 0;
+  /**
+   * Fleet mode: what VPP holds of policies and steering, as the last converged full pass left it
+   * plus the route deltas since; without one, a route change runs a full pass.
+   */
+  #steering: SteeringModel | undefined;
+  /** The VM ports the last full pass left broken: a route delta touches no port. */
+  #brokenPorts: ReconcileSummary['brokenPorts'] = [];
   #waitingForSync = false;
   readonly #socketPath: string;
   readonly #logger: AgentLogger;
@@ -480,7 +497,23 @@ export class Agent {
     };
     if (this.#phase !== 'running') return skip('the agent is stopping');
     if (this.#fleet) {
-      if (this.#fleet.health().synced) this.#deriveFleetConfig(this.#fleet);
+      if (this.#fleet.health().synced) {
+        // Remote routes alone changed, and VPP's steering is known: a delta, no dump.
+        const changes = this.#fleet.takeChanges();
+        const model = this.#steering;
+        const config = this.#config;
+        if (
+          triggers.every((t) => t === 'datastore') &&
+          !changes.structural &&
+          model?.valid === true &&
+          config !== undefined &&
+          this.#client.state === 'ready'
+        ) {
+          if (changes.routes.length === 0) return skip('no change to apply');
+          return this.#routePass(config, model, changes.routes, triggers);
+        }
+        this.#deriveFleetConfig(this.#fleet);
+      }
       // Until the scope is listed the last good config (if any) stays in force: a VPP restart or
       // the drift check still repairs VPP to it, and a datastore change waits for the listing.
       else if (triggers.every((t) => t === 'datastore')) {
@@ -506,29 +539,103 @@ export class Agent {
         shouldStop: () =>
           this.#phase !== 'running' || this.#client.state !== 'ready' || this.#connections !== connection,
       });
-      summary = this.#summarize(outcome, triggers, startedAt, connection, portScope(config));
+      summary = this.#summarize(
+        outcome.plan,
+        outcome.result,
+        outcome.snapshot.vppPid,
+        triggers,
+        startedAt,
+        connection,
+        portScope(config),
+      );
+      this.#steering = outcome.steering;
+      this.#brokenPorts = summary.brokenPorts;
       this.#owned = outcome.owned;
       this.metrics.setOwned(outcome.owned);
       this.#logOpProblems(outcome);
     } catch (err) {
-      summary = {
-        outcome: 'error',
-        triggers,
-        startedAt: new Date(startedAt).toISOString(),
-        durationMs: this.#clock() - startedAt,
-        connection,
-        planned: 0,
-        applied: 0,
-        failed: 0,
-        skipped: 0,
-        pending: 0,
-        failures: [],
-        waiting: [],
-        brokenPorts: [],
-        nodeProblems: 1,
-        error: errorMessage(err),
-      };
+      this.#steering = undefined;
+      summary = this.#failedPass(err, triggers, startedAt, connection, []);
     }
+    return this.#finishPass(summary);
+  }
+
+  /**
+   * A delta pass: the remote routes that changed, applied to the steering model without reading
+   * VPP (route-delta.ts). Anything wrong with the model drops it, and the retry is a full pass.
+   */
+  async #routePass(
+    config: AgentConfig,
+    model: SteeringModel,
+    routes: readonly RemoteRouteChange[],
+    triggers: ReconcileTrigger[],
+  ): Promise<PassResult> {
+    const connection = this.#connections;
+    const startedAt = this.#clock();
+    let summary: ReconcileSummary;
+    try {
+      const outcome = await reconcileRouteChanges(config, model, routes, {
+        client: this.#client,
+        shouldStop: () =>
+          this.#phase !== 'running' || this.#client.state !== 'ready' || this.#connections !== connection,
+      });
+      if (!outcome.modelValid) this.#steering = undefined;
+      const summarized = this.#summarize(
+        outcome.plan,
+        outcome.result,
+        model.basis.vppPid,
+        triggers,
+        startedAt,
+        connection,
+        () => undefined,
+      );
+      summary = { ...summarized, kind: 'routes', brokenPorts: this.#brokenPorts };
+      const owned = new Map(this.#owned);
+      for (const [kind, n] of [
+        [POLICY_KIND, model.policyCount],
+        [STEERING_KIND, model.size],
+      ] as const)
+        if (n > 0) owned.set(kind, n);
+        else owned.delete(kind);
+      this.#owned = owned;
+      this.metrics.setOwned(owned);
+      this.#logOpProblems(outcome);
+    } catch (err) {
+      // A RouteChangeError (a change the source should never have given) or a model that does
+      // not fit this VPP or config: nothing was done; the retry is a full pass from the records.
+      this.#steering = undefined;
+      summary = { ...this.#failedPass(err, triggers, startedAt, connection, this.#brokenPorts), kind: 'routes' };
+    }
+    return this.#finishPass(summary);
+  }
+
+  #failedPass(
+    err: unknown,
+    triggers: ReconcileTrigger[],
+    startedAt: number,
+    connection: number,
+    brokenPorts: ReconcileSummary['brokenPorts'],
+  ): ReconcileSummary {
+    return {
+      outcome: 'error',
+      triggers,
+      startedAt: new Date(startedAt).toISOString(),
+      durationMs: this.#clock() - startedAt,
+      connection,
+      planned: 0,
+      applied: 0,
+      failed: 0,
+      skipped: 0,
+      pending: 0,
+      failures: [],
+      waiting: [],
+      brokenPorts,
+      nodeProblems: 1,
+      error: errorMessage(err),
+    };
+  }
+
+  #finishPass(summary: ReconcileSummary): ReconcileSummary {
     this.#lastReconcile = summary;
     this.metrics.observeReconcile(summary);
     this.#logSummary(summary);
@@ -538,14 +645,16 @@ export class Agent {
   }
 
   #summarize(
-    outcome: ReconcileOutcome,
+    plan: Plan,
+    executed: ExecutionResult | undefined,
+    vppPid: number,
     triggers: ReconcileTrigger[],
     startedAt: number,
     connection: number,
     portOf: PortOf,
   ): ReconcileSummary {
-    const result = outcome.result ?? { applied: 0, failed: [], skipped: [] };
-    const { pending } = outcome.plan;
+    const result = executed ?? { applied: 0, failed: [], skipped: [] };
+    const { pending } = plan;
     const converged = result.failed.length === 0 && result.skipped.length === 0 && pending.length === 0;
     // Per VM port its first problem; everything else counts against the node.
     const brokenPorts = new Map<string, PortProblemReport>();
@@ -565,8 +674,8 @@ export class Agent {
       startedAt: new Date(startedAt).toISOString(),
       durationMs: this.#clock() - startedAt,
       connection,
-      vppPid: outcome.snapshot.vppPid,
-      planned: outcome.plan.ops.length,
+      vppPid,
+      planned: plan.ops.length,
       applied: result.applied,
       failed: result.failed.length,
       skipped: result.skipped.length,
@@ -585,7 +694,10 @@ export class Agent {
     };
   }
 
-  #logOpProblems(outcome: ReconcileOutcome): void {
+  #logOpProblems(outcome: {
+    readonly result?: ExecutionResult | undefined;
+    readonly warnings?: readonly string[];
+  }): void {
     for (const { op, error } of outcome.result?.failed ?? []) {
       this.#logger.error(
         {
@@ -624,8 +736,9 @@ export class Agent {
     };
     if (s.outcome === 'error') this.#logger.error(fields, `reconcile failed: ${s.error ?? ''}`);
     else if (s.outcome === 'partial') this.#logger.warn(fields, 'reconcile partial');
-    // A drift check that found nothing is the steady state; keep it out of the info log.
-    else if (s.planned === 0 && s.triggers.every((t) => t === 'drift'))
+    // A drift check that found nothing is the steady state, and route deltas come many a
+    // second in a busy fleet: keep both out of the info log.
+    else if ((s.planned === 0 && s.triggers.every((t) => t === 'drift')) || s.kind === 'routes')
       this.#logger.debug(fields, 'reconcile finished: in sync');
     else this.#logger.info(fields, 'reconcile finished');
   }

@@ -5,14 +5,7 @@
  * full pass. src/agent/datastore-source.ts opens the etcd one; tests may pass their own.
  */
 import type { AgentConfig } from '../config/model.js';
-import type { Ip4Prefix } from '../net/ip.js';
-
-/** One remote route's new state: its SID, or undefined when it is gone. */
-export interface RemoteRouteChange {
-  readonly vpc: string;
-  readonly prefix: Ip4Prefix;
-  readonly sid: string | undefined;
-}
+import type { RemoteRouteChange } from '../hypervisor/route-delta.js';
 
 export interface FleetChanges {
   /** Something but remote routes changed: the whole config must be derived and reconciled. */

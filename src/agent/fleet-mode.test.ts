@@ -6,6 +6,7 @@
  * never flushes VPP.
  */
 import assert from 'node:assert/strict';
+import diagnostics from 'node:diagnostics_channel';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -175,6 +176,86 @@ describe('vppnet-agent in fleet mode, two nodes on one etcd', { skip }, () => {
       assert.equal(status.datastore?.synced, true);
       assert.equal(status.datastore?.stale, false);
       assert.equal(status.config.valid, true);
+    }
+  });
+
+  it('an endpoint change elsewhere is a delta on every node of the VPC: no dump, one or two ops', async () => {
+    const [hv1, hv2] = hvs as [Hypervisor, Hypervisor];
+    await idle();
+    const requests: string[] = [];
+    const onRequest = (m: unknown): void => void requests.push((m as { name: string }).name);
+    diagnostics.subscribe('vppnet:vpp:request', onRequest);
+    const passes: ReconcileSummary[] = [];
+    const onPass = (s: ReconcileSummary): void => void passes.push(s);
+    for (const hv of hvs) hv.agent.on('reconcile', onPass);
+    try {
+      // hv3 runs no agent here: a VM there is a remote route for both.
+      await commit([
+        { type: 'put', key: schema.node('hv3'), value: nodeRecord(3) },
+        { type: 'put', key: ep('10.0.0.20'), value: JSON.stringify({ node: 'hv3' }) },
+      ]);
+      await until(
+        async () =>
+          (await steering(hv1)).includes('10.0.0.20/32>fc00:3::a') &&
+          (await steering(hv2)).includes('10.0.0.20/32>fc00:3::a'),
+        'both steering to hv3',
+      );
+      await idle();
+      const sent = requests.filter((n) => n !== 'sr_steering_pol_dump' && n !== 'sr_policies_v2_dump');
+      assert.deepEqual(
+        passes.map((p) => [p.kind, p.outcome, p.planned]),
+        [
+          ['routes', 'ok', 2],
+          ['routes', 'ok', 2],
+        ],
+      );
+      assert.deepEqual(sent.sort(), [
+        'sr_policy_add',
+        'sr_policy_add',
+        'sr_steering_add_del',
+        'sr_steering_add_del',
+      ]);
+      // The VM moves from hv3 to hv2: hv1 re-points it (policy to hv2 exists), hv3's policy goes;
+      // on hv2 the route becomes local: its steering entry and hv3's policy go.
+      passes.length = 0;
+      requests.length = 0;
+      await commit([{ type: 'put', key: ep('10.0.0.20'), value: JSON.stringify({ node: 'hv2' }) }]);
+      await until(
+        async () =>
+          (await steering(hv1)).includes('10.0.0.20/32>fc00:2::a') &&
+          !(await steering(hv2)).some((e) => e.startsWith('10.0.0.20/')),
+        'the move',
+      );
+      await idle();
+      assert.deepEqual(
+        passes.map((p) => [p.kind, p.outcome]),
+        [
+          ['routes', 'ok'],
+          ['routes', 'ok'],
+        ],
+      );
+      assert.equal(
+        requests.filter(
+          (n) => n.endsWith('_dump') && !['sr_steering_pol_dump', 'sr_policies_v2_dump'].includes(n),
+        ).length,
+        0,
+      );
+      assert.deepEqual(requests.filter((n) => !n.endsWith('_dump')).sort(), [
+        'sr_policy_del',
+        'sr_policy_del',
+        'sr_steering_add_del',
+        'sr_steering_add_del',
+      ]);
+      assert.equal(await policies(hv1), 1, 'hv1: only the policy to hv2 is left');
+      // The endpoint goes back to how it was for the tests below.
+      await commit([
+        { type: 'delete', key: ep('10.0.0.20') },
+        { type: 'delete', key: schema.node('hv3') },
+      ]);
+      await idle();
+    } finally {
+      diagnostics.unsubscribe('vppnet:vpp:request', onRequest);
+      for (const hv of hvs) hv.agent.off('reconcile', onPass);
     }
   });
 

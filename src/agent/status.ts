@@ -69,6 +69,8 @@ export interface PortProblemReport {
 export interface ReconcileSummary {
   /** ok: converged; partial: some ops failed or were skipped, or resources wait; error: the pass itself failed. */
   readonly outcome: 'ok' | 'partial' | 'error';
+  /** full (the default): VPP read and reconciled whole; routes: fleet mode's remote-route delta. */
+  readonly kind?: 'full' | 'routes';
   readonly triggers: readonly ReconcileTrigger[];
   readonly startedAt: string;
   readonly durationMs: number;

@@ -18,6 +18,7 @@
  * here: it can only come back through a structural change. A value the view rejects changes
  * nothing (its last good record stays), so it is neither structural nor a route change.
  */
+import type { RemoteRouteChange } from '../hypervisor/route-delta.js';
 import type { Ip4Prefix } from '../net/ip.js';
 import { deriveAgentConfig, remoteRouteOf, type Derivation, type NodeView } from './derive.js';
 import type { KeySchema } from './keys.js';
@@ -25,12 +26,7 @@ import type { NodeRecord, RecordProblem } from './records.js';
 import type { KeyValueStore } from './store.js';
 import { DatastoreView, type ViewChange, type ViewHealth, type ViewOptions } from './view.js';
 
-// Same shape as src/hypervisor/route-delta.ts's; the lead replaces this with an import at merge.
-export interface RemoteRouteChange {
-  readonly vpc: string;
-  readonly prefix: Ip4Prefix;
-  readonly sid: string | undefined;
-}
+export type { RemoteRouteChange };
 
 export interface FleetChanges {
   /**
