@@ -604,7 +604,10 @@ export class Agent {
       // A RouteChangeError (a change the source should never have given) or a model that does
       // not fit this VPP or config: nothing was done; the retry is a full pass from the records.
       this.#steering = undefined;
-      summary = { ...this.#failedPass(err, triggers, startedAt, connection, this.#brokenPorts), kind: 'routes' };
+      summary = {
+        ...this.#failedPass(err, triggers, startedAt, connection, this.#brokenPorts),
+        kind: 'routes',
+      };
     }
     return this.#finishPass(summary);
   }
