@@ -4,7 +4,8 @@
  */
 import { VppError } from '../errors.js';
 import { FRAME_HEADER_LENGTH, writeFrameHeader } from '../wire/frame.js';
-import { compileFields, fixedSizeOf, type ReadCursor } from './compile.js';
+import { compileFields, fixedSizeOf } from './compile.js';
+import { compileMessageDecoder } from './decoder.js';
 import type { Message, MessageDef, MessageInput } from './schema.js';
 
 /** Values the client core supplies for every request; never part of a caller's input. */
@@ -67,12 +68,7 @@ function compileMessage(def: MessageDef): CompiledMessage {
       }
       return buf;
     },
-    decode(payload) {
-      const cur: ReadCursor = { off: MSG_ID_SIZE, end: payload.length };
-      const out: Record<string, unknown> = {};
-      for (const f of fields) out[f.name] = f.read(payload, cur, out);
-      return out;
-    },
+    decode: compileMessageDecoder(def.name, def.fields),
   };
 }
 
