@@ -26,6 +26,10 @@ interface Helpers {
   readonly short: (what: string, n: number, off: number) => VppError;
   /** Decoders of nested variable-size structs and of fixed arrays, by index. */
   readonly sub: Array<(b: Buffer, off: number, end: number) => unknown>;
+  /** True when `b[off, off + n)` is all zero bytes. */
+  readonly isZero: (b: Buffer, off: number, n: number) => boolean;
+  /** The shared, frozen value of an all-zero composite, by index (see `zeroShared`). */
+  readonly zeros: unknown[];
 }
 
 const helpers: Helpers = {
@@ -42,7 +46,41 @@ const helpers: Helpers = {
   short: (what, n, off) =>
     new VppError('VPPNET_ERR_DECODE', `message too short: ${what} needs ${n} bytes at offset ${off}`),
   sub: [],
+  isZero: (b, off, n) => {
+    for (let i = off; i < off + n; i++) if (b[i] !== 0) return false;
+    return true;
+  },
+  zeros: [],
 };
+
+/**
+ * Composites of at least this many bytes that are all zero on the wire decode to one shared,
+ * frozen value. A dump's unused parts are mostly zeros: the 16-entry label stack of every path,
+ * the next hop of a path without one. Decoded messages are read-only by type (schema.ts), and a
+ * dump kept whole (60k routes) is otherwise mostly these copies, which the GC must carry.
+ */
+const MIN_SHARED_ZERO_BYTES = 8;
+
+function deepFreeze<T>(v: T): T {
+  if (typeof v === 'object' && v !== null && !(v instanceof Uint8Array)) {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
+}
+
+/** `expr` (reading at `o + k`), or the shared zero value when its `size` bytes are all zero. */
+function zeroShared(expr: string, k: number, size: number): string {
+  if (size < MIN_SHARED_ZERO_BYTES || expr.includes('h.bytes(')) return expr;
+  // The zero value is the expression itself, evaluated over zero bytes.
+  const zero = compile(['b', 'o0', 'end'], `const o = o0 - ${k};\nreturn ${expr};`)(
+    Buffer.alloc(k + size),
+    k,
+    k + size,
+  );
+  helpers.zeros.push(deepFreeze(zero));
+  return `(h.isZero(b, ${at(k)}, ${size}) ? h.zeros[${helpers.zeros.length - 1}] : ${expr})`;
+}
 
 /** The byte size of a type with no variable part, or null. */
 function fixedSize(type: TypeRef, length?: number): number | null {
@@ -140,7 +178,7 @@ function fixedExpr(type: TypeRef, length: number | undefined, k: number): string
     if (type === 'u8') return `h.bytes(b, ${o}, ${at(k + length)})`;
     if (type === 'string') return `h.cstr(b, ${o}, ${length})`;
     const elSize = fixedSize(type) as number;
-    return `h.sub[${fixedArraySub(type, length, elSize)}](b, ${o}, end)`;
+    return zeroShared(`h.sub[${fixedArraySub(type, length, elSize)}](b, ${o}, end)`, k, elSize * length);
   }
   if (typeof type === 'string') {
     switch (type) {
@@ -184,14 +222,18 @@ function fixedExpr(type: TypeRef, length: number | undefined, k: number): string
         parts.push(`${JSON.stringify(f[0])}: ${fixedExpr(f[1], len, off)}`);
         off += fixedSize(f[1], len) as number;
       }
-      return `{ ${parts.join(', ')} }`;
+      return zeroShared(`{ ${parts.join(', ')} }`, k, off - k);
     }
     case 'union':
       // Every arm from the same bytes, as the generic codec does: which one is meant is the
       // caller's to know (from the struct's af or type field).
-      return `{ ${type.arms
-        .map((a) => `${JSON.stringify(a[0])}: ${fixedExpr(a[1], a.length === 3 ? a[2] : undefined, k)}`)
-        .join(', ')} }`;
+      return zeroShared(
+        `{ ${type.arms
+          .map((a) => `${JSON.stringify(a[0])}: ${fixedExpr(a[1], a.length === 3 ? a[2] : undefined, k)}`)
+          .join(', ')} }`,
+        k,
+        fixedSize(type) as number,
+      );
   }
 }
 
