@@ -282,8 +282,9 @@ function fieldsBody(owner: string, fields: readonly FieldDef[]): string {
     const f = fields[i] as FieldDef;
     const [name, type] = f;
     const what = JSON.stringify(`${owner}.${name}`);
-    if (f.length === 4 || (f.length === 3 && f[2] === 0)) {
-      if (f.length === 3 && type === 'string') {
+    // A lone `string` (no length) does not occur in .api files; read as string[], as compile.ts does.
+    if (f.length === 4 || (f.length === 3 && f[2] === 0) || (f.length === 2 && type === 'string')) {
+      if (f.length !== 4 && type === 'string') {
         lines.push(
           `if (o + 4 > end) throw h.short(${JSON.stringify('string[] length')}, 4, o);`,
           `const n${i} = b.readUInt32BE(o);`,
