@@ -54,29 +54,34 @@ export function formatIp4(buf: Uint8Array, off: number): string {
   return `${buf[off]}.${buf[off + 1]}.${buf[off + 2]}.${buf[off + 3]}`;
 }
 
-/** RFC 5952: lower-case hex, the longest run (>= 2) of zero groups as `::`, the first on a tie. */
+/**
+ * RFC 5952: lower-case hex, the longest run (>= 2) of zero groups as `::`, the first on a tie.
+ * Without intermediate arrays: the codec formats every IPv6 address of a dump with it.
+ */
 export function formatIp6(buf: Uint8Array, off: number): string {
-  const words: number[] = [];
-  for (let i = 0; i < 8; i++)
-    words.push(((buf[off + 2 * i] as number) << 8) | (buf[off + 2 * i + 1] as number));
   let bestStart = -1;
   let bestLen = 1;
-  for (let i = 0; i < 8;) {
-    if (words[i] !== 0) {
-      i++;
+  let runStart = -1;
+  for (let i = 0; i < 8; i++) {
+    if (((buf[off + 2 * i] as number) | (buf[off + 2 * i + 1] as number)) === 0) {
+      if (runStart < 0) runStart = i;
+      if (i - runStart + 1 > bestLen) {
+        bestStart = runStart;
+        bestLen = i - runStart + 1;
+      }
+    } else runStart = -1;
+  }
+  let s = '';
+  for (let i = 0; i < 8; i++) {
+    if (i === bestStart) {
+      s += '::';
+      i += bestLen - 1;
       continue;
     }
-    let j = i;
-    while (j < 8 && words[j] === 0) j++;
-    if (j - i > bestLen) {
-      bestStart = i;
-      bestLen = j - i;
-    }
-    i = j;
+    if (s !== '' && !s.endsWith(':')) s += ':';
+    s += ((((buf[off + 2 * i] as number) << 8) | (buf[off + 2 * i + 1] as number)) >>> 0).toString(16);
   }
-  const hex = (ws: number[]): string => ws.map((w) => w.toString(16)).join(':');
-  if (bestStart < 0) return hex(words);
-  return `${hex(words.slice(0, bestStart))}::${hex(words.slice(bestStart + bestLen))}`;
+  return s;
 }
 
 function parseIp4(s: string): number[] | undefined {

@@ -11,11 +11,36 @@ import {
   ip6IndexInPrefix,
   ip6PrefixesOverlap,
   ip6ToBigInt,
+  ip4ToInt,
+  intToIp4,
   parseIp4Prefix,
   parseIp6Prefix,
 } from './ip.js';
 
 describe('ip helpers', () => {
+  it('reads IPv4 addresses as numbers, whatever the spelling, as splitting at dots does', () => {
+    assert.equal(ip4ToInt('10.1.2.3'), 0x0a010203);
+    assert.equal(ip4ToInt('255.255.255.255'), 0xffffffff);
+    assert.equal(ip4ToInt('0.0.0.0'), 0);
+    assert.equal(intToIp4(ip4ToInt('192.0.2.77')), '192.0.2.77');
+    const bySplitting = (s: string): number => {
+      const p = s.split('.').map(Number);
+      return ((p[0]! << 24) | (p[1]! << 16) | (p[2]! << 8) | p[3]!) >>> 0;
+    };
+    for (const odd of [
+      '010.1.2.3',
+      '1.2.3',
+      '1.2.3.4.5',
+      '300.1.2.3',
+      '1..2.3',
+      ' 1.2.3.4',
+      'a.b.c.d',
+      '1.2.3.1000',
+      '',
+    ])
+      assert.equal(ip4ToInt(odd), bySplitting(odd), odd);
+  });
+
   it('spells IPv6 canonically (RFC 5952) and round-trips through bigint', () => {
     assert.equal(canonicalIp6('FC00:0001:0000:0000:0000:0000:0000:000A'), 'fc00:1::a');
     assert.equal(canonicalIp6('2001:db8:0:0:1:0:0:1'), '2001:db8::1:0:0:1', 'first of equal runs compressed');

@@ -23,7 +23,33 @@ export function isIp6(s: string): boolean {
   return isIp6Literal(s);
 }
 
+/**
+ * Runs per steering entry and per route in a reconcile, so dotted quads of plain digits are read
+ * by character code without splitting; anything else takes the general path below.
+ */
 export function ip4ToInt(s: string): number {
+  let n = 0;
+  let octet = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 48 && c <= 57 && digits < 3) {
+      octet = octet * 10 + (c - 48);
+      digits++;
+    } else if (c === 46 && digits > 0 && dots < 3) {
+      n = (n << 8) | (octet & 255);
+      if (octet > 255) return ip4ToIntBySplitting(s);
+      octet = 0;
+      digits = 0;
+      dots++;
+    } else return ip4ToIntBySplitting(s);
+  }
+  if (dots !== 3 || digits === 0 || octet > 255) return ip4ToIntBySplitting(s);
+  return ((n << 8) | octet) >>> 0;
+}
+
+function ip4ToIntBySplitting(s: string): number {
   const p = s.split('.').map(Number);
   return (
     (((p[0] as number) << 24) | ((p[1] as number) << 16) | ((p[2] as number) << 8) | (p[3] as number)) >>> 0

@@ -15,12 +15,20 @@
  */
 import diagnostics from 'node:diagnostics_channel';
 import { VppError } from '../errors.js';
-import { contextOffsetOf, decodeMessage, encodeMessage } from '../codec/message-codec.js';
+import {
+  contextOffsetOf,
+  decodeMessage,
+  encodeFrameInto,
+  encodeMessage,
+  type FrameScratch,
+} from '../codec/message-codec.js';
 import type { Message, MessageDef } from '../codec/schema.js';
 import { msg } from '../messages/index.js';
 import type { ConnectionListener, VppConnection } from './connection.js';
+import type { MessageTable } from './message-table.js';
 import { EventSubscription, type SubscriptionItem } from './event-subscription.js';
 import { VppRetvalError } from './retval-error.js';
+import type { VppTransport } from '../transport/transport.js';
 import type { Timer, Timers } from '../../util/timers.js';
 import type { WithReply } from './vpp-api.js';
 
@@ -39,28 +47,52 @@ const requestChannel = diagnostics.channel('vppnet:vpp:request');
 
 /**
  * One unsettled request. A class with every field set in the constructor keeps all pending
- * entries one hidden class: this object is allocated per request on the hot path.
+ * entries one hidden class. Entries are reused: a settled one that was written goes back to the
+ * mux's free list (one that settled while still queued may still sit in the queue, and is left
+ * to the garbage collector), so a steady stream of requests allocates no Pending at all.
  */
 class Pending {
   /** The connection generation the request was written on; 0 while still queued. */
   sentOn = 0;
-  constructor(
-    readonly kind: PendingKind,
-    readonly context: number,
-    readonly def: MessageDef,
-    readonly input: AnyRecord,
-    readonly startedAt: number,
-    readonly deadline: number,
-    /** The details message of a dump or cursor service; undefined for a plain request. */
-    readonly streamDef: MessageDef | undefined,
-    /** What settles it: the reply, control_ping_reply for a dump, the `_get_reply` for a cursor. */
-    readonly endDef: MessageDef,
-    readonly items: AnyRecord[] | undefined,
-    /** For dumpEach(): each details message goes here instead of into `items`. */
-    readonly onItem: ((item: AnyRecord) => void) | undefined,
-    readonly resolve: (value: unknown) => void,
-    readonly reject: (err: Error) => void,
-  ) {}
+  kind: PendingKind = 'request';
+  context = 0;
+  def: MessageDef = msg.control_ping;
+  input: AnyRecord = EMPTY_INPUT;
+  startedAt = 0;
+  deadline = 0;
+  /** The details message of a dump or cursor service; undefined for a plain request. */
+  streamDef: MessageDef | undefined = undefined;
+  /** What settles it: the reply, control_ping_reply for a dump, the `_get_reply` for a cursor. */
+  endDef: MessageDef = msg.control_ping_reply;
+  items: AnyRecord[] | undefined = undefined;
+  /** For dumpEach(): each details message goes here instead of into `items`. */
+  onItem: ((item: AnyRecord) => void) | undefined = undefined;
+  resolve: (value: unknown) => void = settleNothing;
+  reject: (err: Error) => void = settleNothing;
+}
+
+const EMPTY_INPUT: AnyRecord = Object.freeze({});
+const settleNothing = (): void => undefined;
+
+/**
+ * The executor of every request's promise: one function for all, so that making the promise
+ * allocates no closure. It hands the resolving functions over through these two slots, which
+ * enqueue() reads right after `new Promise` returns (the executor runs synchronously).
+ */
+let executorResolve: (value: unknown) => void = settleNothing;
+let executorReject: (err: Error) => void = settleNothing;
+function captureSettlers(resolve: (value: unknown) => void, reject: (err: Error) => void): void {
+  executorResolve = resolve;
+  executorReject = reject;
+}
+
+/** Free Pending entries kept for reuse; beyond this many, settled ones are left to the GC. */
+const MAX_FREE_PENDING = 65_536;
+
+interface FrameRoute {
+  readonly def: MessageDef;
+  /** Where the context is in the payload, or -1. */
+  readonly contextOffset: number;
 }
 
 interface SubscriptionEntry {
@@ -102,6 +134,9 @@ export class RequestMux implements ConnectionListener {
   readonly #eventTargets = new Map<MessageDef, Set<SubscriptionEntry>>();
   #sweepTimer: Timer | undefined;
   #vppPid = 0;
+  readonly #freePending: Pending[] = [];
+  /** Where requests are encoded when the transport copies what it is sent (sendFrom). */
+  readonly #scratch: FrameScratch = { buf: Buffer.allocUnsafe(4096) };
 
   constructor(connection: VppConnection, opts: RequestMuxOptions) {
     this.#connection = connection;
@@ -171,29 +206,27 @@ export class RequestMux implements ConnectionListener {
     }
     if (!endDef)
       return Promise.reject(new VppError('VPPNET_ERR_UNKNOWN_MESSAGE', `${def.name} has no reply message`));
-    const settledBy = endDef;
-    return new Promise((resolve, reject) => {
-      const items = kind === 'request' ? undefined : [];
-      const p = new Pending(
-        kind,
-        this.allocContext(),
-        def,
-        input,
-        now,
-        deadline,
-        streamDef,
-        settledBy,
-        items,
-        onItem,
-        resolve,
-        reject,
-      );
-      this.#pending.set(p.context, p);
-      this.#armSweep();
-      if (this.#canWrite() && this.#unsent.length === 0) this.#write(p);
-      else if (front) this.#unsent.unshift(p);
-      else this.#unsent.push(p);
-    });
+    const promise = new Promise(captureSettlers);
+    const p = this.#freePending.pop() ?? new Pending();
+    p.sentOn = 0;
+    p.kind = kind;
+    p.context = this.allocContext();
+    p.def = def;
+    p.input = input;
+    p.startedAt = now;
+    p.deadline = deadline;
+    p.streamDef = streamDef;
+    p.endDef = endDef;
+    p.items = kind === 'request' ? undefined : [];
+    p.onItem = onItem;
+    p.resolve = executorResolve;
+    p.reject = executorReject;
+    this.#pending.set(p.context, p);
+    this.#armSweep();
+    if (this.#canWrite() && this.#unsent.length === 0) this.#write(p);
+    else if (front) this.#unsent.unshift(p);
+    else this.#unsent.push(p);
+    return promise;
   }
 
   /**
@@ -319,22 +352,39 @@ export class RequestMux implements ConnectionListener {
       return;
     }
     const clientIndex = connection.clientIndex;
-    let frame: Buffer;
+    p.sentOn = connection.generation;
+    let ok: boolean;
     try {
-      frame = encodeMessage(p.def, id, p.input, { clientIndex, context: p.context });
+      ok = this.#send(transport, p.def, id, p.input, clientIndex, p.context);
     } catch (err) {
+      p.sentOn = 0;
       this.#settleError(p, err as Error, 'error');
       return;
     }
-    p.sentOn = connection.generation;
-    let ok = transport.send(frame);
     if (p.kind === 'dump') {
       const pingId = table.idOf(msg.control_ping) as number;
-      ok =
-        transport.send(encodeMessage(msg.control_ping, pingId, {}, { clientIndex, context: p.context })) &&
-        ok;
+      ok = this.#send(transport, msg.control_ping, pingId, EMPTY_INPUT, clientIndex, p.context) && ok;
     }
     if (!ok) this.#blocked = true;
+  }
+
+  /**
+   * Encodes and sends one frame: into the scratch buffer when the transport copies (no
+   * allocation), else into a frame of its own. Throws VPPNET_ERR_ENCODE before sending anything.
+   */
+  #send(
+    transport: VppTransport,
+    def: MessageDef,
+    id: number,
+    input: AnyRecord,
+    clientIndex: number,
+    context: number,
+  ): boolean {
+    if (transport.sendFrom !== undefined) {
+      const length = encodeFrameInto(this.#scratch, def, id, input, clientIndex, context);
+      return transport.sendFrom(this.#scratch.buf, 0, length);
+    }
+    return transport.send(encodeMessage(def, id, input, { clientIndex, context }));
   }
 
   /** Writing is allowed when connected, and while closing for the goodbye itself. */
@@ -356,21 +406,48 @@ export class RequestMux implements ConnectionListener {
   // -------------------------------------------------------------------------------------------
   // Inbound frames
 
+  /**
+   * What onFrame needs of a message id, by id, for the current message table: its definition and
+   * where its context is, found once instead of through three maps per frame. Rebuilt when the
+   * table changes (every connect).
+   */
+  #routes: (FrameRoute | null | undefined)[] = [];
+  #routesTable: MessageTable | undefined;
+
+  #routeOf(table: MessageTable, id: number): FrameRoute | null {
+    if (table !== this.#routesTable) {
+      this.#routes = [];
+      this.#routesTable = table;
+    }
+    let route = this.#routes[id];
+    if (route === undefined) {
+      const def = table.definitionOf(id);
+      route = def ? { def, contextOffset: contextOffsetOf(def) } : null;
+      this.#routes[id] = route;
+    }
+    return route;
+  }
+
   onFrame(payload: Buffer): void {
     const connection = this.#connection;
-    const def = connection.table?.definitionOf(payload.readUInt16BE(0));
-    if (!def) return; // a message vppnet has no definition for: nothing can be waiting for it
+    const table = connection.table;
+    if (table === undefined) return;
+    const route = this.#routeOf(table, payload.readUInt16BE(0));
+    if (route === null) return; // a message vppnet has no definition for: nothing can be waiting for it
+    const def = route.def;
     try {
-      const targets = this.#eventTargets.get(def);
-      if (targets) {
-        for (const t of targets) t.deliver(payload);
-        return;
+      if (this.#eventTargets.size !== 0) {
+        const targets = this.#eventTargets.get(def);
+        if (targets) {
+          for (const t of targets) t.deliver(payload);
+          return;
+        }
       }
       if (def === msg.memclnt_keepalive) {
         this.#answerKeepalive(payload);
         return;
       }
-      const off = contextOffsetOf(def);
+      const off = route.contextOffset;
       if (off < 0 || off + 4 > payload.length) return;
       const p = this.#pending.get(payload.readUInt32BE(off));
       if (!p || p.sentOn !== connection.generation) return; // late reply to a request that timed out
@@ -379,18 +456,23 @@ export class RequestMux implements ConnectionListener {
         this.#pending.delete(p.context);
         if (def === msg.control_ping_reply)
           this.#vppPid = (reply as Message<typeof msg.control_ping_reply>).vpe_pid;
-        if (p.items === undefined) {
+        const { items, resolve, reject } = p;
+        if (items === undefined) {
           const retval = typeof reply.retval === 'number' ? reply.retval : 0;
           if (retval === 0) {
             this.#publish(p, 'ok');
-            p.resolve(reply);
+            this.#release(p);
+            resolve(reply);
           } else {
             this.#publish(p, 'retval');
-            p.reject(new VppRetvalError(p.def.name, retval, reply));
+            const err = new VppRetvalError(p.def.name, retval, reply);
+            this.#release(p);
+            reject(err);
           }
         } else {
           this.#publish(p, 'ok');
-          p.resolve({ reply, items: p.items });
+          this.#release(p);
+          resolve({ reply, items });
         }
       } else if (def === p.streamDef) {
         const item = decodeMessage(def, payload);
@@ -399,7 +481,7 @@ export class RequestMux implements ConnectionListener {
       }
     } catch (err) {
       // A reply that does not decode fails its request; the connection itself stays usable.
-      const off = contextOffsetOf(def);
+      const off = route.contextOffset;
       const p =
         off >= 0 && off + 4 <= payload.length ? this.#pending.get(payload.readUInt32BE(off)) : undefined;
       if (p) this.#settleError(p, err as Error, 'error');
@@ -421,7 +503,20 @@ export class RequestMux implements ConnectionListener {
     if (this.#pending.get(p.context) !== p) return;
     this.#pending.delete(p.context);
     this.#publish(p, outcome);
-    p.reject(err);
+    const reject = p.reject;
+    this.#release(p);
+    reject(err);
+  }
+
+  /** Forgets a settled request's references; back to the free list if it is in no queue. */
+  #release(p: Pending): void {
+    p.input = EMPTY_INPUT;
+    p.items = undefined;
+    p.onItem = undefined;
+    p.resolve = settleNothing;
+    p.reject = settleNothing;
+    // Written once means no longer in #unsent: #drain takes an entry out before writing it.
+    if (p.sentOn !== 0 && this.#freePending.length < MAX_FREE_PENDING) this.#freePending.push(p);
   }
 
   #publish(p: Pending, outcome: RequestDiagnostic['outcome']): void {

@@ -8,6 +8,7 @@ import {
 } from '../../../test/support/transcripts.js';
 import { definitionByNameCrc, definitions, msg } from '../messages/index.js';
 import { FRAME_HEADER_LENGTH } from '../wire/frame.js';
+import { compileFields } from './compile.js';
 import { decodeMessage, encodeMessage, contextOffsetOf } from './message-codec.js';
 import { nameCrc, type FieldDef, type MessageDef, type TypeRef } from './schema.js';
 
@@ -158,6 +159,42 @@ describe('codec round trips for every defined message', () => {
         const off = contextOffsetOf(def);
         if (off >= 0) assert.equal(payload.readUInt32BE(off), 1 + i);
         assert.equal(reencode(def, 1234, decoded).toString('hex'), payload.toString('hex'));
+      }
+    });
+  }
+});
+
+/** The generic field-by-field reader of compile.ts, which the straight-line decoders must match. */
+function genericDecode(def: MessageDef, payload: Buffer): Record<string, unknown> {
+  const cur = { off: 2, end: payload.length };
+  const out: Record<string, unknown> = {};
+  for (const f of compileFields(def.name, def.fields)) out[f.name] = f.read(payload, cur, out);
+  return out;
+}
+
+describe("straight-line decoders give the generic reader's values", () => {
+  for (const def of definitions) {
+    it(nameCrc(def), () => {
+      const rnd = seeded(def.name.length * 104729 + def.crc.charCodeAt(1));
+      for (let i = 0; i < 5; i++) {
+        const payload = encodeMessage(def, 77, sampleFields(def.fields, rnd) as never, {
+          clientIndex: 3,
+          context: 9 + i,
+        }).subarray(FRAME_HEADER_LENGTH);
+        assert.deepStrictEqual(decodeMessage(def, payload), genericDecode(def, payload));
+        // Every truncation fails the same way, never with a partial value.
+        for (const cut of [1, Math.floor(payload.length / 2)]) {
+          const short = payload.subarray(0, payload.length - cut);
+          let generic: unknown;
+          try {
+            generic = genericDecode(def, short);
+          } catch {
+            generic = 'throws';
+          }
+          if (generic === 'throws')
+            assert.throws(() => decodeMessage(def, short), { code: 'VPPNET_ERR_DECODE' });
+          else assert.deepStrictEqual(decodeMessage(def, short), generic);
+        }
       }
     });
   }

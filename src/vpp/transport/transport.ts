@@ -11,6 +11,12 @@ export interface VppTransport {
   connect(): Promise<void>;
   /** Queues one whole frame (header and payload); false when the caller should wait for 'drain'. */
   send(frame: Buffer): boolean;
+  /**
+   * Optional: as send(), for the frame at `buf[start, end)`, which the transport copies before
+   * returning, so the caller may encode its next frame into the same memory. The client encodes
+   * into one scratch buffer when the transport has this, and allocates a frame per send when not.
+   */
+  sendFrom?(buf: Buffer, start: number, end: number): boolean;
   /** Ends the connection after what was sent; resolves once it is closed. */
   close(): Promise<void>;
   /** Tears the connection down at once; 'close' follows with `error`. */

@@ -42,21 +42,22 @@ const MIN_BUFFER_CAPACITY = 8 * 1024;
 const EMPTY_BUFFER = Buffer.alloc(0);
 
 /**
- * Writes a frame header for a payload of `payloadLength` bytes into `buf` at offset 0: 8 zero
+ * Writes a frame header for a payload of `payloadLength` bytes into `buf` at `at` (0): 8 zero
  * bytes, the length as a big-endian u32, 4 zero bytes. The payload itself is the caller's
  * business (typically encoded straight after the header into the same buffer).
  */
-export function writeFrameHeader(buf: Buffer, payloadLength: number): void {
-  if (buf.length < FRAME_HEADER_LENGTH) {
-    throw new RangeError(`frame header needs ${FRAME_HEADER_LENGTH} bytes, buffer has ${buf.length}`);
+export function writeFrameHeader(buf: Buffer, payloadLength: number, at = 0): void {
+  if (buf.length < at + FRAME_HEADER_LENGTH) {
+    throw new RangeError(`frame header needs ${FRAME_HEADER_LENGTH} bytes, buffer has ${buf.length - at}`);
   }
   // writeUInt32BE would silently truncate a fractional length; catch that here.
   if (!Number.isInteger(payloadLength) || payloadLength < 0 || payloadLength > MAX_U32) {
     throw new RangeError(`payload length must be a u32, got ${payloadLength}`);
   }
-  buf.fill(0, 0, PAYLOAD_LENGTH_OFFSET);
-  buf.writeUInt32BE(payloadLength, PAYLOAD_LENGTH_OFFSET);
-  buf.fill(0, PAYLOAD_LENGTH_OFFSET + 4, FRAME_HEADER_LENGTH);
+  buf.writeUInt32BE(0, at);
+  buf.writeUInt32BE(0, at + 4);
+  buf.writeUInt32BE(payloadLength, at + PAYLOAD_LENGTH_OFFSET);
+  buf.writeUInt32BE(0, at + 12);
 }
 
 export interface FrameParserOptions {

@@ -1,0 +1,379 @@
+/**
+ * Straight-line decoders, compiled once per message and struct from its definition.
+ *
+ * The generic codec (compile.ts) reads a message field by field through closures and a cursor
+ * object per nested union; a dump of 60k ip_route_details spent more time in those calls and in
+ * the garbage collector than VPP took to send them. Here each definition becomes one function
+ * whose body reads every fixed-size field at a constant offset and builds nested structs and
+ * unions as object literals: one bounds check per fixed-size run of fields, no cursor, no
+ * closure call per field. The values are exactly the generic codec's (the codec tests decode
+ * every message both ways and compare), so callers see the same plain objects.
+ *
+ * The source is generated from the definitions (schema.ts), never from input, and compiled
+ * with `new Function` once per definition at first use.
+ */
+import { VppError } from '../errors.js';
+import type { FieldDef, TypeRef } from './schema.js';
+import { readIp4, readIp6, readMac } from './text-format.js';
+
+/** The helpers a generated body may call, passed in by reference (no globals). */
+interface Helpers {
+  readonly ip4: typeof readIp4;
+  readonly ip6: typeof readIp6;
+  readonly mac: typeof readMac;
+  readonly bytes: (b: Buffer, start: number, end: number) => Uint8Array;
+  readonly cstr: (b: Buffer, start: number, length: number) => string;
+  readonly short: (what: string, n: number, off: number) => VppError;
+  /** Decoders of nested variable-size structs and of fixed arrays, by index. */
+  readonly sub: Array<(b: Buffer, off: number, end: number) => unknown>;
+  /** True when `b[off, off + n)` is all zero bytes. */
+  readonly isZero: (b: Buffer, off: number, n: number) => boolean;
+  /** The shared, frozen value of an all-zero composite, by index (see `zeroShared`). */
+  readonly zeros: unknown[];
+}
+
+const helpers: Helpers = {
+  ip4: readIp4,
+  ip6: readIp6,
+  mac: readMac,
+  // A copy: the frame buffer is reused once the callback returns.
+  bytes: (b, start, end) => Uint8Array.prototype.slice.call(b, start, end),
+  cstr: (b, start, length) => {
+    let nul = b.indexOf(0, start);
+    if (nul < 0 || nul > start + length) nul = start + length;
+    return b.toString('utf8', start, nul);
+  },
+  short: (what, n, off) =>
+    new VppError('VPPNET_ERR_DECODE', `message too short: ${what} needs ${n} bytes at offset ${off}`),
+  sub: [],
+  isZero: (b, off, n) => {
+    for (let i = off; i < off + n; i++) if (b[i] !== 0) return false;
+    return true;
+  },
+  zeros: [],
+};
+
+/**
+ * Composites of at least this many bytes that are all zero on the wire decode to one shared,
+ * frozen value. A dump's unused parts are mostly zeros: the 16-entry label stack of every path,
+ * the next hop of a path without one. Decoded messages are read-only by type (schema.ts), and a
+ * dump kept whole (60k routes) is otherwise mostly these copies, which the GC must carry.
+ */
+const MIN_SHARED_ZERO_BYTES = 8;
+
+function deepFreeze<T>(v: T): T {
+  if (typeof v === 'object' && v !== null && !(v instanceof Uint8Array)) {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
+}
+
+/** `expr` (reading at `o + k`), or the shared zero value when its `size` bytes are all zero. */
+function zeroShared(expr: string, k: number, size: number): string {
+  if (size < MIN_SHARED_ZERO_BYTES || expr.includes('h.bytes(')) return expr;
+  // The zero value is the expression itself, evaluated over zero bytes.
+  const zero = compile(['b', 'o0', 'end'], `const o = o0 - ${k};\nreturn ${expr};`)(
+    Buffer.alloc(k + size),
+    k,
+    k + size,
+  );
+  helpers.zeros.push(deepFreeze(zero));
+  return `(h.isZero(b, ${at(k)}, ${size}) ? h.zeros[${helpers.zeros.length - 1}] : ${expr})`;
+}
+
+/** The byte size of a type with no variable part, or null. */
+function fixedSize(type: TypeRef, length?: number): number | null {
+  if (length !== undefined) {
+    if (length === 0) return null;
+    const el = type === 'u8' || type === 'string' ? 1 : fixedSize(type);
+    return el === null ? null : el * length;
+  }
+  if (typeof type === 'string') {
+    switch (type) {
+      case 'u8':
+      case 'i8':
+      case 'bool':
+        return 1;
+      case 'u16':
+      case 'i16':
+        return 2;
+      case 'u32':
+      case 'i32':
+        return 4;
+      case 'u64':
+      case 'i64':
+      case 'f64':
+        return 8;
+      case 'string':
+        return null;
+    }
+  }
+  switch (type.kind) {
+    case 'enum':
+    case 'enumflag':
+      return fixedSize(type.width);
+    case 'alias':
+      if (type.format === 'ip4') return 4;
+      if (type.format === 'ip6') return 16;
+      if (type.format === 'mac') return 6;
+      return fixedSize(type.type, type.length);
+    case 'struct':
+      return fieldsSize(type.fields);
+    case 'union': {
+      let size = 0;
+      for (const arm of type.arms) {
+        const s = fixedSize(arm[1], arm.length === 3 ? arm[2] : undefined);
+        if (s === null) return null;
+        size = Math.max(size, s);
+      }
+      return size;
+    }
+  }
+}
+
+function fieldsSize(fields: readonly FieldDef[]): number | null {
+  let n = 0;
+  for (const f of fields) {
+    if (f.length === 4) return null;
+    const s = fixedSize(f[1], f.length === 3 ? f[2] : undefined);
+    if (s === null) return null;
+    n += s;
+  }
+  return n;
+}
+
+/** `o` + a constant, as source. */
+function at(k: number): string {
+  return k === 0 ? 'o' : `o + ${k}`;
+}
+
+function registerSub(fn: (b: Buffer, off: number, end: number) => unknown): number {
+  helpers.sub.push(fn);
+  return helpers.sub.length - 1;
+}
+
+const fixedArrayDecoders = new Map<TypeRef, Map<number, number>>();
+
+/** A helper decoding `T[length]` of a fixed-size T other than u8 and string. */
+function fixedArraySub(type: TypeRef, length: number, elSize: number): number {
+  let byLength = fixedArrayDecoders.get(type);
+  if (!byLength) fixedArrayDecoders.set(type, (byLength = new Map<number, number>()));
+  let index = byLength.get(length);
+  if (index === undefined) {
+    const body =
+      `const a = new Array(${length});\n` +
+      `for (let i = 0; i < ${length}; i++) { const o = o0 + i * ${elSize}; a[i] = ${fixedExpr(type, undefined, 0)}; }\n` +
+      'return a;';
+    index = registerSub(compile(['b', 'o0', 'end'], body));
+    byLength.set(length, index);
+  }
+  return index;
+}
+
+/** An expression reading a fixed-size value at `o + k` (bounds already checked). */
+function fixedExpr(type: TypeRef, length: number | undefined, k: number): string {
+  const o = at(k);
+  if (length !== undefined) {
+    if (type === 'u8') return `h.bytes(b, ${o}, ${at(k + length)})`;
+    if (type === 'string') return `h.cstr(b, ${o}, ${length})`;
+    const elSize = fixedSize(type) as number;
+    return zeroShared(`h.sub[${fixedArraySub(type, length, elSize)}](b, ${o}, end)`, k, elSize * length);
+  }
+  if (typeof type === 'string') {
+    switch (type) {
+      case 'u8':
+        return `b[${o}]`;
+      case 'i8':
+        return `b.readInt8(${o})`;
+      case 'bool':
+        return `b[${o}] !== 0`;
+      case 'u16':
+        return `b.readUInt16BE(${o})`;
+      case 'i16':
+        return `b.readInt16BE(${o})`;
+      case 'u32':
+        return `b.readUInt32BE(${o})`;
+      case 'i32':
+        return `b.readInt32BE(${o})`;
+      case 'u64':
+        return `b.readBigUInt64BE(${o})`;
+      case 'i64':
+        return `b.readBigInt64BE(${o})`;
+      case 'f64':
+        // Host order, not network order: VPP copies doubles without swapping.
+        return `b.readDoubleLE(${o})`;
+      case 'string':
+        throw new Error('codec: string has no fixed size');
+    }
+  }
+  switch (type.kind) {
+    case 'enum':
+    case 'enumflag':
+      return fixedExpr(type.width, undefined, k);
+    case 'alias':
+      if (type.format !== undefined) return `h.${type.format}(b, ${o})`;
+      return fixedExpr(type.type, type.length, k);
+    case 'struct': {
+      const parts: string[] = [];
+      let off = k;
+      for (const f of type.fields) {
+        const len = f.length === 3 ? f[2] : undefined;
+        parts.push(`${JSON.stringify(f[0])}: ${fixedExpr(f[1], len, off)}`);
+        off += fixedSize(f[1], len) as number;
+      }
+      return zeroShared(`{ ${parts.join(', ')} }`, k, off - k);
+    }
+    case 'union':
+      // Every arm from the same bytes, as the generic codec does: which one is meant is the
+      // caller's to know (from the struct's af or type field).
+      return zeroShared(
+        `{ ${type.arms
+          .map((a) => `${JSON.stringify(a[0])}: ${fixedExpr(a[1], a.length === 3 ? a[2] : undefined, k)}`)
+          .join(', ')} }`,
+        k,
+        fixedSize(type) as number,
+      );
+  }
+}
+
+function compile(params: readonly string[], body: string): (b: Buffer, off: number, end: number) => unknown {
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- source generated from definitions
+  const make = new Function('h', `return function (${params.join(', ')}) {\n${body}\n};`) as (
+    h: Helpers,
+  ) => (b: Buffer, off: number, end: number) => unknown;
+  return make(helpers);
+}
+
+const structDecoders = new WeakMap<object, number>();
+
+/**
+ * The body for a field list: fixed runs read at constant offsets after one bounds check, variable
+ * parts (count-sized arrays, string[], trailing arrays, variable structs) advance `o`.
+ */
+function fieldsBody(owner: string, fields: readonly FieldDef[]): string {
+  const lines: string[] = [];
+  const values: string[] = [];
+  let i = 0;
+  while (i < fields.length) {
+    // The longest run of fixed-size fields from i.
+    let run = 0;
+    let j = i;
+    for (; j < fields.length; j++) {
+      const f = fields[j] as FieldDef;
+      if (f.length === 4) break;
+      const s = fixedSize(f[1], f.length === 3 ? f[2] : undefined);
+      if (s === null) break;
+      run += s;
+    }
+    if (j > i) {
+      lines.push(`if (o + ${run} > end) throw h.short(${JSON.stringify(owner)}, ${run}, o);`);
+      let k = 0;
+      for (; i < j; i++) {
+        const f = fields[i] as FieldDef;
+        const len = f.length === 3 ? f[2] : undefined;
+        lines.push(`const v${i} = ${fixedExpr(f[1], len, k)};`);
+        values.push(`${JSON.stringify(f[0])}: v${i}`);
+        k += fixedSize(f[1], len) as number;
+      }
+      if (k > 0) lines.push(`o += ${k};`);
+      continue;
+    }
+    const f = fields[i] as FieldDef;
+    const [name, type] = f;
+    const what = JSON.stringify(`${owner}.${name}`);
+    // A lone `string` (no length) does not occur in .api files; read as string[], as compile.ts does.
+    if (f.length === 4 || (f.length === 3 && f[2] === 0) || (f.length === 2 && type === 'string')) {
+      if (f.length !== 4 && type === 'string') {
+        lines.push(
+          `if (o + 4 > end) throw h.short(${JSON.stringify('string[] length')}, 4, o);`,
+          `const n${i} = b.readUInt32BE(o);`,
+          `if (o + 4 + n${i} > end) throw h.short('string[]', 4 + n${i}, o);`,
+          `const v${i} = b.toString('utf8', o + 4, o + 4 + n${i});`,
+          `o += 4 + n${i};`,
+        );
+      } else {
+        const elSize = type === 'u8' ? 1 : fixedSize(type);
+        let count: string;
+        if (f.length === 4) {
+          const countIndex = fields.findIndex((x) => x[0] === f[3]);
+          count = `v${countIndex}`;
+        } else {
+          // A trailing array without a count takes the rest of the message.
+          count = `Math.floor((end - o) / ${elSize ?? 1})`;
+        }
+        lines.push(`const n${i} = ${count};`);
+        if (type === 'u8') {
+          lines.push(
+            `if (o + n${i} > end) throw h.short(${what}, n${i}, o);`,
+            `const v${i} = h.bytes(b, o, o + n${i});`,
+            `o += n${i};`,
+          );
+        } else if (elSize !== null) {
+          lines.push(
+            `if (o + ${elSize} * n${i} > end) throw h.short(${what}, ${elSize} * n${i}, o);`,
+            `const v${i} = new Array(n${i});`,
+            `for (let i = 0; i < n${i}; i++, o += ${elSize}) v${i}[i] = ${fixedExpr(type, undefined, 0)};`,
+          );
+        } else {
+          const sub = variableStructSub(type);
+          lines.push(
+            `const v${i} = new Array(n${i});`,
+            `for (let i = 0; i < n${i}; i++) { v${i}[i] = h.sub[${sub}](b, o, end); o = c.off; }`,
+          );
+        }
+      }
+      values.push(`${JSON.stringify(name)}: v${i}`);
+      i++;
+      continue;
+    }
+    // A variable-size struct (or alias of one) in place.
+    const sub = variableStructSub(type);
+    lines.push(`const v${i} = h.sub[${sub}](b, o, end);`, 'o = c.off;');
+    values.push(`${JSON.stringify(name)}: v${i}`);
+    i++;
+  }
+  lines.push('c.off = o;', `return { ${values.join(', ')} };`);
+  return lines.join('\n');
+}
+
+/** Shared cursor for the end offset of nested variable structs: decoding is synchronous. */
+const c = { off: 0 };
+
+function variableStructSub(type: TypeRef): number {
+  let t = type;
+  while (typeof t !== 'string' && t.kind === 'alias' && t.length === undefined && t.format === undefined)
+    t = t.type;
+  if (typeof t === 'string' || t.kind !== 'struct')
+    throw new Error(`codec: no straight-line decoder for a variable ${typeof t === 'string' ? t : t.name}`);
+  let index = structDecoders.get(t);
+  if (index === undefined) {
+    index = registerSub(() => undefined); // reserved first: a struct may contain itself indirectly
+    structDecoders.set(t, index);
+    helpers.sub[index] = compileBody(t.name, t.fields);
+  }
+  return index;
+}
+
+function compileBody(
+  owner: string,
+  fields: readonly FieldDef[],
+): (b: Buffer, off: number, end: number) => unknown {
+  // `c` is the shared cursor: a nested variable decoder leaves its end offset in c.off.
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- source generated from definitions
+  const make = new Function(
+    'h',
+    'c',
+    `return function (b, o0, end) {\nlet o = o0;\n${fieldsBody(owner, fields)}\n};`,
+  ) as (h: Helpers, cur: { off: number }) => (b: Buffer, off: number, end: number) => unknown;
+  return make(helpers, c);
+}
+
+/** A decoder for a message's fields after its u16 id: `(payload) => message`. */
+export function compileMessageDecoder(
+  owner: string,
+  fields: readonly FieldDef[],
+): (payload: Buffer) => Record<string, unknown> {
+  const body = compileBody(owner, fields);
+  return (payload) => body(payload, 2, payload.length) as Record<string, unknown>;
+}
