@@ -24,6 +24,31 @@ export function isIp6(s: string): boolean {
 }
 
 export function ip4ToInt(s: string): number {
+  // Dotted decimal read in place: called per route (100k per pass), so no strings or arrays.
+  let value = 0;
+  let octet = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 48 && c <= 57 && digits < 3) {
+      octet = octet * 10 + (c - 48);
+      digits++;
+    } else if (c === 46 && digits > 0 && dots < 3 && octet <= 255) {
+      value = value * 256 + octet;
+      octet = 0;
+      digits = 0;
+      dots++;
+    } else {
+      return ip4ToIntSlow(s);
+    }
+  }
+  if (dots !== 3 || digits === 0 || octet > 255) return ip4ToIntSlow(s);
+  return value * 256 + octet;
+}
+
+/** Anything but four plain octets, as split and Number read it. */
+function ip4ToIntSlow(s: string): number {
   const p = s.split('.').map(Number);
   return (
     (((p[0] as number) << 24) | ((p[1] as number) << 16) | ((p[2] as number) << 8) | (p[3] as number)) >>> 0
