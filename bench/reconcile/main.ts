@@ -10,6 +10,7 @@
  * (../shared/tools/vppblast) against VPP in the same start state: VPP's own time on the same
  * work, printed beside vppnet's. At the end VPP is left as it was found.
  */
+import { spawn } from 'node:child_process';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
@@ -22,10 +23,10 @@ import type { AgentConfig } from '../../src/config/model.js';
 import { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { msg } from '../../src/vpp/messages/index.js';
 import { UnixSocketTransport } from '../../src/vpp/transport/unix-socket-transport.js';
-import { prepareVppLimit, type VppLimit } from '../api/vpp-limit.js';
+import { prepareVppLimit, type ReplayMeasurement, type VppLimit } from '../api/vpp-limit.js';
 import { FrameRecorder } from './frame-recorder.js';
 import { noHostLinks } from '../support/no-host-links.js';
-import { underMemoryLimit } from '../support/memory-limit.js';
+import { leaveMemoryLimit, underMemoryLimit } from '../support/memory-limit.js';
 import { fmt, peakRssMiB, printTable, rssMiB, type Row } from '../support/report.js';
 import { vppUnderTest } from '../support/vpp-under-test.js';
 
@@ -33,6 +34,11 @@ const N_VPCS = Number(process.env.BENCH_VPCS ?? 1000);
 const N_ROUTES = Number(process.env.BENCH_ROUTES ?? 100);
 /** Replies vppblast keeps in flight when it replays the from-empty pass. */
 const REPLAY_WINDOW = Number(process.env.BENCH_REPLAY_WINDOW ?? 64);
+/**
+ * A shell command that restarts the real VPP under test (state lost), for the "after a VPP
+ * restart" row; the simulator restarts itself.
+ */
+const RESTART_COMMAND = process.env.BENCH_VPP_RESTART;
 /** show_version_reply.build_directory of vppnet's simulator (src/vpp/sim/simulator.ts). */
 const SIM_BUILD_DIRECTORY = '/vppnet-sim';
 
@@ -65,6 +71,24 @@ function writeBenchConfig(file: string, underlay: string): void {
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Runs a shell command outside this process's memory cgroup (a VPP it starts must not share the
+ * agent's limit): the shell waits for a line on stdin until it has been moved out.
+ */
+async function runShellOutsideLimit(command: string): Promise<void> {
+  const child = spawn('/bin/sh', ['-c', 'read _ && exec /bin/sh -c "$0"', command], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (b: Buffer) => (output += b.toString()));
+  child.stderr.on('data', (b: Buffer) => (output += b.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (child.pid !== undefined) await leaveMemoryLimit(child.pid);
+  child.stdin.end('\n');
+  const code = await exited;
+  if (code !== 0) throw new Error(`BENCH_VPP_RESTART exited with ${code}: ${output}`);
 }
 
 async function main(): Promise<void> {
@@ -163,52 +187,88 @@ async function main(): Promise<void> {
       row(name, out.result?.applied ?? 0, seconds);
       return seconds;
     };
+    const replayRow = (label: string, r: ReplayMeasurement): Row => ({
+      pass: label,
+      operations: fmt(r.requests),
+      seconds: fmt(r.seconds, 2),
+      'ops/s': fmt(r.requests / r.seconds),
+      'vppnet ÷ replay': '-',
+      'RSS MiB': '-',
+      'peak RSS MiB': '-',
+    });
+    /** Puts `ratio` on row `at` and the replay's own row under it. */
+    const addReplay = (at: number, seconds: number, label: string, r: ReplayMeasurement): void => {
+      rows[at] = { ...rows[at]!, 'vppnet ÷ replay': `${fmt(seconds / r.seconds, 2)}×` };
+      rows.splice(at + 1, 0, replayRow(label, r));
+    };
+    const fromEmptyPrefix = path.join(dir, 'from-empty');
+    const noChangePrefix = path.join(dir, 'no-change');
     recorder.start();
     const fromEmpty = await pass(`from empty (${fmt(N_VPCS)} VPCs x ${N_ROUTES} routes)`);
     const frames = recorder.stop();
+    if (vppLimit.available) await recorder.write(fromEmptyPrefix);
     const fromEmptyRow = rows.length - 1;
-    await pass('no change');
+    recorder.start();
+    const noChange = await pass('no change');
+    const noChangeFrames = recorder.stop();
+    const noChangeRow = rows.length - 1;
+    /** The from-empty replay, for the restart row too. */
+    let fromEmptyReplay: ReplayMeasurement | undefined;
     if (vppLimit.available) {
+      // Its dumps change nothing: replayed at once, against the state the pass read.
+      await recorder.write(noChangePrefix);
+      const r = await vppLimit.replay(noChangePrefix, REPLAY_WINDOW, 0, noChangeFrames);
+      if (r.nonzeroRetval === 0)
+        addReplay(
+          noChangeRow,
+          noChange,
+          `  VPP's own limit (vppblast replay of its ${fmt(noChangeFrames)} frames, dumps)`,
+          r,
+        );
+      else replayNote = `no-change replay n/a: ${r.nonzeroRetval} replies with a non-zero retval\n`;
       // Same start state: what vppnet made removed, the underlay re-created. VPP hands out the
       // lowest free interface index again, and the recorded frames name the underlay by it.
-      const prefix = path.join(dir, 'from-empty');
-      await recorder.write(prefix);
       await tearDown();
       const again = await makeUnderlay();
       const label = `  VPP's own limit (vppblast replay of those ${fmt(frames)} frames, window ${REPLAY_WINDOW})`;
       if (again.swIfIndex !== underlay.swIfIndex) {
-        replayNote = `replay n/a: the re-created underlay got sw_if_index ${again.swIfIndex}, the recording names ${underlay.swIfIndex}`;
+        replayNote += `replay n/a: the re-created underlay got sw_if_index ${again.swIfIndex}, the recording names ${underlay.swIfIndex}`;
       } else {
-        const r = await vppLimit.replay(prefix, REPLAY_WINDOW, 0, frames);
+        const r = await vppLimit.replay(fromEmptyPrefix, REPLAY_WINDOW, 0, frames);
         if (r.nonzeroRetval !== 0) {
-          replayNote = `replay n/a: ${r.nonzeroRetval} replies with a non-zero retval (VPP was not in the recording's start state)`;
+          replayNote += `replay n/a: ${r.nonzeroRetval} replies with a non-zero retval (VPP was not in the recording's start state)`;
         } else {
-          const ratio = `${fmt(fromEmpty / r.seconds, 2)}×`;
-          rows[fromEmptyRow] = { ...rows[fromEmptyRow]!, 'vppnet ÷ replay': ratio };
-          rows.splice(fromEmptyRow + 1, 0, {
-            pass: label,
-            operations: fmt(r.requests),
-            seconds: fmt(r.seconds, 2),
-            'ops/s': fmt(r.requests / r.seconds),
-            'vppnet ÷ replay': '-',
-            'RSS MiB': '-',
-            'peak RSS MiB': '-',
-          });
-          replayNote = `vppnet ÷ replay: vppnet's from-empty seconds ÷ vppblast's (C, the recorded request frames sent raw on the same socket, ${REPLAY_WINDOW} replies in flight; its operations are frames, dumps and pings included)`;
+          fromEmptyReplay = r;
+          addReplay(fromEmptyRow, fromEmpty, label, r);
+          replayNote += `vppnet ÷ replay: vppnet's seconds ÷ vppblast's (C, the recorded request frames sent raw on the same socket, ${REPLAY_WINDOW} replies in flight; its operations are frames, dumps and pings included); after a VPP restart: against the from-empty replay (the same requests on an empty VPP)`;
         }
       }
     } else {
       replayNote = `replay n/a: ${vppLimit.reason}`;
     }
-    if (vpp.restart) {
+    const restart =
+      vpp.restart ??
+      (RESTART_COMMAND === undefined
+        ? undefined
+        : async (): Promise<void> => {
+            // The underlay goes with VPP's state; the tear-down must not delete it again.
+            underlayIndex = undefined;
+            await runShellOutsideLimit(RESTART_COMMAND);
+          });
+    if (restart) {
       const ready = new Promise<void>((r) => client.once('ready', () => r()));
-      await vpp.restart();
+      await restart();
       await ready;
       config = await loadConfig((await makeUnderlay()).name);
-      await pass('after a VPP restart');
+      const seconds = await pass('after a VPP restart');
+      if (fromEmptyReplay && !vpp.restart)
+        rows[rows.length - 1] = {
+          ...rows[rows.length - 1]!,
+          'vppnet ÷ replay': `${fmt(seconds / fromEmptyReplay.seconds, 2)}×`,
+        };
     } else {
       process.stdout.write(
-        '(after a VPP restart: restart your VPP and run again; the simulator row needs no VPP_API_SOCKET)\n',
+        '(after a VPP restart: BENCH_VPP_RESTART="command that restarts it" for a real VPP; the simulator row needs no VPP_API_SOCKET)\n',
       );
     }
     // RSS depends on the V8 heap limit Node picks (from the machine's or the container's memory).

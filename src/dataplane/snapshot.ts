@@ -82,10 +82,36 @@ export interface SnapshotScope {
 
 export async function loadSnapshot(client: VppApi, scope: SnapshotScope): Promise<VppSnapshot> {
   const steering = new SteeringEntries();
-  const [ifDetails, tableDetails, unnumbered, proxyArpRanges, proxyArpIntfs, localSids, policies, srEncaps] =
-    await Promise.all([
-      client.dump(msg.sw_interface_dump, { sw_if_index: NO_INDEX, name_filter_valid: false }),
-      client.dump(msg.ip_table_dump, {}),
+  const optionalDump = <T>(supported: boolean, run: () => Promise<T[]>): Promise<T[]> =>
+    supported ? run() : Promise.resolve([]);
+  const svc = scope.services;
+  // Every dump is asked for at once, and what needs an earlier answer (per-interface facts, the
+  // routes of each table) as soon as that answer is in: VPP answers them in order on the one
+  // connection, so it never waits for the client between them, and the client decodes while
+  // VPP works on the rest.
+  const ifDetailsRead = client.dump(msg.sw_interface_dump, {
+    sw_if_index: NO_INDEX,
+    name_filter_valid: false,
+  });
+  const tablesRead = client.dump(msg.ip_table_dump, {});
+  const factsRead = ifDetailsRead.then((ifDetails) => readInterfaceFacts(client, ifDetails, scope));
+  const routesRead = tablesRead.then((tableDetails) => readRoutes(client, tableDetails, scope));
+  const [
+    ifDetails,
+    tableDetails,
+    facts,
+    routes,
+    [unnumbered, proxyArpRanges, proxyArpIntfs, localSids, policies, srEncaps],
+    [afPacket, vhostUser, taps],
+    [bridgeDomains, acls, aclBindings, natStatic, natIdentity, natOutput, dhcpProxies],
+    nat,
+    ip6NeighborConfig,
+  ] = await Promise.all([
+    ifDetailsRead,
+    tablesRead,
+    factsRead,
+    routesRead,
+    Promise.all([
       client.dump(msg.ip_unnumbered_dump, { sw_if_index: NO_INDEX }),
       client.dump(msg.proxy_arp_dump, {}),
       client.dump(msg.proxy_arp_intfc_dump, {}),
@@ -96,67 +122,17 @@ export async function loadSnapshot(client: VppApi, scope: SnapshotScope): Promis
         if (d.traffic_type === STEER_IPV4)
           steering.add(d.fib_table, d.prefix.address.un.ip4, d.prefix.len, d.bsid);
       }),
-    ]);
-  const interfaces = InterfaceRegistry.fromDump(ifDetails);
-  const optionalDump = <T>(supported: boolean, run: () => Promise<T[]>): Promise<T[]> =>
-    supported ? run() : Promise.resolve([]);
-  const [afPacket, vhostUser, taps] = await Promise.all([
-    optionalDump(client.supports(msg.af_packet_dump), () => client.dump(msg.af_packet_dump, {})),
-    optionalDump(client.supports(msg.sw_interface_vhost_user_dump), () =>
-      client.dump(msg.sw_interface_vhost_user_dump, { sw_if_index: NO_INDEX }),
-    ),
-    optionalDump(client.supports(msg.sw_interface_tap_v2_dump), () =>
-      client.dump(msg.sw_interface_tap_v2_dump, { sw_if_index: NO_INDEX }),
-    ),
-  ]);
-
-  // Per-interface facts only for interfaces vppnet owns or configures.
-  const relevant = ifDetails.filter(
-    (d) => isOwnedTag(d.tag) || scope.externalInterfaces.includes(d.interface_name),
-  );
-  const facts = new Map<string, InterfaceFacts>();
-  await Promise.all(
-    relevant.map(async (d) => {
-      const [table, v4, v6] = await Promise.all([
-        client.call(msg.sw_interface_get_table, { sw_if_index: d.sw_if_index, is_ipv6: false }),
-        client.dump(msg.ip_address_dump, { sw_if_index: d.sw_if_index, is_ipv6: false }),
-        client.dump(msg.ip_address_dump, { sw_if_index: d.sw_if_index, is_ipv6: true }),
-      ]);
-      const addresses = [...v4, ...v6].map((a) => formatPrefix(a.prefix));
-      facts.set(isOwnedTag(d.tag) ? d.tag : d.interface_name, { details: d, table: table.vrf_id, addresses });
-    }),
-  );
-
-  const routeTables = [
-    ...tableDetails
-      .map((d) => d.table)
-      .filter((t) => isOwnedTag(t.name))
-      .map((t) => ({ id: t.table_id, ip6: t.is_ip6 })),
-    ...scope.sharedTables,
-  ];
-  // Tables are read a few at a time, only API-sourced routes, and only those that could be
-  // vppnet's are kept.
-  const routes = new Map<string, RouteDetails[]>();
-  let nextTable = 0;
-  const readTables = async (): Promise<void> => {
-    while (nextTable < routeTables.length) {
-      const t = routeTables[nextTable++] as { id: number; ip6: boolean };
-      const kept: RouteDetails[] = [];
-      await client.dumpEach(
-        msg.ip_route_v2_dump,
-        { src: FIB_SOURCE_API, table: { table_id: t.id, is_ip6: t.ip6 } },
-        (d) => {
-          if (mayBeConfiguredRoute(d.route)) kept.push(d.route);
-        },
-      );
-      routes.set(`${t.ip6 ? 'ip6' : 'ip4'}:${t.id}`, kept);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(ROUTE_TABLES_IN_FLIGHT, routeTables.length) }, readTables));
-
-  const svc = scope.services;
-  const [bridgeDomains, acls, aclBindings, natStatic, natIdentity, natOutput, dhcpProxies] =
-    await Promise.all([
+    ]),
+    Promise.all([
+      optionalDump(client.supports(msg.af_packet_dump), () => client.dump(msg.af_packet_dump, {})),
+      optionalDump(client.supports(msg.sw_interface_vhost_user_dump), () =>
+        client.dump(msg.sw_interface_vhost_user_dump, { sw_if_index: NO_INDEX }),
+      ),
+      optionalDump(client.supports(msg.sw_interface_tap_v2_dump), () =>
+        client.dump(msg.sw_interface_tap_v2_dump, { sw_if_index: NO_INDEX }),
+      ),
+    ]),
+    Promise.all([
       optionalDump(svc, () =>
         client.dump(msg.bridge_domain_dump, { bd_id: NO_INDEX, sw_if_index: NO_INDEX }),
       ),
@@ -178,20 +154,24 @@ export async function loadSnapshot(client: VppApi, scope: SnapshotScope): Promis
       optionalDump(svc && client.supports(msg.dhcp_proxy_dump), () =>
         client.dump(msg.dhcp_proxy_dump, { is_ip6: false }),
       ),
-    ]);
-  let natEnabled = false;
-  let natSessions = 0;
-  if (svc && client.supports(msg.nat44_show_running_config)) {
-    // The plugin answers -1 (or reports no sessions) while disabled.
-    const cfg = await client.call(msg.nat44_show_running_config, {}).catch(ignoreRetval);
-    natEnabled = cfg !== undefined && cfg.sessions > 0;
-    natSessions = natEnabled && cfg ? cfg.sessions : 0;
-  }
-  let ip6NeighborConfig: IpNeighborConfigValue | undefined;
-  if (client.supports(msg.ip_neighbor_config_get)) {
-    const c = await client.call(msg.ip_neighbor_config_get, { af: msg.address_family_t.values.ADDRESS_IP6 });
-    ip6NeighborConfig = { maxNumber: c.max_number, maxAge: c.max_age, recycle: c.recycle };
-  }
+    ]),
+    svc && client.supports(msg.nat44_show_running_config)
+      ? // The plugin answers -1 (or reports no sessions) while disabled.
+        client.call(msg.nat44_show_running_config, {}).catch(ignoreRetval)
+      : Promise.resolve(undefined),
+    client.supports(msg.ip_neighbor_config_get)
+      ? client
+          .call(msg.ip_neighbor_config_get, { af: msg.address_family_t.values.ADDRESS_IP6 })
+          .then((c): IpNeighborConfigValue => ({
+            maxNumber: c.max_number,
+            maxAge: c.max_age,
+            recycle: c.recycle,
+          }))
+      : Promise.resolve(undefined),
+  ]);
+  const interfaces = InterfaceRegistry.fromDump(ifDetails);
+  const natEnabled = nat !== undefined && nat.sessions > 0;
+  const natSessions = natEnabled && nat ? nat.sessions : 0;
   await client.ping();
 
   return {
@@ -223,7 +203,68 @@ export async function loadSnapshot(client: VppApi, scope: SnapshotScope): Promis
   };
 }
 
-const ROUTE_TABLES_IN_FLIGHT = 8;
+/** Route tables read at once (a dump and its ping each). */
+const ROUTE_TABLES_IN_FLIGHT = 64;
+
+/** Per-interface facts, only for interfaces vppnet owns or configures, by logical name. */
+async function readInterfaceFacts(
+  client: VppApi,
+  ifDetails: readonly InterfaceDetails[],
+  scope: SnapshotScope,
+): Promise<Map<string, InterfaceFacts>> {
+  const relevant = ifDetails.filter(
+    (d) => isOwnedTag(d.tag) || scope.externalInterfaces.includes(d.interface_name),
+  );
+  const facts = new Map<string, InterfaceFacts>();
+  await Promise.all(
+    relevant.map(async (d) => {
+      const [table, v4, v6] = await Promise.all([
+        client.call(msg.sw_interface_get_table, { sw_if_index: d.sw_if_index, is_ipv6: false }),
+        client.dump(msg.ip_address_dump, { sw_if_index: d.sw_if_index, is_ipv6: false }),
+        client.dump(msg.ip_address_dump, { sw_if_index: d.sw_if_index, is_ipv6: true }),
+      ]);
+      const addresses = [...v4, ...v6].map((a) => formatPrefix(a.prefix));
+      facts.set(isOwnedTag(d.tag) ? d.tag : d.interface_name, { details: d, table: table.vrf_id, addresses });
+    }),
+  );
+  return facts;
+}
+
+/**
+ * The routes of vppnet's tables and the shared ones, by "ip4:<id>" / "ip6:<id>": only
+ * API-sourced routes, and only those that could be vppnet's are kept.
+ */
+async function readRoutes(
+  client: VppApi,
+  tableDetails: readonly Message<typeof msg.ip_table_details>[],
+  scope: SnapshotScope,
+): Promise<Map<string, RouteDetails[]>> {
+  const routeTables = [
+    ...tableDetails
+      .map((d) => d.table)
+      .filter((t) => isOwnedTag(t.name))
+      .map((t) => ({ id: t.table_id, ip6: t.is_ip6 })),
+    ...scope.sharedTables,
+  ];
+  const routes = new Map<string, RouteDetails[]>();
+  let nextTable = 0;
+  const readTables = async (): Promise<void> => {
+    while (nextTable < routeTables.length) {
+      const t = routeTables[nextTable++] as { id: number; ip6: boolean };
+      const kept: RouteDetails[] = [];
+      await client.dumpEach(
+        msg.ip_route_v2_dump,
+        { src: FIB_SOURCE_API, table: { table_id: t.id, is_ip6: t.ip6 } },
+        (d) => {
+          if (mayBeConfiguredRoute(d.route)) kept.push(d.route);
+        },
+      );
+      routes.set(`${t.ip6 ? 'ip6' : 'ip4'}:${t.id}`, kept);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(ROUTE_TABLES_IN_FLIGHT, routeTables.length) }, readTables));
+  return routes;
+}
 
 /**
  * Whether a route can have been configured through ip_route_add_del: every path a normal one,

@@ -38,6 +38,11 @@ class BulkMemberOp implements Op {
   get resource(): Resource {
     return this.#side.resource(this.#member);
   }
+
+  /** The member's group list, shared, without building the member. */
+  get deps(): readonly string[] {
+    return this.#side.groups[this.#side.groupOf(this.#member)] as readonly string[];
+  }
 }
 
 /** An update also has what VPP has now. */

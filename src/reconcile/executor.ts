@@ -1,10 +1,14 @@
 /**
- * Runs a plan. Ops of one phase and dependency level are independent, so they are issued
- * together (pipelined over the one VPP connection) within a bounded window; levels run in order.
- * Best effort: a failed op is recorded, ops that depend on it are skipped with the reason, and
+ * Runs a plan: deletes first, then creates and updates (the planner's two phases, in order). Within
+ * a phase every op starts as soon as the ops it waits for have replied — a create after the ops on
+ * its dependencies, a delete after the deletes of what depends on it — not when a whole dependency
+ * level has, so the one VPP connection stays full across the plan (pipelined within a bounded
+ * window). A dependency with no op in the phase (already in VPP, unchanged) is no wait at all.
+ * Best effort: a failed op is recorded, ops that wait for it are skipped with the reason, and
  * everything else still runs, so one bad object does not hold the rest of the node hostage.
  */
 import diagnostics from 'node:diagnostics_channel';
+import type { Descriptor } from './descriptor.js';
 import type { KindLookup } from './registry.js';
 import type { Op, Plan } from './resource.js';
 
@@ -27,7 +31,7 @@ export interface ExecutionResult {
 export interface ExecuteOptions {
   /** Ops in flight at once; VPP answers in order, so a deep pipeline costs nothing but memory. */
   readonly window?: number;
-  /** Stops before the next batch when it returns true (shutdown, lost connection). */
+  /** Checked before each op starts: once it returns true (shutdown, lost connection), no op starts. */
   readonly shouldStop?: () => boolean;
 }
 
@@ -42,106 +46,257 @@ export interface OpDiagnostic {
 
 const opChannel = diagnostics.channel('vppnet:plan:op');
 
+const DEFAULT_WINDOW = 2048;
+
 export async function execute<C>(
   plan: Plan,
   kinds: KindLookup<C>,
   ctx: C,
   opts: ExecuteOptions = {},
 ): Promise<ExecutionResult> {
-  const window = opts.window ?? 2048;
-  const failed: OpFailure[] = [];
-  const skipped: OpSkip[] = [];
-  let applied = 0;
-  /** Keys whose op failed or was skipped, per phase. */
-  const brokenCreates = new Set<string>();
-  const brokenDeletes = new Set<string>();
-
-  // For each deleted key, the deleted keys that depend on it.
-  const deleteDependents = new Map<string, string[]>();
-  for (const op of plan.ops) {
-    if (op.action !== 'delete') continue;
-    const { key } = op;
-    for (const dep of op.resource.deps) {
-      const list = deleteDependents.get(dep) ?? [];
-      list.push(key);
-      deleteDependents.set(dep, list);
-    }
+  const run: Run<C> = {
+    kinds,
+    ctx,
+    window: opts.window ?? DEFAULT_WINDOW,
+    shouldStop: opts.shouldStop,
+    stopped: false,
+    applied: 0,
+    failed: [],
+    skipped: [],
+  };
+  // The phases in plan order (deletes, then applies): a phase starts when the one before is done.
+  const ops = plan.ops;
+  let start = 0;
+  while (start < ops.length) {
+    const deleting = (ops[start] as Op).action === 'delete';
+    let end = start + 1;
+    while (end < ops.length && ((ops[end] as Op).action === 'delete') === deleting) end++;
+    await runPhase(run, ops.slice(start, end), deleting);
+    start = end;
   }
+  return { applied: run.applied, failed: run.failed, skipped: run.skipped };
+}
 
-  const batches: Op[][] = [];
-  for (const op of plan.ops) {
-    const last = batches[batches.length - 1];
-    const first = last?.[0];
-    if (first && (first.action === 'delete') === (op.action === 'delete') && first.level === op.level)
-      last.push(op);
-    else batches.push([op]);
-  }
+interface Run<C> {
+  readonly kinds: KindLookup<C>;
+  readonly ctx: C;
+  readonly window: number;
+  readonly shouldStop: (() => boolean) | undefined;
+  /** Set once shouldStop said so: nothing starts after. */
+  stopped: boolean;
+  applied: number;
+  readonly failed: OpFailure[];
+  readonly skipped: OpSkip[];
+}
 
-  const runOne = async (op: Op): Promise<void> => {
-    const resource = op.resource;
-    const d = kinds.get(op.kind);
-    if (!d) throw new Error(`no descriptor for kind ${op.kind}`);
-    const started = Date.now();
-    let outcome: OpDiagnostic['outcome'] = 'ok';
-    try {
-      if (op.action === 'create') await d.create(ctx, resource);
-      else if (op.action === 'delete') await d.delete(ctx, resource);
-      else if (d.update && op.previous) await d.update(ctx, resource, op.previous);
-      applied++;
-    } catch (err) {
-      outcome = 'failed';
-      failed.push({ op, error: err as Error });
-      (op.action === 'delete' ? brokenDeletes : brokenCreates).add(op.key);
-    } finally {
-      if (opChannel.hasSubscribers) {
-        const diag: OpDiagnostic = {
-          action: op.action,
-          kind: op.kind,
-          key: op.key,
-          outcome,
-          durationMs: Date.now() - started,
-        };
-        opChannel.publish(diag);
+/**
+ * Ops sharing one list of keys they wait for (a bulk kind's members share their group's list):
+ * they become ready together, when the last op on those keys has finished.
+ */
+interface Gate {
+  readonly waitsFor: readonly string[];
+  /** Keys of `waitsFor` with ops still unfinished. */
+  remaining: number;
+  readonly ops: number[];
+}
+
+const NO_KEYS: readonly string[] = [];
+
+/** One phase: every op waits for the ops on the keys it waits for, and nothing else. */
+function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promise<void> {
+  // What each op waits for. A create or update: its dependencies. A delete: the deletes of what
+  // depends on it (VPP refuses to delete what is still in use), in plan order.
+  let waitsForOf: (op: Op) => readonly string[];
+  if (deleting) {
+    const dependents = new Map<string, string[]>();
+    for (const op of ops) {
+      for (const dep of op.deps ?? op.resource.deps) {
+        const list = dependents.get(dep);
+        if (list) list.push(op.key);
+        else dependents.set(dep, [op.key]);
       }
     }
-  };
+    waitsForOf = (op) => dependents.get(op.key) ?? NO_KEYS;
+  } else {
+    waitsForOf = (op) => op.deps ?? op.resource.deps;
+  }
 
-  for (const batch of batches) {
-    if (opts.shouldStop?.()) {
-      for (const op of batch) skipped.push({ op, reason: 'stopped' });
+  // The ops' lists, each distinct list once, and the keys in them.
+  const listOf: (readonly string[])[] = new Array<readonly string[]>(ops.length);
+  const lists = new Set<readonly string[]>();
+  for (let i = 0; i < ops.length; i++) {
+    const list = waitsForOf(ops[i] as Op);
+    listOf[i] = list;
+    if (list.length) lists.add(list);
+  }
+  const awaited = new Set<string>();
+  for (const list of lists) for (const key of list) awaited.add(key);
+  // Unfinished ops per awaited key (a key has one op in a phase, but count to be safe).
+  const unfinished = new Map<string, number>();
+  for (const op of ops) if (awaited.has(op.key)) unfinished.set(op.key, (unfinished.get(op.key) ?? 0) + 1);
+
+  // Gates, and which gates each key opens. Ready ops wait in two queues: those others wait for
+  // start first, so that VPP answers them early and what waits for them can follow (the SR
+  // globals before a thousand policies, a table before its hundred steering entries).
+  const gates = new Map<readonly string[], Gate>();
+  const gatesOn = new Map<string, Gate[]>();
+  const ready: number[] = [];
+  const leaves: number[] = [];
+  const enqueue = (i: number): void => {
+    (unfinished.has((ops[i] as Op).key) ? ready : leaves).push(i);
+  };
+  for (let i = 0; i < ops.length; i++) {
+    const list = listOf[i] as readonly string[];
+    if (!list.length) {
+      enqueue(i);
       continue;
     }
-    const runnable: Op[] = [];
-    for (const op of batch) {
-      const broken = op.action === 'delete' ? brokenDeletes : brokenCreates;
-      if (broken.size === 0) {
-        runnable.push(op);
-        continue;
+    let gate = gates.get(list);
+    if (!gate) {
+      gate = { waitsFor: list, remaining: 0, ops: [] };
+      gates.set(list, gate);
+      for (const key of new Set(list)) {
+        if (!unfinished.has(key)) continue;
+        gate.remaining++;
+        const on = gatesOn.get(key);
+        if (on) on.push(gate);
+        else gatesOn.set(key, [gate]);
       }
-      const { key } = op;
-      if (op.action === 'delete') {
-        // Something that still depends on this object could not be deleted: keep this one too.
-        const blocker = deleteDependents.get(key)?.find((k) => brokenDeletes.has(k));
-        if (blocker) {
-          skipped.push({ op, reason: `kept: deleting ${blocker} failed` });
-          brokenDeletes.add(key);
-          continue;
-        }
-      } else {
-        const blocker = op.resource.deps.find((k) => brokenCreates.has(k));
-        if (blocker) {
-          skipped.push({ op, reason: `waiting for ${blocker}, which failed` });
-          brokenCreates.add(key);
-          continue;
-        }
-      }
-      runnable.push(op);
     }
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < runnable.length) await runOne(runnable[next++] as Op);
-    };
-    await Promise.all(Array.from({ length: Math.min(window, runnable.length) }, worker));
+    if (gate.remaining === 0) enqueue(i);
+    else gate.ops.push(i);
   }
-  return { applied, failed, skipped };
+  // The first ones by how many ops wait for them, most first (stable: plan order otherwise).
+  const waiting = (i: number): number => {
+    let n = 0;
+    for (const gate of gatesOn.get((ops[i] as Op).key) ?? []) n += gate.ops.length;
+    return n;
+  };
+  const weights = new Map(ready.map((i) => [i, waiting(i)]));
+  ready.sort((a, b) => (weights.get(b) as number) - (weights.get(a) as number) || a - b);
+
+  /** Keys whose op failed or was skipped. */
+  const broken = new Set<string>();
+  let head = 0; // next in `ready` to start
+  let leafHead = 0; // next in `leaves`
+  let inFlight = 0;
+  let finished = 0;
+
+  return new Promise<void>((resolve, reject) => {
+    const finish = (op: Op): void => {
+      finished++;
+      const left = unfinished.get(op.key);
+      if (left === undefined) return;
+      if (left > 1) {
+        unfinished.set(op.key, left - 1);
+        return;
+      }
+      unfinished.delete(op.key);
+      for (const gate of gatesOn.get(op.key) ?? []) {
+        if (--gate.remaining > 0) continue;
+        for (const i of gate.ops) enqueue(i);
+      }
+    };
+
+    const skip = (op: Op, reason: string): void => {
+      run.skipped.push({ op, reason });
+      broken.add(op.key);
+      finish(op);
+    };
+
+    const done = (op: Op, error: Error | undefined): void => {
+      inFlight--;
+      if (error) {
+        run.failed.push({ op, error });
+        broken.add(op.key);
+      } else {
+        run.applied++;
+      }
+      finish(op);
+      pump();
+    };
+
+    let pumping = false;
+    let failedHard = false;
+    const pump = (): void => {
+      // An op that finishes synchronously calls back in here: the loop below carries on instead.
+      if (pumping || failedHard) return;
+      pumping = true;
+      try {
+        fill();
+      } catch (err) {
+        // An unknown kind, or shouldStop threw: the whole run fails, as a plan error.
+        failedHard = true;
+        run.stopped = true;
+        reject(err instanceof Error ? err : new Error(String(err)));
+        return;
+      } finally {
+        pumping = false;
+      }
+      if (inFlight > 0) return;
+      if (finished < ops.length) {
+        // Only ops waiting for ones that never ran remain: after the stop, or a cycle among them.
+        for (const gate of gates.values()) {
+          if (gate.remaining === 0) continue;
+          for (const i of gate.ops)
+            run.skipped.push({ op: ops[i] as Op, reason: run.stopped ? 'stopped' : 'dependency cycle' });
+        }
+      }
+      resolve();
+    };
+
+    const fill = (): void => {
+      while (inFlight < run.window && (head < ready.length || leafHead < leaves.length)) {
+        if (!run.stopped && run.shouldStop?.()) run.stopped = true;
+        const i = (head < ready.length ? ready[head++] : leaves[leafHead++]) as number;
+        const op = ops[i] as Op;
+        if (run.stopped) {
+          run.skipped.push({ op, reason: 'stopped' });
+          continue;
+        }
+        // Everything it waited for has finished; skip it when one of those did not succeed.
+        if (broken.size) {
+          const list = listOf[i] as readonly string[];
+          const blocker = list.find((k) => broken.has(k));
+          if (blocker !== undefined) {
+            skip(op, deleting ? `kept: deleting ${blocker} failed` : `waiting for ${blocker}, which failed`);
+            continue;
+          }
+        }
+        const d = run.kinds.get(op.kind);
+        if (!d) throw new Error(`no descriptor for kind ${op.kind}`);
+        inFlight++;
+        void runOne(run.ctx, d, op, done);
+      }
+    };
+    pump();
+  });
+}
+
+async function runOne<C>(
+  ctx: C,
+  d: Descriptor<unknown, C>,
+  op: Op,
+  done: (op: Op, error: Error | undefined) => void,
+): Promise<void> {
+  const started = opChannel.hasSubscribers ? Date.now() : 0;
+  let error: Error | undefined;
+  try {
+    if (op.action === 'create') await d.create(ctx, op.resource);
+    else if (op.action === 'delete') await d.delete(ctx, op.resource);
+    else if (d.update && op.previous) await d.update(ctx, op.resource, op.previous);
+  } catch (err) {
+    error = err as Error;
+  }
+  if (opChannel.hasSubscribers) {
+    const diag: OpDiagnostic = {
+      action: op.action,
+      kind: op.kind,
+      key: op.key,
+      outcome: error ? 'failed' : 'ok',
+      durationMs: started ? Date.now() - started : 0,
+    };
+    opChannel.publish(diag);
+  }
+  done(op, error);
 }

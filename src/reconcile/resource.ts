@@ -30,9 +30,14 @@ export interface Op {
    * so that a plan of 100k steering ops does not hold 100k Resources.
    */
   readonly resource: Resource;
+  /**
+   * The resource's deps, when an op knows them without building the resource (a bulk member's
+   * group list): what the executor waits on. Absent: `resource.deps`.
+   */
+  readonly deps?: readonly string[];
   /** For update: what VPP has now. */
   readonly previous?: Resource;
-  /** Dependency depth: ops of one phase and level are independent of each other. */
+  /** Dependency depth: ops of one phase and level are independent of each other (plan order). */
   readonly level: number;
   /** Why the op exists, for `vppnet plan` and logs. */
   readonly reason: string;
