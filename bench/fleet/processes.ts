@@ -3,6 +3,7 @@
  * everything to undo, which the benchmark runs on every way out (success, failure, Ctrl-C).
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { readFileSync } from 'node:fs';
 import { rmdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -61,7 +62,14 @@ export async function startSimulator(socketPath: string, interfaces: readonly st
     SIM_PROCESS,
     [socketPath, ...interfaces.flatMap((i) => ['--interface', i]), '--steering-events'],
     // The steering events of 100k entries and more outgrow the default heap's comfort.
-    { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], execArgv: ['--max-old-space-size=4096'] },
+    {
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+      // BENCH_SIM_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=DIR": Node flags for the simulators.
+      execArgv: [
+        '--max-old-space-size=4096',
+        ...(process.env.BENCH_SIM_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean),
+      ],
+    },
   );
   const mirror = new SteeringMirror();
   createInterface({ input: child.stdout! }).on('line', (l) => mirror.line(l));
@@ -118,7 +126,7 @@ export function startAgent(o: AgentOptions): AgentProcess {
     '--listen',
     `127.0.0.1:${o.listenPort}`,
     '--log-level',
-    'warn',
+    process.env.BENCH_AGENT_LOG_DIR ? 'info' : 'warn',
   ];
   const startedAt = performance.timeOrigin + performance.now();
   // Through a shell that enters the cgroup and then becomes node: Node sizes its heap from the
@@ -138,6 +146,9 @@ export function startAgent(o: AgentOptions): AgentProcess {
   };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
+  // BENCH_AGENT_LOG_DIR=DIR: each agent's info log in DIR/NAME.log, for where its time went.
+  const logDir = process.env.BENCH_AGENT_LOG_DIR;
+  if (logDir) child.stdout.pipe(createWriteStream(path.join(logDir, `${o.name}.log`)));
   let stopping = false;
   const exited = new Promise<never>((_, reject) =>
     child.once('exit', (code, signal) => {
