@@ -32,6 +32,12 @@ export interface NodeView {
 export interface Derivation {
   readonly config: AgentConfig | undefined;
   readonly problems: readonly RecordProblem[];
+  /**
+   * The endpoint key of each of config.remoteRoutes, in order: the view's own key strings, so a
+   * consumer indexing routes by key (fleet-source.ts) shares them rather than building 100k keys
+   * anew (as concatenations those cost ~160 bytes each).
+   */
+  readonly routeKeys?: readonly string[];
 }
 
 /** A node's End.DT4 SID for a VPC. */
@@ -156,6 +162,7 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
     // The routes of this attempt's VPCs; their problems count only if the attempt is the config.
     const routeProblems: RecordProblem[] = [];
     const remoteRoutes: RemoteRouteConfig[] = [];
+    const routeKeys: string[] = [];
     for (const vpc of usedVpcs) {
       const endpoints = view.endpoints.get(vpc.name);
       if (!endpoints) continue;
@@ -166,6 +173,7 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
         if (route.problem) routeProblems.push(route.problem);
         if (route.sid === undefined) continue;
         remoteRoutes.push({ vpc: vpc.name, prefix: ep.prefix, sid: route.sid });
+        routeKeys.push(key);
       }
     }
 
@@ -186,7 +194,7 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
     };
     try {
       const config: AgentConfig = { ...validateConfig(raw), remoteRoutes };
-      return { config, problems: [...problems, ...routeProblems] };
+      return { config, problems: [...problems, ...routeProblems], routeKeys };
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       let nodeBroken = false;

@@ -52,12 +52,6 @@ export interface FleetSourceOptions {
   readonly now?: ViewOptions['now'];
 }
 
-interface HeldRoute {
-  readonly vpc: string;
-  readonly prefix: Ip4Prefix;
-  readonly sid: string;
-}
-
 export class FleetSource {
   private readonly records: DatastoreView;
   /** Calls of the route rule by takeChanges (not by derive): what an incremental step cost. */
@@ -66,8 +60,11 @@ export class FleetSource {
   private structural = true;
   /** The VPCs of the last derived config: only their endpoints have routes. */
   private live = new Set<string>();
-  /** Endpoint key → the route the agent holds: the last derive's plus the changes taken since. */
-  private readonly held = new Map<string, HeldRoute>();
+  /**
+   * Endpoint key → the SID of the route the agent holds: the last derive's plus the changes
+   * taken since. Keys are the view's strings and SIDs are shared, so 100k routes cost the map.
+   */
+  private readonly held = new Map<string, string>();
   /** Endpoint key → why it has no route, kept as `held` is. */
   private readonly routeProblems = new Map<string, RecordProblem>();
   /** The last derivation's problems of other records than endpoints. */
@@ -143,8 +140,9 @@ export class FleetSource {
     this.held.clear();
     this.routeProblems.clear();
     this.live = new Set(d.config?.vpcs.map((v) => v.name));
-    for (const r of d.config?.remoteRoutes ?? [])
-      this.held.set(this.schema.endpoint(r.vpc, r.prefix), { vpc: r.vpc, prefix: r.prefix, sid: r.sid });
+    const routes = d.config?.remoteRoutes ?? [];
+    const keys = d.routeKeys ?? routes.map((r) => this.schema.endpoint(r.vpc, r.prefix));
+    routes.forEach((r, i) => this.held.set(keys[i] as string, r.sid));
     const others: RecordProblem[] = [];
     for (const p of d.problems) {
       const k = this.schema.parse(p.key);
@@ -174,10 +172,10 @@ export class FleetSource {
         sid = route.sid;
       } else this.routeProblems.delete(key);
       const before = this.held.get(key);
-      if (before?.sid === sid) continue;
-      const prefix = (ep?.prefix ?? before?.prefix) as Ip4Prefix;
+      if (before === sid) continue;
+      const prefix = ep?.prefix ?? endpointPrefix(this.schema, key);
       if (sid === undefined) this.held.delete(key);
-      else this.held.set(key, { vpc: vpcName, prefix, sid });
+      else this.held.set(key, sid);
       routes.push({ vpc: vpcName, prefix, sid });
     }
     this.marked.clear();
@@ -222,6 +220,13 @@ export class FleetSource {
   private mark(key: string, vpc: string): void {
     if (!this.structural && this.live.has(vpc)) this.marked.set(key, vpc);
   }
+}
+
+/** A deleted endpoint's prefix, from its key (the view no longer has the record). */
+function endpointPrefix(schema: KeySchema, key: string): Ip4Prefix {
+  const k = schema.parse(key);
+  if ('error' in k || k.kind !== 'endpoint') throw new Error(`${key} is not an endpoint key`);
+  return k.prefix;
 }
 
 function sameLocator(a: NodeRecord | undefined, b: NodeRecord | undefined): boolean {
