@@ -108,6 +108,11 @@ export class FleetSource {
     return this.records.scope;
   }
 
+  /** The mod revision of the value the view holds for a key (status and tests). */
+  revisionOf(key: string): number | undefined {
+    return this.records.revisionOf(key);
+  }
+
   health(): ViewHealth {
     return this.records.health();
   }

@@ -20,7 +20,10 @@ export type RawValue = Record<string, unknown>;
 export interface NodeRecord {
   readonly kind: 'node';
   readonly name: string;
-  /** The value as stored: the `node` section of a config file without its name, plus `services`. */
+  /**
+   * The value as stored: the `node` section of a config file without its name, plus `services`.
+   * A DatastoreView keeps it for its own node only (others' are empty there).
+   */
   readonly raw: RawValue;
   readonly locator: { readonly address: string; readonly len: number };
 }
