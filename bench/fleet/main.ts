@@ -66,6 +66,15 @@ const IN_FLIGHT = envInt('BENCH_IN_FLIGHT', 4);
 /** How long a step may take before the benchmark gives up on it (a bug, not a slow run). */
 const TIMEOUT_MS = envInt('BENCH_TIMEOUT', 600) * 1000;
 
+/**
+ * Where etcd keeps its data: by default tmpfs. etcd's speed is its disk's fsync, and this VM's
+ * disk does ~2.6 MB/s of synchronous 4 KiB writes: on it, 1,000 writes a second to random keys of
+ * a 1.1M-key database lag etcd's apply behind its commits until etcd refuses writes ("etcdserver:
+ * too many requests"), which measures the disk, not the agents. etcd's own docs ask for SSDs.
+ * BENCH_ETCD_DIR= (empty) keeps it in the temp dir on disk.
+ */
+const ETCD_DIR = process.env.BENCH_ETCD_DIR ?? '/dev/shm';
+
 /** Targets from issue #9. */
 const TARGET = { coldStartS: 10, rssBytes: 200e6, singleP99Ms: 500, rateP99Ms: 1000 };
 
@@ -114,6 +123,7 @@ async function main(cleanup: Cleanup): Promise<void> {
       '--quota-backend-bytes',
       String(8 * 1024 * MiB),
     ],
+    ...(ETCD_DIR !== '' && { dataDirParent: ETCD_DIR }),
   });
   cleanup.add('etcd', () => etcd.stop());
   const dbSize = async (): Promise<number> => (await stat(path.join(etcd.dataDir, 'member/snap/db'))).size;
@@ -224,14 +234,28 @@ async function main(cleanup: Cleanup): Promise<void> {
   );
 
   /** Writes one change; resolves with its propagation (the slowest affected agent's reply), ms. */
-  const propagate = async (c: EndpointChange): Promise<number> => {
-    const replies = c.agents.map((a) => sims[a]!.mirror.reply(c.steering, c.host === undefined));
+  const propagate = async (c: EndpointChange): Promise<number> =>
+    (await propagateAll([c]))[0] as Promise<number>;
+  /**
+   * Writes changes in one transaction; one promise per change, of its propagation (ms from the
+   * write's sending to the slowest affected agent's reply).
+   */
+  const propagateAll = async (cs: readonly EndpointChange[]): Promise<Promise<number>[]> => {
+    const replies = cs.map((c) =>
+      Promise.all(c.agents.map((a) => sims[a]!.mirror.reply(c.steering, c.host === undefined))),
+    );
     const sent = now();
-    await store.commit([c.op]);
-    const events = await Promise.all(replies);
-    return Math.max(...events.map((e) => e.t)) - sent;
+    try {
+      await store.commit(cs.map((c) => c.op));
+    } catch (err) {
+      firstWriteError ??= (err as Error).message;
+      return cs.map(() => Promise.reject(new WriteError()));
+    }
+    return replies.map((r) => r.then((events) => Math.max(...events.map((e) => e.t)) - sent));
   };
   const anyExit = Promise.race(agents.map((a) => a.exited));
+  class WriteError extends Error {}
+  let firstWriteError: string | undefined;
 
   // --- (b) one change at a time
   const single: number[] = [];
@@ -261,26 +285,42 @@ async function main(cleanup: Cleanup): Promise<void> {
   const latencies: number[] = [];
   const inFlight = new Map<EndpointChange, Promise<void>>();
   let writeErrors = 0;
+  let transactions = 0;
+  let replyErrors = 0;
+  let firstReplyError: string | undefined;
   const windowStart = now();
   const total = RATE * SECONDS;
   let sent = 0;
   await new Promise<void>((resolve) => {
     const tick = (): void => {
       const due = Math.min(total, Math.floor(((now() - windowStart) / 1000) * RATE));
-      for (; sent < due; sent++) {
-        const c = changes.next();
-        const p = propagate(c).then(
-          (ms) => {
-            latencies.push(ms);
-            inFlight.delete(c);
-          },
-          () => {
-            writeErrors++;
-            inFlight.delete(c);
-          },
-        );
+      // The changes due since the last tick (5 ms) go in one transaction, as a controller
+      // writing 1,000 changes a second would batch them: a single etcd on this 2-core VM (beside
+      // 20 agents and their simulators) cannot apply 1,000 transactions a second and starts
+      // refusing writes ("etcdserver: too many requests").
+      const batch: EndpointChange[] = [];
+      for (; sent < due; sent++) batch.push(changes.next());
+      if (batch.length > 0) transactions++;
+      const written = batch.length > 0 ? propagateAll(batch) : Promise.resolve([]);
+      batch.forEach((c, i) => {
+        const p = written
+          .then((all) => all[i] as Promise<number>)
+          .then(
+            (ms) => {
+              latencies.push(ms);
+              inFlight.delete(c);
+            },
+            (err: unknown) => {
+              if (err instanceof WriteError) writeErrors++;
+              else {
+                replyErrors++;
+                firstReplyError ??= (err as Error).message;
+              }
+              inFlight.delete(c);
+            },
+          );
         inFlight.set(c, p);
-      }
+      });
       if (sent >= total) resolve();
       else setTimeout(tick, 5);
     };
@@ -300,7 +340,7 @@ async function main(cleanup: Cleanup): Promise<void> {
   const p99c = percentile(latencies, 99);
   row(
     `(c) ${fmt(RATE)} changes/s for ${SECONDS} s`,
-    `${fmt(sent)} changes written in ${fmt(windowS, 1)} s (${fmt(sent / windowS)}/s); ${writeErrors} write errors`,
+    `${fmt(sent)} changes written in ${fmt(windowS, 1)} s (${fmt(sent / windowS)}/s) in ${fmt(transactions)} transactions; ${writeErrors} write errors${firstWriteError ? ` (first: ${firstWriteError})` : ''}; ${replyErrors} without a reply${firstReplyError ? ` (first: ${firstReplyError})` : ''}`,
   );
   row(
     '(c) propagation p50 / p99 / max',
@@ -349,7 +389,7 @@ async function main(cleanup: Cleanup): Promise<void> {
   );
 
   printTable(
-    `bench/fleet: ${size.agents} vppnet-agent processes (--datastore etcd) against simulators, ${ETCD_BINARY} on loopback, node ${process.version}, ${limitNote}; hv0's ${size.hv0Vpcs} VPCs: ${fmt(size.hv0Endpoints)} endpoints on ${size.hostsPerVpc} nodes each`,
+    `bench/fleet: ${size.agents} vppnet-agent processes (--datastore etcd) against simulators, ${ETCD_BINARY} on loopback with its data ${ETCD_DIR === '' ? 'on disk' : `in ${ETCD_DIR}`}, node ${process.version}, ${limitNote}; hv0's ${size.hv0Vpcs} VPCs: ${fmt(size.hv0Endpoints)} endpoints on ${size.hostsPerVpc} nodes each`,
     rows,
   );
   printTable('per agent', perAgent);

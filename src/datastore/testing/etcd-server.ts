@@ -46,18 +46,26 @@ export class EtcdServer {
     readonly peerPort: number,
     readonly tls: EtcdServerTls | undefined,
     private readonly extraArgs: readonly string[],
+    dataDirParent: string,
   ) {
-    this.dataDir = mkdtempSync(path.join(tmpdir(), 'vppnet-etcd-'));
+    this.dataDir = mkdtempSync(path.join(dataDirParent, 'vppnet-etcd-'));
   }
 
   /**
    * `extraArgs` go to etcd after the test's own, e.g. a benchmark's larger `--max-txn-ops`,
    * `--max-request-bytes` and `--quota-backend-bytes` for loading a large fleet quickly.
+   * `dataDirParent` (default the temp dir) e.g. /dev/shm: etcd's speed is its disk's fsync.
    */
   static async start(
-    options: { tls?: EtcdServerTls; extraArgs?: readonly string[] } = {},
+    options: { tls?: EtcdServerTls; extraArgs?: readonly string[]; dataDirParent?: string } = {},
   ): Promise<EtcdServer> {
-    const server = new EtcdServer(await freePort(), await freePort(), options.tls, options.extraArgs ?? []);
+    const server = new EtcdServer(
+      await freePort(),
+      await freePort(),
+      options.tls,
+      options.extraArgs ?? [],
+      options.dataDirParent ?? tmpdir(),
+    );
     await server.resume();
     return server;
   }
