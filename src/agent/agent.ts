@@ -725,6 +725,7 @@ export class Agent {
   #logSummary(s: ReconcileSummary): void {
     const fields = {
       outcome: s.outcome,
+      ...(s.kind ? { kind: s.kind } : {}),
       triggers: s.triggers,
       durationMs: s.durationMs,
       planned: s.planned,
@@ -739,9 +740,10 @@ export class Agent {
     };
     if (s.outcome === 'error') this.#logger.error(fields, `reconcile failed: ${s.error ?? ''}`);
     else if (s.outcome === 'partial') this.#logger.warn(fields, 'reconcile partial');
-    // A drift check that found nothing is the steady state, and route deltas come many a
-    // second in a busy fleet: keep both out of the info log.
-    else if ((s.planned === 0 && s.triggers.every((t) => t === 'drift')) || s.kind === 'routes')
+    // Route deltas come many a second in a busy fleet, and a drift check that found nothing is
+    // the steady state: keep both out of the info log.
+    else if (s.kind === 'routes') this.#logger.debug(fields, 'route changes applied');
+    else if (s.planned === 0 && s.triggers.every((t) => t === 'drift'))
       this.#logger.debug(fields, 'reconcile finished: in sync');
     else this.#logger.info(fields, 'reconcile finished');
   }
