@@ -7,7 +7,6 @@ import { createWriteStream } from 'node:fs';
 import { readFileSync } from 'node:fs';
 import { rmdir } from 'node:fs/promises';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { SteeringMirror } from './steering-mirror.js';
 
@@ -63,7 +62,7 @@ export async function startSimulator(socketPath: string, interfaces: readonly st
     [socketPath, ...interfaces.flatMap((i) => ['--interface', i]), '--steering-events'],
     // The steering events of 100k entries and more outgrow the default heap's comfort.
     {
-      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       // BENCH_SIM_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=DIR": Node flags for the simulators.
       execArgv: [
         '--max-old-space-size=4096',
@@ -72,7 +71,10 @@ export async function startSimulator(socketPath: string, interfaces: readonly st
     },
   );
   const mirror = new SteeringMirror();
-  createInterface({ input: child.stdout! }).on('line', (l) => mirror.line(l));
+  child.on('message', (m: unknown) => {
+    const lines = (m as { steering?: unknown } | null)?.steering;
+    if (typeof lines === 'string') for (const l of lines.split('\n')) mirror.line(l);
+  });
   await new Promise<void>((resolve, reject) => {
     child.once('message', () => resolve());
     child.once('exit', (code) => reject(new Error(`simulator for ${socketPath} exited with ${code}`)));

@@ -2,7 +2,8 @@
  * Runs the VPP simulator on the socket given as argv[2] until SIGTERM; signals readiness over IPC.
  *   --interface NAME     an interface present at start (repeatable), e.g. an underlay NIC or a VM
  *                        port attached as `{type: interface}`
- *   --steering-events    one JSON line on stdout per handled sr_steering_add_del:
+ *   --steering-events    one JSON line per handled sr_steering_add_del, sent to the parent over IPC
+ *                        as { steering: LINES } (batched per turn of the event loop):
  *                        {"t":MS,"prefix":"a.b.c.d/len","table":N,"bsid":"…","is_del":B,"retval":N},
  *                        t the wall clock (performance.timeOrigin + performance.now()) when the
  *                        reply was made, comparable to another process's clock on this machine
@@ -43,15 +44,17 @@ process.on('SIGTERM', () => {
 /**
  * Wraps the sr_steering_add_del handler as the simulator registers it (before it starts), so each
  * reply it makes is also written as an event. The simulator has no observer API, and the event
- * is the benchmark's, not VPP's: it stays here. Lines are written in batches (one write per turn
- * of the event loop), the time is taken per reply.
+ * is the benchmark's, not VPP's: it stays here. Lines are sent in batches (one message per turn
+ * of the event loop), the time is taken per reply. Over IPC, not stdout: Node writes to a stdout
+ * pipe synchronously, so a parent slow to read (20 of them on a loaded 2-core VM) stopped the
+ * simulator itself, and VPP's answers with it.
  */
 function reportSteering(): void {
   let pending = '';
   const flush = (): void => {
     const out = pending;
     pending = '';
-    process.stdout.write(out);
+    process.send?.({ steering: out });
   };
   // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with its own this
   const on = Dispatcher.prototype.on as (this: Dispatcher, def: MessageDef, h: Handler<MessageDef>) => void;
