@@ -87,4 +87,40 @@ describe('vppnet datastore', { skip }, () => {
     assert.equal((await run(['datastore', 'delete', 'endpoints/vpc-a/10.0.0.7_32'], env)).code, 0);
     assert.doesNotMatch((await run(['datastore', 'get', 'endpoints/vpc-a/'], env)).out, /10\.0\.0\.7/);
   });
+
+  test('put -f moves a VM in one transaction: null deletes its old port; a bad key changes nothing', async () => {
+    const move = path.join(dir, 'move.yaml');
+    const ports = (await run(['datastore', 'get', 'ports/'], env)).out;
+    assert.match(ports, /hv1:\n\s+vm1:/, 'the imported example has hv1/vm1');
+    writeFileSync(
+      move,
+      [
+        'ports:',
+        '  hv1: { vm1: null }',
+        '  hv2:',
+        '    vm1: { vpc: vpc-a, mac: 52:54:00:00:00:05, ip: 10.0.0.5, attach: { type: vhost-user, socket: /run/vppnet/vhost/vm1.sock } }',
+        'endpoints:',
+        '  vpc-a: { 10.0.0.5/32: hv2 }',
+      ].join('\n'),
+    );
+    assert.deepEqual(await run(['datastore', 'put', '-f', move], env), {
+      code: 0,
+      out: 'wrote 2 records and deleted 1 in one transaction\n',
+    });
+    const after = (await run(['datastore', 'get'], env)).out;
+    assert.doesNotMatch(after, /hv1:\n\s+vm1:/);
+    assert.match(after, /hv2:\n\s+vm1:/);
+    assert.match(after, /10\.0\.0\.5\/32: hv2/);
+
+    const bad = path.join(dir, 'bad.yaml');
+    writeFileSync(
+      bad,
+      ['ports:', '  hv2: { vm1: null }', 'endpoints:', '  vpc-a: { 10.0.0.300/32: null }'].join('\n'),
+    );
+    await assert.rejects(
+      run(['datastore', 'put', '-f', bad], env),
+      /10\.0\.0\.300_32: \(key\): must end in an IPv4 prefix/,
+    );
+    assert.match((await run(['datastore', 'get', 'ports/'], env)).out, /hv2:\n\s+vm1:/, 'nothing deleted');
+  });
 });

@@ -53,13 +53,14 @@ file is, with the same field-named errors):
                                  behind an appliance VM)
 A node's agent derives its remote routes: every endpoint of a VPC it has ports in that is on
 another node steers to that node's SID for the VPC. Moving a VM: its port to the new node, its
-endpoint's node changed, in one put.
+endpoint's node changed, its old port null (deleted), in one put.
 
 Records file (put -f):
   nodes:     { NODE: {...} }
   vpcs:      { VPC: {...} }
   ports:     { NODE: { PORT: {...} } }
-  endpoints: { VPC: { A.B.C.D/LEN: NODE } }`;
+  endpoints: { VPC: { A.B.C.D/LEN: NODE } }
+  a record given as null (e.g. ports: { hv2: { vm2: null } }) is deleted in the same transaction`;
 
 const CONNECTION_OPTIONS = {
   endpoints: { type: 'string' },
@@ -171,7 +172,10 @@ export async function datastoreCommand(
         if (values.file === undefined || positionals.length)
           throw new DatastoreUsageError('datastore put: -f FILE is required, and nothing else');
         const ops = await putRecordsFile(store, schema, values.file);
-        write(`wrote ${ops.length} records in one transaction`);
+        const deleted = ops.filter((o) => o.type === 'delete').length;
+        write(
+          `wrote ${ops.length - deleted} records${deleted ? ` and deleted ${deleted}` : ''} in one transaction`,
+        );
         return 0;
       }
       case 'get': {
@@ -212,7 +216,7 @@ export async function datastoreCommand(
             dump(
               recordsFileOf(
                 schema,
-                ops.map((o) => ({ ...o, modRevision: 0 })),
+                ops.flatMap((o) => (o.type === 'put' ? [{ ...o, modRevision: 0 }] : [])),
               ),
               { lineWidth: 120 },
             ),

@@ -11,8 +11,6 @@ import type { KeySchema } from './keys.js';
 import { parseRecord, RecordError, type NodeRecord, type RecordProblem } from './records.js';
 import type { KeyValueStore, WriteOp } from './store.js';
 
-type PutOp = Extract<WriteOp, { type: 'put' }>;
-
 /**
  * A records file:
  *   nodes:     { NODE: {underlay, vhostUser, srv6, services} }
@@ -20,9 +18,9 @@ type PutOp = Extract<WriteOp, { type: 'put' }>;
  *   ports:     { NODE: { PORT: {vpc, mac, ip, attach} } }
  *   endpoints: { VPC: { a.b.c.d/len: NODE } }      (or { node: NODE })
  */
-export function recordsFileOps(schema: KeySchema, raw: unknown, source = '(file)'): PutOp[] {
+export function recordsFileOps(schema: KeySchema, raw: unknown, source = '(file)'): WriteOp[] {
   const problems: RecordProblem[] = [];
-  const ops: PutOp[] = [];
+  const ops: WriteOp[] = [];
   const mapping = (v: unknown, where: string): Record<string, unknown> => {
     if (v === undefined) return {};
     if (v === null || typeof v !== 'object' || Array.isArray(v)) {
@@ -41,6 +39,14 @@ export function recordsFileOps(schema: KeySchema, raw: unknown, source = '(file)
       });
   }
   const add = (key: string, value: unknown): void => {
+    // null deletes the record in the same transaction: a VM's move is its port's delete on the
+    // old node, its port on the new one and its endpoint's node, all or none.
+    if (value === null) {
+      const k = schema.parse(key);
+      if ('error' in k) problems.push({ key, path: '(key)', message: k.error });
+      else ops.push({ type: 'delete', key });
+      return;
+    }
     const text = JSON.stringify(value);
     const r = parseRecord(schema, key, text);
     if (Array.isArray(r)) problems.push(...r);
@@ -56,7 +62,7 @@ export function recordsFileOps(schema: KeySchema, raw: unknown, source = '(file)
     for (const [prefix, v] of Object.entries(mapping(eps, `endpoints.${vpc}`))) {
       add(
         `${schema.prefix}endpoints/${vpc}/${prefix.replace('/', '_')}`,
-        typeof v === 'string' ? { node: v } : v,
+        typeof v === 'string' ? { node: v } : v === null ? null : v,
       );
     }
   }
@@ -68,7 +74,7 @@ export async function putRecordsFile(
   store: KeyValueStore,
   schema: KeySchema,
   file: string,
-): Promise<PutOp[]> {
+): Promise<WriteOp[]> {
   const ops = recordsFileOps(schema, load(await readFile(file, 'utf8'), { schema: CORE_SCHEMA }), file);
   if (ops.length) await store.commit(ops);
   return ops;
@@ -99,7 +105,7 @@ export async function importConfig(
   schema: KeySchema,
   config: AgentConfig,
   options: { dryRun?: boolean } = {},
-): Promise<PutOp[]> {
+): Promise<WriteOp[]> {
   const n = config.node;
   const nodeValue: Record<string, unknown> = {
     underlay: {
@@ -164,6 +170,7 @@ export async function importConfig(
   );
   const vpcRecords = new Map(
     ops0.flatMap((op) => {
+      if (op.type !== 'put') return [];
       const r = parseRecord(schema, op.key, op.value);
       return !Array.isArray(r) && r.kind === 'vpc' ? [[r.name, r] as const] : [];
     }),
