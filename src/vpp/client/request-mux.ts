@@ -18,6 +18,7 @@ import { VppError } from '../errors.js';
 import {
   contextOffsetOf,
   decodeMessage,
+  decodeMessageAt,
   encodeFrameInto,
   encodeMessage,
   type FrameScratch,
@@ -428,31 +429,31 @@ export class RequestMux implements ConnectionListener {
     return route;
   }
 
-  onFrame(payload: Buffer): void {
+  onFrame(buf: Buffer, start: number, end: number): void {
     const connection = this.#connection;
     const table = connection.table;
     if (table === undefined) return;
-    const route = this.#routeOf(table, payload.readUInt16BE(0));
+    const route = this.#routeOf(table, buf.readUInt16BE(start));
     if (route === null) return; // a message vppnet has no definition for: nothing can be waiting for it
     const def = route.def;
     try {
       if (this.#eventTargets.size !== 0) {
         const targets = this.#eventTargets.get(def);
         if (targets) {
-          for (const t of targets) t.deliver(payload);
+          for (const t of targets) t.deliver(buf.subarray(start, end));
           return;
         }
       }
       if (def === msg.memclnt_keepalive) {
-        this.#answerKeepalive(payload);
+        this.#answerKeepalive(buf.subarray(start, end));
         return;
       }
       const off = route.contextOffset;
-      if (off < 0 || off + 4 > payload.length) return;
-      const p = this.#pending.get(payload.readUInt32BE(off));
+      if (off < 0 || off + 4 > end - start) return;
+      const p = this.#pending.get(buf.readUInt32BE(start + off));
       if (!p || p.sentOn !== connection.generation) return; // late reply to a request that timed out
       if (def === p.endDef) {
-        const reply = decodeMessage(def, payload);
+        const reply = decodeMessageAt(def, buf, start, end);
         this.#pending.delete(p.context);
         if (def === msg.control_ping_reply)
           this.#vppPid = (reply as Message<typeof msg.control_ping_reply>).vpe_pid;
@@ -475,7 +476,7 @@ export class RequestMux implements ConnectionListener {
           resolve({ reply, items });
         }
       } else if (def === p.streamDef) {
-        const item = decodeMessage(def, payload);
+        const item = decodeMessageAt(def, buf, start, end);
         if (p.onItem) p.onItem(item);
         else p.items?.push(item);
       }
@@ -483,7 +484,7 @@ export class RequestMux implements ConnectionListener {
       // A reply that does not decode fails its request; the connection itself stays usable.
       const off = route.contextOffset;
       const p =
-        off >= 0 && off + 4 <= payload.length ? this.#pending.get(payload.readUInt32BE(off)) : undefined;
+        off >= 0 && off + 4 <= end - start ? this.#pending.get(buf.readUInt32BE(start + off)) : undefined;
       if (p) this.#settleError(p, err as Error, 'error');
     }
   }

@@ -369,11 +369,36 @@ function compileBody(
   return make(helpers, c);
 }
 
+/** Compiled bodies by field list, so that a message's two decoder shapes share one function. */
+const messageBodies = new WeakMap<readonly FieldDef[], (b: Buffer, off: number, end: number) => unknown>();
+
+function messageBody(
+  owner: string,
+  fields: readonly FieldDef[],
+): (b: Buffer, off: number, end: number) => unknown {
+  let body = messageBodies.get(fields);
+  if (body === undefined) messageBodies.set(fields, (body = compileBody(owner, fields)));
+  return body;
+}
+
 /** A decoder for a message's fields after its u16 id: `(payload) => message`. */
 export function compileMessageDecoder(
   owner: string,
   fields: readonly FieldDef[],
 ): (payload: Buffer) => Record<string, unknown> {
-  const body = compileBody(owner, fields);
+  const body = messageBody(owner, fields);
   return (payload) => body(payload, 2, payload.length) as Record<string, unknown>;
+}
+
+/**
+ * The same decoder for a payload in place, `buf[start, end)` (a frame inside the socket's chunk):
+ * no Buffer per frame. Error messages give offsets in `buf`; decode the payload alone for the
+ * payload-relative ones.
+ */
+export function compileMessageDecoderAt(
+  owner: string,
+  fields: readonly FieldDef[],
+): (buf: Buffer, start: number, end: number) => Record<string, unknown> {
+  const body = messageBody(owner, fields);
+  return (buf, start, end) => body(buf, start + 2, end) as Record<string, unknown>;
 }
