@@ -68,11 +68,16 @@ class Pending {
   items: AnyRecord[] | undefined = undefined;
   /** For dumpEach(): each details message goes here instead of into `items`. */
   onItem: ((item: AnyRecord) => void) | undefined = undefined;
+  /** For dumpEach() with a field selection: decodes its details messages (else the whole decoder). */
+  decodeItem: ItemDecoder | undefined = undefined;
   resolve: (value: unknown) => void = settleNothing;
   reject: (err: Error) => void = settleNothing;
 }
 
 const EMPTY_INPUT: AnyRecord = Object.freeze({});
+
+/** Decodes a details payload at `buf[start, end)`, e.g. only the fields a caller selected. */
+export type ItemDecoder = (buf: Buffer, start: number, end: number) => AnyRecord;
 const settleNothing = (): void => undefined;
 
 /**
@@ -179,6 +184,7 @@ export class RequestMux implements ConnectionListener {
     timeoutMs: number | undefined,
     front = false,
     onItem?: (item: AnyRecord) => void,
+    decodeItem?: ItemDecoder,
   ): Promise<unknown> {
     const state = this.#connection.state;
     if (state === 'closed' || (state === 'closing' && def !== msg.sockclnt_delete)) {
@@ -220,6 +226,7 @@ export class RequestMux implements ConnectionListener {
     p.endDef = endDef;
     p.items = kind === 'request' ? undefined : [];
     p.onItem = onItem;
+    p.decodeItem = decodeItem;
     p.resolve = executorResolve;
     p.reject = executorReject;
     this.#pending.set(p.context, p);
@@ -476,7 +483,8 @@ export class RequestMux implements ConnectionListener {
           resolve({ reply, items });
         }
       } else if (def === p.streamDef) {
-        const item = decodeMessageAt(def, buf, start, end);
+        const item =
+          p.decodeItem === undefined ? decodeMessageAt(def, buf, start, end) : p.decodeItem(buf, start, end);
         if (p.onItem) p.onItem(item);
         else p.items?.push(item);
       }
@@ -514,6 +522,7 @@ export class RequestMux implements ConnectionListener {
     p.input = EMPTY_INPUT;
     p.items = undefined;
     p.onItem = undefined;
+    p.decodeItem = undefined;
     p.resolve = settleNothing;
     p.reject = settleNothing;
     // Written once means no longer in #unsent: #drain takes an entry out before writing it.
