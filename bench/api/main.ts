@@ -5,14 +5,23 @@
  * Rows: request/reply waiting for each reply (sequential) and pipelined, dump entries per second,
  * and ip_route_add_del for 60k routes. Latencies are per request, from send to reply.
  * Each row with a VPP-side ceiling has VPP's own rate under it, measured by vppblast (C,
- * pre-encoded frames) on the same socket in rounds alternated with the client's.
+ * pre-encoded frames; the dump's recorded frames replayed) on the same socket in rounds alternated
+ * with the client's, and control_ping has VPP's Python client (vpp_papi) beside it for scale.
+ * BENCH_HOG=1 measures all of that a second time while a CPU-bound process runs, and compares.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ignoreRetval } from '../../src/vpp/client/retval-error.js';
 import { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { msg } from '../../src/vpp/messages/index.js';
 import { fmt, peakRssMiB, percentile, printTable, type Row } from '../support/report.js';
 import { vppUnderTest } from '../support/vpp-under-test.js';
+import { FrameRecorder } from '../reconcile/frame-recorder.js';
+import { UnixSocketTransport } from '../../src/vpp/transport/unix-socket-transport.js';
+import { startCpuHog } from './cpu-hog.js';
+import { preparePapi, type PapiClient } from './papi-client.js';
 import {
   comparisonRow,
   limitRow,
@@ -43,6 +52,13 @@ const N_PIPE = Number(process.env.BENCH_PIPE ?? 200_000);
 const N_ROUTES = Number(process.env.BENCH_ROUTES ?? 60_000);
 /** Requests in flight at once when pipelining. */
 const WINDOW = Number(process.env.BENCH_WINDOW ?? 4096);
+/** vpp_papi is ~10-50× slower than vppnet: fewer requests keep its rounds short. */
+const N_PAPI_SEQ = Number(process.env.BENCH_PAPI_SEQ ?? Math.ceil(N_SEQ / 4));
+const N_PAPI_PIPE = Number(process.env.BENCH_PAPI_PIPE ?? Math.ceil(N_PIPE / 10));
+/** Set to 1: every ceiling row measured again while a second CPU-bound process runs. */
+const HOG = process.env.BENCH_HOG === '1';
+/** Replies vppblast keeps in flight when it replays the dump: one dump, one ping. */
+const DUMP_REPLAY_WINDOW = 64;
 
 interface Measured extends Timed {
   readonly lat: number[];
@@ -146,6 +162,225 @@ function ceilingRows(c: Ceiling): Row[] {
   return [ours, limitRow(ours, c.limit)];
 }
 
+/** One dump: the client's rate in entries/s is count ÷ seconds, as the limit's (its replay). */
+async function timedDump(client: VppClient): Promise<Timed> {
+  const t0 = performance.now();
+  const entries = await client.dump(msg.ip_route_dump, {
+    table: { table_id: BENCH_TABLE, is_ip6: false },
+  });
+  return { count: entries.length, seconds: (performance.now() - t0) / 1000 };
+}
+
+/** What a caller that checks routes reads of each: prefix and each path's interface and table. */
+const ROUTE_KEY_FIELDS = {
+  route: {
+    prefix: { len: true, address: { af: true, un: { ip4: true } } },
+    paths: { sw_if_index: true, table_id: true },
+  },
+} as const;
+
+/** The same dump streamed through dumpEach with only ROUTE_KEY_FIELDS decoded, nothing kept. */
+async function timedSelectedDump(client: VppClient): Promise<Timed> {
+  const t0 = performance.now();
+  let n = 0;
+  await client.dumpEach(
+    msg.ip_route_dump,
+    { table: { table_id: BENCH_TABLE, is_ip6: false } },
+    (d) => {
+      if (d.route.prefix.len > 0) n++;
+    },
+    { fields: ROUTE_KEY_FIELDS },
+  );
+  return { count: n, seconds: (performance.now() - t0) / 1000 };
+}
+
+/** The dump's frames as the client sends them, recorded on a connection of their own for vppblast. */
+async function recordDump(socketPath: string, prefix: string): Promise<number> {
+  const recorder = new FrameRecorder();
+  const recording = new VppClient({
+    socketPath,
+    clientName: 'vppnet-bench-recorder',
+    healthCheckIntervalMs: 0,
+    transportFactory: recorder.wrap(
+      (t) => new UnixSocketTransport({ path: t.path, connectTimeoutMs: t.connectTimeoutMs }),
+    ),
+  });
+  await recording.connect();
+  try {
+    recorder.start();
+    const { count } = await timedDump(recording);
+    recorder.stop();
+    await recorder.write(prefix);
+    return count;
+  } finally {
+    await recording.close();
+  }
+}
+
+interface PapiRounds {
+  readonly sequential: Timed[] | undefined;
+  readonly pipelined: Timed[] | undefined;
+}
+
+/** Everything with a ceiling, measured once (quiet, or under the CPU hog). */
+interface Phase {
+  readonly rows: Row[];
+  readonly ceilings: Ceiling[];
+  readonly pingSeq: Ceiling;
+  readonly pingPipe: Ceiling;
+  readonly dump: { readonly vppnet: Timed[]; readonly limit: Timed[] | undefined };
+  readonly selectedDump: Timed[];
+  readonly papi: PapiRounds;
+}
+
+async function measurePhase(
+  client: VppClient,
+  limit: VppLimit,
+  papi: PapiClient,
+  dumpPrefix: string | undefined,
+): Promise<Phase> {
+  const rows: Row[] = [];
+  const ping = (): Promise<unknown> => client.call(msg.control_ping, {});
+  const showVersion = (): Promise<unknown> => client.call(msg.show_version, {});
+  const pingSeq = await alternated('control_ping sequential', limit, 'ping', N_SEQ, 1, () =>
+    sequential(N_SEQ, ping),
+  );
+  const pingPipe = await alternated(
+    `control_ping pipelined (window ${WINDOW})`,
+    limit,
+    'ping',
+    N_PIPE,
+    WINDOW,
+    () => pipelined(N_PIPE, WINDOW, ping),
+  );
+  rows.push(...ceilingRows(pingSeq), ...ceilingRows(pingPipe));
+  const papiRounds: PapiRounds = { sequential: undefined, pipelined: undefined };
+  if (papi.available) {
+    const seq: Timed[] = [];
+    const pipe: Timed[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      seq.push(await papi.measure(N_PAPI_SEQ, 1));
+      pipe.push(await papi.measure(N_PAPI_PIPE, WINDOW));
+    }
+    Object.assign(papiRounds, { sequential: seq, pipelined: pipe });
+  }
+  rows.push(
+    papiRow('  vpp_papi sync (Python), control_ping sequential', papiRounds.sequential),
+    papiRow(`  vpp_papi asyncio (Python), control_ping pipelined (window ${WINDOW})`, papiRounds.pipelined),
+  );
+  rows.push(row('show_version sequential', [await sequential(N_SEQ, showVersion)]));
+  const versionPipe = await alternated(
+    `show_version pipelined (window ${WINDOW})`,
+    limit,
+    'version',
+    N_PIPE,
+    WINDOW,
+    () => pipelined(N_PIPE, WINDOW, showVersion),
+  );
+  rows.push(...ceilingRows(versionPipe));
+
+  const dumpOurs: Timed[] = [];
+  const dumpTheirs: Timed[] = [];
+  const selectedOurs: Timed[] = [];
+  let entries = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    const replay = async (): Promise<void> => {
+      if (!limit.available || dumpPrefix === undefined) return;
+      const r = await limit.replay(dumpPrefix, DUMP_REPLAY_WINDOW, 0, 2);
+      if (r.nonzeroRetval !== 0) throw new Error(`vppblast dump replay: ${r.nonzeroRetval} non-zero retvals`);
+      // Its entries are the client's: the same dump of the same table.
+      dumpTheirs.push({ count: entries, seconds: r.seconds });
+    };
+    if (round % 2 === 1) {
+      entries = entries || (await timedDump(client)).count;
+      await replay();
+    }
+    const ours = await timedDump(client);
+    entries = ours.count;
+    dumpOurs.push(ours);
+    selectedOurs.push(await timedSelectedDump(client));
+    if (round % 2 === 0) await replay();
+  }
+  const dumpLimit = limit.available && dumpPrefix !== undefined ? dumpTheirs : undefined;
+  const dumpName = `ip_route_dump (${fmt(entries)} entries), entries/s`;
+  const dumpRow: Row = {
+    benchmark: dumpName,
+    count: fmt(entries),
+    seconds: fmt(medianRun(dumpOurs).seconds, 2),
+    'ops/s': fmt(median(dumpOurs.map(rate))),
+    'p50 ms': '-',
+    'p99 ms': '-',
+    'p99.9 ms': '-',
+    'peak RSS MiB': fmt(peakRssMiB(), 0),
+    [RATIO_COLUMN]: ratioText(median(dumpOurs.map(rate)), dumpLimit && median(dumpLimit.map(rate))),
+  };
+  const selectedName = 'ip_route_dump, dumpEach decoding prefix and path ids only';
+  const selectedRow: Row = {
+    ...dumpRow,
+    benchmark: selectedName,
+    seconds: fmt(medianRun(selectedOurs).seconds, 2),
+    'ops/s': fmt(median(selectedOurs.map(rate))),
+    [RATIO_COLUMN]: ratioText(median(selectedOurs.map(rate)), dumpLimit && median(dumpLimit.map(rate))),
+  };
+  rows.push(dumpRow, selectedRow, limitRow(dumpRow, dumpLimit));
+  const selectedCeiling: Ceiling = {
+    name: selectedName,
+    vppnet: selectedOurs.map((t) => ({ ...t, lat: [] })),
+    limit: dumpLimit,
+  };
+  const dumpCeiling: Ceiling = {
+    name: dumpName,
+    vppnet: dumpOurs.map((t) => ({ ...t, lat: [] })),
+    limit: dumpLimit,
+  };
+  return {
+    rows,
+    ceilings: [pingSeq, pingPipe, versionPipe, dumpCeiling, selectedCeiling],
+    pingSeq,
+    pingPipe,
+    dump: { vppnet: dumpOurs, limit: dumpLimit },
+    selectedDump: selectedOurs,
+    papi: papiRounds,
+  };
+}
+
+/** A vpp_papi row in the main table's columns: its median round. */
+function papiRow(name: string, rounds: readonly Timed[] | undefined): Row {
+  const r = rounds && rounds.length > 0 ? medianRun(rounds) : undefined;
+  return {
+    benchmark: name,
+    count: r ? fmt(r.count) : 'n/a',
+    seconds: r ? fmt(r.seconds, 2) : 'n/a',
+    'ops/s': r && rounds ? fmt(median(rounds.map(rate))) : 'n/a',
+    'p50 ms': '-',
+    'p99 ms': '-',
+    'p99.9 ms': '-',
+    'peak RSS MiB': '-',
+    [RATIO_COLUMN]: '-',
+  };
+}
+
+/** The ratios the issue sets targets for, of one phase: vppnet ÷ limit (median, best) and ÷ papi. */
+function phaseRatios(p: Phase): Record<string, number | undefined> {
+  const out: Record<string, number | undefined> = {};
+  for (const c of p.ceilings) {
+    const ours = c.vppnet.map(rate);
+    const theirs = c.limit?.map(rate);
+    out[`${c.name}: ÷ limit, median`] = theirs ? median(ours) / median(theirs) : undefined;
+    out[`${c.name}: ÷ limit, best`] = theirs ? Math.max(...ours) / Math.max(...theirs) : undefined;
+  }
+  const seqPapi = p.papi.sequential && median(p.papi.sequential.map(rate));
+  const pipePapi = p.papi.pipelined && median(p.papi.pipelined.map(rate));
+  out['control_ping sequential: ÷ vpp_papi sync'] = seqPapi && median(p.pingSeq.vppnet.map(rate)) / seqPapi;
+  out['control_ping pipelined: ÷ vpp_papi asyncio'] =
+    pipePapi && median(p.pingPipe.vppnet.map(rate)) / pipePapi;
+  return out;
+}
+
+function ratioCell(x: number | undefined): string {
+  return x === undefined ? 'n/a' : `${fmt(x, 2)}x`;
+}
+
 async function main(): Promise<void> {
   if (!(ROUNDS >= 1))
     throw new Error(`BENCH_ROUNDS must be a positive number, got ${process.env.BENCH_ROUNDS}`);
@@ -159,6 +394,7 @@ async function main(): Promise<void> {
   await client.connect();
   const rows: Row[] = [];
   let limit: VppLimit | undefined;
+  let recordDir: string | undefined;
   try {
     const version = await client.call(msg.show_version, {});
     const simulator = vpp.restart !== undefined || version.build_directory === SIM_BUILD_DIRECTORY;
@@ -169,34 +405,9 @@ async function main(): Promise<void> {
           `use at most ${fmt(VPP_MAX_LOOKUP_ROUTES)}`,
       );
     limit = await prepareVppLimit({ socketPath: vpp.socketPath, simulator });
+    const papi = await preparePapi({ socketPath: vpp.socketPath, simulator });
     // Warm-up: JIT and socket buffers.
     await pipelined(5000, 256, () => client.call(msg.control_ping, {}));
-
-    const ping = (): Promise<unknown> => client.call(msg.control_ping, {});
-    const showVersion = (): Promise<unknown> => client.call(msg.show_version, {});
-    const pingSeq = await alternated('control_ping sequential', limit, 'ping', N_SEQ, 1, () =>
-      sequential(N_SEQ, ping),
-    );
-    const pingPipe = await alternated(
-      `control_ping pipelined (window ${WINDOW})`,
-      limit,
-      'ping',
-      N_PIPE,
-      WINDOW,
-      () => pipelined(N_PIPE, WINDOW, ping),
-    );
-    rows.push(...ceilingRows(pingSeq), ...ceilingRows(pingPipe));
-    rows.push(row('show_version sequential', [await sequential(N_SEQ, showVersion)]));
-    const versionPipe = await alternated(
-      `show_version pipelined (window ${WINDOW})`,
-      limit,
-      'version',
-      N_PIPE,
-      WINDOW,
-      () => pipelined(N_PIPE, WINDOW, showVersion),
-    );
-    rows.push(...ceilingRows(versionPipe));
-    const ceilings = [pingSeq, pingPipe, versionPipe];
 
     const route = (i: number, isAdd: boolean): Promise<unknown> =>
       client.call(msg.ip_route_add_del, {
@@ -211,29 +422,31 @@ async function main(): Promise<void> {
       is_add: true,
       table: { table_id: BENCH_TABLE, is_ip6: false, name: 'vppnet-bench' },
     });
+    const phases: { readonly label: string; readonly phase: Phase }[] = [];
     try {
-      rows.push(
-        row(`ip_route_add_del pipelined (window ${WINDOW})`, [
-          await pipelined(N_ROUTES, WINDOW, (i) => route(i, true)),
-        ]),
-      );
-
-      const t0 = performance.now();
-      const entries = await client.dump(msg.ip_route_dump, {
-        table: { table_id: BENCH_TABLE, is_ip6: false },
-      });
-      const seconds = (performance.now() - t0) / 1000;
-      rows.push({
-        benchmark: `ip_route_dump (${fmt(entries.length)} entries)`,
-        count: fmt(entries.length),
-        seconds: fmt(seconds, 2),
-        'ops/s': fmt(entries.length / seconds),
-        'p50 ms': '-',
-        'p99 ms': '-',
-        'p99.9 ms': '-',
-        'peak RSS MiB': fmt(peakRssMiB(), 0),
-        [RATIO_COLUMN]: '-',
-      });
+      const routeRow = row(`ip_route_add_del pipelined (window ${WINDOW})`, [
+        await pipelined(N_ROUTES, WINDOW, (i) => route(i, true)),
+      ]);
+      let dumpPrefix: string | undefined;
+      if (limit.available) {
+        recordDir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-bench-api-'));
+        dumpPrefix = path.join(recordDir, 'ip-route-dump');
+        await recordDump(vpp.socketPath, dumpPrefix);
+      }
+      const quiet = await measurePhase(client, limit, papi, dumpPrefix);
+      phases.push({ label: 'quiet', phase: quiet });
+      rows.push(...quiet.rows, routeRow);
+      if (HOG) {
+        const hog = await startCpuHog();
+        try {
+          phases.push({
+            label: 'CPU hog',
+            phase: await measurePhase(client, limit, papi, dumpPrefix),
+          });
+        } finally {
+          await hog.stop();
+        }
+      }
     } finally {
       // Routes first: VPP leaks the API routes of a table deleted with them inside.
       await pipelined(N_ROUTES, WINDOW, (i) => route(i, false).catch(ignoreRetval));
@@ -242,22 +455,54 @@ async function main(): Promise<void> {
         table: { table_id: BENCH_TABLE, is_ip6: false },
       });
     }
-    printTable(
-      `bench/api against ${vpp.description} — VPP ${version.version}, node ${process.version}`,
-      rows,
-    );
+    const title = `bench/api against ${vpp.description} — VPP ${version.version}, node ${process.version}`;
+    printTable(title, rows);
     const limitNote = limit.available
-      ? `VPP's own limit: vppblast (C, pre-encoded frames) on the same socket; ${ROUNDS} rounds alternated with the client's, medians shown`
+      ? `VPP's own limit: vppblast (C, pre-encoded frames; for the dump, the client's recorded dump and ping replayed) on the same socket; ${ROUNDS} rounds alternated with the client's, medians shown`
       : `VPP's own limit n/a: ${limit.reason}`;
-    process.stdout.write(`${limitNote}\n`);
-    printTable(
-      `vppnet ÷ VPP's own limit, ${ROUNDS} alternated rounds`,
-      ceilings.map((c) => comparisonRow(c.name, c.vppnet, c.limit)),
+    process.stdout.write(`${limitNote}
+`);
+    process.stdout.write(
+      papi.available
+        ? `vpp_papi: VPP's Python client from the VPP source tree (bench/api/papi-rate.py), ${fmt(N_PAPI_SEQ)} sequential and ${fmt(N_PAPI_PIPE)} asyncio pings a round, ${ROUNDS} rounds after the client's\n`
+        : `vpp_papi n/a: ${papi.reason}\n`,
     );
-    const ratio = median(pingPipe.vppnet.map(rate)) / median(pingSeq.vppnet.map(rate));
-    process.stdout.write(`\npipelined / sequential (control_ping): ${fmt(ratio, 1)}x\n`);
+    for (const { label, phase } of phases) {
+      if (label !== 'quiet') printTable(`${title} — under a CPU-bound process (BENCH_HOG=1)`, phase.rows);
+      printTable(
+        `vppnet ÷ VPP's own limit, ${ROUNDS} alternated rounds (${label})`,
+        phase.ceilings.map((c) => comparisonRow(c.name, c.vppnet, c.limit)),
+      );
+    }
+    const [quiet, hogged] = phases;
+    if (quiet) {
+      const q = phaseRatios(quiet.phase);
+      const h = hogged && phaseRatios(hogged.phase);
+      printTable(
+        h
+          ? 'ratios quiet and under a CPU-bound process (target: within 0.15)'
+          : 'ratios (BENCH_HOG=1 adds the same under a CPU-bound process)',
+        Object.entries(q).map(([name, x]) => {
+          const y = h?.[name];
+          return {
+            ratio: name,
+            quiet: ratioCell(x),
+            ...(h
+              ? {
+                  'CPU hog': ratioCell(y),
+                  difference: x !== undefined && y !== undefined ? fmt(y - x, 2) : 'n/a',
+                }
+              : {}),
+          };
+        }),
+      );
+      const ratio =
+        median(quiet.phase.pingPipe.vppnet.map(rate)) / median(quiet.phase.pingSeq.vppnet.map(rate));
+      process.stdout.write(`\npipelined / sequential (control_ping): ${fmt(ratio, 1)}x\n`);
+    }
   } finally {
     if (limit?.available) await limit.dispose();
+    if (recordDir !== undefined) await rm(recordDir, { recursive: true, force: true });
     await client.close();
     await vpp.stop();
   }

@@ -69,6 +69,17 @@ export class FrameRecorder {
       },
       close: () => t.close(),
       destroy: (error) => t.destroy(error),
+      // In place, as the client takes frames from the bare transport: recording costs it nothing.
+      ...(t.onFrameAt && {
+        onFrameAt: (sink) => {
+          t.onFrameAt?.((buf, start, end) => {
+            if (end - start >= 2 && buf.readUInt16BE(start) === SOCKCLNT_CREATE_REPLY_ID)
+              onFrame(buf.subarray(start, end));
+            sink(buf, start, end);
+          });
+          return wrapped;
+        },
+      }),
       on<E extends keyof TransportEvents>(event: E, listener: TransportEvents[E]) {
         if (event === 'frame') {
           const inner = listener as TransportEvents['frame'];

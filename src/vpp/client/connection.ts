@@ -35,8 +35,11 @@ const stateChannel = diagnostics.channel('vppnet:vpp:state');
 export interface ConnectionListener {
   /** A context for the handshake, from the same sequence as the requests'. */
   allocContext(): number;
-  /** One frame after the handshake; the payload is valid only during the call. */
-  onFrame(payload: Buffer): void;
+  /**
+   * One frame after the handshake, its payload in place at `buf[start, end)` (often the socket's
+   * chunk itself); valid only during the call.
+   */
+  onFrame(buf: Buffer, start: number, end: number): void;
   /** A handshake succeeded and the state is 'ready'; runs before the 'ready' event. */
   onReady(reconnect: boolean): void;
   /** The transport drained after send() returned false. */
@@ -233,20 +236,23 @@ export class VppConnection {
     const handshake = new Promise<Buffer>((resolve, reject) => {
       handshakeDone = (p) => (p instanceof Error ? reject(p) : resolve(Buffer.from(p)));
     });
-    transport.on('frame', (payload) => {
+    const onFrame = (buf: Buffer, start: number, end: number): void => {
       if (generation !== this.#generation) return;
       this.#lastFrameAt = this.#timers.now();
       if (this.#table === undefined) {
-        if (payload.readUInt16BE(0) === SOCKCLNT_CREATE_REPLY_ID) handshakeDone(payload);
+        if (buf.readUInt16BE(start) === SOCKCLNT_CREATE_REPLY_ID) handshakeDone(buf.subarray(start, end));
         return;
       }
       try {
-        this.#listener.onFrame(payload);
+        this.#listener.onFrame(buf, start, end);
       } catch (err) {
         // Never let a bug here escape into the socket's data handler (an uncaught exception).
         transport.destroy(err as Error);
       }
-    });
+    };
+    // In place when the transport can (no Buffer per frame), else from its 'frame' events.
+    if (transport.onFrameAt) transport.onFrameAt(onFrame);
+    else transport.on('frame', (payload) => onFrame(payload, 0, payload.length));
     transport.on('close', (err) => {
       if (generation !== this.#generation) return;
       handshakeDone(

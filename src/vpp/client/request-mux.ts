@@ -18,6 +18,7 @@ import { VppError } from '../errors.js';
 import {
   contextOffsetOf,
   decodeMessage,
+  decodeMessageAt,
   encodeFrameInto,
   encodeMessage,
   type FrameScratch,
@@ -67,11 +68,16 @@ class Pending {
   items: AnyRecord[] | undefined = undefined;
   /** For dumpEach(): each details message goes here instead of into `items`. */
   onItem: ((item: AnyRecord) => void) | undefined = undefined;
+  /** For dumpEach() with a field selection: decodes its details messages (else the whole decoder). */
+  decodeItem: ItemDecoder | undefined = undefined;
   resolve: (value: unknown) => void = settleNothing;
   reject: (err: Error) => void = settleNothing;
 }
 
 const EMPTY_INPUT: AnyRecord = Object.freeze({});
+
+/** Decodes a details payload at `buf[start, end)`, e.g. only the fields a caller selected. */
+export type ItemDecoder = (buf: Buffer, start: number, end: number) => AnyRecord;
 const settleNothing = (): void => undefined;
 
 /**
@@ -178,6 +184,7 @@ export class RequestMux implements ConnectionListener {
     timeoutMs: number | undefined,
     front = false,
     onItem?: (item: AnyRecord) => void,
+    decodeItem?: ItemDecoder,
   ): Promise<unknown> {
     const state = this.#connection.state;
     if (state === 'closed' || (state === 'closing' && def !== msg.sockclnt_delete)) {
@@ -219,6 +226,7 @@ export class RequestMux implements ConnectionListener {
     p.endDef = endDef;
     p.items = kind === 'request' ? undefined : [];
     p.onItem = onItem;
+    p.decodeItem = decodeItem;
     p.resolve = executorResolve;
     p.reject = executorReject;
     this.#pending.set(p.context, p);
@@ -428,31 +436,31 @@ export class RequestMux implements ConnectionListener {
     return route;
   }
 
-  onFrame(payload: Buffer): void {
+  onFrame(buf: Buffer, start: number, end: number): void {
     const connection = this.#connection;
     const table = connection.table;
     if (table === undefined) return;
-    const route = this.#routeOf(table, payload.readUInt16BE(0));
+    const route = this.#routeOf(table, buf.readUInt16BE(start));
     if (route === null) return; // a message vppnet has no definition for: nothing can be waiting for it
     const def = route.def;
     try {
       if (this.#eventTargets.size !== 0) {
         const targets = this.#eventTargets.get(def);
         if (targets) {
-          for (const t of targets) t.deliver(payload);
+          for (const t of targets) t.deliver(buf.subarray(start, end));
           return;
         }
       }
       if (def === msg.memclnt_keepalive) {
-        this.#answerKeepalive(payload);
+        this.#answerKeepalive(buf.subarray(start, end));
         return;
       }
       const off = route.contextOffset;
-      if (off < 0 || off + 4 > payload.length) return;
-      const p = this.#pending.get(payload.readUInt32BE(off));
+      if (off < 0 || off + 4 > end - start) return;
+      const p = this.#pending.get(buf.readUInt32BE(start + off));
       if (!p || p.sentOn !== connection.generation) return; // late reply to a request that timed out
       if (def === p.endDef) {
-        const reply = decodeMessage(def, payload);
+        const reply = decodeMessageAt(def, buf, start, end);
         this.#pending.delete(p.context);
         if (def === msg.control_ping_reply)
           this.#vppPid = (reply as Message<typeof msg.control_ping_reply>).vpe_pid;
@@ -475,7 +483,8 @@ export class RequestMux implements ConnectionListener {
           resolve({ reply, items });
         }
       } else if (def === p.streamDef) {
-        const item = decodeMessage(def, payload);
+        const item =
+          p.decodeItem === undefined ? decodeMessageAt(def, buf, start, end) : p.decodeItem(buf, start, end);
         if (p.onItem) p.onItem(item);
         else p.items?.push(item);
       }
@@ -483,7 +492,7 @@ export class RequestMux implements ConnectionListener {
       // A reply that does not decode fails its request; the connection itself stays usable.
       const off = route.contextOffset;
       const p =
-        off >= 0 && off + 4 <= payload.length ? this.#pending.get(payload.readUInt32BE(off)) : undefined;
+        off >= 0 && off + 4 <= end - start ? this.#pending.get(buf.readUInt32BE(start + off)) : undefined;
       if (p) this.#settleError(p, err as Error, 'error');
     }
   }
@@ -513,6 +522,7 @@ export class RequestMux implements ConnectionListener {
     p.input = EMPTY_INPUT;
     p.items = undefined;
     p.onItem = undefined;
+    p.decodeItem = undefined;
     p.resolve = settleNothing;
     p.reject = settleNothing;
     // Written once means no longer in #unsent: #drain takes an entry out before writing it.

@@ -5,12 +5,21 @@
  * they implement the same contract instead of subclassing the real client.
  */
 import type { Message, MessageDef, MessageInput } from '../codec/schema.js';
+import type { Selected, Selection } from '../codec/selection.js';
 import type { ConnectionState } from './connection-state.js';
 import type { EventSubscription } from './event-subscription.js';
 import type { CompatibilityReport } from './message-table.js';
 
 export interface RequestOptions {
   readonly timeoutMs?: number;
+}
+
+export interface DumpOptions<S> extends RequestOptions {
+  /**
+   * Only these fields of each details message are decoded (see codec/selection.ts); the rest is
+   * skipped on the wire. Keep the selection in a constant: it is compiled once per object.
+   */
+  readonly fields?: S;
 }
 
 export type WithReply = MessageDef & { readonly reply: MessageDef };
@@ -46,12 +55,16 @@ export interface VppApi {
     input: MessageInput<M>,
     opts?: RequestOptions,
   ): Promise<StreamMessage<M>[]>;
-  /** Runs a dump, handing each details message to `onDetails` and keeping none; resolves with the count. */
-  dumpEach<M extends WithStream>(
+  /**
+   * Runs a dump, handing each details message to `onDetails` and keeping none; resolves with the
+   * count. With `opts.fields`, each message has only the selected fields (an implementation may
+   * give more).
+   */
+  dumpEach<M extends WithStream, const S extends Selection<StreamMessage<M>> = true>(
     def: M,
     input: MessageInput<M>,
-    onDetails: (details: StreamMessage<M>) => void,
-    opts?: RequestOptions,
+    onDetails: (details: Selected<StreamMessage<M>, S>) => void,
+    opts?: DumpOptions<S>,
   ): Promise<number>;
   /** Follows a cursor service (`X_get` → details… → `X_get_reply`) to its end. */
   getAll<M extends WithReply & WithStream>(

@@ -20,6 +20,10 @@ import { UnixSocketTransport } from '../transport/unix-socket-transport.js';
 import { VppClient, type VppClientOptions } from './vpp-client.js';
 
 const TEST_TABLE = 4242;
+/** A dumpEach field selection: compiled once, so a constant. */
+const ROUTE_PREFIX_AND_PATHS = {
+  route: { prefix: { len: true, address: { af: true, un: { ip4: true } } }, paths: { sw_if_index: true } },
+} as const;
 
 function ip4(n: number): string {
   return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
@@ -130,6 +134,27 @@ describe('VppClient', () => {
         );
         assert.equal(count, routes.length);
         assert.equal(streamed, routes.length);
+        // With a field selection: the same prefixes and paths' next hops, and nothing else built.
+        const selected: string[] = [];
+        await client.dumpEach(
+          msg.ip_route_dump,
+          { table: { table_id: TEST_TABLE, is_ip6: false } },
+          (d) => {
+            assert.deepEqual(Object.keys(d.route), ['prefix', 'paths']);
+            assert.deepEqual(Object.keys(d.route.prefix.address.un), ['ip4']);
+            selected.push(
+              `${d.route.prefix.address.un.ip4}/${d.route.prefix.len} ${d.route.paths.map((p) => p.sw_if_index).join()}`,
+            );
+          },
+          { fields: ROUTE_PREFIX_AND_PATHS },
+        );
+        assert.deepEqual(
+          selected,
+          routes.map(
+            (r) =>
+              `${r.route.prefix.address.un.ip4}/${r.route.prefix.len} ${r.route.paths.map((p) => p.sw_if_index).join()}`,
+          ),
+        );
       } finally {
         // Routes first: VPP leaks the API routes of a table deleted with them inside.
         await Promise.all(

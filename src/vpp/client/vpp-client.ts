@@ -6,6 +6,7 @@
  */
 import { VppError } from '../errors.js';
 import type { Message, MessageDef, MessageInput } from '../codec/schema.js';
+import { selectingDecoder, type Selected, type Selection } from '../codec/selection.js';
 import { msg } from '../messages/index.js';
 import type { TransportFactory } from '../transport/transport.js';
 import { UnixSocketTransport } from '../transport/unix-socket-transport.js';
@@ -13,10 +14,11 @@ import { VppConnection } from './connection.js';
 import { defaultRetryStrategy, type ConnectionState } from './connection-state.js';
 import type { EventSubscription } from './event-subscription.js';
 import type { CompatibilityReport } from './message-table.js';
-import { RequestMux } from './request-mux.js';
+import { RequestMux, type ItemDecoder } from './request-mux.js';
 import { VppRetvalError } from './retval-error.js';
 import { systemTimers, type Timers } from '../../util/timers.js';
 import type {
+  DumpOptions,
   ManagedVppApi,
   ReplyMessage,
   RequestOptions,
@@ -27,7 +29,7 @@ import type {
 } from './vpp-api.js';
 
 export type { RequestDiagnostic } from './request-mux.js';
-export type { RequestOptions, VppClientEvents } from './vpp-api.js';
+export type { DumpOptions, RequestOptions, VppClientEvents } from './vpp-api.js';
 
 export const DEFAULT_SOCKET_PATH = '/run/vpp/api.sock';
 
@@ -173,18 +175,23 @@ export class VppClient implements ManagedVppApi {
    * Runs a dump and hands each details message to `onDetails` as it arrives, keeping none: for
    * dumps too large to hold at once (100k steering entries). Resolves with the count.
    */
-  async dumpEach<M extends WithStream>(
+  async dumpEach<M extends WithStream, const S extends Selection<StreamMessage<M>> = true>(
     def: M,
     input: MessageInput<M>,
-    onDetails: (details: StreamMessage<M>) => void,
-    opts?: RequestOptions,
+    onDetails: (details: Selected<StreamMessage<M>, S>) => void,
+    opts?: DumpOptions<S>,
   ): Promise<number> {
     let n = 0;
     const each = (item: AnyRecord): void => {
       n++;
-      onDetails(item as StreamMessage<M>);
+      onDetails(item as Selected<StreamMessage<M>, S>);
     };
-    await this.#mux.enqueue('dump', def, input, opts?.timeoutMs, false, each);
+    const fields = opts?.fields;
+    const decode =
+      fields === undefined || fields === true
+        ? undefined
+        : (selectingDecoder(def.stream, fields as never) as ItemDecoder);
+    await this.#mux.enqueue('dump', def, input, opts?.timeoutMs, false, each, decode);
     return n;
   }
 

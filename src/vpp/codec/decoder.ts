@@ -16,6 +16,18 @@ import { VppError } from '../errors.js';
 import type { FieldDef, TypeRef } from './schema.js';
 import { readIp4, readIp6, readMac } from './text-format.js';
 
+/**
+ * Which parts of a decoded value to build: `true` for all of it, or, for a struct or union (or
+ * an array of them), the fields or arms wanted, each again a selection. What is not selected is
+ * skipped over, never built. The typed form is `Selection` in selection.ts.
+ */
+export type FieldSelection = true | { readonly [name: string]: FieldSelection | undefined };
+
+/** The selection for field `name` of a value selected by `sel`; undefined when not wanted. */
+function pick(sel: FieldSelection, name: string): FieldSelection | undefined {
+  return sel === true ? true : sel[name];
+}
+
 /** The helpers a generated body may call, passed in by reference (no globals). */
 interface Helpers {
   readonly ip4: typeof readIp4;
@@ -156,7 +168,15 @@ function registerSub(fn: (b: Buffer, off: number, end: number) => unknown): numb
 const fixedArrayDecoders = new Map<TypeRef, Map<number, number>>();
 
 /** A helper decoding `T[length]` of a fixed-size T other than u8 and string. */
-function fixedArraySub(type: TypeRef, length: number, elSize: number): number {
+function fixedArraySub(type: TypeRef, length: number, elSize: number, sel: FieldSelection = true): number {
+  if (sel !== true) {
+    // A part of each element: compiled for this selection alone (selections are compiled once).
+    const body =
+      `const a = new Array(${length});\n` +
+      `for (let i = 0; i < ${length}; i++) { const o = o0 + i * ${elSize}; a[i] = ${fixedExpr(type, undefined, 0, sel)}; }\n` +
+      'return a;';
+    return registerSub(compile(['b', 'o0', 'end'], body));
+  }
   let byLength = fixedArrayDecoders.get(type);
   if (!byLength) fixedArrayDecoders.set(type, (byLength = new Map<number, number>()));
   let index = byLength.get(length);
@@ -171,14 +191,14 @@ function fixedArraySub(type: TypeRef, length: number, elSize: number): number {
   return index;
 }
 
-/** An expression reading a fixed-size value at `o + k` (bounds already checked). */
-function fixedExpr(type: TypeRef, length: number | undefined, k: number): string {
+/** An expression reading (the selected part of) a fixed-size value at `o + k` (bounds already checked). */
+function fixedExpr(type: TypeRef, length: number | undefined, k: number, sel: FieldSelection = true): string {
   const o = at(k);
   if (length !== undefined) {
     if (type === 'u8') return `h.bytes(b, ${o}, ${at(k + length)})`;
     if (type === 'string') return `h.cstr(b, ${o}, ${length})`;
     const elSize = fixedSize(type) as number;
-    return zeroShared(`h.sub[${fixedArraySub(type, length, elSize)}](b, ${o}, end)`, k, elSize * length);
+    return zeroShared(`h.sub[${fixedArraySub(type, length, elSize, sel)}](b, ${o}, end)`, k, elSize * length);
   }
   if (typeof type === 'string') {
     switch (type) {
@@ -213,13 +233,14 @@ function fixedExpr(type: TypeRef, length: number | undefined, k: number): string
       return fixedExpr(type.width, undefined, k);
     case 'alias':
       if (type.format !== undefined) return `h.${type.format}(b, ${o})`;
-      return fixedExpr(type.type, type.length, k);
+      return fixedExpr(type.type, type.length, k, sel);
     case 'struct': {
       const parts: string[] = [];
       let off = k;
       for (const f of type.fields) {
         const len = f.length === 3 ? f[2] : undefined;
-        parts.push(`${JSON.stringify(f[0])}: ${fixedExpr(f[1], len, off)}`);
+        const fsel = pick(sel, f[0]);
+        if (fsel !== undefined) parts.push(`${JSON.stringify(f[0])}: ${fixedExpr(f[1], len, off, fsel)}`);
         off += fixedSize(f[1], len) as number;
       }
       return zeroShared(`{ ${parts.join(', ')} }`, k, off - k);
@@ -229,7 +250,11 @@ function fixedExpr(type: TypeRef, length: number | undefined, k: number): string
       // caller's to know (from the struct's af or type field).
       return zeroShared(
         `{ ${type.arms
-          .map((a) => `${JSON.stringify(a[0])}: ${fixedExpr(a[1], a.length === 3 ? a[2] : undefined, k)}`)
+          .filter((a) => pick(sel, a[0]) !== undefined)
+          .map(
+            (a) =>
+              `${JSON.stringify(a[0])}: ${fixedExpr(a[1], a.length === 3 ? a[2] : undefined, k, pick(sel, a[0]))}`,
+          )
           .join(', ')} }`,
         k,
         fixedSize(type) as number,
@@ -249,11 +274,14 @@ const structDecoders = new WeakMap<object, number>();
 
 /**
  * The body for a field list: fixed runs read at constant offsets after one bounds check, variable
- * parts (count-sized arrays, string[], trailing arrays, variable structs) advance `o`.
+ * parts (count-sized arrays, string[], trailing arrays, variable structs) advance `o`. Fields
+ * `sel` does not want are skipped over (a count is still read for its array), with the same
+ * bounds checks as when they are built.
  */
-function fieldsBody(owner: string, fields: readonly FieldDef[]): string {
+function fieldsBody(owner: string, fields: readonly FieldDef[], sel: FieldSelection = true): string {
   const lines: string[] = [];
   const values: string[] = [];
+  const counts = new Set(fields.map((f) => (f.length === 4 ? f[3] : undefined)));
   let i = 0;
   while (i < fields.length) {
     // The longest run of fixed-size fields from i.
@@ -272,8 +300,10 @@ function fieldsBody(owner: string, fields: readonly FieldDef[]): string {
       for (; i < j; i++) {
         const f = fields[i] as FieldDef;
         const len = f.length === 3 ? f[2] : undefined;
-        lines.push(`const v${i} = ${fixedExpr(f[1], len, k)};`);
-        values.push(`${JSON.stringify(f[0])}: v${i}`);
+        const fsel = pick(sel, f[0]);
+        if (fsel !== undefined || counts.has(f[0]))
+          lines.push(`const v${i} = ${fixedExpr(f[1], len, k, fsel ?? true)};`);
+        if (fsel !== undefined) values.push(`${JSON.stringify(f[0])}: v${i}`);
         k += fixedSize(f[1], len) as number;
       }
       if (k > 0) lines.push(`o += ${k};`);
@@ -282,6 +312,8 @@ function fieldsBody(owner: string, fields: readonly FieldDef[]): string {
     const f = fields[i] as FieldDef;
     const [name, type] = f;
     const what = JSON.stringify(`${owner}.${name}`);
+    const fsel = pick(sel, name);
+    const wanted = fsel !== undefined;
     // A lone `string` (no length) does not occur in .api files; read as string[], as compile.ts does.
     if (f.length === 4 || (f.length === 3 && f[2] === 0) || (f.length === 2 && type === 'string')) {
       if (f.length !== 4 && type === 'string') {
@@ -289,7 +321,7 @@ function fieldsBody(owner: string, fields: readonly FieldDef[]): string {
           `if (o + 4 > end) throw h.short(${JSON.stringify('string[] length')}, 4, o);`,
           `const n${i} = b.readUInt32BE(o);`,
           `if (o + 4 + n${i} > end) throw h.short('string[]', 4 + n${i}, o);`,
-          `const v${i} = b.toString('utf8', o + 4, o + 4 + n${i});`,
+          wanted ? `const v${i} = b.toString('utf8', o + 4, o + 4 + n${i});` : '',
           `o += 4 + n${i};`,
         );
       } else {
@@ -306,31 +338,34 @@ function fieldsBody(owner: string, fields: readonly FieldDef[]): string {
         if (type === 'u8') {
           lines.push(
             `if (o + n${i} > end) throw h.short(${what}, n${i}, o);`,
-            `const v${i} = h.bytes(b, o, o + n${i});`,
+            wanted ? `const v${i} = h.bytes(b, o, o + n${i});` : '',
             `o += n${i};`,
           );
         } else if (elSize !== null) {
-          lines.push(
-            `if (o + ${elSize} * n${i} > end) throw h.short(${what}, ${elSize} * n${i}, o);`,
-            `const v${i} = new Array(n${i});`,
-            `for (let i = 0; i < n${i}; i++, o += ${elSize}) v${i}[i] = ${fixedExpr(type, undefined, 0)};`,
-          );
+          lines.push(`if (o + ${elSize} * n${i} > end) throw h.short(${what}, ${elSize} * n${i}, o);`);
+          if (wanted)
+            lines.push(
+              `const v${i} = new Array(n${i});`,
+              `for (let i = 0; i < n${i}; i++, o += ${elSize}) v${i}[i] = ${fixedExpr(type, undefined, 0, fsel)};`,
+            );
+          else lines.push(`o += ${elSize} * n${i};`);
         } else {
-          const sub = variableStructSub(type);
+          // Variable elements: built even when not wanted, to find where each ends.
+          const sub = variableStructSub(type, fsel ?? true);
           lines.push(
             `const v${i} = new Array(n${i});`,
             `for (let i = 0; i < n${i}; i++) { v${i}[i] = h.sub[${sub}](b, o, end); o = c.off; }`,
           );
         }
       }
-      values.push(`${JSON.stringify(name)}: v${i}`);
+      if (wanted) values.push(`${JSON.stringify(name)}: v${i}`);
       i++;
       continue;
     }
     // A variable-size struct (or alias of one) in place.
-    const sub = variableStructSub(type);
+    const sub = variableStructSub(type, fsel ?? true);
     lines.push(`const v${i} = h.sub[${sub}](b, o, end);`, 'o = c.off;');
-    values.push(`${JSON.stringify(name)}: v${i}`);
+    if (wanted) values.push(`${JSON.stringify(name)}: v${i}`);
     i++;
   }
   lines.push('c.off = o;', `return { ${values.join(', ')} };`);
@@ -340,12 +375,14 @@ function fieldsBody(owner: string, fields: readonly FieldDef[]): string {
 /** Shared cursor for the end offset of nested variable structs: decoding is synchronous. */
 const c = { off: 0 };
 
-function variableStructSub(type: TypeRef): number {
+function variableStructSub(type: TypeRef, sel: FieldSelection = true): number {
   let t = type;
   while (typeof t !== 'string' && t.kind === 'alias' && t.length === undefined && t.format === undefined)
     t = t.type;
   if (typeof t === 'string' || t.kind !== 'struct')
     throw new Error(`codec: no straight-line decoder for a variable ${typeof t === 'string' ? t : t.name}`);
+  // A part of it: compiled for this selection alone (selections are compiled once, by their user).
+  if (sel !== true) return registerSub(compileBody(t.name, t.fields, sel));
   let index = structDecoders.get(t);
   if (index === undefined) {
     index = registerSub(() => undefined); // reserved first: a struct may contain itself indirectly
@@ -358,15 +395,28 @@ function variableStructSub(type: TypeRef): number {
 function compileBody(
   owner: string,
   fields: readonly FieldDef[],
+  sel: FieldSelection = true,
 ): (b: Buffer, off: number, end: number) => unknown {
   // `c` is the shared cursor: a nested variable decoder leaves its end offset in c.off.
   // eslint-disable-next-line @typescript-eslint/no-implied-eval -- source generated from definitions
   const make = new Function(
     'h',
     'c',
-    `return function (b, o0, end) {\nlet o = o0;\n${fieldsBody(owner, fields)}\n};`,
+    `return function (b, o0, end) {\nlet o = o0;\n${fieldsBody(owner, fields, sel)}\n};`,
   ) as (h: Helpers, cur: { off: number }) => (b: Buffer, off: number, end: number) => unknown;
   return make(helpers, c);
+}
+
+/** Compiled bodies by field list, so that a message's two decoder shapes share one function. */
+const messageBodies = new WeakMap<readonly FieldDef[], (b: Buffer, off: number, end: number) => unknown>();
+
+function messageBody(
+  owner: string,
+  fields: readonly FieldDef[],
+): (b: Buffer, off: number, end: number) => unknown {
+  let body = messageBodies.get(fields);
+  if (body === undefined) messageBodies.set(fields, (body = compileBody(owner, fields)));
+  return body;
 }
 
 /** A decoder for a message's fields after its u16 id: `(payload) => message`. */
@@ -374,6 +424,33 @@ export function compileMessageDecoder(
   owner: string,
   fields: readonly FieldDef[],
 ): (payload: Buffer) => Record<string, unknown> {
-  const body = compileBody(owner, fields);
+  const body = messageBody(owner, fields);
   return (payload) => body(payload, 2, payload.length) as Record<string, unknown>;
+}
+
+/**
+ * The same decoder for a payload in place, `buf[start, end)` (a frame inside the socket's chunk):
+ * no Buffer per frame. Error messages give offsets in `buf`; decode the payload alone for the
+ * payload-relative ones.
+ */
+export function compileMessageDecoderAt(
+  owner: string,
+  fields: readonly FieldDef[],
+): (buf: Buffer, start: number, end: number) => Record<string, unknown> {
+  const body = messageBody(owner, fields);
+  return (buf, start, end) => body(buf, start + 2, end) as Record<string, unknown>;
+}
+
+/**
+ * A decoder building only the parts `sel` selects of a message at `buf[start, end)`: for large
+ * dumps whose caller reads a few fields. Same bounds checks as the whole decoder; error offsets
+ * are in `buf`.
+ */
+export function compileSelectingDecoderAt(
+  owner: string,
+  fields: readonly FieldDef[],
+  sel: FieldSelection,
+): (buf: Buffer, start: number, end: number) => Record<string, unknown> {
+  const body = compileBody(owner, fields, sel);
+  return (buf, start, end) => body(buf, start + 2, end) as Record<string, unknown>;
 }

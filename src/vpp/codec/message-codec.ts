@@ -5,7 +5,7 @@
 import { VppError } from '../errors.js';
 import { FRAME_HEADER_LENGTH, writeFrameHeader } from '../wire/frame.js';
 import { compileFields, fixedSizeOf } from './compile.js';
-import { compileMessageDecoder } from './decoder.js';
+import { compileMessageDecoder, compileMessageDecoderAt } from './decoder.js';
 import type { Message, MessageDef, MessageInput } from './schema.js';
 
 /** Values the client core supplies for every request; never part of a caller's input. */
@@ -184,6 +184,29 @@ export function decodeMessage<M extends MessageDef>(def: M, payload: Buffer): Me
       throw new VppError('VPPNET_ERR_DECODE', `${def.name}: ${err.message}`, { cause: err });
     }
     throw new VppError('VPPNET_ERR_DECODE', `${def.name}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+const decodersAt = new WeakMap<MessageDef, (buf: Buffer, start: number, end: number) => unknown>();
+
+/**
+ * As decodeMessage, for a payload in place at `buf[start, end)` (a frame inside the socket's
+ * chunk), so that no Buffer is made per frame. A payload that does not decode throws the same
+ * error as decodeMessage of the payload alone.
+ */
+export function decodeMessageAt<M extends MessageDef>(
+  def: M,
+  buf: Buffer,
+  start: number,
+  end: number,
+): Message<M> {
+  let decode = decodersAt.get(def);
+  if (decode === undefined) decodersAt.set(def, (decode = compileMessageDecoderAt(def.name, def.fields)));
+  try {
+    return decode(buf, start, end) as Message<M>;
+  } catch {
+    // Rare: decoded again alone, for the error (and offsets) decodeMessage gives.
+    return decodeMessage(def, buf.subarray(start, end));
   }
 }
 

@@ -2,6 +2,7 @@
  * What the client core needs of a transport: one connection that moves whole frames. The Unix
  * socket transport is the one in production; tests may hand the core an in-memory one.
  */
+import type { FrameSink } from '../wire/frame.js';
 import type { TransportEvents } from './unix-socket-transport.js';
 
 export type { TransportEvents } from './unix-socket-transport.js';
@@ -22,6 +23,13 @@ export interface VppTransport {
   /** Tears the connection down at once; 'close' follows with `error`. */
   destroy(error?: Error): void;
   on<E extends keyof TransportEvents>(event: E, listener: TransportEvents[E]): this;
+  /**
+   * Optional: sets the one listener that gets every inbound frame in place, as the range of the
+   * buffer holding its payload (the socket's chunk when the frame lies whole in it), with no
+   * Buffer or event per frame. Same lifetime and no-throw rules as 'frame', which still fires for
+   * its own listeners. The client core uses this when the transport has it.
+   */
+  onFrameAt?(sink: FrameSink): this;
 }
 
 export interface TransportTarget {

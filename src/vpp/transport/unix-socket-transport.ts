@@ -8,7 +8,7 @@
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import { VppError } from '../errors.js';
-import { DEFAULT_MAX_PAYLOAD_LENGTH, FrameParser } from '../wire/frame.js';
+import { DEFAULT_MAX_PAYLOAD_LENGTH, FrameParser, type FrameSink } from '../wire/frame.js';
 import type { VppTransport } from './transport.js';
 
 export interface TransportEvents {
@@ -80,6 +80,8 @@ export class UnixSocketTransport implements VppTransport {
   #pendingBytes = 0;
   #flushScheduled = false;
   #needDrain = false;
+  /** The in-place frame listener (onFrameAt), if any. */
+  #sink: FrameSink | undefined;
   /** Set while a 'frame' listener runs, to tell its exceptions from the parser's. */
   #inFrameListener = false;
   #closePromise: Promise<void> | undefined;
@@ -261,6 +263,11 @@ export class UnixSocketTransport implements VppTransport {
     return this;
   }
 
+  onFrameAt(sink: FrameSink): this {
+    this.#sink = sink;
+    return this;
+  }
+
   once<E extends keyof TransportEvents>(event: E, listener: TransportEvents[E]): this {
     this.#events.once(event, listener);
     return this;
@@ -287,7 +294,7 @@ export class UnixSocketTransport implements VppTransport {
 
   readonly #onData = (chunk: Buffer): void => {
     try {
-      this.#parser.push(chunk, this.#deliverFrame);
+      this.#parser.pushAt(chunk, this.#deliverFrame);
     } catch (error) {
       if (this.#inFrameListener) {
         // The listener's own exception: not the stream's fault; let it surface.
@@ -298,10 +305,12 @@ export class UnixSocketTransport implements VppTransport {
     }
   };
 
-  readonly #deliverFrame = (payload: Buffer): void => {
+  readonly #deliverFrame = (buf: Buffer, start: number, end: number): void => {
     // No finally: if the listener throws, the flag stays set for #onData to see.
     this.#inFrameListener = true;
-    this.#emit('frame', payload);
+    if (this.#sink !== undefined) this.#sink(buf, start, end);
+    // A Buffer per frame only for 'frame' listeners, when there are any.
+    if (this.#events.listenerCount('frame') !== 0) this.#emit('frame', buf.subarray(start, end));
     this.#inFrameListener = false;
   };
 

@@ -459,3 +459,25 @@ void describe('FrameParser on VPP 26.06 transcripts', () => {
     });
   }
 });
+
+describe('FrameParser.pushAt: frames in place', () => {
+  it('hands whole frames as ranges of the chunk itself, and split ones from its own buffer', () => {
+    const a = frameBytes(Buffer.from([0, 1, 2, 3]));
+    const b = frameBytes(Buffer.from([0, 2, 9, 9, 9]));
+    const c = frameBytes(Buffer.from([0, 3, 7]));
+    const chunk1 = Buffer.concat([a, b, c.subarray(0, 5)]);
+    const chunk2 = c.subarray(5);
+    const parser = new FrameParser();
+    const seen: { inChunk: boolean; start: number; payload: string }[] = [];
+    for (const chunk of [chunk1, chunk2])
+      parser.pushAt(chunk, (buf, start, end) =>
+        seen.push({ inChunk: buf === chunk, start, payload: buf.subarray(start, end).toString('hex') }),
+      );
+    assert.deepEqual(seen, [
+      { inChunk: true, start: FRAME_HEADER_LENGTH, payload: '00010203' },
+      { inChunk: true, start: a.length + FRAME_HEADER_LENGTH, payload: '0002090909' },
+      { inChunk: false, start: FRAME_HEADER_LENGTH, payload: '000307' },
+    ]);
+    assert.equal(parser.bufferedBytes, 0);
+  });
+});

@@ -73,6 +73,13 @@ export interface FrameParserOptions {
 export type FrameCallback = (payload: Buffer) => void;
 
 /**
+ * Receives one payload in place: `buf[start, end)`, where `buf` is the socket's chunk itself when
+ * the frame lies whole in it (else the parser's buffer). No Buffer is made per frame. The same
+ * lifetime as FrameCallback's: valid only until the callback returns.
+ */
+export type FrameSink = (buf: Buffer, start: number, end: number) => void;
+
+/**
  * Cuts a byte stream into frame payloads.
  *
  * Modelled on node-postgres pg-protocol's parser: bytes of an incomplete frame are kept as a
@@ -129,6 +136,11 @@ export class FrameParser {
    * `onFrame` must not call push() on the same parser.
    */
   push(chunk: Buffer, onFrame: FrameCallback): void {
+    this.pushAt(chunk, (buf, start, end) => onFrame(buf.subarray(start, end)));
+  }
+
+  /** As push(), handing each payload to `sink` as a range of the buffer holding it. */
+  pushAt(chunk: Buffer, sink: FrameSink): void {
     if (this.#pushing) {
       throw new Error('FrameParser.push() called from inside its own frame callback');
     }
@@ -159,10 +171,10 @@ export class FrameParser {
         if (frameEnd > end) {
           break;
         }
-        const payload = source.subarray(offset + FRAME_HEADER_LENGTH, frameEnd);
+        const payloadStart = offset + FRAME_HEADER_LENGTH;
         // Advance before the callback so that a throwing callback does not see its frame again.
         offset = frameEnd;
-        onFrame(payload);
+        sink(source, payloadStart, frameEnd);
         if (this.#generation !== generation) {
           return;
         }

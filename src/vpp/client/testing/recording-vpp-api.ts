@@ -8,11 +8,13 @@
 import { EventEmitter } from 'node:events';
 import { VppError } from '../../errors.js';
 import type { Message, MessageDef, MessageInput } from '../../codec/schema.js';
+import type { Selected, Selection } from '../../codec/selection.js';
 import { msg } from '../../messages/index.js';
 import { canTransition, type ConnectionState } from '../connection-state.js';
 import { EventSubscription, type SubscriptionItem } from '../event-subscription.js';
 import { VppRetvalError } from '../retval-error.js';
 import type {
+  DumpOptions,
   ManagedVppApi,
   ReplyMessage,
   RequestOptions,
@@ -191,14 +193,15 @@ export class RecordingVppApi implements ManagedVppApi {
     return this.#dump(def, input) as Promise<StreamMessage<M>[]>;
   }
 
-  async dumpEach<M extends WithStream>(
+  /** `opts.fields` is not applied: whole messages have every selected field, and more. */
+  async dumpEach<M extends WithStream, const S extends Selection<StreamMessage<M>> = true>(
     def: M,
     input: MessageInput<M>,
-    onDetails: (details: StreamMessage<M>) => void,
-    opts?: RequestOptions,
+    onDetails: (details: Selected<StreamMessage<M>, S>) => void,
+    opts?: DumpOptions<S>,
   ): Promise<number> {
     const all = await this.dump(def, input, opts);
-    for (const d of all) onDetails(d);
+    for (const d of all) onDetails(d as Selected<StreamMessage<M>, S>);
     return all.length;
   }
 

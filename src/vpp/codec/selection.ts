@@ -1,0 +1,76 @@
+/**
+ * Decoding part of a message: a typed selection of its fields, derived from the definition, and
+ * the decoder that builds only those. For large dumps whose caller reads a few fields (100k
+ * steering entries: the prefix and the BSID), the rest is skipped over on the wire instead of
+ * becoming strings and objects the garbage collector then carries.
+ */
+import { compileSelectingDecoderAt, type FieldSelection } from './decoder.js';
+import { decodeMessage } from './message-codec.js';
+import type { Message, MessageDef } from './schema.js';
+
+type Leaf = string | number | bigint | boolean | Uint8Array;
+
+/**
+ * Which parts of a decoded `T` to build: `true` for all of it; for a struct or union, an object
+ * naming the fields (arms) wanted, each again a selection; for an array, the selection of its
+ * elements. E.g. `{ prefix: { len: true, address: { un: { ip4: true } } }, bsid: true }`.
+ */
+export type Selection<T> = true | PartSelection<T>;
+type PartSelection<T> = T extends Leaf
+  ? never
+  : T extends readonly (infer E)[]
+    ? PartSelection<E>
+    : { readonly [K in keyof T]?: Selection<T[K]> };
+
+/** What decoding with selection `S` gives of a `T`: the selected fields only, all present. */
+export type Selected<T, S> = S extends true
+  ? T
+  : T extends readonly (infer E)[]
+    ? readonly Selected<E, S>[]
+    : { readonly [K in keyof S & keyof T]-?: Selected<T[K], Exclude<S[K], undefined>> };
+
+export type SelectingDecoder<M extends MessageDef, S> = (
+  buf: Buffer,
+  start: number,
+  end: number,
+) => Selected<Message<M>, S>;
+
+const compiledSelections = new WeakMap<MessageDef, WeakMap<object, SelectingDecoder<MessageDef, unknown>>>();
+
+/**
+ * The decoder of `def` payloads at `buf[start, end)` building only what `sel` selects; compiled
+ * once per (definition, selection object), so keep the selection in a constant. A payload that
+ * does not decode throws what decodeMessage of it would.
+ */
+export function selectingDecoder<M extends MessageDef, S extends Selection<Message<M>>>(
+  def: M,
+  sel: S,
+): SelectingDecoder<M, S> {
+  if (sel === true)
+    return ((buf: Buffer, start: number, end: number) =>
+      decodeMessage(def, buf.subarray(start, end))) as never;
+  let byDef = compiledSelections.get(def);
+  if (byDef === undefined) compiledSelections.set(def, (byDef = new WeakMap()));
+  let decode = byDef.get(sel);
+  if (decode === undefined) {
+    checkSelection(def.name, def, sel);
+    const body = compileSelectingDecoderAt(def.name, def.fields, sel);
+    decode = (buf, start, end) => {
+      try {
+        return body(buf, start, end);
+      } catch {
+        // Rare: the whole message decoded alone, for decodeMessage's error and offsets.
+        return decodeMessage(def, buf.subarray(start, end));
+      }
+    };
+    byDef.set(sel, decode);
+  }
+  return decode as SelectingDecoder<M, S>;
+}
+
+/** A selection naming a field the message does not have is a caller's bug: said at once, by name. */
+function checkSelection(owner: string, def: MessageDef, sel: FieldSelection): void {
+  const names = new Set(def.fields.map((f) => f[0]));
+  for (const name of Object.keys(sel))
+    if (!names.has(name)) throw new RangeError(`${owner}: no field ${JSON.stringify(name)} to select`);
+}
