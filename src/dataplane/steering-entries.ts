@@ -4,6 +4,7 @@
  * Resource with its key and value twice that again; here it costs 13 bytes, BSIDs (a few
  * thousand at most) stored once each.
  */
+import { writeIp6Literal } from '../net/ip-literal.js';
 import { intToIp4, ip4ToInt } from '../net/ip.js';
 
 export class SteeringEntries {
@@ -13,6 +14,8 @@ export class SteeringEntries {
   #bsidOf: Uint32Array;
   readonly #bsids: string[] = [];
   readonly #bsidIndex = new Map<string, number>();
+  /** Each distinct BSID's 16 bytes, made when first asked for (what a steering request carries). */
+  readonly #bsidBytes: (Uint8Array | undefined)[] = [];
   #size = 0;
 
   constructor(capacity = 64) {
@@ -51,6 +54,20 @@ export class SteeringEntries {
 
   bsid(i: number): string {
     return this.#bsids[this.#bsidOf[i] as number] as string;
+  }
+
+  /** The entry's BSID as its 16 bytes (shared by the entries with that BSID: do not modify). */
+  bsidBytes(i: number): Uint8Array {
+    const index = this.#bsidOf[i] as number;
+    let bytes = this.#bsidBytes[index];
+    if (bytes === undefined) {
+      bytes = new Uint8Array(16);
+      const bsid = this.#bsids[index] as string;
+      if (!writeIp6Literal(bsid, bytes, 0))
+        throw new Error(`steering entry ${i}: BSID ${bsid} is not an IPv6 address`);
+      this.#bsidBytes[index] = bytes;
+    }
+    return bytes;
   }
 
   /** The distinct BSIDs, and the index into them of each entry's BSID (entries sharing a BSID share the index). */

@@ -45,6 +45,43 @@ class BulkMemberOp implements Op {
   }
 }
 
+type ApplyingSide = BulkResources & Required<Pick<BulkResources, 'apply'>>;
+
+/** A create or delete of a member of a side that applies its members itself (BulkResources.apply). */
+class AppliedBulkMemberOp extends BulkMemberOp {
+  readonly #side: ApplyingSide;
+  readonly #member: number;
+
+  constructor(
+    action: 'create' | 'delete',
+    side: ApplyingSide,
+    member: number,
+    level: number,
+    reason: string,
+  ) {
+    super(action, side, member, level, reason);
+    this.#side = side;
+    this.#member = member;
+  }
+
+  run(ctx: unknown): Promise<unknown> {
+    return this.#side.apply(ctx, this.action as 'create' | 'delete', this.#member);
+  }
+}
+
+/** A create or delete op on a member: one that applies it itself when its side can. */
+function memberOp(
+  action: 'create' | 'delete',
+  side: BulkResources,
+  member: number,
+  level: number,
+  reason: string,
+): BulkMemberOp {
+  return side.apply
+    ? new AppliedBulkMemberOp(action, side as ApplyingSide, member, level, reason)
+    : new BulkMemberOp(action, side, member, level, reason);
+}
+
 /** An update also has what VPP has now. */
 class BulkMemberUpdate extends BulkMemberOp {
   readonly #actual: BulkResources;
@@ -171,13 +208,7 @@ export class BulkKindSet implements KindSet {
     for (let j = 0; j < actual.size; j++) {
       if (!this.#deleted[j]) continue;
       deletes.push(
-        new BulkMemberOp(
-          'delete',
-          actual,
-          j,
-          actualLevels[actual.groupOf(j)] as number,
-          this.#actualReason(j),
-        ),
+        memberOp('delete', actual, j, actualLevels[actual.groupOf(j)] as number, this.#actualReason(j)),
       );
     }
     for (let i = 0; i < desired.size; i++) {
@@ -187,7 +218,7 @@ export class BulkKindSet implements KindSet {
       const reason = this.#desiredReason(i);
       if (state === UPDATE)
         applies.push(new BulkMemberUpdate(desired, i, actual, counterpart[i] as number, level, reason));
-      else applies.push(new BulkMemberOp('create', desired, i, level, reason));
+      else applies.push(memberOp('create', desired, i, level, reason));
     }
     return { deletes, applies };
   }

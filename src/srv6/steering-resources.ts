@@ -8,7 +8,8 @@ import { keys } from '../dataplane/keys.js';
 import type { SteeringEntries } from '../dataplane/steering-entries.js';
 import type { BulkComparison, BulkResources } from '../reconcile/bulk.js';
 import type { Resource } from '../reconcile/resource.js';
-import { steeringDescriptor, type SteeringValue } from './descriptors.js';
+import type { DataplaneContext } from '../dataplane/context.js';
+import { setSteeringEntry, steeringDescriptor, type SteeringValue } from './descriptors.js';
 
 export class SteeringResources implements BulkResources {
   readonly kind = steeringDescriptor.kind;
@@ -51,6 +52,18 @@ export class SteeringResources implements BulkResources {
     return steeringDescriptor.resource(this.#value(member), {
       after: this.groups[this.groupOf(member)] as readonly string[],
     });
+  }
+
+  apply(ctx: unknown, action: 'create' | 'delete', member: number): Promise<unknown> {
+    const e = this.entries;
+    return setSteeringEntry(
+      ctx as DataplaneContext,
+      e.table(member),
+      e.address(member),
+      e.prefixLength(member),
+      e.bsidBytes(member),
+      action === 'delete',
+    );
   }
 
   #value(member: number): SteeringValue {
