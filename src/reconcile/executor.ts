@@ -11,6 +11,7 @@ import diagnostics from 'node:diagnostics_channel';
 import type { Descriptor } from './descriptor.js';
 import type { KindLookup } from './registry.js';
 import type { Op, Plan } from './resource.js';
+import { LatencyWindow, type WindowOptions } from './window.js';
 
 export interface OpFailure {
   readonly op: Op;
@@ -29,8 +30,12 @@ export interface ExecutionResult {
 }
 
 export interface ExecuteOptions {
-  /** Ops in flight at once; VPP answers in order, so a deep pipeline costs nothing but memory. */
+  /**
+   * Ops in flight at once, fixed. Without it the window is sized from VPP's measured latency and
+   * reply rate (window.ts), within `adaptiveWindow`'s bounds.
+   */
   readonly window?: number;
+  readonly adaptiveWindow?: WindowOptions;
   /** Checked before each op starts: once it returns true (shutdown, lost connection), no op starts. */
   readonly shouldStop?: () => boolean;
 }
@@ -46,8 +51,6 @@ export interface OpDiagnostic {
 
 const opChannel = diagnostics.channel('vppnet:plan:op');
 
-const DEFAULT_WINDOW = 2048;
-
 export async function execute<C>(
   plan: Plan,
   kinds: KindLookup<C>,
@@ -57,7 +60,7 @@ export async function execute<C>(
   const run: Run<C> = {
     kinds,
     ctx,
-    window: opts.window ?? DEFAULT_WINDOW,
+    window: opts.window ?? new LatencyWindow(opts.adaptiveWindow),
     shouldStop: opts.shouldStop,
     stopped: false,
     applied: 0,
@@ -80,7 +83,8 @@ export async function execute<C>(
 interface Run<C> {
   readonly kinds: KindLookup<C>;
   readonly ctx: C;
-  readonly window: number;
+  /** A fixed window, or one sized from measured latency (one for the whole run: VPP is the same). */
+  readonly window: number | LatencyWindow;
   readonly shouldStop: (() => boolean) | undefined;
   /** Set once shouldStop said so: nothing starts after. */
   stopped: boolean;
@@ -181,6 +185,10 @@ function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promis
   let leafHead = 0; // next in `leaves`
   let inFlight = 0;
   let finished = 0;
+  const adaptive = typeof run.window === 'number' ? undefined : run.window;
+  const fixedWindow = typeof run.window === 'number' ? run.window : 0;
+  /** When each op in flight was sent, for the adaptive window. */
+  const sentAt = adaptive ? new Float64Array(ops.length) : undefined;
 
   return new Promise<void>((resolve, reject) => {
     const finish = (op: Op): void => {
@@ -204,8 +212,10 @@ function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promis
       finish(op);
     };
 
-    const done = (op: Op, error: Error | undefined): void => {
+    const done = (i: number, error: Error | undefined): void => {
+      const op = ops[i] as Op;
       inFlight--;
+      if (adaptive) adaptive.replied((sentAt as Float64Array)[i] as number);
       if (error) {
         run.failed.push({ op, error });
         broken.add(op.key);
@@ -246,7 +256,8 @@ function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promis
     };
 
     const fill = (): void => {
-      while (inFlight < run.window && (head < ready.length || leafHead < leaves.length)) {
+      const window = adaptive ? adaptive.size : fixedWindow;
+      while (inFlight < window && (head < ready.length || leafHead < leaves.length)) {
         if (!run.stopped && run.shouldStop?.()) run.stopped = true;
         const i = (head < ready.length ? ready[head++] : leaves[leafHead++]) as number;
         const op = ops[i] as Op;
@@ -266,7 +277,8 @@ function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promis
         const d = run.kinds.get(op.kind);
         if (!d) throw new Error(`no descriptor for kind ${op.kind}`);
         inFlight++;
-        void runOne(run.ctx, d, op, done);
+        if (sentAt) sentAt[i] = (adaptive as LatencyWindow).sent();
+        void runOne(run.ctx, d, op, i, done);
       }
     };
     pump();
@@ -277,7 +289,8 @@ async function runOne<C>(
   ctx: C,
   d: Descriptor<unknown, C>,
   op: Op,
-  done: (op: Op, error: Error | undefined) => void,
+  index: number,
+  done: (index: number, error: Error | undefined) => void,
 ): Promise<void> {
   const started = opChannel.hasSubscribers ? Date.now() : 0;
   let error: Error | undefined;
@@ -299,5 +312,5 @@ async function runOne<C>(
     };
     opChannel.publish(diag);
   }
-  done(op, error);
+  done(index, error);
 }
