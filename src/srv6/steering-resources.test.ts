@@ -379,6 +379,22 @@ describe('SteeringEntries', () => {
     ]);
     assert.deepEqual([...e.sortedOrder()], [3, 2, 1, 0]);
   });
+
+  it('orders many entries as comparing them one by one does, stably for equal keys', () => {
+    const e = new SteeringEntries(1);
+    let seed = 7;
+    const next = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const tableChoices = [0, 1, 10, 2 ** 31, 2 ** 32 - 1];
+    const addressChoices = ['0.0.0.0', '10.0.0.0', '10.0.1.0', '128.0.0.0', '255.255.255.255'];
+    for (let i = 0; i < 2000; i++) {
+      e.add(tableChoices[next(5)] as number, addressChoices[next(5)] as string, next(33), B1);
+    }
+    const expected = Array.from({ length: e.size }, (_, i) => i).sort((a, b) => e.compare(a, e, b) || a - b);
+    assert.deepEqual([...e.sortedOrder()], expected);
+  });
 });
 
 describe('a steering member applied from its columns', () => {
