@@ -118,19 +118,35 @@ export class SteeringEntries {
     // The distinct tables in order, and where each one's entries start.
     const tables = this.#tables;
     const rankOf = new Map<number, number>();
-    for (let i = 0; i < n; i++) if (!rankOf.has(tables[i] as number)) rankOf.set(tables[i] as number, 0);
+    let lastTable = -1;
+    for (let i = 0; i < n; i++) {
+      const t = tables[i] as number;
+      if (t !== lastTable) {
+        lastTable = t;
+        rankOf.set(t, 0);
+      }
+    }
     const distinct = Float64Array.from(rankOf.keys()).sort();
     const start = new Uint32Array(distinct.length + 1);
     distinct.forEach((t, r) => rankOf.set(t, r));
+    // Each entry's table rank, looked up once per run of one table (entries come by VPC).
+    const rank = new Uint32Array(n);
+    lastTable = -1;
+    let lastRank = 0;
     for (let i = 0; i < n; i++) {
-      const r = rankOf.get(tables[i] as number) as number;
-      start[r + 1] = (start[r + 1] as number) + 1;
+      const t = tables[i] as number;
+      if (t !== lastTable) {
+        lastTable = t;
+        lastRank = rankOf.get(t) as number;
+      }
+      rank[i] = lastRank;
+      start[lastRank + 1] = (start[lastRank + 1] as number) + 1;
     }
     for (let r = 0; r < distinct.length; r++) start[r + 1] = (start[r + 1] as number) + (start[r] as number);
     const order = new Uint32Array(n);
     for (let k = 0; k < n; k++) {
       const i = ((words[2 * k + lo] as number) & INDEX_MASK) >>> 0;
-      const r = rankOf.get(tables[i] as number) as number;
+      const r = rank[i] as number;
       order[start[r] as number] = i;
       start[r] = (start[r] as number) + 1;
     }

@@ -22,9 +22,17 @@ export class SteeringResources implements BulkResources {
     this.entries = entries;
     this.#groupOf = new Uint32Array(entries.size);
     const groupByTable = entries.bsids.map(() => new Map<number, number>()); // per BSID: table → group
+    let lastBsid = -1;
+    let lastTable = -1;
+    let lastGroup = 0;
     for (let i = 0; i < entries.size; i++) {
       const bsid = entries.bsidIndex(i);
       const table = entries.table(i);
+      // Entries come in runs of one VPC (one table, one BSID): one lookup per run.
+      if (bsid === lastBsid && table === lastTable) {
+        this.#groupOf[i] = lastGroup;
+        continue;
+      }
       const byTable = groupByTable[bsid] as Map<number, number>;
       let group = byTable.get(table);
       if (group === undefined) {
@@ -33,6 +41,9 @@ export class SteeringResources implements BulkResources {
         byTable.set(table, group);
       }
       this.#groupOf[i] = group;
+      lastBsid = bsid;
+      lastTable = table;
+      lastGroup = group;
     }
   }
 
