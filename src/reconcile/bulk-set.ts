@@ -35,6 +35,11 @@ class BulkMemberOp implements Op {
     return this.#side.kind;
   }
 
+  /** Members are leaves: nothing depends on them. */
+  get leaf(): boolean {
+    return true;
+  }
+
   get resource(): Resource {
     return this.#side.resource(this.#member);
   }

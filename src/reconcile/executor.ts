@@ -120,7 +120,7 @@ function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promis
         else dependents.set(dep, [op.key]);
       }
     }
-    waitsForOf = (op) => dependents.get(op.key) ?? NO_KEYS;
+    waitsForOf = (op) => (op.leaf ? NO_KEYS : (dependents.get(op.key) ?? NO_KEYS));
   } else {
     waitsForOf = (op) => op.deps ?? op.resource.deps;
   }
@@ -137,7 +137,9 @@ function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promis
   for (const list of lists) for (const key of list) awaited.add(key);
   // Unfinished ops per awaited key (a key has one op in a phase, but count to be safe).
   const unfinished = new Map<string, number>();
-  for (const op of ops) if (awaited.has(op.key)) unfinished.set(op.key, (unfinished.get(op.key) ?? 0) + 1);
+  // A leaf's key is in no list: no lookup by it, here nor below (100k steering ops).
+  for (const op of ops)
+    if (!op.leaf && awaited.has(op.key)) unfinished.set(op.key, (unfinished.get(op.key) ?? 0) + 1);
 
   // Gates, and which gates each key opens. Ready ops wait in two queues: those others wait for
   // start first, so that VPP answers them early and what waits for them can follow (the SR
@@ -147,7 +149,8 @@ function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promis
   const ready: number[] = [];
   const leaves: number[] = [];
   const enqueue = (i: number): void => {
-    (unfinished.has((ops[i] as Op).key) ? ready : leaves).push(i);
+    const op = ops[i] as Op;
+    (!op.leaf && unfinished.has(op.key) ? ready : leaves).push(i);
   };
   for (let i = 0; i < ops.length; i++) {
     const list = listOf[i] as readonly string[];
@@ -193,6 +196,7 @@ function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promis
   return new Promise<void>((resolve, reject) => {
     const finish = (op: Op): void => {
       finished++;
+      if (op.leaf) return;
       const left = unfinished.get(op.key);
       if (left === undefined) return;
       if (left > 1) {

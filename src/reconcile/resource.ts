@@ -40,6 +40,11 @@ export interface Op {
    * its own columns, bulk.ts): the executor calls it instead of the descriptor.
    */
   run?(ctx: unknown): Promise<unknown>;
+  /**
+   * Nothing depends on this op's resource (a bulk member, bulk.ts): the executor keeps no
+   * bookkeeping by its key. Absent: it may have dependents.
+   */
+  readonly leaf?: boolean;
   /** For update: what VPP has now. */
   readonly previous?: Resource;
   /** Dependency depth: ops of one phase and level are independent of each other (plan order). */
