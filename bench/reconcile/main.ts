@@ -173,6 +173,24 @@ async function main(): Promise<void> {
     const version = await client.call(msg.show_version, {});
     const simulator = vpp.restart !== undefined || version.build_directory === SIM_BUILD_DIRECTORY;
     vppLimit = await prepareVppLimit({ socketPath: vpp.socketPath, simulator });
+    /** Restarts VPP and waits for the client to be connected to the new one. */
+    const restartWith = (run: () => Promise<void>) => async (): Promise<void> => {
+      const ready = new Promise<void>((r) => client.once('ready', () => r()));
+      await run();
+      await ready;
+    };
+    const restartReal =
+      RESTART_COMMAND === undefined || vpp.restart
+        ? undefined
+        : restartWith(async () => {
+            // The underlay goes with VPP's state; the tear-down must not delete it again.
+            underlayIndex = undefined;
+            await runShellOutsideLimit(RESTART_COMMAND);
+          });
+    const restart = vpp.restart ? restartWith(vpp.restart) : restartReal;
+    // The from-empty replay needs VPP as the pass found it, interface indexes included: a
+    // fresh VPP, restarted again for the replay.
+    if (restartReal) await restartReal();
     const underlay = await makeUnderlay();
     config = await loadConfig(underlay.name);
     const pass = async (name: string): Promise<number> => {
@@ -226,9 +244,13 @@ async function main(): Promise<void> {
           r,
         );
       else replayNote = `no-change replay n/a: ${r.nonzeroRetval} replies with a non-zero retval\n`;
-      // Same start state: what vppnet made removed, the underlay re-created. VPP hands out the
-      // lowest free interface index again, and the recorded frames name the underlay by it.
-      await tearDown();
+      // Same start state. With a restart command: a fresh VPP, which numbers interfaces as the
+      // one the pass ran on did. Without: what vppnet made removed and the underlay re-created;
+      // VPP then reuses the freed interface indexes last-freed first, so the VPC loopbacks get
+      // other indexes than the frames name, and frames on a loopback sent soon after its
+      // creation (a smaller window) can find none yet.
+      if (restartReal) await restartReal();
+      else await tearDown();
       const again = await makeUnderlay();
       const label = `  VPP's own limit (vppblast replay of those ${fmt(frames)} frames, window ${REPLAY_WINDOW})`;
       if (again.swIfIndex !== underlay.swIfIndex) {
@@ -246,19 +268,8 @@ async function main(): Promise<void> {
     } else {
       replayNote = `replay n/a: ${vppLimit.reason}`;
     }
-    const restart =
-      vpp.restart ??
-      (RESTART_COMMAND === undefined
-        ? undefined
-        : async (): Promise<void> => {
-            // The underlay goes with VPP's state; the tear-down must not delete it again.
-            underlayIndex = undefined;
-            await runShellOutsideLimit(RESTART_COMMAND);
-          });
     if (restart) {
-      const ready = new Promise<void>((r) => client.once('ready', () => r()));
       await restart();
-      await ready;
       config = await loadConfig((await makeUnderlay()).name);
       const seconds = await pass('after a VPP restart');
       if (fromEmptyReplay && !vpp.restart)

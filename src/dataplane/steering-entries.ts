@@ -4,6 +4,7 @@
  * Resource with its key and value twice that again; here it costs 13 bytes, BSIDs (a few
  * thousand at most) stored once each.
  */
+import { writeIp6Literal } from '../net/ip-literal.js';
 import { intToIp4, ip4ToInt } from '../net/ip.js';
 
 export class SteeringEntries {
@@ -13,7 +14,11 @@ export class SteeringEntries {
   #bsidOf: Uint32Array;
   readonly #bsids: string[] = [];
   readonly #bsidIndex = new Map<string, number>();
+  /** Each distinct BSID's 16 bytes, made when first asked for (what a steering request carries). */
+  readonly #bsidBytes: (Uint8Array | undefined)[] = [];
   #size = 0;
+  /** The BSID index the last entry added got. */
+  #lastBsid = 0;
 
   constructor(capacity = 64) {
     this.#tables = new Uint32Array(capacity);
@@ -53,6 +58,20 @@ export class SteeringEntries {
     return this.#bsids[this.#bsidOf[i] as number] as string;
   }
 
+  /** The entry's BSID as its 16 bytes (shared by the entries with that BSID: do not modify). */
+  bsidBytes(i: number): Uint8Array {
+    const index = this.#bsidOf[i] as number;
+    let bytes = this.#bsidBytes[index];
+    if (bytes === undefined) {
+      bytes = new Uint8Array(16);
+      const bsid = this.#bsids[index] as string;
+      if (!writeIp6Literal(bsid, bytes, 0))
+        throw new Error(`steering entry ${i}: BSID ${bsid} is not an IPv6 address`);
+      this.#bsidBytes[index] = bytes;
+    }
+    return bytes;
+  }
+
   /** The distinct BSIDs, and the index into them of each entry's BSID (entries sharing a BSID share the index). */
   get bsids(): readonly string[] {
     return this.#bsids;
@@ -79,11 +98,59 @@ export class SteeringEntries {
     return out;
   }
 
-  /** Entry indexes in key order: table, then address, then length. */
+  /**
+   * Entry indexes in key order: table, then address, then length. Sorted natively, without a
+   * comparator call per comparison (100k entries on both sides of every pass): each entry's
+   * address, length and index packed in one u64 and sorted, then placed stably by table.
+   */
   sortedOrder(): Uint32Array {
-    const order = new Uint32Array(this.#size);
-    for (let i = 0; i < order.length; i++) order[i] = i;
-    return order.sort((a, b) => this.compare(a, this, b));
+    const n = this.#size;
+    if (n >= 2 ** INDEX_BITS) throw new Error(`steering entries: ${n} is more than can be sorted`);
+    const packed = new BigUint64Array(n);
+    const words = new Uint32Array(packed.buffer);
+    const [lo, hi] = LITTLE_ENDIAN ? [0, 1] : [1, 0];
+    for (let i = 0; i < n; i++) {
+      // address (32 bits) | length (6 bits) | index (26 bits)
+      words[2 * i + hi] = this.#addresses[i] as number;
+      words[2 * i + lo] = (((this.#lengths[i] as number) << INDEX_BITS) | i) >>> 0;
+    }
+    packed.sort();
+    // The distinct tables in order, and where each one's entries start.
+    const tables = this.#tables;
+    const rankOf = new Map<number, number>();
+    let lastTable = -1;
+    for (let i = 0; i < n; i++) {
+      const t = tables[i] as number;
+      if (t !== lastTable) {
+        lastTable = t;
+        rankOf.set(t, 0);
+      }
+    }
+    const distinct = Float64Array.from(rankOf.keys()).sort();
+    const start = new Uint32Array(distinct.length + 1);
+    distinct.forEach((t, r) => rankOf.set(t, r));
+    // Each entry's table rank, looked up once per run of one table (entries come by VPC).
+    const rank = new Uint32Array(n);
+    lastTable = -1;
+    let lastRank = 0;
+    for (let i = 0; i < n; i++) {
+      const t = tables[i] as number;
+      if (t !== lastTable) {
+        lastTable = t;
+        lastRank = rankOf.get(t) as number;
+      }
+      rank[i] = lastRank;
+      start[lastRank + 1] = (start[lastRank + 1] as number) + 1;
+    }
+    for (let r = 0; r < distinct.length; r++) start[r + 1] = (start[r + 1] as number) + (start[r] as number);
+    const order = new Uint32Array(n);
+    for (let k = 0; k < n; k++) {
+      const i = ((words[2 * k + lo] as number) & INDEX_MASK) >>> 0;
+      const r = rank[i] as number;
+      order[start[r] as number] = i;
+      start[r] = (start[r] as number) + 1;
+    }
+    return order;
   }
 
   /** Key order between entry i here and entry j of `other`: < 0, 0 (same table and prefix) or > 0. */
@@ -96,12 +163,15 @@ export class SteeringEntries {
   }
 
   #internBsid(bsid: string): number {
+    // Entries come in runs with one BSID (a dump lists a policy's entries together).
+    if (bsid === this.#bsids[this.#lastBsid]) return this.#lastBsid;
     let index = this.#bsidIndex.get(bsid);
     if (index === undefined) {
       index = this.#bsids.length;
       this.#bsids.push(bsid);
       this.#bsidIndex.set(bsid, index);
     }
+    this.#lastBsid = index;
     return index;
   }
 
@@ -124,6 +194,11 @@ export class SteeringEntries {
     this.#lengths = lengths;
   }
 }
+
+/** sortedOrder packs an entry index in this many bits (and the length, 0 to 32, in 6). */
+const INDEX_BITS = 26;
+const INDEX_MASK = 2 ** INDEX_BITS - 1;
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 function grownU32(a: Uint32Array, capacity: number): Uint32Array {
   const b = new Uint32Array(capacity);

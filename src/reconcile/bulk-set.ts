@@ -35,6 +35,11 @@ class BulkMemberOp implements Op {
     return this.#side.kind;
   }
 
+  /** Members are leaves: nothing depends on them. */
+  get leaf(): boolean {
+    return true;
+  }
+
   get resource(): Resource {
     return this.#side.resource(this.#member);
   }
@@ -43,6 +48,43 @@ class BulkMemberOp implements Op {
   get deps(): readonly string[] {
     return this.#side.groups[this.#side.groupOf(this.#member)] as readonly string[];
   }
+}
+
+type ApplyingSide = BulkResources & Required<Pick<BulkResources, 'apply'>>;
+
+/** A create or delete of a member of a side that applies its members itself (BulkResources.apply). */
+class AppliedBulkMemberOp extends BulkMemberOp {
+  readonly #side: ApplyingSide;
+  readonly #member: number;
+
+  constructor(
+    action: 'create' | 'delete',
+    side: ApplyingSide,
+    member: number,
+    level: number,
+    reason: string,
+  ) {
+    super(action, side, member, level, reason);
+    this.#side = side;
+    this.#member = member;
+  }
+
+  run(ctx: unknown): Promise<unknown> {
+    return this.#side.apply(ctx, this.action as 'create' | 'delete', this.#member);
+  }
+}
+
+/** A create or delete op on a member: one that applies it itself when its side can. */
+function memberOp(
+  action: 'create' | 'delete',
+  side: BulkResources,
+  member: number,
+  level: number,
+  reason: string,
+): BulkMemberOp {
+  return side.apply
+    ? new AppliedBulkMemberOp(action, side as ApplyingSide, member, level, reason)
+    : new BulkMemberOp(action, side, member, level, reason);
 }
 
 /** An update also has what VPP has now. */
@@ -171,13 +213,7 @@ export class BulkKindSet implements KindSet {
     for (let j = 0; j < actual.size; j++) {
       if (!this.#deleted[j]) continue;
       deletes.push(
-        new BulkMemberOp(
-          'delete',
-          actual,
-          j,
-          actualLevels[actual.groupOf(j)] as number,
-          this.#actualReason(j),
-        ),
+        memberOp('delete', actual, j, actualLevels[actual.groupOf(j)] as number, this.#actualReason(j)),
       );
     }
     for (let i = 0; i < desired.size; i++) {
@@ -187,7 +223,7 @@ export class BulkKindSet implements KindSet {
       const reason = this.#desiredReason(i);
       if (state === UPDATE)
         applies.push(new BulkMemberUpdate(desired, i, actual, counterpart[i] as number, level, reason));
-      else applies.push(new BulkMemberOp('create', desired, i, level, reason));
+      else applies.push(memberOp('create', desired, i, level, reason));
     }
     return { deletes, applies };
   }

@@ -22,6 +22,12 @@ export interface BulkResources {
   key(member: number): string;
   /** A member as a Resource, built on demand; its deps are its group's list. */
   resource(member: number): Resource;
+  /**
+   * Creates or deletes a member in VPP as the kind's descriptor would with `resource(member)`,
+   * straight from the side's own form (optional): 100k creates then build no Resource, value
+   * or address text each. Updates always go through the descriptor.
+   */
+  apply?(ctx: unknown, action: 'create' | 'delete', member: number): Promise<unknown>;
 }
 
 /** Both sides of one bulk kind, matched by key. */

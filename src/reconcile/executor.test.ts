@@ -134,6 +134,35 @@ describe('executor pipelining', () => {
     ]);
   });
 
+  it('starts with the adaptive window at its minimum, and sends the rest as replies come', async () => {
+    const k = gatedKind();
+    const kinds = new Map([['thing', k.kind]]);
+    const keys = Array.from({ length: 20 }, (_, i) => `k${String(i).padStart(2, '0')}`);
+    const run = execute(
+      plan(
+        keys.map((key) => r(key)),
+        [],
+        kinds,
+      ),
+      kinds,
+      null,
+      {
+        adaptiveWindow: { min: 8 },
+      },
+    );
+    await k.started('k07');
+    await new Promise((res) => setImmediate(res));
+    assert.equal(k.log.length, 8, 'no more than the window in flight before a reply');
+    k.release('k00');
+    await k.started('k08');
+    assert.equal(k.log.length, 9);
+    for (const key of keys.slice(1)) {
+      await k.started(key);
+      k.release(key);
+    }
+    assert.equal((await run).applied, 20);
+  });
+
   it('fails the run on an op of a kind it does not know', async () => {
     const p = plan([r('a')], [], new Map([['thing', gatedKind().kind]]));
     await assert.rejects(execute(p, new Map(), null), /no descriptor for kind thing/);

@@ -11,6 +11,7 @@ import diagnostics from 'node:diagnostics_channel';
 import type { Descriptor } from './descriptor.js';
 import type { KindLookup } from './registry.js';
 import type { Op, Plan } from './resource.js';
+import { LatencyWindow, type WindowOptions } from './window.js';
 
 export interface OpFailure {
   readonly op: Op;
@@ -29,8 +30,12 @@ export interface ExecutionResult {
 }
 
 export interface ExecuteOptions {
-  /** Ops in flight at once; VPP answers in order, so a deep pipeline costs nothing but memory. */
+  /**
+   * Ops in flight at once, fixed. Without it the window is sized from VPP's measured latency and
+   * reply rate (window.ts), within `adaptiveWindow`'s bounds.
+   */
   readonly window?: number;
+  readonly adaptiveWindow?: WindowOptions;
   /** Checked before each op starts: once it returns true (shutdown, lost connection), no op starts. */
   readonly shouldStop?: () => boolean;
 }
@@ -46,8 +51,6 @@ export interface OpDiagnostic {
 
 const opChannel = diagnostics.channel('vppnet:plan:op');
 
-const DEFAULT_WINDOW = 2048;
-
 export async function execute<C>(
   plan: Plan,
   kinds: KindLookup<C>,
@@ -57,7 +60,7 @@ export async function execute<C>(
   const run: Run<C> = {
     kinds,
     ctx,
-    window: opts.window ?? DEFAULT_WINDOW,
+    window: opts.window ?? new LatencyWindow(opts.adaptiveWindow),
     shouldStop: opts.shouldStop,
     stopped: false,
     applied: 0,
@@ -80,7 +83,8 @@ export async function execute<C>(
 interface Run<C> {
   readonly kinds: KindLookup<C>;
   readonly ctx: C;
-  readonly window: number;
+  /** A fixed window, or one sized from measured latency (one for the whole run: VPP is the same). */
+  readonly window: number | LatencyWindow;
   readonly shouldStop: (() => boolean) | undefined;
   /** Set once shouldStop said so: nothing starts after. */
   stopped: boolean;
@@ -116,7 +120,7 @@ function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promis
         else dependents.set(dep, [op.key]);
       }
     }
-    waitsForOf = (op) => dependents.get(op.key) ?? NO_KEYS;
+    waitsForOf = (op) => (op.leaf ? NO_KEYS : (dependents.get(op.key) ?? NO_KEYS));
   } else {
     waitsForOf = (op) => op.deps ?? op.resource.deps;
   }
@@ -133,7 +137,9 @@ function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promis
   for (const list of lists) for (const key of list) awaited.add(key);
   // Unfinished ops per awaited key (a key has one op in a phase, but count to be safe).
   const unfinished = new Map<string, number>();
-  for (const op of ops) if (awaited.has(op.key)) unfinished.set(op.key, (unfinished.get(op.key) ?? 0) + 1);
+  // A leaf's key is in no list: no lookup by it, here nor below (100k steering ops).
+  for (const op of ops)
+    if (!op.leaf && awaited.has(op.key)) unfinished.set(op.key, (unfinished.get(op.key) ?? 0) + 1);
 
   // Gates, and which gates each key opens. Ready ops wait in two queues: those others wait for
   // start first, so that VPP answers them early and what waits for them can follow (the SR
@@ -143,7 +149,8 @@ function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promis
   const ready: number[] = [];
   const leaves: number[] = [];
   const enqueue = (i: number): void => {
-    (unfinished.has((ops[i] as Op).key) ? ready : leaves).push(i);
+    const op = ops[i] as Op;
+    (!op.leaf && unfinished.has(op.key) ? ready : leaves).push(i);
   };
   for (let i = 0; i < ops.length; i++) {
     const list = listOf[i] as readonly string[];
@@ -181,10 +188,15 @@ function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promis
   let leafHead = 0; // next in `leaves`
   let inFlight = 0;
   let finished = 0;
+  const adaptive = typeof run.window === 'number' ? undefined : run.window;
+  const fixedWindow = typeof run.window === 'number' ? run.window : 0;
+  /** When each op in flight was sent, for the adaptive window. */
+  const sentAt = adaptive ? new Float64Array(ops.length) : undefined;
 
   return new Promise<void>((resolve, reject) => {
     const finish = (op: Op): void => {
       finished++;
+      if (op.leaf) return;
       const left = unfinished.get(op.key);
       if (left === undefined) return;
       if (left > 1) {
@@ -204,8 +216,10 @@ function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promis
       finish(op);
     };
 
-    const done = (op: Op, error: Error | undefined): void => {
+    const done = (i: number, error: Error | undefined): void => {
+      const op = ops[i] as Op;
       inFlight--;
+      if (adaptive) adaptive.replied((sentAt as Float64Array)[i] as number);
       if (error) {
         run.failed.push({ op, error });
         broken.add(op.key);
@@ -246,7 +260,8 @@ function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promis
     };
 
     const fill = (): void => {
-      while (inFlight < run.window && (head < ready.length || leafHead < leaves.length)) {
+      const window = adaptive ? adaptive.size : fixedWindow;
+      while (inFlight < window && (head < ready.length || leafHead < leaves.length)) {
         if (!run.stopped && run.shouldStop?.()) run.stopped = true;
         const i = (head < ready.length ? ready[head++] : leaves[leafHead++]) as number;
         const op = ops[i] as Op;
@@ -266,7 +281,8 @@ function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promis
         const d = run.kinds.get(op.kind);
         if (!d) throw new Error(`no descriptor for kind ${op.kind}`);
         inFlight++;
-        void runOne(run.ctx, d, op, done);
+        if (sentAt) sentAt[i] = (adaptive as LatencyWindow).sent();
+        void runOne(run.ctx, d, op, i, done);
       }
     };
     pump();
@@ -277,12 +293,14 @@ async function runOne<C>(
   ctx: C,
   d: Descriptor<unknown, C>,
   op: Op,
-  done: (op: Op, error: Error | undefined) => void,
+  index: number,
+  done: (index: number, error: Error | undefined) => void,
 ): Promise<void> {
   const started = opChannel.hasSubscribers ? Date.now() : 0;
   let error: Error | undefined;
   try {
-    if (op.action === 'create') await d.create(ctx, op.resource);
+    if (op.run && op.action !== 'update') await op.run(ctx);
+    else if (op.action === 'create') await d.create(ctx, op.resource);
     else if (op.action === 'delete') await d.delete(ctx, op.resource);
     else if (d.update && op.previous) await d.update(ctx, op.resource, op.previous);
   } catch (err) {
@@ -298,5 +316,5 @@ async function runOne<C>(
     };
     opChannel.publish(diag);
   }
-  done(op, error);
+  done(index, error);
 }

@@ -35,6 +35,16 @@ export interface Op {
    * group list): what the executor waits on. Absent: `resource.deps`.
    */
   readonly deps?: readonly string[];
+  /**
+   * Runs a create or delete without building `resource`, when the kind can (a bulk member from
+   * its own columns, bulk.ts): the executor calls it instead of the descriptor.
+   */
+  run?(ctx: unknown): Promise<unknown>;
+  /**
+   * Nothing depends on this op's resource (a bulk member, bulk.ts): the executor keeps no
+   * bookkeeping by its key. Absent: it may have dependents.
+   */
+  readonly leaf?: boolean;
   /** For update: what VPP has now. */
   readonly previous?: Resource;
   /** Dependency depth: ops of one phase and level are independent of each other (plan order). */

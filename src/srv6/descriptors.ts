@@ -128,6 +128,29 @@ async function setSteering(ctx: DataplaneContext, v: SteeringValue, isDel: boole
   });
 }
 
+/**
+ * The same request as a steering entry's create (isDel false) or delete, from the entry's numbers:
+ * its IPv4 prefix address as a 32-bit number and its BSID as 16 bytes (SteeringEntries' columns).
+ */
+export function setSteeringEntry(
+  ctx: DataplaneContext,
+  table: number,
+  address: number,
+  len: number,
+  bsid: Uint8Array,
+  isDel: boolean,
+): Promise<unknown> {
+  return ctx.client.call(msg.sr_steering_add_del, {
+    is_del: isDel,
+    bsid_addr: bsid,
+    sr_policy_index: 0,
+    table_id: table,
+    prefix: { address: { af: 0, un: { ip4: address } }, len },
+    sw_if_index: 0,
+    traffic_type: STEER_IPV4,
+  });
+}
+
 export const steeringDescriptor = defineKind<SteeringValue, DataplaneContext>({
   kind: 'sr-steering',
   key: (v) => keys.srSteering(v.table, v.prefix),

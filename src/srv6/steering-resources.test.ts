@@ -9,7 +9,11 @@ import type { Plan, Resource } from '../reconcile/resource.js';
 import type { IpTableValue } from '../dataplane/ip-descriptors.js';
 import { actualSteering } from './actual.js';
 import type { EncapSourceValue, HopLimitValue, PolicyValue, SteeringValue } from './descriptors.js';
-import { compareSteering } from './steering-resources.js';
+import { compareSteering, SteeringResources } from './steering-resources.js';
+import { steeringDescriptor } from './descriptors.js';
+import type { DataplaneContext } from '../dataplane/context.js';
+import { encodeMessage } from '../vpp/codec/message-codec.js';
+import type { MessageDef } from '../vpp/codec/schema.js';
 import type { AgentConfig } from '../config/model.js';
 
 interface Steer {
@@ -374,5 +378,50 @@ describe('SteeringEntries', () => {
       { table: 10, prefix: '10.0.0.0/8', bsid: B1 },
     ]);
     assert.deepEqual([...e.sortedOrder()], [3, 2, 1, 0]);
+  });
+
+  it('orders many entries as comparing them one by one does, stably for equal keys', () => {
+    const e = new SteeringEntries(1);
+    let seed = 7;
+    const next = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const tableChoices = [0, 1, 10, 2 ** 31, 2 ** 32 - 1];
+    const addressChoices = ['0.0.0.0', '10.0.0.0', '10.0.1.0', '128.0.0.0', '255.255.255.255'];
+    for (let i = 0; i < 2000; i++) {
+      e.add(tableChoices[next(5)] as number, addressChoices[next(5)] as string, next(33), B1);
+    }
+    const expected = Array.from({ length: e.size }, (_, i) => i).sort((a, b) => e.compare(a, e, b) || a - b);
+    assert.deepEqual([...e.sortedOrder()], expected);
+  });
+});
+
+describe('a steering member applied from its columns', () => {
+  it('sends the bytes the descriptor sends for its Resource, to create and to delete', async () => {
+    const sent: Buffer[] = [];
+    const recorder = {
+      client: {
+        call: (def: MessageDef, input: Readonly<Record<string, unknown>>) => {
+          sent.push(encodeMessage(def, 1, input));
+          return Promise.resolve({ retval: 0 });
+        },
+      },
+    } as unknown as DataplaneContext;
+    const side = new SteeringResources(
+      entries([
+        { table: 4_000_000_000, prefix: '192.168.255.128/25', bsid: B1 },
+        { table: 10, prefix: '0.0.0.0/0', bsid: 'fc00:1:ff:0:1:2:3:4' },
+      ]),
+    );
+    for (let i = 0; i < side.size; i++) {
+      for (const action of ['create', 'delete'] as const) {
+        await side.apply(recorder, action, i);
+        await steeringDescriptor[action](recorder, side.resource(i));
+        const [fromColumns, fromResource] = sent.splice(0);
+        assert.ok(fromColumns && fromResource);
+        assert.equal(fromColumns.toString('hex'), fromResource.toString('hex'), `${action} ${side.key(i)}`);
+      }
+    }
   });
 });

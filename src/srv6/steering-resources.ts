@@ -8,7 +8,8 @@ import { keys } from '../dataplane/keys.js';
 import type { SteeringEntries } from '../dataplane/steering-entries.js';
 import type { BulkComparison, BulkResources } from '../reconcile/bulk.js';
 import type { Resource } from '../reconcile/resource.js';
-import { steeringDescriptor, type SteeringValue } from './descriptors.js';
+import type { DataplaneContext } from '../dataplane/context.js';
+import { setSteeringEntry, steeringDescriptor, type SteeringValue } from './descriptors.js';
 
 export class SteeringResources implements BulkResources {
   readonly kind = steeringDescriptor.kind;
@@ -21,9 +22,17 @@ export class SteeringResources implements BulkResources {
     this.entries = entries;
     this.#groupOf = new Uint32Array(entries.size);
     const groupByTable = entries.bsids.map(() => new Map<number, number>()); // per BSID: table → group
+    let lastBsid = -1;
+    let lastTable = -1;
+    let lastGroup = 0;
     for (let i = 0; i < entries.size; i++) {
       const bsid = entries.bsidIndex(i);
       const table = entries.table(i);
+      // Entries come in runs of one VPC (one table, one BSID): one lookup per run.
+      if (bsid === lastBsid && table === lastTable) {
+        this.#groupOf[i] = lastGroup;
+        continue;
+      }
       const byTable = groupByTable[bsid] as Map<number, number>;
       let group = byTable.get(table);
       if (group === undefined) {
@@ -32,6 +41,9 @@ export class SteeringResources implements BulkResources {
         byTable.set(table, group);
       }
       this.#groupOf[i] = group;
+      lastBsid = bsid;
+      lastTable = table;
+      lastGroup = group;
     }
   }
 
@@ -51,6 +63,18 @@ export class SteeringResources implements BulkResources {
     return steeringDescriptor.resource(this.#value(member), {
       after: this.groups[this.groupOf(member)] as readonly string[],
     });
+  }
+
+  apply(ctx: unknown, action: 'create' | 'delete', member: number): Promise<unknown> {
+    const e = this.entries;
+    return setSteeringEntry(
+      ctx as DataplaneContext,
+      e.table(member),
+      e.address(member),
+      e.prefixLength(member),
+      e.bsidBytes(member),
+      action === 'delete',
+    );
   }
 
   #value(member: number): SteeringValue {

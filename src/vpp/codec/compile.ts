@@ -204,6 +204,9 @@ function textCodec(
         b.fill(0, o, o + size);
       } else if (typeof v === 'string') {
         write(v, b, o);
+      } else if (size === 4 && typeof v === 'number' && v >>> 0 === v) {
+        // An IPv4 address as its 32-bit number (10.0.0.1 is 0x0a000001), written in network order.
+        b.writeUInt32BE(v, o);
       } else if (v instanceof Uint8Array && v.length === size) {
         b.set(v, o);
       } else {

@@ -236,6 +236,25 @@ describe('codec details', () => {
     assert.equal(frame.subarray(FRAME_HEADER_LENGTH).toString('hex'), expected.toString('hex'));
   });
 
+  it('writes an address given as bytes, or an IPv4 address as its number, as its text', () => {
+    const steer = (bsid: string | Uint8Array, ip4: string | number): Buffer =>
+      encodeMessage(msg.sr_steering_add_del, 7, {
+        bsid_addr: bsid,
+        table_id: 1000,
+        prefix: { address: { af: 0, un: { ip4 } }, len: 24 },
+        traffic_type: 3,
+      });
+    const text = steer('fc00:1:ff::3e8', '10.1.2.0');
+    const bsid = Buffer.from('fc000001' + '00ff0000' + '00000000' + '000003e8', 'hex');
+    assert.deepEqual(steer(bsid, 0x0a010200), text);
+    assert.deepEqual(steer(new Uint8Array(bsid), '10.1.2.0'), text);
+    assert.ok(text.includes(Buffer.from('0a010200', 'hex')));
+    // Not an address: a fraction, a negative number, bytes of another width.
+    for (const ip4 of [1.5, -1, 2 ** 32])
+      assert.throws(() => steer(bsid, ip4), { code: 'VPPNET_ERR_ENCODE' });
+    assert.throws(() => steer(bsid.subarray(0, 4), '10.1.2.0'), { code: 'VPPNET_ERR_ENCODE' });
+  });
+
   it('rejects out-of-range integers, bad addresses and overlong strings with VPPNET_ERR_ENCODE', () => {
     assert.throws(() => encodeMessage(msg.sw_interface_set_flags, 1, { sw_if_index: -1 }), {
       code: 'VPPNET_ERR_ENCODE',

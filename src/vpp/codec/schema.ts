@@ -137,13 +137,20 @@ export type InputOf<T> = T extends Primitive
           ? StructInput<T['arms']>
           : never;
 
-type AliasInput<A extends AliasDef> = A extends { readonly format: TextFormat }
-  ? string
-  : A extends { readonly length: number }
-    ? A['type'] extends 'u8'
-      ? Uint8Array
-      : readonly InputOf<A['type']>[]
-    : InputOf<A['type']>;
+/**
+ * An address may also be passed as its bytes (network order, the alias's width), and an IPv4
+ * address as its 32-bit number: a caller holding addresses as numbers (100k steering entries)
+ * encodes them without formatting text for the codec to parse again.
+ */
+type AliasInput<A extends AliasDef> = A extends { readonly format: 'ip4' }
+  ? string | number | Uint8Array
+  : A extends { readonly format: TextFormat }
+    ? string | Uint8Array
+    : A extends { readonly length: number }
+      ? A['type'] extends 'u8'
+        ? Uint8Array
+        : readonly InputOf<A['type']>[]
+      : InputOf<A['type']>;
 
 type FieldInput<F> = F extends readonly [string, infer T, number, ...unknown[]]
   ? T extends 'u8'
