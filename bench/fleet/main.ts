@@ -282,6 +282,9 @@ async function main(cleanup: Cleanup): Promise<void> {
   // --- (c) RATE changes a second for SECONDS
   const cpu0 = agents.map((a) => cpuSecondsOf(a.pid));
   const etcdCpu0 = etcd.pid !== undefined ? cpuSecondsOf(etcd.pid) : NaN;
+  // The whole machine's share: on 2 cores, 20 agents and 20 simulators can saturate it.
+  const simCpu0 = sims.reduce((n, s) => n + cpuSecondsOf(s.pid), 0);
+  const benchCpu0 = process.cpuUsage();
   const latencies: number[] = [];
   const inFlight = new Map<EndpointChange, Promise<void>>();
   let writeErrors = 0;
@@ -329,6 +332,8 @@ async function main(cleanup: Cleanup): Promise<void> {
   const windowS = (now() - windowStart) / 1000;
   const cpu1 = agents.map((a) => cpuSecondsOf(a.pid));
   const etcdCpu1 = etcd.pid !== undefined ? cpuSecondsOf(etcd.pid) : NaN;
+  const simCpu1 = sims.reduce((n, s) => n + cpuSecondsOf(s.pid), 0);
+  const benchCpu = process.cpuUsage(benchCpu0);
   await withDeadline(
     Promise.race([Promise.all(inFlight.values()), anyExit]),
     60_000,
@@ -353,6 +358,11 @@ async function main(cleanup: Cleanup): Promise<void> {
   row(
     '(c) agent CPU over the window (100 % = one core)',
     `hv0 ${fmt(hv0Cpu)} %, others ${fmt(Math.min(...othersCpu))}–${fmt(Math.max(...othersCpu))} %, etcd ${fmt(((etcdCpu1 - etcdCpu0) / windowS) * 100)} %`,
+  );
+  const agentsCpu = hv0Cpu + othersCpu.reduce((n, c) => n + c, 0);
+  row(
+    '(c) CPU of everything over the window (the machine has ' + String(os.cpus().length * 100) + ' %)',
+    `agents ${fmt(agentsCpu)} %, simulators ${fmt(((simCpu1 - simCpu0) / windowS) * 100)} %, etcd ${fmt(((etcdCpu1 - etcdCpu0) / windowS) * 100)} %, this benchmark ${fmt(((benchCpu.user + benchCpu.system) / 1e6 / windowS) * 100)} %`,
   );
   const mems = agents.map((a) => memoryOf(a.pid));
   row(

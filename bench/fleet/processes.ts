@@ -128,7 +128,7 @@ export function startAgent(o: AgentOptions): AgentProcess {
     '--listen',
     `127.0.0.1:${o.listenPort}`,
     '--log-level',
-    process.env.BENCH_AGENT_LOG_DIR ? 'info' : 'warn',
+    process.env.BENCH_AGENT_LOG_LEVEL ?? (process.env.BENCH_AGENT_LOG_DIR ? 'info' : 'warn'),
   ];
   const startedAt = performance.timeOrigin + performance.now();
   // Through a shell that enters the cgroup and then becomes node: Node sizes its heap from the
