@@ -214,11 +214,11 @@ export class Dhcp {
           vss_type: vssType,
           is_ipv6: isV6,
           vss_vpn_ascii_id: ascii.slice(0, 128),
-          dhcp_src_address: addr(p.src) as never,
+          dhcp_src_address: addr(p.src),
           servers: p.servers.map((s) => ({
             server_vrf_id: this.#vpp.fib.tableIdOf(af, s.serverFibIndex),
             dhcp_server: addr(s.addr),
-          })) as never,
+          })),
         });
       }
     });
