@@ -5,6 +5,7 @@
  */
 import { DEFAULT_CONFIG_PATH, DEFAULT_STATE_DIR } from '../../src/agent/agent-flags.js';
 import { DEFAULT_AGENT_SOCKET } from '../../src/agent-api/protocol.js';
+import { CONNECTION_ENV } from '../../src/datastore/connection-settings.js';
 
 /** Where the Dockerfile puts the things the DaemonSet runs. */
 export const IMAGE = {
@@ -65,13 +66,7 @@ export const DATASTORE_FLAG = { flag: '--datastore', etcd: 'etcd' } as const;
 export const FLEET_ENV = {
   /** The node whose records the agent takes: the Kubernetes node name (downward API). */
   nodeName: 'VPPNET_NODE_NAME',
-  endpoints: 'VPPNET_ETCD_ENDPOINTS',
-  prefix: 'VPPNET_DATASTORE_PREFIX',
-  ca: 'VPPNET_ETCD_CA',
-  cert: 'VPPNET_ETCD_CERT',
-  key: 'VPPNET_ETCD_KEY',
-  user: 'VPPNET_ETCD_USER',
-  password: 'VPPNET_ETCD_PASSWORD',
+  ...CONNECTION_ENV,
 } as const;
 
 /** Where the etcd client Secret is mounted, read-only. */

@@ -52,14 +52,18 @@ export const AGENT_CONNECTION_FLAGS: ConnectionFlagNames = {
   passwordFile: '--etcd-password-file',
 };
 
-const ENV: { readonly [K in keyof Required<ConnectionFlags>]?: string } = {
+/** The environment variable of each setting (deploy/ renders the DaemonSet's env from these). */
+export const CONNECTION_ENV = {
   endpoints: 'VPPNET_ETCD_ENDPOINTS',
   prefix: 'VPPNET_DATASTORE_PREFIX',
   ca: 'VPPNET_ETCD_CA',
   cert: 'VPPNET_ETCD_CERT',
   key: 'VPPNET_ETCD_KEY',
   user: 'VPPNET_ETCD_USER',
-};
+  /** The password itself (a file is named only by the flag). */
+  password: 'VPPNET_ETCD_PASSWORD',
+} as const;
+const ENV: { readonly [K in keyof Required<ConnectionFlags>]?: string } = CONNECTION_ENV;
 
 export class ConnectionSettingsError extends Error {
   override readonly name = 'ConnectionSettingsError';
@@ -122,7 +126,7 @@ export function etcdOptionsOf(
     } catch (err) {
       throw new ConnectionSettingsError(`${names.passwordFile} ${passwordFile}: ${(err as Error).message}`);
     }
-  } else password = nonEmpty(env.VPPNET_ETCD_PASSWORD);
+  } else password = nonEmpty(env[CONNECTION_ENV.password]);
   if (user !== undefined && password === undefined)
     throw new ConnectionSettingsError(
       `${names.user} needs a password (${names.passwordFile} or VPPNET_ETCD_PASSWORD)`,
