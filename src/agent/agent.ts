@@ -125,6 +125,12 @@ export interface AgentEvents {
    * job until restarted, so the executable exits non-zero and Kubernetes shows CrashLoopBackOff.
    */
   fatal: (reason: string) => void;
+  /**
+   * Fleet mode: a drift check read VPP and compared it with the records without holding route
+   * deltas back; `differences` is what it found that no delta explains (0: nothing to repair, no
+   * full pass).
+   */
+  driftCheck: (result: { readonly differences: number }) => void;
 }
 
 export class Agent {
@@ -182,6 +188,10 @@ export class Agent {
 
   /** Successful VPP handshakes so far; a pass records the one it ran on. */
   #connections = 0;
+  /** Full passes run so far (a fleet drift check that overlaps one has nothing to decide). */
+  #fullPasses = 0;
+  /** While a fleet drift check reads VPP: the keys route deltas changed meanwhile. */
+  #driftTouched: Set<string> | undefined;
   #vppLastError: string | undefined;
 
   #lastReconcile: ReconcileSummary | undefined;
@@ -559,6 +569,7 @@ export class Agent {
         portScope(config),
       );
       this.#steering = outcome.steering;
+      this.#fullPasses++;
       this.#brokenPorts = summary.brokenPorts;
       this.#owned = outcome.owned;
       this.metrics.setOwned(outcome.owned);
@@ -590,6 +601,7 @@ export class Agent {
           this.#phase !== 'running' || this.#client.state !== 'ready' || this.#connections !== connection,
       });
       if (!outcome.modelValid) this.#steering = undefined;
+      for (const op of outcome.plan.ops) this.#driftTouched?.add(op.key);
       const summarized = this.#summarize(
         outcome.plan,
         outcome.result,
@@ -791,12 +803,66 @@ export class Agent {
 
   async #driftCheck(): Promise<void> {
     // Also a safety net for the watch: events can be lost (some filesystems, a replaced directory).
-    if (!this.#fleet) {
-      this.#watcher?.ensureWatching();
-      await this.reloadConfig();
+    if (this.#fleet) {
+      await this.#fleetDriftCheck(this.#fleet);
+      this.#armDriftCheck();
+      return;
     }
+    this.#watcher?.ensureWatching();
+    await this.reloadConfig();
     this.#kick('drift');
     this.#armDriftCheck();
+  }
+
+  /**
+   * Fleet mode's drift check reads VPP and plans against the records beside the route deltas,
+   * not in their queue: a full pass over 100k steering entries took seconds, and every change
+   * arriving meanwhile waited for it (bench/fleet's (c) p99). A plan-only pass changes nothing;
+   * what it finds that a delta did not touch meanwhile is drift, and only then does a full pass
+   * (which does hold the deltas) repair it. Without a steering model, or a VPP connection, or
+   * on any doubt, the full pass runs as before.
+   */
+  async #fleetDriftCheck(fleet: FleetDesired): Promise<void> {
+    const config = (fleet.health().synced ? fleet.peek().config : undefined) ?? this.#config;
+    if (config === undefined || this.#client.state !== 'ready' || this.#steering?.valid !== true) {
+      this.#kick('drift');
+      return;
+    }
+    const touched = new Set<string>();
+    this.#driftTouched = touched;
+    const fullPasses = this.#fullPasses;
+    const connection = this.#connections;
+    let ops: readonly { readonly key: string; readonly action: string }[];
+    try {
+      const outcome = await this.#reconcileFn(config, {
+        client: this.#client,
+        host: this.#hostLinks,
+        globals: this.#globals,
+        ...(this.#services ? { services: this.#services.runtime } : {}),
+        planOnly: true,
+      });
+      ops = outcome.plan.ops;
+    } catch (err) {
+      this.#logger.warn({ err: errorMessage(err) }, 'drift check failed; a full pass instead');
+      this.#kick('drift');
+      return;
+    } finally {
+      this.#driftTouched = undefined;
+    }
+    // A full pass or a new VPP meanwhile: that pass is the check.
+    if (this.#fullPasses !== fullPasses || this.#connections !== connection) return;
+    const drifted = ops.filter((op) => !touched.has(op.key));
+    this.#events.emit('driftCheck', { differences: drifted.length });
+    if (drifted.length === 0) {
+      this.#logger.debug({ touchedByDeltas: touched.size }, 'drift check: VPP matches the records');
+      return;
+    }
+    const first = drifted[0];
+    this.#logger.info(
+      { differences: drifted.length, first: first && `${first.action} ${first.key}` },
+      'drift check: VPP differs from the records; full pass',
+    );
+    this.#kick('drift');
   }
 
   #clearTimers(): void {

@@ -3,6 +3,7 @@
  * which remote routes changed) behind the agent's FleetDesired port.
  */
 import type { ConnectionSettings } from '../datastore/connection-settings.js';
+import { deriveAgentConfig } from '../datastore/derive.js';
 import { EtcdStore } from '../datastore/etcd-store.js';
 import { FleetSource } from '../datastore/fleet-source.js';
 import type { KeySchema } from '../datastore/keys.js';
@@ -50,6 +51,10 @@ export function storeSource(
     whenSynced: () => started().whenSynced(),
     rejected: () => source?.rejected ?? new Map<string, string>(),
     derive: () => started().derive(),
+    peek: () => {
+      const source = started();
+      return deriveAgentConfig(source.schema, source.nodeName, source.view);
+    },
     takeChanges: () => started().takeChanges(),
   };
 }

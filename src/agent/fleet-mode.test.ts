@@ -259,6 +259,50 @@ describe('vppnet-agent in fleet mode, two nodes on one etcd', { skip }, () => {
     }
   });
 
+  it('a drift check reads VPP beside the deltas: nothing to repair, no full pass; drift, repaired', async () => {
+    const [hv1] = hvs as [Hypervisor, Hypervisor];
+    await hv1.agent.stop();
+    hv1.agent = newAgent(hv1, 200);
+    const checks: number[] = [];
+    const passes: ReconcileSummary[] = [];
+    const onCheck = (r: { differences: number }): void => void checks.push(r.differences);
+    const onPass = (p: ReconcileSummary): void => void passes.push(p);
+    hv1.agent.on('driftCheck', onCheck).on('reconcile', onPass);
+    await hv1.agent.start();
+    await until(() => checks.length >= 3, 'three drift checks');
+    assert.deepEqual(checks.slice(0, 3), [0, 0, 0]);
+    assert.deepEqual(
+      passes.map((p) => p.triggers),
+      [['datastore']],
+      'only the first pass: in-sync drift checks run no full pass',
+    );
+    // Something else removes a steering entry: the next check finds it, a full pass repairs it.
+    const before = await steering(hv1);
+    const [entry] = await hv1.observer.dump(msg.sr_steering_pol_dump, {});
+    assert.ok(entry);
+    await hv1.observer.call(msg.sr_steering_add_del, {
+      is_del: true,
+      bsid_addr: entry.bsid,
+      sr_policy_index: 0,
+      table_id: entry.fib_table,
+      prefix: entry.prefix,
+      sw_if_index: 0,
+      traffic_type: entry.traffic_type,
+    });
+    assert.notDeepEqual(await steering(hv1), before);
+    await until(() => checks.some((d) => d > 0), 'a check that finds the drift');
+    await until(async () => JSON.stringify(await steering(hv1)) === JSON.stringify(before), 'the repair');
+    assert.ok(
+      passes.some((p) => p.triggers.includes('drift') && p.applied === 1),
+      'one full pass with the one re-created entry',
+    );
+    hv1.agent.off('driftCheck', onCheck).off('reconcile', onPass);
+    await hv1.agent.stop();
+    hv1.agent = newAgent(hv1);
+    await hv1.agent.start();
+    await until(() => hv1.agent.readiness().ready, 'hv1 Ready');
+  });
+
   it('a VM that moves re-points steering on every node; the old host drops its port', async () => {
     const [hv1, hv2] = hvs as [Hypervisor, Hypervisor];
     await commit([
@@ -353,8 +397,10 @@ describe('vppnet-agent in fleet mode, two nodes on one etcd', { skip }, () => {
     const want1 = await steering(hv1);
     const want2 = await steering(hv2);
     const during: ReconcileSummary[] = [];
+    const checks: number[] = [];
     const on = (s: ReconcileSummary): void => void during.push(s);
-    for (const hv of hvs) hv.agent.on('reconcile', on);
+    const onCheck = (r: { differences: number }): void => void checks.push(r.differences);
+    for (const hv of hvs) hv.agent.on('reconcile', on).on('driftCheck', onCheck);
 
     await etcd.kill();
     const downAt = Date.now();
@@ -370,8 +416,13 @@ describe('vppnet-agent in fleet mode, two nodes on one etcd', { skip }, () => {
     assert.match(await hv1.agent.metrics.text(), /^vppnet_datastore_stale 1$/m);
     // The outage lasts 30 s of wall time: the drift checks run meanwhile and find nothing to do.
     await delay(Math.max(0, 30_000 - (Date.now() - downAt)));
-    for (const hv of hvs) hv.agent.off('reconcile', on);
-    assert.ok(during.length >= 4, `drift passes ran during the outage (${during.length})`);
+    for (const hv of hvs) hv.agent.off('reconcile', on).off('driftCheck', onCheck);
+    // Each read VPP and compared it with the last good records, finding nothing to do.
+    assert.ok(checks.length >= 4, `drift checks ran during the outage (${checks.length})`);
+    assert.deepEqual(
+      checks.filter((d) => d !== 0),
+      [],
+    );
     assert.deepEqual(
       during.filter((s) => s.planned > 0 || s.outcome !== 'ok'),
       [],
