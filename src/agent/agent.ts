@@ -70,6 +70,8 @@ export const DEFAULT_DRIFT_INTERVAL_MS = 60_000;
  */
 export const DEFAULT_FLEET_BATCH_MS = 50;
 const POLICY_KIND = policyDescriptor.kind;
+/** In a drift check's touched keys: a route delta failed, what it changed is unknown. */
+const UNKNOWN_TOUCH = '(unknown)';
 const STEERING_KIND = steeringDescriptor.kind;
 export const DEFAULT_CONFIG_DEBOUNCE_MS = 250;
 export const DEFAULT_RETRY_INITIAL_MS = 1_000;
@@ -192,6 +194,9 @@ export class Agent {
   #fullPasses = 0;
   /** While a fleet drift check reads VPP: the keys route deltas changed meanwhile. */
   #driftTouched: Set<string> | undefined;
+  /** Route delta passes started so far, and the last one finished. */
+  #routePassesStarted = 0;
+  #routePassesFinished = 0;
   #vppLastError: string | undefined;
 
   #lastReconcile: ReconcileSummary | undefined;
@@ -593,6 +598,7 @@ export class Agent {
   ): Promise<PassResult> {
     const connection = this.#connections;
     const startedAt = this.#clock();
+    const pass = ++this.#routePassesStarted;
     let summary: ReconcileSummary;
     try {
       const outcome = await reconcileRouteChanges(config, model, routes, {
@@ -630,7 +636,10 @@ export class Agent {
         ...this.#failedPass(err, triggers, startedAt, connection, this.#brokenPorts),
         kind: 'routes',
       };
+      // What it did is unknown: a drift check running now must not trust its own comparison.
+      this.#driftTouched?.add(UNKNOWN_TOUCH);
     }
+    this.#routePassesFinished = pass;
     return this.#finishPass(summary);
   }
 
@@ -842,12 +851,21 @@ export class Agent {
         planOnly: true,
       });
       ops = outcome.plan.ops;
+      // Changes already in the records but not yet applied when the check began (gathered for
+      // fleetBatchMs, or taken by no pass yet) are planned here as differences; the next delta
+      // applies them. Wait for one that starts after the check, collecting what it touches.
+      if (this.#fleetBatchTimer !== undefined || this.#runner.busy)
+        await this.#nextRoutePass(this.#routePassesStarted + 1, 5_000);
     } catch (err) {
       this.#logger.warn({ err: errorMessage(err) }, 'drift check failed; a full pass instead');
       this.#kick('drift');
       return;
     } finally {
       this.#driftTouched = undefined;
+    }
+    if (touched.has(UNKNOWN_TOUCH)) {
+      this.#kick('drift');
+      return;
     }
     // A full pass or a new VPP meanwhile: that pass is the check.
     if (this.#fullPasses !== fullPasses || this.#connections !== connection) return;
@@ -863,6 +881,23 @@ export class Agent {
       'drift check: VPP differs from the records; full pass',
     );
     this.#kick('drift');
+  }
+
+  /** Resolves once route pass number `pass` (or a later one) has finished, or after `timeoutMs`. */
+  #nextRoutePass(pass: number, timeoutMs: number): Promise<void> {
+    if (this.#routePassesFinished >= pass) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        timer.cancel();
+        this.#events.off('reconcile', onPass);
+        resolve();
+      };
+      const onPass = (): void => {
+        if (this.#routePassesFinished >= pass || this.#phase !== 'running') done();
+      };
+      const timer = this.#timers.after(timeoutMs, done);
+      this.#events.on('reconcile', onPass);
+    });
   }
 
   #clearTimers(): void {
