@@ -174,6 +174,32 @@ describe('reconciler', () => {
     assert.ok(routes.some((r) => r.route.prefix.address.un.ip4 === '10.0.0.5' && r.route.prefix.len === 32));
   });
 
+  it('takes a VM port on an existing VPP interface: its /32 route is read back, a second pass plans nothing', async () => {
+    // A NIC the operator made (SR-IOV, a memif): vppnet configures it but never creates it.
+    const lo = await f.other.call(msg.create_loopback_instance, {});
+    const [nic] = await f.other.dump(msg.sw_interface_dump, {
+      sw_if_index: lo.sw_if_index,
+      name_filter_valid: false,
+    });
+    try {
+      const raw = rawConfig(f, { vpcs: 1 });
+      const port = (raw.ports as { attach: unknown }[])[0]!;
+      port.attach = { type: 'interface', name: nic!.interface_name };
+      const cfg = validateConfig(raw);
+      await apply(f, cfg, globals);
+      // The route via the operator's interface was read back as not vppnet's before, and
+      // planned again by every pass.
+      assert.deepEqual(await planOps(f, cfg, globals), []);
+    } finally {
+      await reconcile(validateConfig({ ...rawConfig(f, { vpcs: 1 }), ports: [] }), {
+        client: f.client,
+        host: noHostLinks,
+        globals,
+      });
+      await f.other.call(msg.delete_loopback, { sw_if_index: lo.sw_if_index });
+    }
+  });
+
   it('adds and removes a VPC, a VM port and a remote route with exactly the needed operations', async () => {
     await apply(f, config(f), globals);
     // Remove one remote route of vpc-1: its steering entry only (the policy still serves the other).

@@ -128,7 +128,10 @@ export function actualDataplane(s: VppSnapshot, opts: ActualOptions): Resource[]
     const owned = ownedTables.has(tableKey);
     for (const r of routes) {
       const res = routeResource(r, tableKey.startsWith('ip6'), s, owned ? ownedTables : undefined);
-      if (res && (owned ? res.owned : want.has(res.resource.key))) out.push(res.resource);
+      // In a vppnet table a route of vppnet's shape is vppnet's; so is a desired one through an
+      // interface the operator made (a VM port attached as `interface`), which has no vppnet tag:
+      // left out, every pass planned it again.
+      if (res && ((owned && res.owned) || want.has(res.resource.key))) out.push(res.resource);
     }
   }
 
