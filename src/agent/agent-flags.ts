@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { DEFAULT_AGENT_SOCKET } from '../agent-api/protocol.js';
+import { isNodeName } from '../config/validate.js';
 import { AGENT_CONNECTION_FLAGS, type ConnectionFlags } from '../datastore/connection-settings.js';
 import { DEFAULT_PREFIX } from '../datastore/keys.js';
 import { VppnetError } from '../util/errors.js';
@@ -131,7 +132,7 @@ function etcdFlags(
     throw new UsageError(
       '--datastore etcd needs --node-name (or VPPNET_NODE_NAME): the node record to serve',
     );
-  if (!/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(nodeName))
+  if (!isNodeName(nodeName))
     throw new UsageError(`--node-name: '${nodeName}' is not a Kubernetes node name (lowercase RFC 1123)`);
   // The environment's share of these is read by connectionSettingsOf, with the files.
   const flag = (name: keyof ConnectionFlags): Partial<ConnectionFlags> => {

@@ -61,6 +61,11 @@ export class ConfigError extends VppnetError<'VPPNET_ERR_CONFIG'> {
 const NAME_RE = /^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$/;
 /** A Kubernetes node name (RFC 1123 subdomain): fleet mode's agents are named by spec.nodeName. */
 const NODE_NAME_RE = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
+
+/** Whether `s` is a Kubernetes node name (node.name, and the agent's --node-name). */
+export function isNodeName(s: string): boolean {
+  return NODE_NAME_RE.test(s);
+}
 const IFNAME_RE = /^[A-Za-z0-9_.-]{1,15}$/;
 const NETNS_RE = /^[A-Za-z0-9_.-]{1,64}$/;
 

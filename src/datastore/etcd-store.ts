@@ -10,6 +10,7 @@
  * does), takes a header revision only from progress notifications (sent to synced watchers
  * only), and a compaction is ErrCompacted.
  */
+import { backoffDelayMs } from '../util/backoff.js';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
@@ -333,10 +334,8 @@ function toKeyValue(kv: PbKeyValue): KeyValue {
 export function backoffDelay(
   attempt: number,
   b: { readonly initialMs: number; readonly maxMs: number },
-  random: () => number = Math.random,
 ): number {
-  const base = Math.min(b.maxMs, b.initialMs * 2 ** Math.min(attempt, 30));
-  return Math.round(base * (0.5 + random()));
+  return backoffDelayMs({ ...b, jitter: 0.5 }, attempt);
 }
 
 class EtcdWatch implements Watch {
