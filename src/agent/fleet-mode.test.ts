@@ -21,6 +21,7 @@ import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
 import { VppSimulator } from '../vpp/sim/index.js';
 import { REAL_VPP_SOCKET } from '../../test/support/vpp-target.js';
+import { until as waitUntil } from '../util/testing/until.js';
 import { Agent } from './agent.js';
 import { storeSource } from './datastore-source.js';
 import type { ReconcileSummary } from './status.js';
@@ -31,14 +32,9 @@ const skip = !existsSync(ETCD_BINARY)
     ? 'two agents need two VPPs: runs against simulators only'
     : false;
 
-/** Resolves when `cond` holds, checked every few milliseconds; fails after 20 s. */
-async function until(cond: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await delay(10);
-  }
-}
+/** Waits for a condition, VPP dumps included: up to 20 s, checked every 10 ms. */
+const until = (cond: () => boolean | Promise<boolean>, what: string): Promise<void> =>
+  waitUntil(cond, what, { timeoutMs: 20_000, everyMs: 10 });
 
 const PREFIX = '/fleet-test/v1/';
 const schema = new KeySchema(PREFIX);

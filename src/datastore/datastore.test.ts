@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { EtcdStore } from './etcd-store.js';
 import { ETCD_BINARY, EtcdServer } from './testing/etcd-server.js';
-import { until } from './testing/until.js';
+import { until } from '../util/testing/until.js';
 import { KeySchema } from './keys.js';
 import { DatastoreView } from './view.js';
 import { ErrCompacted, type KeyValueStore, type StoreEvent, type Watch } from './store.js';

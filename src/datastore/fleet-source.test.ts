@@ -12,7 +12,7 @@ import { KeySchema } from './keys.js';
 import type { RecordProblem } from './records.js';
 import type { WriteOp } from './store.js';
 import { ETCD_BINARY, EtcdServer } from './testing/etcd-server.js';
-import { until } from './testing/until.js';
+import { until } from '../util/testing/until.js';
 
 const skip = existsSync(ETCD_BINARY) ? false : `no etcd at ${ETCD_BINARY} (apt-get install etcd-server)`;
 
