@@ -141,7 +141,6 @@ export class Agent {
   /** The config file, or in fleet mode the datastore source's description. */
   readonly #configPath: string;
   readonly #fleet: FleetDesired | undefined;
-  #rejectedTotal = 0;
   /**
    * Fleet mode: what VPP holds of policies and steering, as the last converged full pass left it
    * plus the route deltas since; without one, a route change runs a full pass.
@@ -555,10 +554,7 @@ export class Agent {
     let summary: ReconcileSummary;
     try {
       const outcome = await this.#reconcileFn(config, {
-        client: this.#client,
-        host: this.#hostLinks,
-        globals: this.#globals,
-        ...(this.#services ? { services: this.#services.runtime } : {}),
+        ...this.#reconcileOptions(),
         // Stop between batches on shutdown, and when the connection the snapshot came from is gone:
         // the rest of the plan was made for a VPP process that may no longer exist.
         shouldStop: () =>
@@ -641,6 +637,16 @@ export class Agent {
     }
     this.#routePassesFinished = pass;
     return this.#finishPass(summary);
+  }
+
+  /** What every pass, full or plan-only, reconciles with: VPP, the host, the state, the pods. */
+  #reconcileOptions(): ReconcileOptions {
+    return {
+      client: this.#client,
+      host: this.#hostLinks,
+      globals: this.#globals,
+      ...(this.#services ? { services: this.#services.runtime } : {}),
+    };
   }
 
   #failedPass(
@@ -843,13 +849,7 @@ export class Agent {
     const connection = this.#connections;
     let ops: readonly { readonly key: string; readonly action: string }[];
     try {
-      const outcome = await this.#reconcileFn(config, {
-        client: this.#client,
-        host: this.#hostLinks,
-        globals: this.#globals,
-        ...(this.#services ? { services: this.#services.runtime } : {}),
-        planOnly: true,
-      });
+      const outcome = await this.#reconcileFn(config, { ...this.#reconcileOptions(), planOnly: true });
       ops = outcome.plan.ops;
       // Changes already in the records but not yet applied when the check began (gathered for
       // fleetBatchMs, or taken by no pass yet) are planned here as differences; the next delta
@@ -940,7 +940,6 @@ export class Agent {
   }
 
   #onFleetRejected(key: string, reason: string): void {
-    this.#rejectedTotal++;
     this.metrics.countDatastoreRejection();
     this.#logger.error(
       { key, reason },
@@ -991,7 +990,7 @@ export class Agent {
       stale: health.stale,
       ...(health.staleSince === undefined ? {} : { staleSince: health.staleSince.toISOString() }),
       ...(health.lastError === undefined ? {} : { lastError: health.lastError }),
-      rejectedTotal: this.#rejectedTotal,
+      rejectedTotal: fleet.rejectedTotal(),
       rejected: rejected.slice(0, REPORTED_PER_PASS).map(([key, reason]) => ({ key, reason })),
     };
   }

@@ -49,6 +49,7 @@ export function storeSource(
       return source?.health() ?? { synced: false, stale: false, staleSince: undefined, lastError: undefined };
     },
     whenSynced: () => started().whenSynced(),
+    rejectedTotal: () => source?.rejectedTotal ?? 0,
     rejected: () => source?.rejected ?? new Map<string, string>(),
     derive: () => started().derive(),
     peek: () => {

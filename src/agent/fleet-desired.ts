@@ -45,6 +45,8 @@ export interface FleetDesired {
   health(): FleetHealth;
   /** Resolves once every range of the current scope is listed (at once if it is). */
   whenSynced(): Promise<void>;
+  /** Values rejected since the source started. */
+  rejectedTotal(): number;
   /** Keys whose current value is rejected, with why (their last good value is in force). */
   rejected(): ReadonlyMap<string, string>;
   /** The whole config as derive() gives it, without taking the pending changes (a drift check). */

@@ -37,7 +37,7 @@ export interface Derivation {
    * consumer indexing routes by key (fleet-source.ts) shares them rather than building 100k keys
    * anew (as concatenations those cost ~160 bytes each).
    */
-  readonly routeKeys?: readonly string[];
+  readonly routeKeys: readonly string[];
 }
 
 /** A node's End.DT4 SID for a VPC. */
@@ -130,6 +130,7 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
     return {
       config: undefined,
       problems: [{ key: nodeKey, path: '(record)', message: 'is missing: the node has no record' }],
+      routeKeys: [],
     };
   const problems: RecordProblem[] = [];
   const dropped = new Set<string>();
@@ -216,8 +217,8 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
         dropped.add(key);
         problems.push({ key, path: m?.[3] || '(record)', message: p.message });
       }
-      if (nodeBroken) return { config: undefined, problems };
+      if (nodeBroken) return { config: undefined, problems, routeKeys: [] };
     }
   }
-  return { config: undefined, problems };
+  return { config: undefined, problems, routeKeys: [] };
 }

@@ -146,8 +146,7 @@ export class FleetSource {
     this.routeProblems.clear();
     this.live = new Set(d.config?.vpcs.map((v) => v.name));
     const routes = d.config?.remoteRoutes ?? [];
-    const keys = d.routeKeys ?? routes.map((r) => this.schema.endpoint(r.vpc, r.prefix));
-    routes.forEach((r, i) => this.held.set(keys[i] as string, r.sid));
+    routes.forEach((r, i) => this.held.set(d.routeKeys[i] as string, r.sid));
     const others: RecordProblem[] = [];
     for (const p of d.problems) {
       const k = this.schema.parse(p.key);
