@@ -42,8 +42,22 @@ export interface VpcConfig {
   readonly table: number;
   /** This hypervisor's End.DT4 SID for the VPC. */
   readonly sid: string;
+  /** IPv4 subnets. */
   readonly subnets: readonly { readonly address: string; readonly len: number }[];
   readonly gateway: string;
+  /**
+   * IPv6 subnets, each a /64 (docs/dual-stack.md). VPP's IPv6 table ids are a name space of their
+   * own, so the VPC's IPv6 VRF uses the same `table` id.
+   */
+  readonly subnets6: readonly { readonly address: string; readonly len: number }[];
+  /**
+   * This hypervisor's End.DT6 SID for the VPC: locator + 2^24 + the VPC's SID index by default
+   * (distinct from the DT4 one: End.DT4 drops inner IPv6). Undefined when the VPC has no IPv6
+   * subnet.
+   */
+  readonly sid6: string | undefined;
+  /** The link-local address VM ports answer RS with and VMs route via (default fe80::1). */
+  readonly gatewayLinkLocal: string;
   /** The VMs' MTU: set on their ports in VPP and handed to them by DHCP (the service map). */
   readonly mtu: number;
 }
@@ -83,13 +97,20 @@ export interface PortConfig {
   /** The VM's MAC. */
   readonly mac: string;
   readonly ip: string;
+  /**
+   * The VM's IPv6 address when its VPC has an IPv6 subnet: by default the EUI-64 of `mac` in the
+   * first one, which is what SLAAC gives a guest (docs/dual-stack.md).
+   */
+  readonly ip6: string | undefined;
   readonly attach: PortAttachment;
 }
 
 export interface RemoteRouteConfig {
   readonly vpc: string;
+  /** IPv4 or IPv6, as `family` says. */
   readonly prefix: { readonly address: string; readonly len: number };
-  /** The remote hypervisor's End.DT4 SID for this VPC. */
+  readonly family: 4 | 6;
+  /** The remote hypervisor's End.DT4 SID for this VPC (End.DT6 for an IPv6 prefix). */
   readonly sid: string;
 }
 

@@ -442,7 +442,18 @@ export function validateVpcs(
       subnets.length === rawSubnets.length &&
       subnets.length
     ) {
-      out.push({ name, id, table, sid, subnets, gateway, mtu });
+      out.push({
+        name,
+        id,
+        table,
+        sid,
+        subnets,
+        gateway,
+        subnets6: [],
+        sid6: undefined,
+        gatewayLinkLocal: 'fe80::1',
+        mtu,
+      });
     }
   });
   return out;
@@ -513,7 +524,8 @@ export function validatePorts(
     const attachKey =
       attach?.type === 'vhost-user' ? `vhost-user socket ${attach.socket}` : JSON.stringify(attach);
     if (attach) c.unique(attachments, attachKey, `${path}.attach`, 'attachment');
-    if (name && vpc && mac && ip && attach) out.push({ name, vpc: vpc.name, mac, ip, attach });
+    if (name && vpc && mac && ip && attach)
+      out.push({ name, vpc: vpc.name, mac, ip, ip6: undefined, attach });
   });
   return out;
 }
@@ -629,7 +641,7 @@ function validateRemoteRoutes(
         );
       else routes.set(r.prefix as string, i);
     }
-    if (vpc && prefix && sid) out.push({ vpc: vpc.name, prefix, sid });
+    if (vpc && prefix && sid) out.push({ vpc: vpc.name, prefix, family: 4, sid });
   });
   return out;
 }

@@ -333,7 +333,9 @@ describe('datastore against a real etcd', { skip }, () => {
     // A remote SID in hv2's locator but not hv2's SID for the VPC: contradicts hv2's record.
     const bad = {
       ...cfg,
-      remoteRoutes: [{ vpc: 'vpc-a', prefix: { address: '10.0.0.9', len: 32 }, sid: 'fc00:2::99' }],
+      remoteRoutes: [
+        { vpc: 'vpc-a', prefix: { address: '10.0.0.9', len: 32 }, family: 4 as const, sid: 'fc00:2::99' },
+      ],
     };
     await assert.rejects(
       importConfig(store, s, bad),

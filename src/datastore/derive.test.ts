@@ -85,7 +85,7 @@ test('remote routes steer to the hosting node SID; a VPC sidIndex overrides the 
   const d = deriveAgentConfig(schema, 'hv1', v);
   assert.deepEqual(d.problems, []);
   assert.deepEqual(d.config?.remoteRoutes, [
-    { vpc: 'blue', prefix: { address: '10.0.0.7', len: 32 }, sid: 'fc00:2::a' },
+    { vpc: 'blue', prefix: { address: '10.0.0.7', len: 32 }, family: 4, sid: 'fc00:2::a' },
   ]);
   const indexed = view({
     ports: [port('vm1', '10.0.0.5', '52:54:00:00:00:05')],

@@ -173,7 +173,7 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
         const route = remoteRouteOf(schema, node, view.nodes, vpc, key, ep);
         if (route.problem) routeProblems.push(route.problem);
         if (route.sid === undefined) continue;
-        remoteRoutes.push({ vpc: vpc.name, prefix: ep.prefix, sid: route.sid });
+        remoteRoutes.push({ vpc: vpc.name, prefix: ep.prefix, family: 4, sid: route.sid });
         routeKeys.push(key);
       }
     }
