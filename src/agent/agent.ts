@@ -42,6 +42,7 @@ import {
   type RemoteRouteChange,
   type SteeringModel,
 } from '../hypervisor/route-delta.js';
+import { auditSteering } from '../hypervisor/steering-audit.js';
 import { policyDescriptor, steeringDescriptor } from '../srv6/descriptors.js';
 import { errorMessage, silentLogger, type AgentLogger } from './logger.js';
 import { AgentMetrics } from './metrics.js';
@@ -830,16 +831,26 @@ export class Agent {
   }
 
   /**
-   * Fleet mode's drift check reads VPP and plans against the records beside the route deltas,
-   * not in their queue: a full pass over 100k steering entries took seconds, and every change
-   * arriving meanwhile waited for it (bench/fleet's (c) p99). A plan-only pass changes nothing;
-   * what it finds that a delta did not touch meanwhile is drift, and only then does a full pass
-   * (which does hold the deltas) repair it. Without a steering model, or a VPP connection, or
-   * on any doubt, the full pass runs as before.
+   * Fleet mode's drift check, beside the route deltas rather than in their queue: a full pass
+   * over 100k steering entries took seconds, and so did deriving the whole config and planning
+   * it without applying — one thread's work in chunks long enough to hold every delta back
+   * (bench/fleet's (c) p99). So the remote routes are checked in slices, in two halves that
+   * together say whether VPP holds what the records say: the routes handed over against the
+   * records (FleetDesired.audit: what differs goes out as route changes), and VPP's policies and
+   * steering against the steering model as the dumps stream in (steering-audit.ts). Everything
+   * else is a plan-only pass without SR policies and steering. What differs that a delta did not
+   * touch meanwhile is drift, and only then does a full pass repair it. Without a steering model,
+   * a listed scope or a VPP connection, or on any doubt, the full pass runs as before.
    */
   async #fleetDriftCheck(fleet: FleetDesired): Promise<void> {
-    const config = (fleet.health().synced ? fleet.peek().config : undefined) ?? this.#config;
-    if (config === undefined || this.#client.state !== 'ready' || this.#steering?.valid !== true) {
+    const config = this.#config;
+    const model = this.#steering;
+    if (
+      !fleet.health().synced ||
+      config === undefined ||
+      this.#client.state !== 'ready' ||
+      model?.valid !== true
+    ) {
       this.#kick('drift');
       return;
     }
@@ -847,15 +858,26 @@ export class Agent {
     this.#driftTouched = touched;
     const fullPasses = this.#fullPasses;
     const connection = this.#connections;
-    let ops: readonly { readonly key: string; readonly action: string }[];
+    let differences: { readonly key: string; readonly what: string }[];
     try {
-      const outcome = await this.#reconcileFn(config, { ...this.#reconcileOptions(), planOnly: true });
-      ops = outcome.plan.ops;
-      // Changes already in the records but not yet applied when the check began (gathered for
-      // fleetBatchMs, or taken by no pass yet) are planned here as differences; the next delta
-      // applies them. Wait for one that starts after the check, collecting what it touches.
-      if (this.#fleetBatchTimer !== undefined || this.#runner.busy)
-        await this.#nextRoutePass(this.#routePassesStarted + 1, 5_000);
+      const missed = await fleet.audit();
+      if (missed.length > 0)
+        this.#logger.warn(
+          { routes: missed.length, first: missed[0] },
+          'drift check: routes differed from the records (a missed change); applying them',
+        );
+      const [outcome, steering] = await Promise.all([
+        this.#reconcileFn(config, { ...this.#reconcileOptions(), planOnly: true, leaveSteering: true }),
+        auditSteering(this.#client, model),
+      ]);
+      differences = [
+        ...outcome.plan.ops.map((op) => ({ key: op.key, what: op.action })),
+        ...steering.differences,
+      ];
+      // A route pass still in flight may have changed what was just read: wait for it,
+      // collecting what it touches.
+      if (this.#routePassesFinished < this.#routePassesStarted)
+        await this.#nextRoutePass(this.#routePassesStarted, 5_000);
     } catch (err) {
       this.#logger.warn({ err: errorMessage(err) }, 'drift check failed; a full pass instead');
       this.#kick('drift');
@@ -867,9 +889,10 @@ export class Agent {
       this.#kick('drift');
       return;
     }
-    // A full pass or a new VPP meanwhile: that pass is the check.
-    if (this.#fullPasses !== fullPasses || this.#connections !== connection) return;
-    const drifted = ops.filter((op) => !touched.has(op.key));
+    // A full pass, a new VPP or a dropped model meanwhile: that pass is the check, or comes next.
+    if (this.#fullPasses !== fullPasses || this.#connections !== connection || this.#steering !== model)
+      return;
+    const drifted = differences.filter((d) => !touched.has(d.key));
     this.#events.emit('driftCheck', { differences: drifted.length });
     if (drifted.length === 0) {
       this.#logger.debug({ touchedByDeltas: touched.size }, 'drift check: VPP matches the records');
@@ -877,7 +900,7 @@ export class Agent {
     }
     const first = drifted[0];
     this.#logger.info(
-      { differences: drifted.length, first: first && `${first.action} ${first.key}` },
+      { differences: drifted.length, first: first && `${first.what} ${first.key}` },
       'drift check: VPP differs from the records; full pass',
     );
     this.#kick('drift');

@@ -3,7 +3,6 @@
  * which remote routes changed) behind the agent's FleetDesired port.
  */
 import type { ConnectionSettings } from '../datastore/connection-settings.js';
-import { deriveAgentConfig } from '../datastore/derive.js';
 import { EtcdStore } from '../datastore/etcd-store.js';
 import { FleetSource } from '../datastore/fleet-source.js';
 import type { KeySchema } from '../datastore/keys.js';
@@ -52,10 +51,7 @@ export function storeSource(
     rejectedTotal: () => source?.rejectedTotal ?? 0,
     rejected: () => source?.rejected ?? new Map<string, string>(),
     derive: () => started().derive(),
-    peek: () => {
-      const source = started();
-      return deriveAgentConfig(source.schema, source.nodeName, source.view);
-    },
     takeChanges: () => started().takeChanges(),
+    audit: () => started().audit(),
   };
 }

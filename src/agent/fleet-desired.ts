@@ -49,10 +49,13 @@ export interface FleetDesired {
   rejectedTotal(): number;
   /** Keys whose current value is rejected, with why (their last good value is in force). */
   rejected(): ReadonlyMap<string, string>;
-  /** The whole config as derive() gives it, without taking the pending changes (a drift check). */
-  peek(): { readonly config: AgentConfig | undefined; readonly problems: readonly FleetProblem[] };
   /** The whole config (undefined without a valid node record); pending changes are in it. */
   derive(): { readonly config: AgentConfig | undefined; readonly problems: readonly FleetProblem[] };
   /** What changed since the last take or derive(), and forgets it. */
   takeChanges(): FleetChanges;
+  /**
+   * The drift check of the remote routes the source has handed over against the records, in
+   * slices: what differs is marked for the next take (onChange is called). Returns those keys.
+   */
+  audit(): Promise<readonly string[]>;
 }

@@ -78,6 +78,12 @@ export interface SnapshotScope {
   readonly sharedTables: readonly { readonly id: number; readonly ip6: boolean }[];
   /** Whether the services plugins (l2, acl, nat, dhcp) are read. */
   readonly services: boolean;
+  /**
+   * Whether SR policies and steering entries are read (default true). Fleet mode's drift check
+   * leaves them out: it compares them with its steering model as they stream in
+   * (hypervisor/steering-audit.ts) rather than holding 100k of them in a snapshot.
+   */
+  readonly steering?: boolean;
 }
 
 export async function loadSnapshot(client: VppApi, scope: SnapshotScope): Promise<VppSnapshot> {
@@ -85,6 +91,7 @@ export async function loadSnapshot(client: VppApi, scope: SnapshotScope): Promis
   const optionalDump = <T>(supported: boolean, run: () => Promise<T[]>): Promise<T[]> =>
     supported ? run() : Promise.resolve([]);
   const svc = scope.services;
+  const withSteering = scope.steering ?? true;
   // Every dump is asked for at once, and what needs an earlier answer (per-interface facts, the
   // routes of each table) as soon as that answer is in: VPP answers them in order on the one
   // connection, so it never waits for the client between them, and the client decodes while
@@ -116,12 +123,14 @@ export async function loadSnapshot(client: VppApi, scope: SnapshotScope): Promis
       client.dump(msg.proxy_arp_dump, {}),
       client.dump(msg.proxy_arp_intfc_dump, {}),
       client.dump(msg.sr_localsids_dump, {}),
-      client.dump(msg.sr_policies_v2_dump, {}),
+      optionalDump(withSteering, () => client.dump(msg.sr_policies_v2_dump, {})),
       readSrEncaps(client),
-      client.dumpEach(msg.sr_steering_pol_dump, {}, (d) => {
-        if (d.traffic_type === STEER_IPV4)
-          steering.add(d.fib_table, d.prefix.address.un.ip4, d.prefix.len, d.bsid);
-      }),
+      withSteering
+        ? client.dumpEach(msg.sr_steering_pol_dump, {}, (d) => {
+            if (d.traffic_type === STEER_IPV4)
+              steering.add(d.fib_table, d.prefix.address.un.ip4, d.prefix.len, d.bsid);
+          })
+        : Promise.resolve(0),
     ]),
     Promise.all([
       optionalDump(client.supports(msg.af_packet_dump), () => client.dump(msg.af_packet_dump, {})),

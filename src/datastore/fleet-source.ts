@@ -20,6 +20,7 @@
  */
 import type { RemoteRouteChange } from '../hypervisor/route-delta.js';
 import type { Ip4Prefix } from '../net/ip.js';
+import { nextTurn } from '../util/next-turn.js';
 import { deriveAgentConfig, remoteRouteOf, type Derivation, type NodeView } from './derive.js';
 import type { KeySchema } from './keys.js';
 import type { NodeRecord, RecordProblem } from './records.js';
@@ -184,6 +185,52 @@ export class FleetSource {
     }
     this.marked.clear();
     return { structural: false, routes };
+  }
+
+  /**
+   * The drift check of the routes the agent holds against the records: every endpoint of a live
+   * VPC asked the route rule again, and every held route looked up, a slice at a time so route
+   * changes keep flowing meanwhile. A difference is a change the incremental path missed (etcd's
+   * watch loses nothing, so a bug here): it is marked, the owner is told, and its next take
+   * hands it over as a route change. A structural change meanwhile ends the audit: the full
+   * derivation it leads to replaces what is held. Returns the keys marked.
+   */
+  async audit(yieldNow: () => Promise<void> = nextTurn, slice = 4096): Promise<string[]> {
+    const found: string[] = [];
+    let steps = 0;
+    const step = async (): Promise<boolean> => {
+      if (++steps % slice === 0) await yieldNow();
+      return !this.structural;
+    };
+    for (const vpcName of [...this.live]) {
+      for (const [key, ep] of this.records.endpoints.get(vpcName) ?? []) {
+        if (!(await step())) return found;
+        const self = this.records.nodes.get(this.nodeName);
+        const vpc = this.records.vpcs.get(vpcName);
+        if (this.marked.has(key) || !self || !vpc || !this.live.has(vpcName)) continue;
+        const route = remoteRouteOf(this.schema, self, this.records.nodes, vpc, key, ep);
+        if (this.held.get(key) !== route.sid) found.push(this.markFound(key, vpcName));
+      }
+    }
+    for (const key of [...this.held.keys()]) {
+      if (!(await step())) return found;
+      if (this.marked.has(key) || !this.held.has(key)) continue;
+      let inRecords = false;
+      for (const vpcName of this.live) if (this.records.endpoints.get(vpcName)?.has(key)) inRecords = true;
+      if (inRecords) continue;
+      const k = this.schema.parse(key);
+      if (!('error' in k) && k.kind === 'endpoint') found.push(this.markFound(key, k.vpc));
+    }
+    if (found.length > 0 && !this.told) {
+      this.told = true;
+      this.options.onChange();
+    }
+    return found;
+  }
+
+  private markFound(key: string, vpc: string): string {
+    this.mark(key, vpc);
+    return key;
   }
 
   /** One batch of the view: index it, mark what it touched, and say so if anything is pending. */

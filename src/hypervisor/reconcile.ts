@@ -65,6 +65,12 @@ export interface ReconcileOptions {
   readonly files: HostFiles;
   readonly globals: SrGlobalsStore;
   readonly planOnly?: boolean;
+  /**
+   * A plan-only pass that neither reads nor plans SR policies and steering: fleet mode's drift
+   * check compares those with its steering model instead (steering-audit.ts). Remote routes of
+   * the config are ignored.
+   */
+  readonly leaveSteering?: boolean;
   readonly shouldStop?: () => boolean;
   /**
    * The service bridge's runtime state (service addresses, attached pods, the lock shared with
@@ -97,12 +103,15 @@ export async function reconcile(config: AgentConfig, opts: ReconcileOptions): Pr
   return services?.lock ? services.lock.run(pass) : pass();
 }
 
-async function reconcilePass(config: AgentConfig, opts: ReconcileOptions): Promise<ReconcileOutcome> {
+async function reconcilePass(given: AgentConfig, opts: ReconcileOptions): Promise<ReconcileOutcome> {
+  if (opts.leaveSteering && !opts.planOnly) throw new Error('leaveSteering is for plan-only passes');
+  const config = opts.leaveSteering ? { ...given, remoteRoutes: [] } : given;
   const snapshot = await loadSnapshot(opts.client, {
     externalInterfaces: externalInterfaceNames(config),
     sharedTables: [{ id: 0, ip6: true }],
     // Always: a service bridge removed from the config must be removed from VPP too.
     services: true,
+    steering: !opts.leaveSteering,
   });
   const pods = opts.services?.attachments;
   const vethPrefixes = pods ? HOST_VETH_PREFIXES : HOST_VETH_PREFIXES.filter((p) => p !== POD_VETH_PREFIX);

@@ -16,6 +16,7 @@ import { parseIp4Prefix } from '../net/ip.js';
 import { VppClient, type RequestDiagnostic } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
 import { memoryStore, reconcile, type ReconcileOutcome, type SrGlobalsStore } from './reconcile.js';
+import { auditSteering } from './steering-audit.js';
 import {
   reconcileRouteChanges,
   RouteChangeError,
@@ -362,10 +363,49 @@ describe('route deltas', () => {
       ops += outcome.plan.ops.length;
       routes = applied(routes, changes);
       assert.deepEqual(await fullPlan(routes), [], `batch ${batch}: the full pass plans nothing`);
+      assert.deepEqual((await auditSteering(client, model)).differences, [], `batch ${batch}: audit`);
       assert.equal(model.size, routes.size);
     }
     assert.ok(ops > 25, `the sequence did change VPP (${ops} ops)`);
     assert.deepEqual(await steeringInVpp(), steeringInModel());
+  });
+
+  it('audits VPP against the model: nothing when in sync, else what someone else changed, by key', async () => {
+    assert.deepEqual(await auditSteering(client, model), { policies: 3, entries: 4, differences: [] });
+    const hv2 = model.bsidOf('fc00:2::64') as string;
+    const hv3 = model.bsidOf('fc00:3::64') as string;
+    const steer = (isDel: boolean, table: number, prefix: string, bsid: string): Promise<unknown> => {
+      const p = parseIp4Prefix(prefix)!;
+      return other.call(msg.sr_steering_add_del, {
+        is_del: isDel,
+        bsid_addr: bsid,
+        sr_policy_index: 0,
+        table_id: table,
+        prefix: { address: { af: 0, un: { ip4: p.address } }, len: p.len },
+        sw_if_index: 0,
+        traffic_type: msg.sr_steer_t.values.SR_STEER_API_IPV4,
+      });
+    };
+    // Someone else removes hv3's policy (its one entry first), re-points vpc-2's entry at hv2's
+    // vpc-1 policy and steers a prefix of their own into vpc-1's table through hv2's policy.
+    await steer(true, 100, '10.1.2.0/24', hv3);
+    await other.call(msg.sr_policy_del, { bsid_addr: hv3, sr_policy_index: 0 });
+    await steer(false, 101, '10.1.0.0/24', hv2);
+    await steer(false, 100, '10.9.0.0/16', hv2);
+    const audit = await auditSteering(client, model);
+    assert.deepEqual(
+      audit.differences.map((d) => `${d.key}: ${d.what}`).sort(),
+      [
+        `sr-policy:${hv3}: missing (to fc00:3::64)`,
+        'sr-steering:ip4:100:10.1.2.0/24: missing',
+        `sr-steering:ip4:100:10.9.0.0/16: to ${hv2}, not in the model`,
+        `sr-steering:ip4:101:10.1.0.0/24: to ${hv2}, the model to fc00:2::65 (${model.bsidOf('fc00:2::65')})`,
+      ].sort(),
+    );
+    // A full pass repairs it all; a new model then audits clean.
+    const repaired = await full(BASE);
+    assert.ok(repaired.steering);
+    assert.deepEqual((await auditSteering(client, repaired.steering)).differences, []);
   });
 
   it('invalidates the model when VPP refuses an op mid-delta, naming the message and retval', async () => {

@@ -109,6 +109,25 @@ export class SteeringModel {
     return slot === undefined ? undefined : this.#sids[slot];
   }
 
+  /** The remote SID of the entry with the address as a 32-bit number, if VPP has the entry. */
+  sidAtNumber(table: number, address: number, len: number): string | undefined {
+    const slot = this.#entries.get(groupKey(table, len))?.get(address | 0);
+    return slot === undefined ? undefined : this.#sids[slot];
+  }
+
+  /**
+   * Every entry as [table, address as a 32-bit number, prefix length], without formatting: a
+   * caller walking 100k entries in slices (the drift check, steering-audit.ts) formats only the
+   * ones it reports. Entries set or deleted meanwhile may or may not be visited, as for a Map.
+   */
+  *entryNumbers(): IterableIterator<readonly [number, number, number]> {
+    for (const [group, byAddress] of this.#entries) {
+      const table = Math.floor(group / 64);
+      const len = group % 64;
+      for (const address of byAddress.keys()) yield [table, address >>> 0, len];
+    }
+  }
+
   /** Entries pointing at the policy of a remote SID (0 when there is none). */
   usesOf(sid: string): number {
     const slot = this.#slotOfSid.get(sid);
