@@ -856,6 +856,7 @@ export class Agent {
     }
     const touched = new Set<string>();
     this.#driftTouched = touched;
+    const startedAt = this.#clock();
     const fullPasses = this.#fullPasses;
     const connection = this.#connections;
     let differences: { readonly key: string; readonly what: string }[];
@@ -894,13 +895,17 @@ export class Agent {
       return;
     const drifted = differences.filter((d) => !touched.has(d.key));
     this.#events.emit('driftCheck', { differences: drifted.length });
+    const durationMs = this.#clock() - startedAt;
     if (drifted.length === 0) {
-      this.#logger.debug({ touchedByDeltas: touched.size }, 'drift check: VPP matches the records');
+      this.#logger.debug(
+        { touchedByDeltas: touched.size, durationMs },
+        'drift check: VPP matches the records',
+      );
       return;
     }
     const first = drifted[0];
     this.#logger.info(
-      { differences: drifted.length, first: first && `${first.what} ${first.key}` },
+      { differences: drifted.length, first: first && `${first.what} ${first.key}`, durationMs },
       'drift check: VPP differs from the records; full pass',
     );
     this.#kick('drift');
