@@ -214,6 +214,8 @@ describe('simulator: the IPv6 link (sw_interface_ip6_enable_disable, link-local)
     assert.deepEqual(await ll(), { retval: -62, ip: '::' });
     assert.equal(await en(false), -62);
     assert.equal(await rv(c, msg.sw_interface_ip6_enable_disable, { sw_if_index: 9999, enable: true }), -2);
+    const { t } = open[0] as { t: VppTarget };
+    assert.equal(t.sim?.state.interfaces.find((i) => i.swIfIndex === lo)?.linkLocal, undefined);
   });
 
   it('sets the link-local (and, when off, enables with one lock); re-enabling goes back to EUI-64', async () => {
@@ -518,6 +520,8 @@ describe('simulator: ND proxy', () => {
       assert.equal(await rv(c, msg.ip6nd_proxy_enable_disable, { sw_if_index: lo, is_enable }), 0);
     assert.equal(await rv(c, msg.ip6nd_proxy_enable_disable, { sw_if_index: 9999, is_enable: true }), -2);
     assert.equal(await rv(c, msg.ip6nd_proxy_enable_disable, { sw_if_index: lo, is_enable: true }), 0);
+    const { t } = open[0] as { t: VppTarget };
+    if (t.sim) assert.equal(t.sim.state.interfaces.find((i) => i.swIfIndex === lo)?.ip6NdProxy, true);
     const ps = await c.dump(msg.ip6nd_proxy_dump, {}, ctx++);
     assert.equal(ps.length, 1, 'only the control_ping reply');
   });
@@ -606,6 +610,17 @@ describe('simulator: IPv6 static neighbours', () => {
       `2001:db8:16:0:5054:ff:fe61:a01/128 src 15 [sw ${lo} table 0 type 0 flags 0 proto 1 nh 2001:db8:16:0:5054:ff:fe61:a01]`,
       FRESH_TABLE[1],
     ]);
+    const { t } = open[0] as { t: VppTarget };
+    if (t.sim) {
+      assert.deepEqual(t.sim.state.neighbors.entries, [
+        {
+          swIfIndex: lo,
+          address: '2001:db8:16:0:5054:ff:fe61:a01',
+          mac: '52:54:00:61:0a:01',
+          isStatic: true,
+        },
+      ]);
+    }
     assert.equal((await add(nb(vm, '52:54:00:61:0a:01', 1), false)).retval, 0);
     assert.deepEqual(await dump(c, msg.ip_neighbor_dump, { sw_if_index: lo, af: 1 }), []);
     assert.deepEqual(await routes6(c, 160), FRESH_TABLE);
