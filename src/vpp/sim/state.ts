@@ -23,6 +23,10 @@ export interface InterfaceSnapshot {
   readonly unnumberedTo: number | undefined;
   readonly bridge: { readonly bdId: number; readonly bvi: boolean; readonly shg: number } | undefined;
   readonly proxyArp: boolean;
+  /** The IPv6 link-local address while IPv6 is enabled (ip6_link), else undefined. */
+  readonly linkLocal: string | undefined;
+  /** The ND mirror proxy features (ip6nd_proxy_enable_disable). */
+  readonly ip6NdProxy: boolean;
 }
 
 export interface TableSnapshot {
@@ -112,6 +116,13 @@ export interface SimState {
   /** The neighbour database's configuration per family, and the advertisements sent (arping GARP/NA). */
   readonly neighbors: {
     readonly config: { readonly ip4: NeighborDbConfig; readonly ip6: NeighborDbConfig };
+    /** The entries ip_neighbor_add_del made, IPv4 then IPv6. */
+    readonly entries: readonly {
+      readonly swIfIndex: number;
+      readonly address: string;
+      readonly mac: string;
+      readonly isStatic: boolean;
+    }[];
     readonly advertisements: readonly SentAdvertisement[];
   };
   readonly clients: readonly { readonly index: number; readonly handle: number; readonly name: string }[];
@@ -218,6 +229,8 @@ export function snapshot(
         unnumberedTo: ipIf.unnumberedTo,
         bridge: vpp.l2.portOf(sw.swIfIndex),
         proxyArp: vpp.ip.proxyArpEnabled.has(sw.swIfIndex),
+        linkLocal: ((ll) => (ll ? ipText(ll) : undefined))(vpp.ip.linkLocalOf(sw.swIfIndex)),
+        ip6NdProxy: vpp.ip6NdProxy.mirror.has(sw.swIfIndex),
       };
     }),
     tables: ([4, 6] as const).flatMap((af) =>
@@ -313,6 +326,14 @@ export function snapshot(
     })),
     neighbors: {
       config: { ip4: { ...vpp.ipNeighbor.config[4] }, ip6: { ...vpp.ipNeighbor.config[6] } },
+      entries: ([4, 6] as const).flatMap((af) =>
+        vpp.ipNeighbor.neighbors(af).map((n) => ({
+          swIfIndex: n.swIfIndex,
+          address: ipText(n.addr),
+          mac: [...n.mac].map((b) => b.toString(16).padStart(2, '0')).join(':'),
+          isStatic: n.isStatic,
+        })),
+      ),
       advertisements: vpp.ipNeighbor.advertisements.map((a) => ({ ...a })),
     },
     clients: extra.clients,
