@@ -101,7 +101,10 @@ export interface Ip6RaPrefixValue {
   readonly iface: string;
   /** The VPC's IPv6 subnet, a /64. */
   readonly prefix: string;
-  /** Seconds; always explicit (trap 4: use_default on an existing prefix advertises 0). */
+  /**
+   * Seconds, 0xffffffff: infinite. Always explicit (trap 4: use_default on an existing prefix
+   * advertises 0).
+   */
   readonly validLifetime: number;
   readonly preferredLifetime: number;
   /** The on-link flag: off, so VMs send everything to the gateway (VMs of the subnet elsewhere are routed). */

@@ -114,11 +114,17 @@ function vpcSubnetOf(vpc: VpcConfig, addr: string): { address: string; len: numb
 }
 
 /**
- * What a port's router advertisements say (docs/dual-stack.md): prefix lifetimes of 30 and 7 days,
- * unsolicited RAs every 10 to 30 s, the port as default router for 600 s.
+ * What a port's router advertisements say (docs/dual-stack.md): the prefix with infinite
+ * lifetimes, unsolicited RAs every 10 to 30 s, the port as default router for 600 s.
+ *
+ * Infinite (0xffffffff), not 30 and 7 days: VPP 26.06 counts finite lifetimes down from the moment
+ * the prefix is set (ip6_ra_prefix: decrement_lifetime_flag on for any new prefix unless either
+ * lifetime is ~0), advertises what is left and reports it in sw_interface_ip6nd_ra_dump. The VMs
+ * would lose their addresses 30 days after the port was configured, and the read-back would differ
+ * from the desired value on every pass. The VM's address is vppnet's, not a lease: it never expires.
  */
-export const RA_VALID_LIFETIME = 2592000;
-export const RA_PREFERRED_LIFETIME = 604800;
+export const RA_VALID_LIFETIME = 0xffffffff;
+export const RA_PREFERRED_LIFETIME = 0xffffffff;
 export const RA_MAX_INTERVAL = 30;
 export const RA_MIN_INTERVAL = 10;
 export const RA_ROUTER_LIFETIME = 600;
@@ -188,6 +194,11 @@ export function desiredOverlay(config: AgentConfig, bsids: ReadonlyMap<string, s
     out.push(interfaceDescriptor.resource({ type: 'loopback', name: gw, mac: derivedMac(gw) }));
     const gwTable = interfaceTableDescriptor.resource({ iface: gw, table: vpc.table });
     out.push(gwTable);
+    // VPP makes a port unnumbered only to an interface in the same IPv4 *and* IPv6 tables
+    // (vnet_sw_interface_check_table_same, -74 otherwise): in a dual-stack VPC the gateway joins
+    // the IPv6 table too. It gets no IPv6 address; VMs route via the ports' link-local.
+    if (vpc.subnets6.length > 0)
+      out.push(interfaceTableDescriptor.resource({ iface: gw, table: vpc.table, ip6: true }));
     const gwPrefix = `${gateway}/${gwSubnet.len}`;
     out.push(addressDescriptor.resource({ iface: gw, prefix: gwPrefix }, { after: [gwTable.key] }));
     out.push(adminUpDescriptor.resource({ iface: gw }));
@@ -283,9 +294,15 @@ export function desiredOverlay(config: AgentConfig, bsids: ReadonlyMap<string, s
     if (ip !== undefined && ip4GatewayOf(vpc) !== undefined) {
       const tableBinding = interfaceTableDescriptor.resource({ iface: name, table: vpc.table });
       out.push(tableBinding);
+      // Both tables first, the port's and the gateway's (the same-tables rule above). Only here:
+      // VPP checks them when it makes the port unnumbered, and keeps it when a binding changes.
+      const ip6Bindings =
+        port.ip6 !== undefined && vpc.subnets6.length > 0
+          ? [keys.ifaceTable(name, true), keys.ifaceTable(gw, true)]
+          : [];
       const unnumbered = unnumberedDescriptor.resource(
         { iface: name, via: gw },
-        { after: [tableBinding.key] },
+        { after: [tableBinding.key, ...ip6Bindings] },
       );
       out.push(unnumbered);
       out.push(proxyArpInterfaceDescriptor.resource({ iface: name }));
