@@ -17,6 +17,11 @@ import type { HostLinks } from '../dataplane/context.js';
 import { VppRetvalError } from '../vpp/client/retval-error.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
+import {
+  reconcileRouteChanges,
+  RouteChangeError,
+  type RemoteRouteChange,
+} from '../hypervisor/route-delta.js';
 import { memoryStore, reconcile, type SrGlobalsStore } from './reconciler.js';
 
 const noHostLinks: HostLinks = {
@@ -45,6 +50,8 @@ interface Shape {
   readonly ports: readonly number[];
   /** Remote routes per VPC and family the VPC has. */
   readonly routes?: number;
+  /** The IPv6 remote routes instead of the default ones. */
+  readonly routes6?: readonly RemoteRouteConfig[];
 }
 
 function vpcSid6(i: number): string {
@@ -108,16 +115,18 @@ function makeConfig(f: Fixture, shape: Shape): AgentConfig {
       ip6: fam.includes('6') ? vmIp6(k + 1) : undefined,
     };
   });
-  const routes6: RemoteRouteConfig[] = shape.vpcs.flatMap((fam, i) =>
-    fam.includes('6')
-      ? Array.from({ length: routes }, (_, j) => ({
-          vpc: `vpc-${i + 1}`,
-          prefix: { address: `2001:db8:a:0:5054:ff:fe62:${(j + 1).toString(16)}`, len: 128 },
-          family: 6 as const,
-          sid: `fc00:2::100:${(100 + i).toString(16)}`,
-        }))
-      : [],
-  );
+  const routes6: readonly RemoteRouteConfig[] =
+    shape.routes6 ??
+    shape.vpcs.flatMap((fam, i) =>
+      fam.includes('6')
+        ? Array.from({ length: routes }, (_, j) => ({
+            vpc: `vpc-${i + 1}`,
+            prefix: { address: `2001:db8:a:0:5054:ff:fe62:${(j + 1).toString(16)}`, len: 128 },
+            family: 6 as const,
+            sid: `fc00:2::100:${(100 + i).toString(16)}`,
+          }))
+        : [],
+    );
   return { ...base, vpcs, ports, remoteRoutes: [...base.remoteRoutes, ...routes6] };
 }
 
@@ -390,6 +399,78 @@ describe('dual-stack reconciler', () => {
     assert.deepEqual(
       ops.filter((o) => /ip6|sr-steering:ip6|static-neighbor|ip-table:ip6:1/.test(o)),
       [],
+    );
+  });
+
+  it('applies IPv6 route deltas that a full pass then agrees with', async () => {
+    const route6 = (host: string, sid: string): RemoteRouteConfig => ({
+      vpc: 'vpc-1',
+      prefix: { address: `2001:db8:a:0:5054:ff:fe62:${host}`, len: 128 },
+      family: 6,
+      sid,
+    });
+    const shape = { vpcs: ['46', '4'] as Family[], ports: [0] };
+    const first = await reconcile(makeConfig(f, { ...shape, routes6: [route6('1', 'fc00:2::100:64')] }), {
+      client: f.client,
+      host: noHostLinks,
+      globals,
+    });
+    const model = first.steering;
+    assert.ok(model);
+    const changeOf = (r: RemoteRouteConfig, sid: string | undefined): RemoteRouteChange => ({
+      vpc: r.vpc,
+      prefix: r.prefix,
+      sid,
+    });
+    // A new remote VM (on a node without a policy yet), one moved there, and an IPv4 change alike.
+    const moved = route6('1', 'fc00:3::100:64');
+    const added = route6('2', 'fc00:3::100:64');
+    const cfg = makeConfig(f, { ...shape, routes6: [moved, added] });
+    const { plan, modelValid } = await reconcileRouteChanges(
+      cfg,
+      model,
+      [changeOf(added, added.sid), changeOf(moved, moved.sid)],
+      { client: f.client },
+    );
+    assert.ok(modelValid);
+    assert.deepEqual(
+      plan.ops.map((o) => `${o.action} ${o.key}`),
+      [
+        // BSIDs in SID order: fc00:2::100:64 has ::1 (DT4 ones ::2, ::3); the new SID takes ::4.
+        'create sr-policy:fc00:1:ff::4',
+        'update sr-steering:ip6:100:2001:db8:a:0:5054:ff:fe62:1/128',
+        'create sr-steering:ip6:100:2001:db8:a:0:5054:ff:fe62:2/128',
+        // Its last entry moved away: by a second plan.
+        'delete sr-policy:fc00:1:ff::1',
+      ],
+    );
+    assert.deepEqual(await planOps(f, cfg, globals), [], 'the full pass agrees');
+    assert.equal(model.sidAt(100, added.prefix), 'fc00:3::100:64');
+
+    // Both gone: their entries, then the policy.
+    const none = makeConfig(f, { ...shape, routes6: [] });
+    const gone = await reconcileRouteChanges(
+      none,
+      model,
+      [changeOf(moved, undefined), changeOf(added, undefined)],
+      {
+        client: f.client,
+      },
+    );
+    assert.ok(gone.modelValid);
+    assert.deepEqual(await planOps(f, none, globals), []);
+    assert.equal(
+      (await f.other.dump(msg.sr_steering_pol_dump, {})).filter((e) => e.traffic_type === 6).length,
+      0,
+    );
+
+    // An IPv6 route into a VPC without IPv6 is refused before anything is sent (its table is
+    // missing: VPP would crash).
+    await assert.rejects(
+      reconcileRouteChanges(none, model, [{ ...changeOf(added, 'fc00:3::100:65'), vpc: 'vpc-2' }], {
+        client: f.client,
+      }),
+      (err: unknown) => err instanceof RouteChangeError && /vpc-2 has no IPv6 subnet/.test(err.message),
     );
   });
 });
