@@ -30,6 +30,11 @@ export interface ApiCall<M extends MessageDef> {
   reply(values: ReplyInput<M>): void;
   /** Sends one details message with this request's context to `reg`. */
   details<D extends MessageDef>(def: D, values: MessageInput<D>): void;
+  /**
+   * Sends D's fields under a fixed message id instead of D's own: for handlers where VPP sets
+   * `_vl_msg_id` without its module's base, so the client receives another message's id.
+   */
+  detailsWithRawId<D extends MessageDef>(def: D, id: number, values: MessageInput<D>): void;
 }
 
 export type ReplyInput<M extends MessageDef> = M['reply'] extends MessageDef
@@ -127,6 +132,10 @@ export class Dispatcher {
         if (def.reply) send(def.reply, values as MessageInput<MessageDef>);
       },
       details: send,
+      detailsWithRawId: (d, id, values) => {
+        if (!reg || reg.conn.closed) return;
+        reg.conn.push(encodeMessage(d, id, values, { context }));
+      },
     };
     handler(m, call);
   }

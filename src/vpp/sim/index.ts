@@ -13,8 +13,10 @@
  * Files, one concept each: api-server (socket, registrations, 4 KiB sends), dispatcher (id →
  * handler, silent drops), message-table, vpe (handshake, ping, show version, CLI), interfaces and
  * devices (af_packet, tap, vhost-user, memif), ip (tables, routes, addresses, unnumbered, proxy
- * ARP), fib (entries, sources, load-balances, walk order) with vpp-hash and vpp-pool, sr, l2,
- * nat, acl, dhcp, host (kernel side effects), state (snapshots), simulator (lifecycle, faults).
+ * ARP, the lock-counted IPv6 link), ip6-ra (router advertisements), ip6-nd-proxy, ip-neighbor
+ * (static neighbours), fib (entries, sources, load-balances, walk order) with vpp-hash and
+ * vpp-pool, sr, l2, nat, acl, dhcp, host (kernel side effects), state (snapshots), simulator
+ * (lifecycle, faults).
  * Each follows the VPP source it cites; what could not be read from the source is marked GUESS.
  */
 export { VppSimulator, permissiveHost, realHost } from './simulator.js';

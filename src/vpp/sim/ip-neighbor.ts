@@ -1,15 +1,20 @@
 /**
- * The IP neighbour database's configuration and the neighbour advertisements VPP sends, following
- * VPP 26.06 src/vnet/ip-neighbor/ip_neighbor.c (ip_neighbor_db, ip_neighbor_config,
- * ip_neighbor_get_config), ip_neighbor_api.c (the config handlers) and ip6_neighbor.c /
- * ip4_neighbor.c (ip6_neighbor_advertise, ip4_neighbor_advertise).
+ * The IP neighbour database: its configuration, the entries the API adds (static or dynamic),
+ * and the neighbour advertisements VPP sends, following VPP 26.06
+ * src/vnet/ip-neighbor/ip_neighbor.c (ip_neighbor_add, _del, _alloc, _adj_fib_add, _walk,
+ * ip_neighbor_config), ip_neighbor_api.c (the handlers) and ip6_neighbor.c / ip4_neighbor.c
+ * (ip6_neighbor_advertise, ip4_neighbor_advertise).
  *
- * The simulator has no dataplane: the aging process and learned entries are not modelled. What a
- * test can see is the configuration as VPP reports it and the advertisements VPP put on the wire.
+ * The simulator has no dataplane: the aging process and learned entries are not modelled. An
+ * entry's `age` is 0 (the clock does not move). GUESS: within one interface the dump lists entries
+ * in insertion order (VPP walks a per-interface hash_create_mem table); `stats_index` (the
+ * neighbour adjacency's index) is numbered per neighbour from 0 up, while VPP's adjacency pool
+ * also holds glean and multicast adjacencies.
  */
 import { msg } from '../messages/index.js';
 import type { Dispatcher } from './dispatcher.js';
-import { ipText, type Af } from './ip-addr.js';
+import { DpoProto, FibSource, PathType, type FibPath } from './fib.js';
+import { apiAddress, fromApiAddress, ipText, macBytes, type Af } from './ip-addr.js';
 import { Rv } from './retval.js';
 import type { Vpp } from './vpp.js';
 
@@ -28,6 +33,23 @@ export interface SentAdvertisement {
   readonly mac: string;
 }
 
+/** One entry, keyed by (address, interface). */
+export interface Neighbor {
+  readonly af: Af;
+  readonly addr: Buffer;
+  readonly swIfIndex: number;
+  mac: Buffer;
+  isStatic: boolean;
+  readonly noFibEntry: boolean;
+  /** fib_index of the adj-fib (the interface's table when added); undefined without one. */
+  readonly fibIndex: number | undefined;
+  readonly adjIndex: number;
+}
+
+/** vl_api_ip_neighbor_flags_t */
+const FLAG_STATIC = 1;
+const FLAG_NO_FIB_ENTRY = 2;
+
 /** vl_api_address_family_t */
 const ADDRESS_IP4 = 0;
 const ADDRESS_IP6 = 1;
@@ -40,9 +62,117 @@ export class IpNeighbor {
     6: { maxNumber: 50000, maxAge: 0, recycle: false },
   };
   readonly advertisements: SentAdvertisement[] = [];
+  /** ipndb_hash per family, per interface: key address hex → entry. */
+  readonly #db: Record<Af, Map<number, Map<string, Neighbor>>> = { 4: new Map(), 6: new Map() };
+  /** ipndb_n_elts_per_fib: adj-fibs per (family, fib_index), the table locked while > 0. */
+  readonly #perFib = new Map<string, number>();
+  #nextAdj = 0;
+  readonly #adjOf = new Map<string, number>();
 
   constructor(vpp: Vpp) {
     this.#vpp = vpp;
+    // ip_neighbor_interface_add_del: an interface's entries go with it
+    vpp.interfaces.deleteHooks.push((sw) => {
+      for (const af of [4, 6] as const)
+        for (const n of [...(this.#db[af].get(sw.swIfIndex)?.values() ?? [])]) this.del(n.addr, sw.swIfIndex);
+    });
+  }
+
+  neighbors(af: Af): Neighbor[] {
+    return [...this.#db[af].entries()].sort((a, b) => a[0] - b[0]).flatMap(([, m]) => [...m.values()]);
+  }
+
+  /** ip_neighbor_add: rv and stats_index. */
+  add(addr: Buffer, mac: Buffer, swIfIndex: number, flags: number): { rv: number; statsIndex: number } {
+    const af: Af = addr.length === 4 ? 4 : 6;
+    const isStatic = (flags & FLAG_STATIC) !== 0;
+    const perIf = this.#db[af].get(swIfIndex) ?? new Map<string, Neighbor>();
+    this.#db[af].set(swIfIndex, perIf);
+    const key = addr.toString('hex');
+    const found = perIf.get(key);
+    if (found) {
+      // "Refuse to over-write static neighbor entry" (unless the MAC is the same)
+      if (!isStatic && found.isStatic) {
+        if (!found.mac.equals(mac)) return { rv: -2, statsIndex: 0xffffffff };
+      } else {
+        // a dynamic entry can become static, not the reverse
+        if (isStatic) found.isStatic = true;
+        found.mac = Buffer.from(mac);
+      }
+      return { rv: 0, statsIndex: found.adjIndex };
+    }
+    if (this.config[af].maxNumber && this.neighbors(af).length >= this.config[af].maxNumber)
+      return { rv: Rv.LIMIT_EXCEEDED, statsIndex: 0xffffffff };
+    const noFibEntry = (flags & FLAG_NO_FIB_ENTRY) !== 0;
+    const isLinkLocal = af === 6 && addr[0] === 0xfe && ((addr[1] as number) & 0xc0) === 0x80;
+    let fibIndex: number | undefined;
+    if (!noFibEntry && !isLinkLocal) {
+      // ip_neighbor_adj_fib_add: an attached host route via the interface, source ADJ
+      const t = this.#vpp.ip.tableOf(swIfIndex, af);
+      if (t) {
+        fibIndex = t.index;
+        this.#vpp.fib.pathAdd(t, { af, addr, len: af === 4 ? 32 : 128 }, FibSource.ADJ, [
+          this.#adjPath(af, addr, swIfIndex),
+        ]);
+        const fk = `${af}|${t.index}`;
+        const n = (this.#perFib.get(fk) ?? 0) + 1;
+        this.#perFib.set(fk, n);
+        if (n === 1) this.#vpp.fib.lock(t, FibSource.ADJ);
+      }
+    }
+    const adjKey = `${af}|${swIfIndex}|${key}`;
+    let adjIndex = this.#adjOf.get(adjKey);
+    if (adjIndex === undefined) {
+      adjIndex = this.#nextAdj++;
+      this.#adjOf.set(adjKey, adjIndex);
+    }
+    perIf.set(key, {
+      af,
+      addr: Buffer.from(addr),
+      swIfIndex,
+      mac: Buffer.from(mac),
+      isStatic,
+      noFibEntry,
+      fibIndex,
+      adjIndex,
+    });
+    return { rv: 0, statsIndex: adjIndex };
+  }
+
+  /** ip_neighbor_del: NO_SUCH_ENTRY when not there. */
+  del(addr: Buffer, swIfIndex: number): number {
+    const af: Af = addr.length === 4 ? 4 : 6;
+    const perIf = this.#db[af].get(swIfIndex);
+    const key = addr.toString('hex');
+    const n = perIf?.get(key);
+    if (!perIf || !n) return Rv.NO_SUCH_ENTRY;
+    perIf.delete(key);
+    if (n.fibIndex !== undefined) {
+      const t = this.#vpp.fib.byIndex(af, n.fibIndex);
+      if (t) {
+        this.#vpp.fib.pathRemove(t, { af, addr, len: af === 4 ? 32 : 128 }, FibSource.ADJ, [
+          this.#adjPath(af, addr, swIfIndex),
+        ]);
+        const fk = `${af}|${t.index}`;
+        const left = (this.#perFib.get(fk) ?? 1) - 1;
+        this.#perFib.set(fk, left);
+        if (left === 0) this.#vpp.fib.unlock(t, FibSource.ADJ);
+      }
+    }
+    return 0;
+  }
+
+  #adjPath(af: Af, addr: Buffer, swIfIndex: number): FibPath {
+    return {
+      type: PathType.ATTACHED_NEXT_HOP,
+      proto: af === 4 ? DpoProto.IP4 : DpoProto.IP6,
+      swIfIndex,
+      nh: Buffer.from(addr),
+      fibIndex: 0,
+      weight: 1,
+      preference: 0,
+      cfg: 0,
+    };
   }
 
   /**
@@ -58,6 +188,36 @@ export class IpNeighbor {
   }
 
   register(d: Dispatcher): void {
+    d.on(msg.ip_neighbor_add_del, (m, call) => {
+      const nb = m.neighbor;
+      if (!this.#vpp.interfaces.isValid(nb.sw_if_index))
+        return call.reply({ retval: Rv.INVALID_SW_IF_INDEX, stats_index: 0xffffffff });
+      const addr = fromApiAddress(nb.ip_address);
+      const r = m.is_add
+        ? this.add(addr, macBytes(nb.mac_address), nb.sw_if_index, nb.flags)
+        : { rv: this.del(addr, nb.sw_if_index), statsIndex: 0xffffffff };
+      call.reply({ retval: r.rv, stats_index: r.statsIndex });
+    });
+
+    d.on(msg.ip_neighbor_dump, (m, call) => {
+      if (!call.reg) return;
+      const af = decodeAf(m.af);
+      if (af === undefined) return;
+      const sw = m.sw_if_index >>> 0;
+      const list = sw === 0xffffffff ? this.neighbors(af) : [...(this.#db[af].get(sw)?.values() ?? [])];
+      for (const n of list) {
+        call.details(msg.ip_neighbor_details, {
+          age: 0,
+          neighbor: {
+            sw_if_index: n.swIfIndex,
+            flags: (n.isStatic ? FLAG_STATIC : 0) | (n.noFibEntry ? FLAG_NO_FIB_ENTRY : 0),
+            mac_address: [...n.mac].map((b) => b.toString(16).padStart(2, '0')).join(':'),
+            ip_address: apiAddress(n.addr),
+          },
+        });
+      }
+    });
+
     d.on(msg.ip_neighbor_config, (m, call) => {
       const af = decodeAf(m.af);
       if (af === undefined) {

@@ -51,6 +51,8 @@ interface IpIf {
   unnumberedTo: number | undefined;
   /** ip6_link: the link-local address once IPv6 is enabled. */
   ll: Buffer | undefined;
+  /** ip6_link's il_locks: enables (API, addresses) not yet matched by a disable. */
+  ip6Locks: number;
   /** ip6_ll_table: this interface's link-local FIB, created on first use. */
   llTable: FibTable | undefined;
   ip4Enabled: number;
@@ -82,6 +84,8 @@ export class Ip {
   readonly #ifPrefixes = new Map<string, number>();
   readonly proxyArps: ProxyArpRange[] = [];
   readonly proxyArpEnabled = new Set<number>();
+  /** ip6_link delegates (RA): told when IPv6 goes on and off on a link. */
+  readonly ip6LinkHooks: { enable(sw: SimInterface): void; disable(sw: SimInterface): void }[] = [];
 
   constructor(vpp: Vpp) {
     this.#vpp = vpp;
@@ -100,6 +104,7 @@ export class Ip {
         addrs: [[], []],
         unnumberedTo: undefined,
         ll: undefined,
+        ip6Locks: 0,
         llTable: undefined,
         ip4Enabled: 0,
         ip6Enabled: 0,
@@ -294,8 +299,7 @@ export class Ip {
       if (len !== 128) return Rv.ADDRESS_LENGTH_MISMATCH;
       if (isDel)
         return s.ll && s.ll.equals(addr) ? Rv.ADDRESS_NOT_DELETABLE : Rv.ADDRESS_NOT_FOUND_FOR_INTERFACE;
-      this.#enableIp6Link(sw, addr);
-      return 0;
+      return this.ip6LinkSetLocalAddress(sw, addr);
     }
     const fibIndex = s.fibIndex[ai];
     if (!isDel) {
@@ -336,8 +340,9 @@ export class Ip {
     }
     if (af === 4) s.ip4Enabled += isDel ? -1 : 1;
     else {
+      // ip6_sw_interface_enable_disable, then ip6_link_enable (a lock; its rv is not looked at)
       s.ip6Enabled += isDel ? -1 : 1;
-      if (!isDel) this.#enableIp6Link(sw, undefined);
+      if (!isDel) this.ip6LinkEnable(sw, undefined);
     }
     if (sw.adminUp) {
       const t = this.fib.byIndex(af, fibIndex) as FibTable;
@@ -349,28 +354,71 @@ export class Ip {
       else if (a) this.#ip6AddInterfaceRoutes(swIfIndex, t, a);
     }
     this.#vpp.onAddressChange(swIfIndex, af, addr, len, isDel);
+    if (af === 6 && isDel) this.ip6LinkDisable(sw);
     return 0;
   }
 
   /**
-   * ip6_link_enable: the first time, a link-local address (EUI-64 from the MAC), the interface's
-   * link-local FIB ("IP6-link-local:<name>", its fe80::/10 made a glean) and the address's /128.
+   * ip6_link_enable (ip6_link.c): lock-counted. The first lock gives the interface its link-local
+   * address (the one given, else EUI-64 from the MAC, else random), its link-local FIB
+   * ("IP6-link-local:<name>", fe80::/10 a glean) with the address's /128, and tells the link's
+   * delegates (RA). Every call takes a lock, even the one answering VALUE_EXIST.
    */
-  #enableIp6Link(sw: SimInterface, given: Buffer | undefined): void {
+  ip6LinkEnable(sw: SimInterface, given: Buffer | undefined): number {
     const s = this.ipIf(sw.swIfIndex);
-    if (s.ll && !given) return;
-    const old = s.ll;
-    if (given) s.ll = Buffer.from(given);
-    else if (sw.mac) s.ll = eui64LinkLocal(sw.mac);
-    else {
-      // ip6_link_enable: "choose a random address", u bit cleared
-      const r = Buffer.alloc(16);
-      r[0] = 0xfe;
-      r[1] = 0x80;
-      for (let i = 8; i < 16; i++) r[i] = Math.floor(Math.random() * 256);
-      r[8] = (r[8] as number) & 0xfd;
-      s.ll = r;
+    let rv = 0;
+    if (!s.ll) {
+      s.ip6Locks = 0;
+      if (given && !isZero(given)) s.ll = Buffer.from(given);
+      else if (sw.mac) s.ll = eui64LinkLocal(sw.mac);
+      else {
+        // "choose a random address", u bit cleared
+        const r = Buffer.alloc(16);
+        r[0] = 0xfe;
+        r[1] = 0x80;
+        for (let i = 8; i < 16; i++) r[i] = Math.floor(Math.random() * 256);
+        r[8] = (r[8] as number) & 0xfd;
+        s.ll = r;
+      }
+      this.#llEntryUpdate(sw, s.ll);
+      for (const h of this.ip6LinkHooks) h.enable(sw);
+    } else {
+      rv = Rv.VALUE_EXIST;
     }
+    s.ip6Locks++;
+    return rv;
+  }
+
+  /** ip6_link_disable: drops one lock; IPv6 goes off with the last (ip6_link_last_lock_gone). */
+  ip6LinkDisable(sw: SimInterface): number {
+    const s = this.ipIf(sw.swIfIndex);
+    if (!s.ll) return Rv.IP6_NOT_ENABLED;
+    s.ip6Locks--;
+    if (s.ip6Locks === 0) this.#ip6LinkLastLockGone(sw);
+    return 0;
+  }
+
+  /** ip6_link_set_local_address: enables (one lock) when not enabled, else replaces the address. */
+  ip6LinkSetLocalAddress(sw: SimInterface, addr: Buffer): number {
+    const s = this.ipIf(sw.swIfIndex);
+    if (!s.ll) return this.ip6LinkEnable(sw, addr);
+    this.#llEntryDelete(sw, s.ll);
+    s.ll = Buffer.from(addr);
+    this.#llEntryUpdate(sw, s.ll);
+    return 0;
+  }
+
+  /** ip6_link_last_lock_gone: the delegates flushed (RA config and prefixes), the /128 gone. */
+  #ip6LinkLastLockGone(sw: SimInterface): void {
+    const s = this.ipIf(sw.swIfIndex);
+    for (const h of this.ip6LinkHooks) h.disable(sw);
+    if (s.ll) this.#llEntryDelete(sw, s.ll);
+    s.ll = undefined;
+  }
+
+  /** ip6_ll_table_entry_update: the link-local FIB is created on first use. */
+  #llEntryUpdate(sw: SimInterface, addr: Buffer): void {
+    const s = this.ipIf(sw.swIfIndex);
     if (!s.llTable) {
       s.llTable = this.fib.createAndLock(6, FibSource.IP6_ND, `IP6-link-local:${sw.name}`, true);
       const ll10 = Buffer.alloc(16);
@@ -392,16 +440,14 @@ export class Ip {
         ],
       });
     }
-    if (old && !old.equals(s.ll))
-      this.fib.sourceRemove(s.llTable, { af: 6, addr: old, len: 128 }, FibSource.IP6_ND);
-    this.fib.sourceAdd(s.llTable, { af: 6, addr: s.ll, len: 128 }, FibSource.IP6_ND, {
+    this.fib.sourceAdd(s.llTable, { af: 6, addr, len: 128 }, FibSource.IP6_ND, {
       kind: 'paths',
       paths: [
         {
           type: PathType.RECEIVE,
           proto: DpoProto.IP6,
           swIfIndex: sw.swIfIndex,
-          nh: s.ll,
+          nh: Buffer.from(addr),
           fibIndex: 0,
           weight: 1,
           preference: 0,
@@ -409,6 +455,21 @@ export class Ip {
         },
       ],
     });
+  }
+
+  /**
+   * ip6_ll_table_entry_delete: with no ND-sourced entry left the link-local FIB is unlocked (and
+   * so destroyed).
+   */
+  #llEntryDelete(sw: SimInterface, addr: Buffer): void {
+    const s = this.ipIf(sw.swIfIndex);
+    if (!s.llTable) return;
+    this.fib.sourceRemove(s.llTable, { af: 6, addr, len: 128 }, FibSource.IP6_ND);
+    const left = this.fib.walk(s.llTable).some((e) => e.sources.has(FibSource.IP6_ND));
+    if (!left) {
+      this.fib.unlock(s.llTable, FibSource.IP6_ND);
+      s.llTable = undefined;
+    }
   }
 
   /** The interface's IPv6 link-local address, once enabled. */
@@ -429,6 +490,8 @@ export class Ip {
       const t = this.fib.byIndex(af, fi);
       if (fi !== 0 && t) this.fib.unlock(t, FibSource.INTERFACE);
     }
+    // ip6_link_interface_add_del: a forced ip6_link_last_lock_gone
+    if (s.ll) this.#ip6LinkLastLockGone(sw);
     if (s.llTable) this.fib.unlock(s.llTable, FibSource.IP6_ND);
     this.proxyArpEnabled.delete(sw.swIfIndex);
     this.#ifs.delete(sw.swIfIndex);
@@ -682,6 +745,26 @@ export class Ip {
       const af: Af = m.is_ipv6 ? 6 : 4;
       const t = this.fib.byIndex(af, this.ipIf(m.sw_if_index).fibIndex[afIndex(af)]);
       call.reply({ retval: 0, vrf_id: t ? t.tableId : ANY });
+    });
+
+    d.on(msg.sw_interface_ip6_enable_disable, (m, call) => {
+      const sw = this.#vpp.interfaces.get(m.sw_if_index);
+      if (!sw) return call.reply({ retval: Rv.INVALID_SW_IF_INDEX });
+      call.reply({ retval: m.enable ? this.ip6LinkEnable(sw, undefined) : this.ip6LinkDisable(sw) });
+    });
+
+    d.on(msg.sw_interface_ip6_get_link_local_address, (m, call) => {
+      if (!this.#vpp.interfaces.isValid(m.sw_if_index))
+        return call.reply({ retval: Rv.INVALID_SW_IF_INDEX, ip: '::' });
+      const ll = this.linkLocalOf(m.sw_if_index);
+      call.reply(ll ? { retval: 0, ip: ipText(ll) } : { retval: Rv.IP6_NOT_ENABLED, ip: '::' });
+    });
+
+    d.on(msg.sw_interface_ip6_set_link_local_address, (m, call) => {
+      const sw = this.#vpp.interfaces.get(m.sw_if_index);
+      if (!sw) return call.reply({ retval: Rv.INVALID_SW_IF_INDEX });
+      // no check that the address is link-local (ip6_link_set_local_address takes it as given)
+      call.reply({ retval: this.ip6LinkSetLocalAddress(sw, ip6Bytes(m.ip)) });
     });
 
     d.on(msg.sw_interface_set_unnumbered, (m, call) => {

@@ -577,7 +577,10 @@ export class Sr {
               : apiAddress(s.trafficType === STEER.L2 ? Buffer.alloc(4) : s.prefix),
             len: s.prefixLen,
           },
-          sw_if_index: s.swIfIndex,
+          // htonl (classify.l2.sw_if_index): a union with classify.l3.prefix, so an IPv6 entry
+          // shows its prefix's first four bytes read as a little-endian u32 (an IPv4 one, the
+          // ip46 padding: 0)
+          sw_if_index: isV6 ? s.prefix.readUInt32LE(0) : s.swIfIndex,
           bsid: ipText(p ? p.bsid : s.bsid),
         });
       }

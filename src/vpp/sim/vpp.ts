@@ -13,6 +13,8 @@ import type { HostOps } from './host.js';
 import { Interfaces, type InterfaceKind } from './interfaces.js';
 import { Ip } from './ip.js';
 import { IpNeighbor } from './ip-neighbor.js';
+import { Ip6NdProxy } from './ip6-nd-proxy.js';
+import { Ip6Ra } from './ip6-ra.js';
 import { macBytes, type Af } from './ip-addr.js';
 import { L2 } from './l2.js';
 import { Nat } from './nat.js';
@@ -65,6 +67,8 @@ export class Vpp {
   readonly interfaces: Interfaces;
   readonly ip: Ip;
   readonly ipNeighbor: IpNeighbor;
+  readonly ip6Ra: Ip6Ra;
+  readonly ip6NdProxy: Ip6NdProxy;
   readonly l2: L2;
   readonly sr: Sr;
   readonly nat: Nat;
@@ -91,6 +95,8 @@ export class Vpp {
     this.interfaces = new Interfaces(this);
     this.ip = new Ip(this);
     this.ipNeighbor = new IpNeighbor(this);
+    this.ip6Ra = new Ip6Ra(this);
+    this.ip6NdProxy = new Ip6NdProxy(this);
     this.l2 = new L2(this);
     this.sr = new Sr(this);
     this.nat = new Nat(this);
@@ -109,6 +115,8 @@ export class Vpp {
     this.interfaces.register(d);
     this.ip.register(d);
     this.ipNeighbor.register(d);
+    this.ip6Ra.register(d);
+    this.ip6NdProxy.register(d);
     this.l2.register(d);
     this.sr.register(d);
     this.nat.register(d);
