@@ -124,18 +124,23 @@ export function desiredOverlay(config: AgentConfig, bsids: ReadonlyMap<string, s
     out.push(ipTableDescriptor.resource({ table: vpc.table, ip6: false, name: tableNames.vpc(vpc.name) }));
 
     const gw = tags.vpcGateway(vpc.name);
-    const gwSubnet = vpcSubnetOf(vpc, vpc.gateway);
     out.push(interfaceDescriptor.resource({ type: 'loopback', name: gw, mac: derivedMac(gw) }));
     const gwTable = interfaceTableDescriptor.resource({ iface: gw, table: vpc.table });
     out.push(gwTable);
-    const gwPrefix = `${vpc.gateway}/${gwSubnet.len}`;
-    out.push(addressDescriptor.resource({ iface: gw, prefix: gwPrefix }, { after: [gwTable.key] }));
+    // An IPv6-only VPC has no IPv4 gateway address, and no IPv4 subnet to proxy ARP for.
+    const gateway = vpc.gateway;
+    if (gateway !== undefined) {
+      const gwPrefix = `${gateway}/${vpcSubnetOf(vpc, gateway).len}`;
+      out.push(addressDescriptor.resource({ iface: gw, prefix: gwPrefix }, { after: [gwTable.key] }));
+    }
     out.push(adminUpDescriptor.resource({ iface: gw }));
 
     // Without proxy ARP a VM cannot reach same-subnet addresses on other hypervisors.
-    for (const subnet of vpc.subnets) {
-      const { low, hi } = proxyArpRange(subnet, vpc.gateway);
-      out.push(proxyArpDescriptor.resource({ table: vpc.table, low, hi }));
+    if (gateway !== undefined) {
+      for (const subnet of vpc.subnets) {
+        const { low, hi } = proxyArpRange(subnet, gateway);
+        out.push(proxyArpDescriptor.resource({ table: vpc.table, low, hi }));
+      }
     }
 
     // End.DT4: VPP reads the IPv4 table from sw_if_index; the table must exist first, or
@@ -223,14 +228,17 @@ export function desiredOverlay(config: AgentConfig, bsids: ReadonlyMap<string, s
     out.push(unnumbered);
     out.push(adminUpDescriptor.resource({ iface: name }));
     out.push(proxyArpInterfaceDescriptor.resource({ iface: name }));
-    // Local VM-to-VM traffic is routed in VPP by these /32s, never encapsulated.
-    const prefix = `${port.ip}/32`;
-    out.push(
-      routeDescriptor.resource(
-        { table: vpc.table, ip6: false, prefix, paths: [{ iface: name, nh: port.ip }] },
-        { after: [tableKey, ifKey, unnumbered.key] },
-      ),
-    );
+    // Local VM-to-VM traffic is routed in VPP by these /32s, never encapsulated. A VM of an
+    // IPv6-only VPC has no IPv4 address.
+    if (port.ip !== undefined) {
+      const prefix = `${port.ip}/32`;
+      out.push(
+        routeDescriptor.resource(
+          { table: vpc.table, ip6: false, prefix, paths: [{ iface: name, nh: port.ip }] },
+          { after: [tableKey, ifKey, unnumbered.key] },
+        ),
+      );
+    }
   }
 
   for (const [sid, bsid] of [...bsids].sort()) {
