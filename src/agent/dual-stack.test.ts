@@ -101,7 +101,7 @@ function makeConfig(f: Fixture, shape: Shape): AgentConfig {
     return {
       ...v,
       subnets: ip4 ? v.subnets : [],
-      gateway: (ip4 ? v.gateway : undefined) as string,
+      gateway: ip4 ? v.gateway : undefined,
       subnets6: ip6 ? [SUBNET6] : [],
       sid6: ip6 ? vpcSid6(i) : undefined,
       gatewayLinkLocal: 'fe80::1',
@@ -111,7 +111,7 @@ function makeConfig(f: Fixture, shape: Shape): AgentConfig {
     const fam = shape.vpcs[shape.ports[k] as number] as Family;
     return {
       ...p,
-      ip: (fam.includes('4') ? p.ip : undefined) as string,
+      ip: fam.includes('4') ? p.ip : undefined,
       ip6: fam.includes('6') ? vmIp6(k + 1) : undefined,
     };
   });

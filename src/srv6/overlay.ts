@@ -131,8 +131,7 @@ export const RA_ROUTER_LIFETIME = 600;
 
 /** The VPC's IPv4 gateway when it has IPv4 (undefined in an IPv6-only VPC). */
 function ip4GatewayOf(vpc: VpcConfig): string | undefined {
-  const gateway: string | undefined = vpc.gateway;
-  return vpc.subnets.length > 0 ? gateway : undefined;
+  return vpc.subnets.length > 0 ? vpc.gateway : undefined;
 }
 
 /** The VPC's IPv6 /64 holding `address`. */
@@ -290,7 +289,7 @@ export function desiredOverlay(config: AgentConfig, bsids: ReadonlyMap<string, s
     const mtu = interfaceMtuDescriptor.resource({ iface: name, mtu: vpc.mtu });
     out.push(mtu);
     out.push(adminUpDescriptor.resource({ iface: name }));
-    const ip: string | undefined = port.ip;
+    const ip = port.ip;
     if (ip !== undefined && ip4GatewayOf(vpc) !== undefined) {
       const tableBinding = interfaceTableDescriptor.resource({ iface: name, table: vpc.table });
       out.push(tableBinding);
