@@ -72,6 +72,57 @@ describe('vppnet CLI', () => {
     assert.match(out, /\d+ operations: \d+ create, 0 update, 0 delete; 0 unchanged, 0 pending/);
   });
 
+  it('plans a dual-stack VPC: the IPv6 table, End.DT6 SID, IPv6 steering and the port’s IPv6 link', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-cli-'));
+    try {
+      const file = path.join(dir, 'ds.json');
+      await writeFile(
+        file,
+        JSON.stringify({
+          node: {
+            name: 'hv1',
+            underlay: { interface: 'memif1/0', address: '2001:db8::1/64', gateway: '2001:db8::2' },
+            srv6: { locator: 'fc00:1::/48' },
+          },
+          vpcs: [{ name: 'vpc-a', id: 10, subnets: ['10.0.0.0/24', '2001:db8:a::/64'], gateway: '10.0.0.1' }],
+          ports: [
+            {
+              name: 'vm1',
+              vpc: 'vpc-a',
+              mac: '52:54:00:61:0a:01',
+              ip: '10.0.0.5',
+              attach: { type: 'vhost-user', socket: '/run/vppnet/vm1.sock' },
+            },
+          ],
+          remoteRoutes: [{ vpc: 'vpc-a', prefix: '2001:db8:a:0:5054:ff:fe62:a01/128', sid: 'fc00:2::100:a' }],
+        }),
+      );
+      const { code, out } = await run(['plan', '--config', file, '--verbose']);
+      assert.equal(code, 0);
+      const at = (key: string): number => {
+        const i = out.indexOf(` ${key} `);
+        assert.ok(i >= 0, `${key} in:\n${out}`);
+        return i;
+      };
+      const port = 'vppnet:vm:vm1';
+      assert.ok(at('ip-table:ip6:10') < at('sr-localsid:fc00:1::100:a'));
+      assert.ok(at('ip-table:ip6:10') < at('sr-steering:ip6:10:2001:db8:a:0:5054:ff:fe62:a01/128'));
+      assert.ok(at(`interface-mtu:${port}`) < at(`ip6-enable:${port}`));
+      assert.ok(at(`ip6-enable:${port}`) < at(`ip6-ra-prefix:${port}:2001:db8:a::/64`));
+      assert.ok(at(`ip6-ra-prefix:${port}:2001:db8:a::/64`) < at(`ip6-ra-config:${port}`));
+      at(`ip6-link-local:${port}`);
+      at(`ip6-nd-mirror-proxy:${port}`);
+      at('route:ip6:10:2001:db8:a:0:5054:ff:fe61:a01/128');
+      // --verbose shows the values: the static neighbour's MAC is the VM's.
+      assert.match(
+        out,
+        /static-neighbor:vppnet:vm:vm1:2001:db8:a:0:5054:ff:fe61:a01 .*\n.*"mac":"52:54:00:61:0a:01"/,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('prints the plan as JSON', async () => {
     const { out } = await run(['plan', '--json']);
     const plan = JSON.parse(out) as { ops: { action: string; key: string }[] };

@@ -38,13 +38,14 @@ export interface NodeConfig {
 export interface VpcConfig {
   readonly name: string;
   readonly id: number;
-  /** VPP IPv4 table (VRF) id. */
+  /** VPP table (VRF) id, the same for the VPC's IPv4 and IPv6 tables. */
   readonly table: number;
   /** This hypervisor's End.DT4 SID for the VPC. */
   readonly sid: string;
-  /** IPv4 subnets. */
+  /** IPv4 subnets; empty for an IPv6-only VPC. */
   readonly subnets: readonly { readonly address: string; readonly len: number }[];
-  readonly gateway: string;
+  /** The VMs' IPv4 gateway; undefined exactly when the VPC has no IPv4 subnet. */
+  readonly gateway: string | undefined;
   /**
    * IPv6 subnets, each a /64 (docs/dual-stack.md). VPP's IPv6 table ids are a name space of their
    * own, so the VPC's IPv6 VRF uses the same `table` id.
@@ -96,7 +97,8 @@ export interface PortConfig {
   readonly vpc: string;
   /** The VM's MAC. */
   readonly mac: string;
-  readonly ip: string;
+  /** The VM's IPv4 address; undefined exactly when its VPC has no IPv4 subnet. */
+  readonly ip: string | undefined;
   /**
    * The VM's IPv6 address when its VPC has an IPv6 subnet: by default the EUI-64 of `mac` in the
    * first one, which is what SLAAC gives a guest (docs/dual-stack.md).

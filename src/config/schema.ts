@@ -105,7 +105,7 @@ export const CONFIG_FIELDS: readonly FieldDoc[] = [
     type: 'IPv6 prefix',
     required: true,
     description:
-      "This node's SID block, routed to it by the underlay (≤ /112). Must not contain the underlay address.",
+      "This node's SID block, routed to it by the underlay (≤ /112; ≤ /103 when a VPC has an IPv6 subnet, for the End.DT6 SIDs). Must not contain the underlay address.",
   },
   {
     path: 'node.srv6.encapSource',
@@ -147,7 +147,8 @@ export const CONFIG_FIELDS: readonly FieldDoc[] = [
     type: 'integer',
     required: false,
     default: 'the id',
-    description: "The VPC's IPv4 VRF in VPP (not the services table).",
+    description:
+      "The VPC's VRF in VPP (not the services table), the same id for its IPv4 and IPv6 tables (VPP keeps them apart).",
   },
   {
     path: 'vpcs[].sid',
@@ -157,16 +158,34 @@ export const CONFIG_FIELDS: readonly FieldDoc[] = [
     description: "This node's End.DT4 SID for the VPC, inside the locator.",
   },
   {
+    path: 'vpcs[].sid6',
+    type: 'IPv6 address',
+    required: false,
+    default: 'locator + 2^24 + id',
+    description:
+      "With an IPv6 subnet: this node's End.DT6 SID for the VPC, inside the locator, distinct from every End.DT4 SID.",
+  },
+  {
     path: 'vpcs[].subnets',
-    type: 'list of IPv4 prefixes',
+    type: 'list of IPv4 and IPv6 prefixes',
     required: true,
-    description: "The VPC's subnets (VPCs may overlap each other).",
+    description:
+      "The VPC's subnets, at least one (VPCs may overlap each other): IPv4 prefixes up to /30, IPv6 ones each exactly a /64. A VPC may be IPv6-only.",
   },
   {
     path: 'vpcs[].gateway',
     type: 'IPv4 address',
-    required: true,
-    description: "The VMs' gateway, a host address in one of the subnets.",
+    required: false,
+    description:
+      "The VMs' IPv4 gateway, a host address in one of the IPv4 subnets: required with an IPv4 subnet, refused without one.",
+  },
+  {
+    path: 'vpcs[].gatewayLinkLocal',
+    type: 'IPv6 address',
+    required: false,
+    default: 'fe80::1',
+    description:
+      "With an IPv6 subnet: the link-local address (fe80::/10) of the VMs' IPv6 gateway, the source of router advertisements; VMs route via it.",
   },
   {
     path: 'vpcs[].mtu',
@@ -182,8 +201,17 @@ export const CONFIG_FIELDS: readonly FieldDoc[] = [
   {
     path: 'ports[].ip',
     type: 'IPv4 address',
-    required: true,
-    description: "The VM's address, a host address of a VPC subnet, not the gateway.",
+    required: false,
+    description:
+      "The VM's IPv4 address, a host address of an IPv4 subnet of its VPC, not the gateway: required when the VPC has an IPv4 subnet, refused otherwise.",
+  },
+  {
+    path: 'ports[].ip6',
+    type: 'IPv6 address',
+    required: false,
+    default: 'the EUI-64 of mac in the first IPv6 subnet, as SLAAC forms it',
+    description:
+      "With an IPv6 subnet: the VM's IPv6 address, inside one of the VPC's IPv6 subnets (not its ::0), unique in the VPC. The VM must use this address: SLAAC guests with privacy or stable-privacy addresses need it configured statically.",
   },
   {
     path: 'ports[].attach',
@@ -255,15 +283,17 @@ export const CONFIG_FIELDS: readonly FieldDoc[] = [
   { path: 'remoteRoutes[].vpc', type: 'name', required: true, description: 'The VPC.' },
   {
     path: 'remoteRoutes[].prefix',
-    type: 'IPv4 prefix',
+    type: 'IPv4 or IPv6 prefix',
     required: true,
-    description: 'The remote prefix (unique per VPC).',
+    description:
+      'The remote prefix (unique per VPC), of a family the VPC has a subnet of; an IPv6 one may not overlap the underlay prefix, the locator or the BSID prefix.',
   },
   {
     path: 'remoteRoutes[].sid',
     type: 'IPv6 address',
     required: true,
-    description: "The remote node's End.DT4 SID for this VPC (outside this node's locator).",
+    description:
+      "The remote node's End.DT4 SID for this VPC for an IPv4 prefix, its End.DT6 SID for an IPv6 one (outside this node's locator).",
   },
   {
     path: 'services',

@@ -15,6 +15,8 @@ import {
   bigIntToIp6,
   ip6ToBigInt,
   ip6PrefixesOverlap,
+  ip6Network,
+  ip6IndexInPrefix,
   isIp4,
   isIp6,
   isMac,
@@ -23,6 +25,7 @@ import {
   type Ip4Prefix,
   type Ip6Prefix,
 } from '../net/ip.js';
+import { eui64Address } from '../net/eui64.js';
 import { MIN_TENANT_MTU, NODE_DEFAULTS, SERVICE_DEFAULTS, SRV6_ENCAP_OVERHEAD } from './defaults.js';
 import { UNDERLAY_NEIGHBOR_DEFAULTS } from './defaults.js';
 import { fieldsUnder } from './schema.js';
@@ -153,9 +156,11 @@ export class Checker {
     return p.address.length < 13 ? p : { address: detached(p.address), len: p.len };
   }
 
-  ip6Prefix(v: unknown, path: string): Ip6Prefix | undefined {
+  ip6Prefix(v: unknown, path: string, requireNetwork = false): Ip6Prefix | undefined {
     const p = typeof v === 'string' ? parseIp6Prefix(v) : undefined;
     if (!p) return this.fail(path, 'must be an IPv6 prefix like fc00:1::/48');
+    if (requireNetwork && ip6Network(p) !== p.address)
+      return this.fail(path, `host bits set: the network is ${ip6Network(p)}/${p.len}`);
     return p;
   }
 
@@ -211,7 +216,7 @@ export function validateConfig(raw: unknown, source?: string): AgentConfig {
       .map((v) => (v as Obj | null)?.name)
       .filter((n): n is string => typeof n === 'string'),
   );
-  const ports = validatePorts(c, root.ports, vpcs, declared, node?.vhostUser);
+  const ports = validatePorts(c, root.ports, vpcs, declared, node?.vhostUser, node);
   const remoteRoutes = validateRemoteRoutes(c, root.remoteRoutes, vpcs, node, declared);
 
   if (c.problems.length || !node) throw new ConfigError(c.problems, source);
@@ -394,6 +399,8 @@ export function validateVpcs(
   const ids = new Map<number, string>();
   const tables = new Map<number, string>();
   const sids = new Map<string, string>();
+  // The first VPC with an IPv6 subnet, when the locator is too long for its DT6 SID.
+  let ip6LocatorTooLong: string | undefined;
   c.list(raw, 'vpcs').forEach((item, i) => {
     const path = `vpcs[${i}]`;
     const v = c.object(item, path, fieldsUnder('vpcs[]'));
@@ -416,10 +423,23 @@ export function validateVpcs(
     }
     c.unique(sids, sid, `${path}.sid`, 'SID');
     const subnets: Ip4Prefix[] = [];
+    const subnets6: Ip6Prefix[] = [];
     const rawSubnets = c.list(v.subnets, `${path}.subnets`, false);
     if (rawSubnets.length === 0 && Array.isArray(v.subnets))
       c.fail(`${path}.subnets`, 'needs at least one subnet');
+    // The families as written, so that a malformed subnet still says which side it is on.
+    const written6 = rawSubnets.filter(isWrittenIp6).length;
+    const hasIp4 = rawSubnets.length > written6;
+    const hasIp6 = written6 > 0;
     rawSubnets.forEach((s, j) => {
+      if (isWrittenIp6(s)) {
+        const p = validateSubnet6(c, s, `${path}.subnets[${j}]`, node);
+        if (!p) return;
+        const clash = subnets6.find((q) => q.address === p.address);
+        if (clash) return c.fail(`${path}.subnets[${j}]`, `overlaps ${clash.address}/${clash.len}`);
+        subnets6.push(p);
+        return;
+      }
       const p = c.ip4Prefix(s, `${path}.subnets[${j}]`, true);
       if (!p) return;
       if (p.len > 30) return c.fail(`${path}.subnets[${j}]`, 'must be /30 or shorter');
@@ -427,9 +447,44 @@ export function validateVpcs(
       if (clash) return c.fail(`${path}.subnets[${j}]`, `overlaps ${clash.address}/${clash.len}`);
       subnets.push(p);
     });
-    const gateway = c.ip4(v.gateway, `${path}.gateway`);
-    if (gateway && subnets.length && !subnets.some((s) => isHostOf(gateway, s))) {
-      c.fail(`${path}.gateway`, 'must be a host address inside one of the subnets');
+    let gateway: string | undefined;
+    if (hasIp4) {
+      gateway = c.ip4(v.gateway, `${path}.gateway`);
+      if (gateway && subnets.length && !subnets.some((s) => isHostOf(gateway as string, s))) {
+        c.fail(`${path}.gateway`, 'must be a host address inside one of the subnets');
+      }
+    } else if (hasIp6 && v.gateway !== undefined) {
+      c.fail(`${path}.gateway`, 'is the IPv4 gateway, but the VPC has no IPv4 subnet');
+    }
+    const ipv6Only = (field: string): void => {
+      if (!hasIp6 && rawSubnets.length && v[field] !== undefined)
+        c.fail(`${path}.${field}`, 'is for IPv6, but the VPC has no IPv6 subnet');
+    };
+    ipv6Only('gatewayLinkLocal');
+    ipv6Only('sid6');
+    let gatewayLinkLocal: string | undefined = DEFAULT_GATEWAY_LINK_LOCAL;
+    if (hasIp6 && v.gatewayLinkLocal !== undefined) {
+      gatewayLinkLocal = c.ip6(v.gatewayLinkLocal, `${path}.gatewayLinkLocal`);
+      if (gatewayLinkLocal && !ip6InPrefix(gatewayLinkLocal, LINK_LOCAL6))
+        gatewayLinkLocal = c.fail(
+          `${path}.gatewayLinkLocal`,
+          'must be a link-local unicast address (fe80::/10)',
+        );
+    }
+    let sid6: string | undefined;
+    if (hasIp6) {
+      const locator = node?.srv6.locator;
+      if (locator && locator.len > MAX_IP6_LOCATOR_LEN) ip6LocatorTooLong ??= path;
+      if (v.sid6 !== undefined) sid6 = c.ip6(v.sid6, `${path}.sid6`);
+      else if (locator && locator.len <= MAX_IP6_LOCATOR_LEN && id !== undefined)
+        sid6 = ip6AddressInPrefix(locator, DT6_SID_OFFSET + BigInt(id));
+      if (sid6 && locator && node) {
+        if (!ip6InPrefix(sid6, locator))
+          c.fail(`${path}.sid6`, `is outside the locator ${locator.address}/${locator.len}`);
+        if (ip6InPrefix(sid6, node.srv6.bsidPrefix)) c.fail(`${path}.sid6`, 'is inside the BSID prefix');
+      }
+      // One name space with the End.DT4 SIDs: End.DT4 drops inner IPv6, End.DT6 inner IPv4.
+      c.unique(sids, sid6, `${path}.sid6`, 'SID');
     }
     const mtu = validateVpcMtu(c, v.mtu, `${path}.mtu`, node);
     if (
@@ -437,10 +492,11 @@ export function validateVpcs(
       id !== undefined &&
       table !== undefined &&
       sid &&
-      gateway &&
+      (!hasIp4 || gateway) &&
+      (!hasIp6 || (sid6 && gatewayLinkLocal)) &&
       mtu !== undefined &&
-      subnets.length === rawSubnets.length &&
-      subnets.length
+      subnets.length + subnets6.length === rawSubnets.length &&
+      rawSubnets.length
     ) {
       out.push({
         name,
@@ -449,14 +505,112 @@ export function validateVpcs(
         sid,
         subnets,
         gateway,
-        subnets6: [],
-        sid6: undefined,
-        gatewayLinkLocal: 'fe80::1',
+        subnets6,
+        sid6,
+        gatewayLinkLocal: gatewayLinkLocal ?? DEFAULT_GATEWAY_LINK_LOCAL,
         mtu,
       });
     }
   });
+  if (ip6LocatorTooLong !== undefined && node)
+    c.fail(
+      'node.srv6.locator',
+      `must be /${MAX_IP6_LOCATOR_LEN} or shorter: ${ip6LocatorTooLong} has an IPv6 subnet, and its End.DT6 SID is the locator + 2^24 + the VPC's SID index`,
+    );
   return out;
+}
+
+/** End.DT6 SIDs are the locator + this + the VPC's SID index (End.DT4's are locator + index). */
+export const DT6_SID_OFFSET = 1n << 24n;
+/** The longest locator that holds DT6 SIDs: 2^24 + a 24-bit index needs 25 bits. */
+export const MAX_IP6_LOCATOR_LEN = 103;
+const DEFAULT_GATEWAY_LINK_LOCAL = 'fe80::1';
+const LINK_LOCAL6: Ip6Prefix = { address: 'fe80::', len: 10 };
+const MULTICAST6: Ip6Prefix = { address: 'ff00::', len: 8 };
+
+/** A subnet or route written in IPv6: IPv4 text never holds a colon. */
+function isWrittenIp6(v: unknown): boolean {
+  return typeof v === 'string' && v.includes(':');
+}
+
+/**
+ * Why an IPv6 prefix of a VPC (a subnet, a VM's /128, a remote route) cannot be one: it overlaps
+ * what this node's table 0 routes itself (the underlay, the locator, the BSIDs), or is link-local
+ * or multicast. Undefined: it can. A node may carry 100k IPv6 routes: the reserved prefixes are
+ * read once per node, each route's address once.
+ */
+export function reservedIp6Overlap(p: Ip6Prefix, node: NodeConfig | undefined): string | undefined {
+  const addr = ip6ToBigInt(p.address);
+  for (const r of reservedIp6(node)) {
+    const len = Math.min(p.len, r.len);
+    const shift = BigInt(128 - len);
+    if (len === 0 || addr >> shift === r.network >> shift) return r.why;
+  }
+  return undefined;
+}
+
+interface ReservedIp6 {
+  readonly network: bigint;
+  readonly len: number;
+  readonly why: string;
+}
+
+const ALWAYS_RESERVED_IP6: readonly ReservedIp6[] = [
+  {
+    network: ip6ToBigInt(LINK_LOCAL6.address),
+    len: LINK_LOCAL6.len,
+    why: 'overlaps the link-local range fe80::/10',
+  },
+  {
+    network: ip6ToBigInt(MULTICAST6.address),
+    len: MULTICAST6.len,
+    why: 'overlaps the multicast range ff00::/8',
+  },
+];
+const reservedByNode = new WeakMap<NodeConfig, readonly ReservedIp6[]>();
+
+function reservedIp6(node: NodeConfig | undefined): readonly ReservedIp6[] {
+  if (!node) return ALWAYS_RESERVED_IP6;
+  let list = reservedByNode.get(node);
+  if (!list) {
+    const underlay = { address: node.underlay.address, len: node.underlay.prefixLength };
+    const { locator, bsidPrefix } = node.srv6;
+    const entry = (q: Ip6Prefix, why: string): ReservedIp6 => ({
+      network: ip6ToBigInt(q.address),
+      len: q.len,
+      why,
+    });
+    list = [
+      ...ALWAYS_RESERVED_IP6,
+      entry(
+        underlay,
+        `overlaps the underlay prefix ${ip6Network(underlay)}/${underlay.len} (node.underlay.address)`,
+      ),
+      entry(locator, `overlaps the locator ${locator.address}/${locator.len} (node.srv6.locator)`),
+      entry(
+        bsidPrefix,
+        `overlaps the BSID prefix ${bsidPrefix.address}/${bsidPrefix.len} (node.srv6.bsidPrefix)`,
+      ),
+    ];
+    reservedByNode.set(node, list);
+  }
+  return list;
+}
+
+function validateSubnet6(
+  c: Checker,
+  v: unknown,
+  path: string,
+  node: NodeConfig | undefined,
+): Ip6Prefix | undefined {
+  const p = c.ip6Prefix(v, path);
+  if (!p) return undefined;
+  // SLAAC and the EUI-64 default addresses need exactly 64 host bits.
+  if (p.len !== 64) return c.fail(path, 'an IPv6 subnet must be a /64');
+  if (ip6Network(p) !== p.address) return c.fail(path, `host bits set: the network is ${ip6Network(p)}/64`);
+  const reserved = reservedIp6Overlap(p, node);
+  if (reserved) return c.fail(path, reserved);
+  return p;
 }
 
 /** A VPC's MTU: what fits in the underlay once encapsulated, by default all of it. */
@@ -491,10 +645,12 @@ export function validatePorts(
   vpcs: readonly VpcConfig[],
   declared: ReadonlySet<string>,
   vhostDefaults: VhostUserDefaults | undefined,
+  node?: NodeConfig,
 ): PortConfig[] {
   const out: PortConfig[] = [];
   const names = new Map<string, string>();
   const ips = new Map<string, string>();
+  const ips6 = new Map<string, string>();
   const macs = new Map<string, string>();
   const attachments = new Map<string, string>();
   c.list(raw, 'ports').forEach((item, i) => {
@@ -512,22 +668,64 @@ export function validatePorts(
     else if ((parseInt(p.mac.slice(0, 2), 16) & 1) === 1) c.fail(`${path}.mac`, 'is a multicast MAC');
     else mac = detached(p.mac.toLowerCase());
     c.unique(macs, mac, `${path}.mac`, 'MAC');
-    const ip = c.ip4(p.ip, `${path}.ip`);
+    // Required with an IPv4 subnet; with an unknown VPC (a record alone) only its form is checked.
+    let ip: string | undefined;
+    if (vpc && vpc.subnets.length === 0) {
+      if (p.ip !== undefined) c.fail(`${path}.ip`, `is IPv4, but VPC ${vpc.name} has no IPv4 subnet`);
+    } else if (vpc || p.ip !== undefined) ip = c.ip4(p.ip, `${path}.ip`);
     if (ip && vpc) {
       if (!vpc.subnets.some((s) => isHostOf(ip, s)))
         c.fail(`${path}.ip`, `is not a host address in a subnet of VPC ${vpc.name}`);
       else if (ip === vpc.gateway) c.fail(`${path}.ip`, `is the gateway of VPC ${vpc.name}`);
       c.unique(ips, `${vpc.name}/${ip}`, `${path}.ip`, 'address');
     }
+    const ip6 = validatePortIp6(c, p.ip6, `${path}.ip6`, vpc, mac, node);
+    if (ip6 && vpc) c.unique(ips6, `${vpc.name}/${ip6}`, `${path}.ip6`, 'address');
     const attach = validateAttachment(c, p.attach, `${path}.attach`, vhostDefaults);
     // A socket is one VM's however its access is set.
     const attachKey =
       attach?.type === 'vhost-user' ? `vhost-user socket ${attach.socket}` : JSON.stringify(attach);
     if (attach) c.unique(attachments, attachKey, `${path}.attach`, 'attachment');
-    if (name && vpc && mac && ip && attach)
-      out.push({ name, vpc: vpc.name, mac, ip, ip6: undefined, attach });
+    if (
+      name &&
+      vpc &&
+      mac &&
+      (ip || vpc.subnets.length === 0) &&
+      (ip6 || vpc.subnets6.length === 0) &&
+      attach
+    )
+      out.push({ name, vpc: vpc.name, mac, ip, ip6, attach });
   });
   return out;
+}
+
+/**
+ * A port's IPv6 address: as written, inside one of its VPC's /64s, or by default what SLAAC gives
+ * the VM (the EUI-64 of its MAC in the first /64). Undefined without an IPv6 subnet, or when wrong.
+ */
+function validatePortIp6(
+  c: Checker,
+  v: unknown,
+  path: string,
+  vpc: VpcConfig | undefined,
+  mac: string | undefined,
+  node: NodeConfig | undefined,
+): string | undefined {
+  if (v === undefined) {
+    const first = vpc?.subnets6[0];
+    return first && mac ? eui64Address(first, mac) : undefined;
+  }
+  const ip6 = c.ip6(v, path);
+  if (!ip6) return undefined;
+  const reserved = reservedIp6Overlap({ address: ip6, len: 128 }, node);
+  if (reserved) return c.fail(path, reserved);
+  if (!vpc) return ip6;
+  if (vpc.subnets6.length === 0) return c.fail(path, `is IPv6, but VPC ${vpc.name} has no IPv6 subnet`);
+  const subnet = vpc.subnets6.find((s) => ip6InPrefix(ip6, s));
+  if (!subnet) return c.fail(path, `is not in an IPv6 subnet of VPC ${vpc.name}`);
+  if (ip6IndexInPrefix(ip6, subnet) === 0n)
+    return c.fail(path, `is the subnet-router anycast address of ${subnet.address}/${subnet.len}`);
+  return ip6;
 }
 
 function validateAttachment(
@@ -608,7 +806,9 @@ function validateRemoteRoutes(
   // A node may carry 100k remote routes: look VPCs up by name, not by scanning, and check each
   // spelling of a remote SID once (they repeat: one per remote node and VPC), keeping one copy.
   const vpcByName = new Map(vpcs.map((v) => [v.name, v]));
-  const checkedSids = new Map<string, { sid: string; inLocator: boolean }>();
+  const checkedSids = new Map<string, CheckedSid>();
+  // Per canonical SID, the family of its first route: shared by the spellings of one SID.
+  const sidUses = new Map<string, SidUse>();
   c.list(raw, 'remoteRoutes').forEach((item, i) => {
     const path = `remoteRoutes[${i}]`;
     const r = c.object(item, path, fieldsUnder('remoteRoutes[]'));
@@ -616,32 +816,78 @@ function validateRemoteRoutes(
     const vpc = vpcByName.get(r.vpc as string);
     if (!vpc && !declared.has(r.vpc as string))
       c.fail(`${path}.vpc`, `no VPC named ${JSON.stringify(r.vpc)}`);
-    const prefix = c.ip4Prefix(r.prefix, `${path}.prefix`, true);
+    const family = isWrittenIp6(r.prefix) ? 6 : 4;
+    const prefix =
+      family === 4
+        ? c.ip4Prefix(r.prefix, `${path}.prefix`, true)
+        : validateRoutePrefix6(c, r.prefix, `${path}.prefix`, node);
+    if (prefix && vpc && (family === 4 ? vpc.subnets : vpc.subnets6).length === 0)
+      c.fail(`${path}.prefix`, `is IPv${family}, but VPC ${vpc.name} has no IPv${family} subnet`);
     let checked = typeof r.sid === 'string' ? checkedSids.get(r.sid) : undefined;
     if (!checked) {
       const canonical = c.ip6(r.sid, `${path}.sid`);
       if (canonical !== undefined) {
+        let use = sidUses.get(canonical);
+        if (!use) sidUses.set(canonical, (use = { family: undefined, route: 0 }));
         checked = {
           sid: canonical,
           inLocator: node !== undefined && ip6InPrefix(canonical, node.srv6.locator),
+          use,
         };
         checkedSids.set(r.sid as string, checked);
       }
     }
     const sid = checked?.sid;
     if (checked?.inLocator) c.fail(`${path}.sid`, "is inside this node's own locator");
+    else if (checked && prefix) {
+      // A remote End.DT4 SID drops inner IPv6 and End.DT6 inner IPv4: one SID is one family's.
+      const use = checked.use;
+      if (use.family === undefined) {
+        use.family = family;
+        use.route = i;
+      } else if (use.family !== family)
+        c.fail(
+          `${path}.sid`,
+          `is the SID of remoteRoutes[${use.route}], an IPv${use.family} route: an IPv${family} route needs the remote node's End.DT${family} SID (DT4: locator + index, DT6: locator + 2^24 + index)`,
+        );
+    }
     if (prefix && vpc) {
       let routes = seen.get(vpc);
       if (!routes) seen.set(vpc, (routes = new Map<string, number>()));
-      const first = routes.get(r.prefix as string);
+      // An IPv4 prefix has one spelling when valid; an IPv6 one is compared canonically.
+      const text = family === 4 ? (r.prefix as string) : `${prefix.address}/${prefix.len}`;
+      const first = routes.get(text);
       if (first !== undefined)
         c.fail(
           `${path}.prefix`,
           `route ${vpc.name} ${prefix.address}/${prefix.len} is already used by remoteRoutes[${first}].prefix`,
         );
-      else routes.set(r.prefix as string, i);
+      else routes.set(text, i);
     }
-    if (vpc && prefix && sid) out.push({ vpc: vpc.name, prefix, family: 4, sid });
+    if (vpc && prefix && sid) out.push({ vpc: vpc.name, prefix, family, sid });
   });
   return out;
+}
+
+interface SidUse {
+  family: 4 | 6 | undefined;
+  route: number;
+}
+
+interface CheckedSid {
+  readonly sid: string;
+  readonly inLocator: boolean;
+  readonly use: SidUse;
+}
+
+function validateRoutePrefix6(
+  c: Checker,
+  v: unknown,
+  path: string,
+  node: NodeConfig | undefined,
+): Ip6Prefix | undefined {
+  const p = c.ip6Prefix(v, path, true);
+  if (!p) return undefined;
+  const reserved = reservedIp6Overlap(p, node);
+  return reserved ? c.fail(path, reserved) : p;
 }

@@ -23,7 +23,7 @@ import { isPodVethName, POD_VETH_PREFIX } from '../services/pod-veth.js';
 import type { ServicesRuntime } from '../services/runtime.js';
 import { ServiceAddresses } from '../services/service-addresses.js';
 import { actualSrv6, actualSteering, existingBsids, type SrGlobalsMemory } from '../srv6/actual.js';
-import { policyDescriptor, steeringDescriptor } from '../srv6/descriptors.js';
+import { policyDescriptor, steering6Descriptor, steeringDescriptor } from '../srv6/descriptors.js';
 import { VM_VETH_PREFIX } from '../dataplane/names.js';
 import { compareSteering } from '../srv6/steering-resources.js';
 import {
@@ -199,12 +199,18 @@ async function reconcilePass(given: AgentConfig, opts: ReconcileOptions): Promis
     ...(hopLimit === undefined ? {} : { hopLimit }),
     ...(underlayAnnouncement ? { underlayAnnouncement } : {}),
   });
-  const srKinds = new Set([policyDescriptor.kind, steeringDescriptor.kind]);
+  const srKinds = new Set([policyDescriptor.kind, steeringDescriptor.kind, steering6Descriptor.kind]);
   const srConverged =
     ![...result.failed, ...result.skipped].some((f) => srKinds.has(f.op.kind)) &&
     !plan.pending.some((p) => srKinds.has(p.resource.kind));
   const steering = srConverged
-    ? SteeringModel.converged(config, snapshot.vppPid, desired.bsids, desired.steering)
+    ? SteeringModel.converged(
+        config,
+        snapshot.vppPid,
+        desired.bsids,
+        desired.steering,
+        desired.resources.filter((r) => steering6Descriptor.is(r)).map((r) => r.value),
+      )
     : undefined;
   return {
     plan,

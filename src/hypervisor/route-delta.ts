@@ -18,14 +18,17 @@ import { ipTableDescriptor } from '../dataplane/ip-descriptors.js';
 import { tableNames } from '../dataplane/keys.js';
 import { SteeringEntries } from '../dataplane/steering-entries.js';
 import {
+  bigIntToIp6,
   canonicalIp6,
   ip4Network,
   ip6AddressInPrefix,
   ip6IndexInPrefix,
   ip6InPrefix,
+  ip6ToBigInt,
   isIp4,
   isIp6,
   type Ip4Prefix,
+  type Ip6Prefix,
 } from '../net/ip.js';
 import { execute, type ExecutionResult } from '../reconcile/executor.js';
 import { plan as makePlan } from '../reconcile/planner.js';
@@ -35,6 +38,7 @@ import {
   encapSourceDescriptor,
   hopLimitDescriptor,
   policyDescriptor,
+  steering6Descriptor,
   steeringDescriptor,
 } from '../srv6/descriptors.js';
 import { compareSteering } from '../srv6/steering-resources.js';
@@ -44,11 +48,14 @@ import { SteeringModel } from './steering-model.js';
 
 export { SteeringModel, type SteeringModelBasis } from './steering-model.js';
 
-/** One remote route's new state: its prefix in a VPC steers to a remote node's SID, or is gone. */
+/**
+ * One remote route's new state: its prefix in a VPC steers to a remote node's SID, or is gone. The
+ * prefix's address says the family: an IPv6 one steers in the VPC's IPv6 table.
+ */
 export interface RemoteRouteChange {
   readonly vpc: string;
-  readonly prefix: Ip4Prefix;
-  /** The remote node's End.DT4 SID for the VPC; undefined: the route is gone. */
+  readonly prefix: Ip4Prefix | Ip6Prefix;
+  /** The remote node's End.DT4 SID for the VPC (End.DT6 for IPv6); undefined: the route is gone. */
   readonly sid: string | undefined;
 }
 
@@ -91,6 +98,7 @@ const routeDeltaKinds = new KindRegistry<DataplaneContext>().register(
   hopLimitDescriptor,
   policyDescriptor,
   steeringDescriptor,
+  steering6Descriptor,
 );
 
 /** None of the delta's kinds touches host links: any use is a bug and says so. */
@@ -103,7 +111,8 @@ const NO_HOST_LINKS: HostLinks = {
 /** One (table, prefix) the batch changes, with what VPP has (the model's) and what it should have. */
 interface ChangedEntry {
   readonly vpc: VpcConfig;
-  readonly prefix: Ip4Prefix;
+  readonly prefix: Ip4Prefix | Ip6Prefix;
+  readonly ip6: boolean;
   readonly before: string | undefined;
   readonly after: string | undefined;
 }
@@ -146,11 +155,10 @@ export async function reconcileRouteChanges(
     encapSourceDescriptor.resource({ address: encapSource }),
     hopLimitDescriptor.resource({ hopLimit }),
   ];
-  const tables = new Set<VpcConfig>(changed.map((e) => e.vpc));
-  for (const vpc of tables) {
-    inPlace.push(
-      ipTableDescriptor.resource({ table: vpc.table, ip6: false, name: tableNames.vpc(vpc.name) }),
-    );
+  const tables = new Map<string, { vpc: VpcConfig; ip6: boolean }>();
+  for (const e of changed) tables.set(`${e.vpc.name}/${e.ip6}`, { vpc: e.vpc, ip6: e.ip6 });
+  for (const { vpc, ip6 } of tables.values()) {
+    inPlace.push(ipTableDescriptor.resource({ table: vpc.table, ip6, name: tableNames.vpc(vpc.name) }));
   }
   // The policies as desiredOverlay builds them.
   const policy = (sid: string): Resource =>
@@ -171,6 +179,14 @@ export async function reconcileRouteChanges(
   for (const e of changed) {
     const { table } = e.vpc;
     const { address, len } = e.prefix;
+    if (e.ip6) {
+      // IPv6 entries are plain resources, as desiredOverlay builds them.
+      const entry = (sid: string): Resource =>
+        steering6Descriptor.resource({ table, prefix: `${address}/${len}`, bsid: bsidOf(sid) });
+      if (e.after !== undefined) desired.push(entry(e.after));
+      if (e.before !== undefined) actual.push(entry(e.before));
+      continue;
+    }
     if (e.after !== undefined) desiredSteering.add(table, address, len, bsidOf(e.after));
     if (e.before !== undefined) actualSteering.add(table, address, len, bsidOf(e.before));
   }
@@ -275,7 +291,10 @@ function changedEntries(
 ): ChangedEntry[] {
   const vpcByName = new Map(config.vpcs.map((v) => [v.name, v]));
   const { locator } = config.node.srv6;
-  const latest = new Map<string, { vpc: VpcConfig; prefix: Ip4Prefix; sid: string | undefined }>();
+  const latest = new Map<
+    string,
+    { vpc: VpcConfig; prefix: Ip4Prefix | Ip6Prefix; ip6: boolean; sid: string | undefined }
+  >();
   changes.forEach((change, i) => {
     const path = `route change ${i} (${describe(change)})`;
     const vpc = vpcByName.get(change.vpc);
@@ -291,12 +310,15 @@ function changedEntries(
           : `VPC ${vpc.name} has table ${vpc.table} in the config, ${table} in the steering model`,
       );
     }
-    const { prefix } = change;
-    if (!isIp4(prefix.address) || !Number.isInteger(prefix.len) || prefix.len < 0 || prefix.len > 32)
-      throw new RouteChangeError(`${path}: prefix: must be an IPv4 prefix like 10.0.0.0/24`);
-    const network = ip4Network(prefix);
-    if (network !== prefix.address)
-      throw new RouteChangeError(`${path}: prefix: host bits set: the network is ${network}/${prefix.len}`);
+    const prefix = checkedPrefix(path, change.prefix);
+    const ip6 = isIp6(prefix.address);
+    // Steering into a table VPP does not have crashes VPP 26.06 (docs/dual-stack.md, trap 1).
+    if (ip6 && vpc.subnets6.length === 0)
+      throw new RouteChangeError(`${path}: prefix: VPC ${vpc.name} has no IPv6 subnet`);
+    if (ip6 && !model.basis.ip6Vpcs.has(vpc.name))
+      throw new SteeringModelError(`VPC ${vpc.name} has no IPv6 table in the steering model`);
+    if (!ip6 && vpc.subnets.length === 0)
+      throw new RouteChangeError(`${path}: prefix: VPC ${vpc.name} has no IPv4 subnet`);
     let sid: string | undefined;
     if (change.sid !== undefined) {
       if (typeof change.sid !== 'string' || !isIp6(change.sid))
@@ -305,18 +327,41 @@ function changedEntries(
       if (ip6InPrefix(sid, locator))
         throw new RouteChangeError(`${path}: sid: is inside this node's own locator`);
     }
-    latest.set(`${vpc.table}:${prefix.address}/${prefix.len}`, { vpc, prefix: { ...prefix }, sid });
+    latest.set(`${vpc.table}:${prefix.address}/${prefix.len}`, { vpc, prefix, ip6, sid });
   });
   const out: ChangedEntry[] = [];
-  for (const { vpc, prefix, sid } of latest.values()) {
+  for (const { vpc, prefix, ip6, sid } of latest.values()) {
     const before = model.sidAt(vpc.table, prefix);
-    if (before !== sid) out.push({ vpc, prefix, before, after: sid });
+    if (before !== sid) out.push({ vpc, prefix, ip6, before, after: sid });
   }
   return out;
 }
 
+/** The change's prefix, IPv4 or IPv6, its address canonical; a RouteChangeError when malformed. */
+function checkedPrefix(path: string, prefix: Ip4Prefix | Ip6Prefix): Ip4Prefix | Ip6Prefix {
+  const { address, len } = prefix;
+  const ip6 = typeof address === 'string' && isIp6(address);
+  if (!(ip6 || (typeof address === 'string' && isIp4(address))) || !Number.isInteger(len) || len < 0)
+    throw new RouteChangeError(`${path}: prefix: must be an IPv4 or IPv6 prefix like 10.0.0.0/24`);
+  if (!ip6) {
+    if (len > 32) throw new RouteChangeError(`${path}: prefix: an IPv4 prefix is at most /32`);
+    const network = ip4Network(prefix);
+    if (network !== address)
+      throw new RouteChangeError(`${path}: prefix: host bits set: the network is ${network}/${len}`);
+    return { address, len };
+  }
+  if (len > 128) throw new RouteChangeError(`${path}: prefix: an IPv6 prefix is at most /128`);
+  const value = ip6ToBigInt(address);
+  const hostBits = (1n << BigInt(128 - len)) - 1n;
+  if ((value & hostBits) !== 0n)
+    throw new RouteChangeError(
+      `${path}: prefix: host bits set: the network is ${bigIntToIp6(value & ~hostBits)}/${len}`,
+    );
+  return { address: canonicalIp6(address), len };
+}
+
 function describe(change: RemoteRouteChange): string {
-  const prefix = change.prefix as Partial<Ip4Prefix> | undefined;
+  const prefix = change.prefix as Partial<Ip4Prefix | Ip6Prefix> | undefined;
   return `${String(change.vpc)} ${String(prefix?.address)}/${String(prefix?.len)} → ${change.sid ?? 'gone'}`;
 }
 

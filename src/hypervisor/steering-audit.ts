@@ -12,7 +12,7 @@
  * own audit (FleetSource.audit); together they are the drift check of the remote routes.
  */
 import { keys } from '../dataplane/keys.js';
-import { intToIp4, ip4ToInt, ip6InPrefix } from '../net/ip.js';
+import { canonicalIp6, intToIp4, ip4ToInt, ip6InPrefix } from '../net/ip.js';
 import { nextTurn } from '../util/next-turn.js';
 import type { VppApi } from '../vpp/client/vpp-api.js';
 import { msg } from '../vpp/messages/index.js';
@@ -31,6 +31,7 @@ export interface SteeringAudit {
 }
 
 const STEER_IPV4 = msg.sr_steer_t.values.SR_STEER_API_IPV4;
+const STEER_IPV6 = msg.sr_steer_t.values.SR_STEER_API_IPV6;
 
 /** Model entries visited between two yields to the event loop. */
 const SLICE = 4096;
@@ -39,7 +40,7 @@ const STEERING_FIELDS = {
   traffic_type: true,
   fib_table: true,
   bsid: true,
-  prefix: { len: true, address: { un: { ip4: true } } },
+  prefix: { len: true, address: { af: true, un: { ip4: true, ip6: true } } },
 } as const;
 
 /**
@@ -78,17 +79,27 @@ export async function auditSteering(
 
   // Steering: each entry checked on arrival, remembered compactly for the walk over the model.
   const seen = new Map<number, Set<number>>();
+  const seen6 = new Set<string>();
   const ownBsid = new Map<string, boolean>();
   let entries = 0;
   await client.dumpEach(
     msg.sr_steering_pol_dump,
     {},
     (d) => {
-      if (d.traffic_type !== STEER_IPV4) return;
+      if (d.traffic_type !== STEER_IPV4 && d.traffic_type !== STEER_IPV6) return;
       let own = ownBsid.get(d.bsid);
       if (own === undefined) ownBsid.set(d.bsid, (own = ip6InPrefix(d.bsid, bsidPrefix)));
       if (!own) return;
       entries++;
+      if (d.traffic_type === STEER_IPV6) {
+        // One per remote VM of a dual-stack VPC: text keys, as the model keeps them.
+        const prefix = `${canonicalIp6(d.prefix.address.un.ip6)}/${d.prefix.len}`;
+        seen6.add(`${d.fib_table} ${prefix}`);
+        const sid = model.sidAt(d.fib_table, { address: d.prefix.address.un.ip6, len: d.prefix.len });
+        if (sid === undefined || expected.get(sid) !== d.bsid)
+          differences.push(steeringDifference(keys.srSteering(d.fib_table, prefix, true), d.bsid, sid));
+        return;
+      }
       const address = ip4ToInt(d.prefix.address.un.ip4);
       const len = d.prefix.len;
       const group = d.fib_table * 64 + len;
@@ -97,13 +108,9 @@ export async function auditSteering(
       inGroup.add(address | 0);
       const sid = model.sidAtNumber(d.fib_table, address, len);
       if (sid === undefined || expected.get(sid) !== d.bsid)
-        differences.push({
-          key: keys.srSteering(d.fib_table, `${d.prefix.address.un.ip4}/${len}`),
-          what:
-            sid === undefined
-              ? `to ${d.bsid}, not in the model`
-              : `to ${d.bsid}, the model to ${sid} (${expected.get(sid)})`,
-        });
+        differences.push(
+          steeringDifference(keys.srSteering(d.fib_table, `${d.prefix.address.un.ip4}/${len}`), d.bsid, sid),
+        );
     },
     { fields: STEERING_FIELDS },
   );
@@ -115,5 +122,20 @@ export async function auditSteering(
     }
     if (++visited % SLICE === 0) await yieldNow();
   }
+  for (const [table, prefix] of model.entries6()) {
+    if (!seen6.has(`${table} ${prefix}`))
+      differences.push({ key: keys.srSteering(table, prefix, true), what: 'missing' });
+    if (++visited % SLICE === 0) await yieldNow();
+  }
   return { policies: seenPolicies.size, entries, differences };
+
+  function steeringDifference(key: string, bsid: string, sid: string | undefined): SteeringDifference {
+    return {
+      key,
+      what:
+        sid === undefined
+          ? `to ${bsid}, not in the model`
+          : `to ${bsid}, the model to ${sid} (${expected.get(sid)})`,
+    };
+  }
 }

@@ -4,13 +4,23 @@
  * (route-delta.ts). It lets a delta pass plan against VPP without dumping it: the steering dump
  * alone is 100k entries on a busy node.
  *
- * Compact, since the agent's whole RSS budget is 200 MB: entries live in one Map per (table,
+ * Compact, since the agent's whole RSS budget is 200 MB: IPv4 entries live in one Map per (table,
  * prefix length) keyed by the address as an int32 (a small integer in V8, no heap number), with
- * the index of their policy as the value; each policy's SID and BSID are held once.
+ * the index of their policy as the value; each policy's SID and BSID are held once. IPv6 entries
+ * (one per remote VM of a dual-stack VPC, as many as IPv4 ones at most) are keyed by
+ * "table/prefix" strings.
  */
 import type { AgentConfig } from '../config/model.js';
 import type { SteeringEntries } from '../dataplane/steering-entries.js';
-import { intToIp4, ip4ToInt, type Ip4Prefix, type Ip6Prefix } from '../net/ip.js';
+import { canonicalIp6, intToIp4, ip4ToInt, isIp6, type Ip4Prefix, type Ip6Prefix } from '../net/ip.js';
+
+/** An IPv6 steering entry as the full pass holds it (its SteeringValue). */
+export interface Steering6Entry {
+  readonly table: number;
+  /** Canonical, "2001:db8::1/128". */
+  readonly prefix: string;
+  readonly bsid: string;
+}
 
 /** The settings of the node the model was built for: a delta against other ones is refused. */
 export interface SteeringModelBasis {
@@ -20,6 +30,8 @@ export interface SteeringModelBasis {
   readonly hopLimit: number;
   /** Each VPC's table, by VPC name. */
   readonly tables: ReadonlyMap<string, number>;
+  /** The VPCs that have an IPv6 table (the full pass created it): only they take IPv6 entries. */
+  readonly ip6Vpcs: ReadonlySet<string>;
 }
 
 export class SteeringModel {
@@ -32,6 +44,8 @@ export class SteeringModel {
   readonly #slotOfSid = new Map<string, number>();
   /** (table × 64 + prefix length) → address as int32 → policy slot. */
   readonly #entries = new Map<number, Map<number, number>>();
+  /** "table/address/len" → policy slot, for IPv6 entries. */
+  readonly #entries6 = new Map<string, number>();
   #size = 0;
   #invalidReason: string | undefined;
 
@@ -41,17 +55,20 @@ export class SteeringModel {
 
   /**
    * The model of a pass that converged for policies and steering: VPP holds one policy per entry
-   * of `bsids` (remote SID → BSID) and exactly the `steering` entries, each pointing at one of them.
+   * of `bsids` (remote SID → BSID) and exactly the `steering` (IPv4) and `steering6` entries, each
+   * pointing at one of them.
    */
   static converged(
     config: AgentConfig,
     vppPid: number,
     bsids: ReadonlyMap<string, string>,
     steering: SteeringEntries,
+    steering6: readonly Steering6Entry[] = [],
   ): SteeringModel {
     const { bsidPrefix, encapSource, hopLimit } = config.node.srv6;
     const tables = new Map(config.vpcs.map((v) => [v.name, v.table]));
-    const model = new SteeringModel({ vppPid, bsidPrefix, encapSource, hopLimit, tables });
+    const ip6Vpcs = new Set(config.vpcs.filter((v) => v.subnets6.length > 0).map((v) => v.name));
+    const model = new SteeringModel({ vppPid, bsidPrefix, encapSource, hopLimit, tables, ip6Vpcs });
     const slotOfBsid = new Map<string, number>();
     for (const [sid, bsid] of bsids) slotOfBsid.set(bsid, model.addPolicy(sid, bsid));
     const slotOfIndex = steering.bsids.map((bsid) => {
@@ -62,6 +79,11 @@ export class SteeringModel {
     for (let i = 0; i < steering.size; i++) {
       const slot = slotOfIndex[steering.bsidIndex(i)] as number;
       model.#set(steering.table(i), steering.address(i), steering.prefixLength(i), slot);
+    }
+    for (const e of steering6) {
+      const slot = slotOfBsid.get(e.bsid);
+      if (slot === undefined) throw new Error(`steering points at ${e.bsid}, which no policy has`);
+      model.#set6(`${e.table}/${e.prefix}`, slot);
     }
     return model;
   }
@@ -103,9 +125,11 @@ export class SteeringModel {
     return out;
   }
 
-  /** The remote SID an entry steers to, if VPP has the entry. */
-  sidAt(table: number, prefix: Ip4Prefix): string | undefined {
-    const slot = this.#entries.get(groupKey(table, prefix.len))?.get(ip4ToInt(prefix.address) | 0);
+  /** The remote SID an entry (IPv4 or IPv6, as its address is) steers to, if VPP has the entry. */
+  sidAt(table: number, prefix: Ip4Prefix | Ip6Prefix): string | undefined {
+    const slot = isIp6(prefix.address)
+      ? this.#entries6.get(key6(table, prefix))
+      : this.#entries.get(groupKey(table, prefix.len))?.get(ip4ToInt(prefix.address) | 0);
     return slot === undefined ? undefined : this.#sids[slot];
   }
 
@@ -116,7 +140,7 @@ export class SteeringModel {
   }
 
   /**
-   * Every entry as [table, address as a 32-bit number, prefix length], without formatting: a
+   * Every IPv4 entry as [table, address as a 32-bit number, prefix length], without formatting: a
    * caller walking 100k entries in slices (the drift check, steering-audit.ts) formats only the
    * ones it reports. Entries set or deleted meanwhile may or may not be visited, as for a Map.
    */
@@ -128,13 +152,21 @@ export class SteeringModel {
     }
   }
 
+  /** Every IPv6 entry as [table, canonical prefix ("2001:db8::1/128")]. */
+  *entries6(): IterableIterator<readonly [number, string]> {
+    for (const key of this.#entries6.keys()) {
+      const cut = key.indexOf('/');
+      yield [Number(key.slice(0, cut)), key.slice(cut + 1)];
+    }
+  }
+
   /** Entries pointing at the policy of a remote SID (0 when there is none). */
   usesOf(sid: string): number {
     const slot = this.#slotOfSid.get(sid);
     return slot === undefined ? 0 : (this.#uses[slot] as number);
   }
 
-  /** Every entry: table, prefix ("10.1.0.0/24") and the remote SID it steers to. */
+  /** Every entry: table, prefix ("10.1.0.0/24", "2001:db8::1/128") and the remote SID it steers to. */
   *entries(): IterableIterator<{ table: number; prefix: string; sid: string }> {
     for (const [group, byAddress] of this.#entries) {
       const table = Math.floor(group / 64);
@@ -142,6 +174,10 @@ export class SteeringModel {
       for (const [address, slot] of byAddress) {
         yield { table, prefix: `${intToIp4(address >>> 0)}/${len}`, sid: this.#sids[slot] as string };
       }
+    }
+    for (const [key, slot] of this.#entries6) {
+      const cut = key.indexOf('/');
+      yield { table: Number(key.slice(0, cut)), prefix: key.slice(cut + 1), sid: this.#sids[slot] as string };
     }
   }
 
@@ -170,15 +206,34 @@ export class SteeringModel {
   }
 
   /** An entry VPP now steers to the policy of `sid` (which the model must have), or no longer has. */
-  setEntry(table: number, prefix: Ip4Prefix, sid: string | undefined): void {
-    const address = ip4ToInt(prefix.address);
-    if (sid === undefined) {
-      this.#delete(table, address, prefix.len);
+  setEntry(table: number, prefix: Ip4Prefix | Ip6Prefix, sid: string | undefined): void {
+    const ip6 = isIp6(prefix.address);
+    const slot = sid === undefined ? undefined : this.#slotOfSid.get(sid);
+    if (sid !== undefined && slot === undefined) throw new Error(`the model has no policy for ${sid}`);
+    if (ip6) {
+      if (slot === undefined) this.#delete6(key6(table, prefix));
+      else this.#set6(key6(table, prefix), slot);
       return;
     }
-    const slot = this.#slotOfSid.get(sid);
-    if (slot === undefined) throw new Error(`the model has no policy for ${sid}`);
-    this.#set(table, address, prefix.len, slot);
+    const address = ip4ToInt(prefix.address);
+    if (slot === undefined) this.#delete(table, address, prefix.len);
+    else this.#set(table, address, prefix.len, slot);
+  }
+
+  #set6(key: string, slot: number): void {
+    const previous = this.#entries6.get(key);
+    if (previous !== undefined) this.#count(previous, -1);
+    else this.#size++;
+    this.#entries6.set(key, slot);
+    this.#count(slot, 1);
+  }
+
+  #delete6(key: string): void {
+    const previous = this.#entries6.get(key);
+    if (previous === undefined) return;
+    this.#entries6.delete(key);
+    this.#count(previous, -1);
+    this.#size--;
   }
 
   #set(table: number, address: number, len: number, slot: number): void {
@@ -210,4 +265,9 @@ export class SteeringModel {
 
 function groupKey(table: number, len: number): number {
   return table * 64 + len;
+}
+
+/** An IPv6 entry's key: "table/address/len", the address canonical. */
+function key6(table: number, prefix: Ip6Prefix): string {
+  return `${table}/${canonicalIp6(prefix.address)}/${prefix.len}`;
 }

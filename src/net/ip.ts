@@ -136,6 +136,13 @@ export function ip6PrefixesOverlap(a: Ip6Prefix, b: Ip6Prefix): boolean {
   return ip6ToBigInt(a.address) >> shift === ip6ToBigInt(b.address) >> shift;
 }
 
+/** The network address of an IPv6 prefix (2001:db8::1/64 → 2001:db8::). */
+export function ip6Network(p: Ip6Prefix): string {
+  if (p.len === 0) return '::';
+  const hostBits = BigInt(128 - p.len);
+  return bigIntToIp6((ip6ToBigInt(p.address) >> hostBits) << hostBits);
+}
+
 /** The address `index` positions into an IPv6 prefix (host bits = index). */
 export function ip6AddressInPrefix(p: Ip6Prefix, index: bigint): string {
   const hostBits = 128 - p.len;

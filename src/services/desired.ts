@@ -120,7 +120,7 @@ export function desiredServices(config: AgentConfig, input: ServicesDesiredInput
   for (const port of config.ports) {
     const external = input.addresses.get(port.name);
     const vpc = vpcByName.get(port.vpc);
-    if (external === undefined || vpc === undefined) continue;
+    if (external === undefined || vpc === undefined || port.ip === undefined) continue;
     out.push(
       natStaticMappingDescriptor.resource({
         vrf: vpc.table,

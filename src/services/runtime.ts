@@ -43,7 +43,10 @@ export function freshServiceAddresses(config: AgentConfig): ReadonlyMap<string, 
   if (!config.services) return new Map();
   return allocateServiceAddresses({
     book: EMPTY_BOOK,
-    requests: config.ports.map((p) => ({ port: p.name, vpc: p.vpc, ip: p.ip })),
+    // Service addresses are IPv4: a VM of an IPv6-only VPC gets none.
+    requests: config.ports.flatMap((p) =>
+      p.ip === undefined ? [] : [{ port: p.name, vpc: p.vpc, ip: p.ip }],
+    ),
     range: config.services.vmAddressRange,
     holdMs: 0,
     now: 0,

@@ -60,7 +60,10 @@ export class ServiceAddresses {
     const book = await this.#loadBook();
     const result = allocateServiceAddresses({
       book,
-      requests: config.ports.map((p) => ({ port: p.name, vpc: p.vpc, ip: p.ip })),
+      // Service addresses are IPv4: a VM of an IPv6-only VPC gets none.
+      requests: config.ports.flatMap((p) =>
+        p.ip === undefined ? [] : [{ port: p.name, vpc: p.vpc, ip: p.ip }],
+      ),
       range: services.vmAddressRange,
       holdMs: services.addressHoldSeconds * 1000,
       now: this.#clock(),

@@ -12,7 +12,7 @@ export function serviceMap(config: AgentConfig, addresses: ReadonlyMap<string, s
   for (const port of config.ports) {
     const serviceAddress = addresses.get(port.name);
     const vpc = vpcs.get(port.vpc);
-    if (serviceAddress === undefined || vpc === undefined) continue;
+    if (serviceAddress === undefined || vpc === undefined || port.ip === undefined) continue;
     out.push({
       serviceAddress,
       vpc: vpc.name,
