@@ -12,6 +12,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { createUnderlay, removeUnderlay, type TestUnderlay } from '../../test/support/underlay.js';
 import { startVppTarget, type VppTarget } from '../../test/support/vpp-target.js';
 import type { AgentConfig, PortConfig, RemoteRouteConfig, VpcConfig } from '../config/model.js';
+import { auditSteering } from '../hypervisor/steering-audit.js';
 import { validateConfig } from '../config/validate.js';
 import type { HostLinks } from '../dataplane/context.js';
 import { VppRetvalError } from '../vpp/client/retval-error.js';
@@ -446,6 +447,25 @@ describe('dual-stack reconciler', () => {
     );
     assert.deepEqual(await planOps(f, cfg, globals), [], 'the full pass agrees');
     assert.equal(model.sidAt(100, added.prefix), 'fc00:3::100:64');
+    // The fleet drift check's audit agrees too, and names an IPv6 entry someone else removed.
+    assert.deepEqual((await auditSteering(f.client, model)).differences, []);
+    const [entry] = (await f.other.dump(msg.sr_steering_pol_dump, {})).filter(
+      (e) => e.traffic_type === 6 && e.prefix.address.un.ip6 === added.prefix.address,
+    );
+    assert.ok(entry);
+    await f.other.call(msg.sr_steering_add_del, {
+      is_del: true,
+      bsid_addr: entry.bsid,
+      sr_policy_index: 0,
+      table_id: entry.fib_table,
+      prefix: entry.prefix,
+      sw_if_index: 0,
+      traffic_type: entry.traffic_type,
+    });
+    assert.deepEqual((await auditSteering(f.client, model)).differences, [
+      { key: 'sr-steering:ip6:100:2001:db8:a:0:5054:ff:fe62:2/128', what: 'missing' },
+    ]);
+    await reconcile(cfg, { client: f.client, host: noHostLinks, globals });
 
     // Both gone: their entries, then the policy.
     const none = makeConfig(f, { ...shape, routes6: [] });
