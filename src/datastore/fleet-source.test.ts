@@ -314,6 +314,37 @@ describe('the fleet source against a real etcd', { skip }, () => {
     assert.equal(source.derive().config?.vpcs.find((v) => v.name === 'vpc-a')?.mtu, 1400);
   });
 
+  test('an IPv6 endpoint change takes a full pass (the delta path steers IPv4 only); IPv4 stays a delta', async () => {
+    const schema = new KeySchema('/fs/ip6/');
+    const dual = { id: 10, subnets: ['10.0.0.0/16', '2001:db8:a::/64'], gateway: '10.0.0.1' };
+    const { source, notified } = await sourceOver(
+      schema.prefix,
+      fleet(schema).map((op) =>
+        op.key === schema.vpc('vpc-a') ? { ...op, value: JSON.stringify(dual) } : op,
+      ),
+    );
+    const step = async (op: WriteOp): Promise<FleetChanges> => {
+      const seen = notified();
+      await store.commit([op]);
+      await until(() => notified() > seen, 'the change');
+      return source.takeChanges();
+    };
+    const key6 = schema.endpoint('vpc-a', { address: '2001:db8:a::7', len: 128 });
+    assert.deepEqual(await step({ type: 'put', key: key6, value: epValue('hv2') }), {
+      structural: true,
+      routes: [],
+    });
+    const d = source.derive();
+    assert.deepEqual(
+      d.config?.remoteRoutes.filter((r) => r.family === 6),
+      [{ vpc: 'vpc-a', prefix: { address: '2001:db8:a::7', len: 128 }, family: 6, sid: 'fc00:2::100:a' }],
+    );
+    assert.deepEqual(
+      await step({ type: 'put', key: schema.endpoint('vpc-a', prefix32('10.0.0.7')), value: epValue('hv2') }),
+      { structural: false, routes: [{ vpc: 'vpc-a', prefix: prefix32('10.0.0.7'), sid: 'fc00:2::a' }] },
+    );
+  });
+
   test('an invalid endpoint record keeps the last good route', async () => {
     const schema = new KeySchema('/fs/invalid/');
     const key = schema.endpoint('vpc-a', prefix32('10.0.0.7'));

@@ -222,6 +222,9 @@ export class FleetSource {
   }
 
   private mark(key: string, vpc: string): void {
+    // The delta path (route-delta.ts) steers IPv4 only: an IPv6 endpoint (a ":" in the key's
+    // last segment) takes a full pass until it learns IPv6.
+    if (this.live.has(vpc) && key.includes(':', key.lastIndexOf('/'))) this.structural = true;
     if (!this.structural && this.live.has(vpc)) this.marked.set(key, vpc);
   }
 }
