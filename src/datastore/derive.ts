@@ -15,11 +15,10 @@
  */
 import type { AgentConfig, RemoteRouteConfig } from '../config/model.js';
 import type { NodeConfig } from '../config/model.js';
+import { DT6_SID_OFFSET, MAX_IP6_LOCATOR_LEN } from '../config/defaults.js';
 import {
   Checker,
   ConfigError,
-  DT6_SID_OFFSET,
-  MAX_IP6_LOCATOR_LEN,
   reservedIp6Overlap,
   validateConfig,
   validateNode,

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { CORE_SCHEMA, load } from 'js-yaml';
 import type { AgentConfig, PortAttachment } from '../config/model.js';
-import { DT6_SID_OFFSET } from '../config/validate.js';
+import { DT6_SID_OFFSET } from '../config/defaults.js';
 import { ip6IndexInPrefix, ip6InPrefix, parseIp6Prefix } from '../net/ip.js';
 import { vpcSid, vpcSid6 } from './derive.js';
 import type { KeySchema } from './keys.js';
