@@ -44,22 +44,26 @@ Key schema, version 1 (every value is JSON, validated as the same section of an 
 file is, with the same field-named errors):
   PREFIX nodes/NODE              underlay, vhostUser, srv6, services: the config file's node
                                  section without its name, plus its services section
-  PREFIX vpcs/VPC                id, table, subnets, gateway, mtu, sidIndex: a config file's
-                                 vpcs[] entry without name and sid; every node's End.DT4 SID for
-                                 the VPC is its locator + sidIndex (default: the id)
-  PREFIX ports/NODE/PORT         vpc, mac, ip, attach: a VM port on NODE
+  PREFIX vpcs/VPC                id, table, subnets, gateway, gatewayLinkLocal, mtu, sidIndex:
+                                 a config file's vpcs[] entry without name, sid and sid6 (subnets
+                                 IPv4 and IPv6 /64s); every node's End.DT4 SID for the VPC is its
+                                 locator + sidIndex (default: the id), its End.DT6 SID its
+                                 locator + 2^24 + sidIndex
+  PREFIX ports/NODE/PORT         vpc, mac, ip, ip6, attach: a VM port on NODE
   PREFIX endpoints/VPC/A.B.C.D_LEN
-                                 node: the node hosting the prefix (a VM's /32, or a subnet
-                                 behind an appliance VM)
+  PREFIX endpoints/VPC/X:Y::Z_LEN
+                                 node: the node hosting the prefix (a VM's /32 or /128, or a
+                                 prefix behind an appliance VM); an IPv6 address in its RFC 5952
+                                 spelling, e.g. endpoints/vpc-a/2001:db8:a:0:5054:ff:fe61:a01_128
 A node's agent derives its remote routes: every endpoint of a VPC it has ports in that is on
-another node steers to that node's SID for the VPC. Moving a VM: its port to the new node, its
+another node steers to that node's SID for the VPC (End.DT6 for an IPv6 prefix). Moving a VM: its port to the new node, its
 endpoint's node changed, its old port null (deleted), in one put.
 
 Records file (put -f):
   nodes:     { NODE: {...} }
   vpcs:      { VPC: {...} }
   ports:     { NODE: { PORT: {...} } }
-  endpoints: { VPC: { A.B.C.D/LEN: NODE } }
+  endpoints: { VPC: { A.B.C.D/LEN: NODE, X:Y::Z/LEN: NODE } }
   a record given as null (e.g. ports: { hv2: { vm2: null } }) is deleted in the same transaction`;
 
 const CONNECTION_OPTIONS = {

@@ -31,3 +31,17 @@ export const NODE_DEFAULTS = {
 
 /** The smallest IPv4 MTU every host must accept (RFC 791); a VPC's MTU may not go below it. */
 export const MIN_TENANT_MTU = 576;
+
+/** Defaults of a VPC's IPv6 side (docs/dual-stack.md). */
+export const VPC_DEFAULTS = {
+  /** The VMs' IPv6 gateway: fixed, so static guests can route via it and it survives a new port MAC. */
+  gatewayLinkLocal: 'fe80::1',
+} as const;
+
+/**
+ * End.DT6 SIDs are the locator + this + the VPC's SID index; End.DT4's are the locator + the
+ * index (≤ 2^24 − 1), so the two never meet. End.DT4 drops inner IPv6: a VPC needs both.
+ */
+export const DT6_SID_OFFSET = 1n << 24n;
+/** The longest locator that holds End.DT6 SIDs: 2^24 + a 24-bit index needs 25 bits. */
+export const MAX_IP6_LOCATOR_LEN = 103;

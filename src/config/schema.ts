@@ -6,6 +6,7 @@
  */
 import { UNDERLAY_NEIGHBOR_DEFAULTS } from './defaults.js';
 import { MIN_TENANT_MTU, NODE_DEFAULTS, SERVICE_DEFAULTS, SRV6_ENCAP_OVERHEAD } from './defaults.js';
+import { MAX_IP6_LOCATOR_LEN, VPC_DEFAULTS } from './defaults.js';
 
 export interface FieldDoc {
   /** Dotted path; `[]` marks list items, e.g. `vpcs[].subnets`. */
@@ -104,8 +105,7 @@ export const CONFIG_FIELDS: readonly FieldDoc[] = [
     path: 'node.srv6.locator',
     type: 'IPv6 prefix',
     required: true,
-    description:
-      "This node's SID block, routed to it by the underlay (≤ /112; ≤ /103 when a VPC has an IPv6 subnet, for the End.DT6 SIDs). Must not contain the underlay address.",
+    description: `This node's SID block, routed to it by the underlay (≤ /112; ≤ /${MAX_IP6_LOCATOR_LEN} when a VPC has an IPv6 subnet, for the End.DT6 SIDs). Must not contain the underlay address.`,
   },
   {
     path: 'node.srv6.encapSource',
@@ -183,7 +183,7 @@ export const CONFIG_FIELDS: readonly FieldDoc[] = [
     path: 'vpcs[].gatewayLinkLocal',
     type: 'IPv6 address',
     required: false,
-    default: 'fe80::1',
+    default: VPC_DEFAULTS.gatewayLinkLocal,
     description:
       "With an IPv6 subnet: the link-local address (fe80::/10) of the VMs' IPv6 gateway, the source of router advertisements; VMs route via it.",
   },

@@ -351,6 +351,30 @@ describe('config validation: MTU and vhost-user sockets', () => {
 });
 
 describe('config validation: dual-stack and IPv6-only VPCs', () => {
+  it('accepts the dual-stack example with its commented values', () => {
+    const cfg = parseConfig(
+      readFileSync(new URL('../../../examples/dual-stack.yaml', import.meta.url), 'utf8'),
+    );
+    assert.deepEqual(
+      cfg.vpcs.map((v) => [v.name, v.sid, v.sid6, v.gateway, v.gatewayLinkLocal]),
+      [
+        ['vpc-a', 'fc00:1::a', 'fc00:1::100:a', '10.0.0.1', 'fe80::1'],
+        ['vpc-b', 'fc00:1::14', 'fc00:1::100:14', undefined, 'fe80::1'],
+      ],
+    );
+    assert.deepEqual(
+      cfg.ports.map((p) => [p.name, p.ip, p.ip6]),
+      [
+        ['vm1', '10.0.0.5', '2001:db8:a:0:5054:ff:fe61:a01'],
+        ['vm2', undefined, '2001:db8:a::10'],
+      ],
+    );
+    assert.deepEqual(
+      cfg.remoteRoutes.map((r) => r.family),
+      [4, 6, 6],
+    );
+  });
+
   /** The base config with vpc-a dual-stack and an IPv6-only vpc-b, each with a port. */
   function dual(): RawConfig {
     const c = base();

@@ -27,6 +27,7 @@ import {
 } from '../net/ip.js';
 import { eui64Address } from '../net/eui64.js';
 import { MIN_TENANT_MTU, NODE_DEFAULTS, SERVICE_DEFAULTS, SRV6_ENCAP_OVERHEAD } from './defaults.js';
+import { DT6_SID_OFFSET, MAX_IP6_LOCATOR_LEN, VPC_DEFAULTS } from './defaults.js';
 import { UNDERLAY_NEIGHBOR_DEFAULTS } from './defaults.js';
 import { fieldsUnder } from './schema.js';
 import { VppnetError } from '../util/errors.js';
@@ -462,7 +463,7 @@ export function validateVpcs(
     };
     ipv6Only('gatewayLinkLocal');
     ipv6Only('sid6');
-    let gatewayLinkLocal: string | undefined = DEFAULT_GATEWAY_LINK_LOCAL;
+    let gatewayLinkLocal: string | undefined = VPC_DEFAULTS.gatewayLinkLocal;
     if (hasIp6 && v.gatewayLinkLocal !== undefined) {
       gatewayLinkLocal = c.ip6(v.gatewayLinkLocal, `${path}.gatewayLinkLocal`);
       if (gatewayLinkLocal && !ip6InPrefix(gatewayLinkLocal, LINK_LOCAL6))
@@ -507,7 +508,7 @@ export function validateVpcs(
         gateway,
         subnets6,
         sid6,
-        gatewayLinkLocal: gatewayLinkLocal ?? DEFAULT_GATEWAY_LINK_LOCAL,
+        gatewayLinkLocal: gatewayLinkLocal ?? VPC_DEFAULTS.gatewayLinkLocal,
         mtu,
       });
     }
@@ -520,11 +521,6 @@ export function validateVpcs(
   return out;
 }
 
-/** End.DT6 SIDs are the locator + this + the VPC's SID index (End.DT4's are locator + index). */
-export const DT6_SID_OFFSET = 1n << 24n;
-/** The longest locator that holds DT6 SIDs: 2^24 + a 24-bit index needs 25 bits. */
-export const MAX_IP6_LOCATOR_LEN = 103;
-const DEFAULT_GATEWAY_LINK_LOCAL = 'fe80::1';
 const LINK_LOCAL6: Ip6Prefix = { address: 'fe80::', len: 10 };
 const MULTICAST6: Ip6Prefix = { address: 'ff00::', len: 8 };
 

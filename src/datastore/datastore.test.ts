@@ -347,6 +347,110 @@ describe('datastore against a real etcd', { skip }, () => {
       'nothing written by the refused import',
     );
   });
+
+  test('import turns a dual-stack file into records a view derives the same config from', async () => {
+    const s = new KeySchema('/t/imp6/');
+    const cfg = parseConfig(
+      readFileSync(new URL('../../../examples/dual-stack.yaml', import.meta.url), 'utf8'),
+    );
+    await store.commit([{ type: 'put', key: s.node('hv2'), value: node(2) }]);
+    const ops = await importConfig(store, s, cfg);
+    const written = new Map(
+      ops.map((o) => [o.key, o.type === 'put' ? (JSON.parse(o.value) as Record<string, unknown>) : null]),
+    );
+    assert.deepEqual(written.get('/t/imp6/vpcs/vpc-b'), {
+      id: 20,
+      table: 20,
+      subnets: ['2001:db8:a::/64'],
+      gatewayLinkLocal: 'fe80::1',
+      mtu: 1460,
+    });
+    assert.deepEqual(written.get('/t/imp6/ports/hv1/vm2'), {
+      vpc: 'vpc-b',
+      mac: '52:54:00:61:0b:01',
+      ip6: '2001:db8:a::10',
+      attach: { type: 'veth', netns: 'vm2', ifname: 'eth0' },
+    });
+    assert.equal(written.get('/t/imp6/ports/hv1/vm1')?.ip6, '2001:db8:a:0:5054:ff:fe61:a01');
+    for (const [key, n] of [
+      ['/t/imp6/endpoints/vpc-a/10.0.0.5_32', 'hv1'],
+      ['/t/imp6/endpoints/vpc-a/2001:db8:a:0:5054:ff:fe61:a01_128', 'hv1'],
+      ['/t/imp6/endpoints/vpc-b/2001:db8:a::10_128', 'hv1'],
+      ['/t/imp6/endpoints/vpc-a/2001:db8:a:0:5054:ff:fe62:a01_128', 'hv2'],
+      ['/t/imp6/endpoints/vpc-b/2001:db8:a:0:5054:ff:fe62:b01_128', 'hv2'],
+    ])
+      assert.deepEqual(written.get(key as string), { node: n }, key);
+
+    const view = new DatastoreView(store, s, 'hv1');
+    view.start();
+    await view.whenSynced();
+    await until(() => view.endpoints.get('vpc-b')?.size === 2, 'the VPC scopes listed');
+    const d = view.derive();
+    view.stop();
+    assert.deepEqual(d.problems, []);
+    assert.deepEqual(d.config?.vpcs, cfg.vpcs, 'sid6, subnets6, gatewayLinkLocal as in the file');
+    assert.deepEqual(d.config?.ports, cfg.ports);
+    const byPrefix = (rs: readonly { prefix: { address: string } }[]) =>
+      rs.map((r) => JSON.stringify(r)).sort();
+    assert.deepEqual(byPrefix(d.config?.remoteRoutes ?? []), byPrefix(cfg.remoteRoutes));
+  });
+
+  test('import refuses an IPv6 route to a DT4 SID and a sid6 the records cannot derive', async () => {
+    const s = new KeySchema('/t/imp6bad/');
+    const cfg = parseConfig(
+      readFileSync(new URL('../../../examples/dual-stack.yaml', import.meta.url), 'utf8'),
+    );
+    await store.commit([{ type: 'put', key: s.node('hv2'), value: node(2) }]);
+    const route6 = {
+      vpc: 'vpc-a',
+      prefix: { address: '2001:db8:a::9', len: 128 },
+      family: 6 as const,
+      sid: 'fc00:2::a',
+    };
+    await assert.rejects(
+      importConfig(store, s, { ...cfg, remoteRoutes: [route6] }),
+      /remoteRoutes\[0\]\.sid: fc00:2::a is in node hv2's locator, but hv2's End\.DT6 SID for vpc-a is fc00:2::100:a/,
+    );
+    const vpcs = cfg.vpcs.map((v) => (v.name === 'vpc-b' ? { ...v, sid6: 'fc00:1::2:14' } : v));
+    await assert.rejects(
+      importConfig(store, s, { ...cfg, vpcs }),
+      /vpcs\[1\]\.sid6: fc00:1::2:14 is not the locator \+ 2\^24 \+ the SID index of fc00:1::14 \(20\)/,
+    );
+    assert.equal((await store.list(s.allRange)).kvs.length, 1, 'nothing written by the refused imports');
+  });
+
+  test('a records file takes IPv6 endpoints in any spelling and stores them canonically', async () => {
+    const s = new KeySchema('/t/put6/');
+    const dir = mkdtempSync(path.join(tmpdir(), 'vppnet-put6-'));
+    const file = path.join(dir, 'records.yaml');
+    writeFileSync(
+      file,
+      [
+        'vpcs:',
+        '  vpc-b: { id: 20, subnets: [2001:db8:a::/64] }',
+        'ports:',
+        '  hv1:',
+        '    vm2: { vpc: vpc-b, mac: 52:54:00:61:0b:01, ip6: 2001:db8:a::10, attach: { type: interface, name: x } }',
+        'endpoints:',
+        '  vpc-b:',
+        '    2001:DB8:A:0:5054:FF:FE62:B01/128: hv2',
+        '',
+      ].join('\n'),
+    );
+    try {
+      const ops = await putRecordsFile(store, s, file);
+      assert.deepEqual(
+        ops.map((o) => o.key),
+        [
+          '/t/put6/vpcs/vpc-b',
+          '/t/put6/ports/hv1/vm2',
+          '/t/put6/endpoints/vpc-b/2001:db8:a:0:5054:ff:fe62:b01_128',
+        ],
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('etcd with TLS', { skip }, () => {

@@ -3,7 +3,8 @@
  * ports in, every node record, and the endpoints of those VPCs. Remote routes are derived, never
  * written: each endpoint on another node steers to that node's End.DT4 SID for the VPC, its
  * locator + the VPC's sidIndex (the VPC id unless the VPC record says otherwise), the same SID
- * that node derives for itself. remoteRouteOf is that rule, shared with the incremental path
+ * that node derives for itself; an IPv6 endpoint to its End.DT6 SID, locator + 2^24 + sidIndex.
+ * remoteRouteOf is that rule, shared with the incremental path
  * (fleet-source.ts).
  *
  * The result goes through the config file's validateConfig, so cross-record rules (a port's IP in
@@ -13,7 +14,15 @@
  * no config (undefined), and the caller keeps what it has.
  */
 import type { AgentConfig, RemoteRouteConfig } from '../config/model.js';
-import { ConfigError, validateConfig } from '../config/validate.js';
+import type { NodeConfig } from '../config/model.js';
+import { DT6_SID_OFFSET, MAX_IP6_LOCATOR_LEN } from '../config/defaults.js';
+import {
+  Checker,
+  ConfigError,
+  reservedIp6Overlap,
+  validateConfig,
+  validateNode,
+} from '../config/validate.js';
 import { ip6AddressInPrefix, ip6InPrefix } from '../net/ip.js';
 import type { KeySchema } from './keys.js';
 import type { EndpointRecord, NodeRecord, PortRecord, RecordProblem, VpcRecord } from './records.js';
@@ -45,6 +54,11 @@ export function vpcSid(node: NodeRecord, vpc: VpcRecord): string {
   return ip6AddressInPrefix(node.locator, BigInt(vpc.sidIndex));
 }
 
+/** A node's End.DT6 SID for a VPC (RangeError when its locator is longer than /103). */
+export function vpcSid6(node: NodeRecord, vpc: VpcRecord): string {
+  return ip6AddressInPrefix(node.locator, DT6_SID_OFFSET + BigInt(vpc.sidIndex));
+}
+
 /**
  * What one endpoint of a VPC means to a node: a remote route to its hosting node's SID, nothing
  * (it is hosted here), or a problem that leaves the route out. The one rule of remote routes:
@@ -74,8 +88,34 @@ export function remoteRouteOf(
     problem: { key, path: 'node', message },
   });
   if (!remote) return refused(`node ${ep.node} has no record (${schema.node(ep.node)})`);
+  if (ep.family === 6) {
+    const why = ip6EndpointProblem(self, vpc, ep);
+    if (why) return { sid: undefined, problem: { key, path: '(key) prefix', message: why } };
+  } else if (!vpc.hasSubnets4)
+    return {
+      sid: undefined,
+      problem: { key, path: '(key) prefix', message: `is IPv4, but VPC ${vpc.name} has no IPv4 subnet` },
+    };
   const verdict = sidVerdict(self, remote, vpc);
-  return typeof verdict === 'string' ? refused(verdict) : verdict;
+  const sid = ep.family === 6 ? verdict.dt6() : verdict.dt4;
+  return typeof sid === 'string' ? refused(sid) : sid;
+}
+
+/** What validateRemoteRoutes would refuse of an IPv6 route from this endpoint, or undefined. */
+function ip6EndpointProblem(self: NodeRecord, vpc: VpcRecord, ep: EndpointRecord): string | undefined {
+  if (!vpc.hasSubnets6) return `is IPv6, but VPC ${vpc.name} has no IPv6 subnet`;
+  return reservedIp6Overlap(ep.prefix, ownNodeConfig(self));
+}
+
+/** The own node's config, for the prefixes its table 0 routes (read once per record). */
+const ownNodeConfigs = new WeakMap<NodeRecord, NodeConfig | undefined>();
+
+function ownNodeConfig(self: NodeRecord): NodeConfig | undefined {
+  if (!ownNodeConfigs.has(self)) {
+    const { services: _, ...node } = self.raw;
+    ownNodeConfigs.set(self, validateNode(new Checker(), { ...node, name: self.name }));
+  }
+  return ownNodeConfigs.get(self);
 }
 
 /**
@@ -84,34 +124,50 @@ export function remoteRouteOf(
  * and the SID's arithmetic (BigInt, IPv6 text) was a tenth of a 100k-endpoint derivation.
  * Records are immutable (a change is a new record), so the cache is keyed by the objects.
  */
-const sidVerdicts = new WeakMap<
-  NodeRecord,
-  WeakMap<NodeRecord, WeakMap<VpcRecord, { sid: string } | string>>
->();
+const sidVerdicts = new WeakMap<NodeRecord, WeakMap<NodeRecord, WeakMap<VpcRecord, SidVerdicts>>>();
 
-function sidVerdict(self: NodeRecord, remote: NodeRecord, vpc: VpcRecord): { sid: string } | string {
+/** The DT4 SID (or why not) at once, the DT6 one when first asked: IPv4-only VPCs never need it. */
+interface SidVerdicts {
+  readonly dt4: { sid: string } | string;
+  dt6(): { sid: string } | string;
+}
+
+function sidVerdict(self: NodeRecord, remote: NodeRecord, vpc: VpcRecord): SidVerdicts {
   let bySelf = sidVerdicts.get(remote);
   if (!bySelf) sidVerdicts.set(remote, (bySelf = new WeakMap()));
   let byVpc = bySelf.get(self);
   if (!byVpc) bySelf.set(self, (byVpc = new WeakMap()));
   let verdict = byVpc.get(vpc);
   if (verdict === undefined) {
-    verdict = computeSidVerdict(self, remote, vpc);
+    let dt6: { sid: string } | string | undefined;
+    verdict = {
+      dt4: computeSidVerdict(self, remote, vpc, 4),
+      dt6: () => (dt6 ??= computeSidVerdict(self, remote, vpc, 6)),
+    };
     byVpc.set(vpc, verdict);
   }
   return verdict;
 }
 
-function computeSidVerdict(self: NodeRecord, remote: NodeRecord, vpc: VpcRecord): { sid: string } | string {
+function computeSidVerdict(
+  self: NodeRecord,
+  remote: NodeRecord,
+  vpc: VpcRecord,
+  family: 4 | 6,
+): { sid: string } | string {
+  const locator = `${remote.locator.address}/${remote.locator.len}`;
+  if (family === 6 && remote.locator.len > MAX_IP6_LOCATOR_LEN)
+    return `node ${remote.name}'s locator ${locator} is longer than /${MAX_IP6_LOCATOR_LEN}: it cannot hold End.DT6 SIDs (locator + 2^24 + the SID index)`;
   let sid: string;
   try {
-    sid = vpcSid(remote, vpc);
+    sid = family === 4 ? vpcSid(remote, vpc) : vpcSid6(remote, vpc);
   } catch (err) {
     if (!(err instanceof RangeError)) throw err;
-    return `node ${remote.name}'s locator ${remote.locator.address}/${remote.locator.len} cannot hold VPC ${vpc.name}'s SID index ${vpc.sidIndex}`;
+    return `node ${remote.name}'s locator ${locator} cannot hold VPC ${vpc.name}'s SID index ${vpc.sidIndex}`;
   }
+  const what = family === 4 ? 'SID' : 'End.DT6 SID';
   if (ip6InPrefix(sid, self.locator))
-    return `node ${remote.name}'s SID for VPC ${vpc.name}, ${sid}, is inside this node's own locator ${self.locator.address}/${self.locator.len}`;
+    return `node ${remote.name}'s ${what} for VPC ${vpc.name}, ${sid}, is inside this node's own locator ${self.locator.address}/${self.locator.len}`;
   return { sid };
 }
 
@@ -134,6 +190,19 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
     };
   const problems: RecordProblem[] = [];
   const dropped = new Set<string>();
+  // validateConfig would blame the node's locator for an IPv6 VPC's DT6 SID: the VPC is what the
+  // node cannot serve, its other VPCs go on.
+  if (node.locator.len > MAX_IP6_LOCATOR_LEN) {
+    for (const name of [...portVpcs(view.ports.values())].sort()) {
+      if (!view.vpcs.get(name)?.hasSubnets6) continue;
+      dropped.add(schema.vpc(name));
+      problems.push({
+        key: schema.vpc(name),
+        path: 'subnets',
+        message: `has an IPv6 subnet, but node ${nodeName}'s locator ${node.locator.address}/${node.locator.len} is longer than /${MAX_IP6_LOCATOR_LEN}: it cannot hold the VPC's End.DT6 SID`,
+      });
+    }
+  }
 
   for (let attempt = 0; attempt < 4; attempt++) {
     const vpcs: VpcRecord[] = [];
@@ -173,7 +242,7 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
         const route = remoteRouteOf(schema, node, view.nodes, vpc, key, ep);
         if (route.problem) routeProblems.push(route.problem);
         if (route.sid === undefined) continue;
-        remoteRoutes.push({ vpc: vpc.name, prefix: ep.prefix, family: 4, sid: route.sid });
+        remoteRoutes.push({ vpc: vpc.name, prefix: ep.prefix, family: ep.family, sid: route.sid });
         routeKeys.push(key);
       }
     }
@@ -184,7 +253,12 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
       ...(services !== undefined && { services }),
       vpcs: usedVpcs.map((v) => {
         const { sidIndex: _, ...fields } = v.raw;
-        return { ...fields, name: v.name, sid: vpcSid(node, v) };
+        return {
+          ...fields,
+          name: v.name,
+          sid: vpcSid(node, v),
+          ...(v.hasSubnets6 && { sid6: vpcSid6(node, v) }),
+        };
       }),
       ports: ports.map((p) => ({ ...p.raw, name: p.name })),
       // The routes are not validated again: remoteRouteOf made each from validated records and

@@ -363,6 +363,47 @@ describe('the fleet source against a real etcd', { skip }, () => {
     assert.equal(source.derive().config?.vpcs.find((v) => v.name === 'vpc-a')?.mtu, 1400);
   });
 
+  test('an IPv6 endpoint change is a route change to the remote DT6 SID, as IPv4 ones are', async () => {
+    const schema = new KeySchema('/fs/ip6/');
+    const dual = { id: 10, subnets: ['10.0.0.0/16', '2001:db8:a::/64'], gateway: '10.0.0.1' };
+    const { source, notified } = await sourceOver(
+      schema.prefix,
+      fleet(schema).map((op) =>
+        op.key === schema.vpc('vpc-a') ? { ...op, value: JSON.stringify(dual) } : op,
+      ),
+    );
+    const step = async (op: WriteOp): Promise<FleetChanges> => {
+      const seen = notified();
+      await store.commit([op]);
+      await until(() => notified() > seen, 'the change');
+      return source.takeChanges();
+    };
+    const prefix6 = { address: '2001:db8:a::7', len: 128 };
+    const key6 = schema.endpoint('vpc-a', prefix6);
+    assert.deepEqual(await step({ type: 'put', key: key6, value: epValue('hv2') }), {
+      structural: false,
+      routes: [{ vpc: 'vpc-a', prefix: prefix6, sid: 'fc00:2::100:a' }],
+    });
+    assert.deepEqual(await step({ type: 'put', key: key6, value: epValue('hv3') }), {
+      structural: false,
+      routes: [{ vpc: 'vpc-a', prefix: prefix6, sid: 'fc00:3::100:a' }],
+    });
+    assert.deepEqual(
+      await step({ type: 'put', key: schema.endpoint('vpc-a', prefix32('10.0.0.7')), value: epValue('hv2') }),
+      { structural: false, routes: [{ vpc: 'vpc-a', prefix: prefix32('10.0.0.7'), sid: 'fc00:2::a' }] },
+    );
+    assert.deepEqual(await source.audit(), [], 'what was handed over is what the records say');
+    assert.deepEqual(
+      source.derive().config?.remoteRoutes.filter((r) => r.family === 6),
+      [{ vpc: 'vpc-a', prefix: prefix6, family: 6, sid: 'fc00:3::100:a' }],
+      'a fresh derivation agrees',
+    );
+    assert.deepEqual(await step({ type: 'delete', key: key6 }), {
+      structural: false,
+      routes: [{ vpc: 'vpc-a', prefix: prefix6, sid: undefined }],
+    });
+  });
+
   test('an invalid endpoint record keeps the last good route', async () => {
     const schema = new KeySchema('/fs/invalid/');
     const key = schema.endpoint('vpc-a', prefix32('10.0.0.7'));

@@ -7,20 +7,34 @@
  *   {prefix}vpcs/{vpc}                    a VPC
  *   {prefix}ports/{node}/{port}           a VM port on that node
  *   {prefix}endpoints/{vpc}/{a.b.c.d_len} an IPv4 prefix in the VPC → the node hosting it
+ *   {prefix}endpoints/{vpc}/{x:y::z_len}  an IPv6 prefix, its address in RFC 5952 spelling
  *
- * A prefix's "/" becomes "_" in its key so that every key segment is one path component.
+ * A prefix's "/" becomes "_" in its key so that every key segment is one path component (":" is
+ * legal in etcd keys). An IPv6 prefix has many spellings and its key must have one, or two
+ * endpoints could name one prefix: only the canonical one (what VPP's dumps decode to) is a key.
  */
-import { parseIp4Prefix, type Ip4Prefix } from '../net/ip.js';
+import { parseIp4Prefix, parseIp6Prefix } from '../net/ip.js';
 
 export const DEFAULT_PREFIX = '/vppnet/v1/';
 
 export type RecordKind = 'node' | 'vpc' | 'port' | 'endpoint';
 
+/** An endpoint's prefix: IPv4 (a.b.c.d) or IPv6 (canonical), as `family` says. */
+export interface EndpointPrefix {
+  readonly address: string;
+  readonly len: number;
+}
+
 export type ParsedKey =
   | { readonly kind: 'node'; readonly node: string }
   | { readonly kind: 'vpc'; readonly vpc: string }
   | { readonly kind: 'port'; readonly node: string; readonly port: string }
-  | { readonly kind: 'endpoint'; readonly vpc: string; readonly prefix: Ip4Prefix };
+  | {
+      readonly kind: 'endpoint';
+      readonly vpc: string;
+      readonly prefix: EndpointPrefix;
+      readonly family: 4 | 6;
+    };
 
 /** A contiguous key range: one key, or every key starting with `key`. */
 export interface KeyRange {
@@ -45,7 +59,7 @@ export class KeySchema {
   port(node: string, port: string): string {
     return `${this.prefix}ports/${node}/${port}`;
   }
-  endpoint(vpc: string, prefix: Ip4Prefix): string {
+  endpoint(vpc: string, prefix: EndpointPrefix): string {
     return `${this.prefix}endpoints/${vpc}/${prefix.address}_${prefix.len}`;
   }
 
@@ -79,12 +93,21 @@ export class KeySchema {
     if (kind === 'vpcs' && a && b === undefined) return { kind: 'vpc', vpc: a };
     if (kind === 'ports' && a && b) return { kind: 'port', node: a, port: b };
     if (kind === 'endpoints' && a && b) {
-      const prefix = parseIp4Prefix(b.replace('_', '/'));
-      if (!prefix || !b.includes('_')) return { error: 'must end in an IPv4 prefix written a.b.c.d_len' };
-      return { kind: 'endpoint', vpc: a, prefix };
+      const written = b.replace('_', '/');
+      const prefix = b.includes('_') ? parseIp4Prefix(written) : undefined;
+      if (prefix) return { kind: 'endpoint', vpc: a, prefix, family: 4 };
+      const prefix6 = b.includes('_') ? parseIp6Prefix(written) : undefined;
+      if (!prefix6)
+        return { error: 'must end in an IPv4 prefix written a.b.c.d_len or an IPv6 one written x:y::z_len' };
+      if (`${prefix6.address}_${prefix6.len}` !== b)
+        return {
+          error: `must spell the IPv6 prefix canonically (RFC 5952): ${prefix6.address}_${prefix6.len}`,
+        };
+      return { kind: 'endpoint', vpc: a, prefix: prefix6, family: 6 };
     }
     return {
-      error: 'is not a vppnet key (nodes/NODE, vpcs/VPC, ports/NODE/PORT, endpoints/VPC/a.b.c.d_len)',
+      error:
+        'is not a vppnet key (nodes/NODE, vpcs/VPC, ports/NODE/PORT, endpoints/VPC/a.b.c.d_len or x:y::z_len)',
     };
   }
 }

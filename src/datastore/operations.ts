@@ -5,8 +5,9 @@
 import { readFile } from 'node:fs/promises';
 import { CORE_SCHEMA, load } from 'js-yaml';
 import type { AgentConfig, PortAttachment } from '../config/model.js';
-import { ip6IndexInPrefix, ip6InPrefix } from '../net/ip.js';
-import { vpcSid } from './derive.js';
+import { DT6_SID_OFFSET } from '../config/defaults.js';
+import { ip6IndexInPrefix, ip6InPrefix, parseIp6Prefix } from '../net/ip.js';
+import { vpcSid, vpcSid6 } from './derive.js';
 import type { KeySchema } from './keys.js';
 import { parseRecord, RecordError, type NodeRecord, type RecordProblem } from './records.js';
 import type { KeyValueStore, WriteOp } from './store.js';
@@ -14,9 +15,9 @@ import type { KeyValueStore, WriteOp } from './store.js';
 /**
  * A records file:
  *   nodes:     { NODE: {underlay, vhostUser, srv6, services} }
- *   vpcs:      { VPC: {id, table, subnets, gateway, mtu, sidIndex} }
- *   ports:     { NODE: { PORT: {vpc, mac, ip, attach} } }
- *   endpoints: { VPC: { a.b.c.d/len: NODE } }      (or { node: NODE })
+ *   vpcs:      { VPC: {id, table, subnets, gateway, gatewayLinkLocal, mtu, sidIndex} }
+ *   ports:     { NODE: { PORT: {vpc, mac, ip, ip6, attach} } }
+ *   endpoints: { VPC: { a.b.c.d/len: NODE } }      (or { node: NODE }; IPv6: x:y::z/len)
  */
 export function recordsFileOps(schema: KeySchema, raw: unknown, source = '(file)'): WriteOp[] {
   const problems: RecordProblem[] = [];
@@ -60,8 +61,10 @@ export function recordsFileOps(schema: KeySchema, raw: unknown, source = '(file)
   }
   for (const [vpc, eps] of Object.entries(mapping(root.endpoints, 'endpoints'))) {
     for (const [prefix, v] of Object.entries(mapping(eps, `endpoints.${vpc}`))) {
+      // An IPv6 prefix's key is its canonical spelling, whatever the file's.
+      const p6 = prefix.includes(':') ? parseIp6Prefix(prefix) : undefined;
       add(
-        `${schema.prefix}endpoints/${vpc}/${prefix.replace('/', '_')}`,
+        `${schema.prefix}endpoints/${vpc}/${p6 ? `${p6.address}_${p6.len}` : prefix.replace('/', '_')}`,
         typeof v === 'string' ? { node: v } : v === null ? null : v,
       );
     }
@@ -143,25 +146,41 @@ export async function importConfig(
   }
   const problems: RecordProblem[] = [];
   const vpcs: Record<string, unknown> = {};
-  for (const v of config.vpcs) {
+  config.vpcs.forEach((v, i) => {
     // The file's per-node SID becomes the VPC's sidIndex; it must then be the same on every node.
     const index = Number(ip6IndexInPrefix(v.sid, n.srv6.locator));
+    // Records do not store the DT6 SID either: every node takes locator + 2^24 + sidIndex.
+    if (v.sid6 !== undefined && ip6IndexInPrefix(v.sid6, n.srv6.locator) !== DT6_SID_OFFSET + BigInt(index))
+      problems.push({
+        key: schema.vpc(v.name),
+        path: `vpcs[${i}].sid6`,
+        message: `${v.sid6} is not the locator + 2^24 + the SID index of ${v.sid} (${index}): records derive every node's End.DT6 SID that way`,
+      });
     vpcs[v.name] = {
       id: v.id,
       table: v.table,
-      subnets: v.subnets.map(prefixText),
-      gateway: v.gateway,
+      subnets: [...v.subnets, ...v.subnets6].map(prefixText),
+      ...(v.gateway !== undefined && { gateway: v.gateway }),
+      ...(v.subnets6.length > 0 && { gatewayLinkLocal: v.gatewayLinkLocal }),
       mtu: v.mtu,
       ...(index !== v.id && { sidIndex: index }),
     };
-  }
+  });
   const ports: Record<string, unknown> = {};
   const endpoints: Record<string, Record<string, string>> = {};
   const endpoint = (vpc: string, prefix: string, node: string): void =>
     void ((endpoints[vpc] ??= {})[prefix] = node);
   for (const p of config.ports) {
-    ports[p.name] = { vpc: p.vpc, mac: p.mac, ip: p.ip, attach: attachValue(p.attach) };
-    endpoint(p.vpc, `${p.ip}/32`, n.name);
+    ports[p.name] = {
+      vpc: p.vpc,
+      mac: p.mac,
+      ...(p.ip !== undefined && { ip: p.ip }),
+      // Written even when it is the EUI-64 default: the endpoint below is this address.
+      ...(p.ip6 !== undefined && { ip6: p.ip6 }),
+      attach: attachValue(p.attach),
+    };
+    if (p.ip !== undefined) endpoint(p.vpc, `${p.ip}/32`, n.name);
+    if (p.ip6 !== undefined) endpoint(p.vpc, `${p.ip6}/128`, n.name);
   }
   const ops0 = recordsFileOps(
     schema,
@@ -192,12 +211,21 @@ export async function importConfig(
       });
       return;
     }
-    const expected = vpc ? vpcSid(owner, vpc) : undefined;
+    let expected: string | undefined;
+    try {
+      expected = vpc ? (route.family === 6 ? vpcSid6 : vpcSid)(owner, vpc) : undefined;
+    } catch (err) {
+      if (!(err instanceof RangeError)) throw err;
+    }
     if (expected !== route.sid) {
+      const which = route.family === 6 ? 'End.DT6 SID' : 'SID';
       problems.push({
         key,
         path: `remoteRoutes[${i}].sid`,
-        message: `${route.sid} is in node ${owner.name}'s locator, but ${owner.name}'s SID for ${route.vpc} is ${expected}`,
+        message:
+          expected === undefined
+            ? `${route.sid} is in node ${owner.name}'s locator, which cannot hold ${route.vpc}'s ${which}`
+            : `${route.sid} is in node ${owner.name}'s locator, but ${owner.name}'s ${which} for ${route.vpc} is ${expected}`,
       });
       return;
     }

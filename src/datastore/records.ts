@@ -12,8 +12,7 @@ import {
   validateVhostUserDefaults,
   validateVpcs,
 } from '../config/validate.js';
-import type { Ip4Prefix } from '../net/ip.js';
-import type { KeySchema, ParsedKey } from './keys.js';
+import type { EndpointPrefix, KeySchema, ParsedKey } from './keys.js';
 
 export type RawValue = Record<string, unknown>;
 
@@ -33,8 +32,15 @@ export interface VpcRecord {
   readonly name: string;
   readonly raw: RawValue;
   readonly id: number;
-  /** Each node's End.DT4 SID for the VPC is its locator + this (default: the VPC id). */
+  /**
+   * Each node's End.DT4 SID for the VPC is its locator + this (default: the VPC id), its End.DT6
+   * SID its locator + 2^24 + this.
+   */
   readonly sidIndex: number;
+  /** Whether the VPC has IPv4 subnets: its IPv4 endpoints are routes. */
+  readonly hasSubnets4: boolean;
+  /** Whether the VPC has IPv6 subnets: its IPv6 endpoints are routes. */
+  readonly hasSubnets6: boolean;
 }
 
 export interface PortRecord {
@@ -43,13 +49,15 @@ export interface PortRecord {
   readonly name: string;
   readonly raw: RawValue;
   readonly vpc: string;
-  readonly ip: string;
+  /** Undefined for a port of an IPv6-only VPC. */
+  readonly ip: string | undefined;
 }
 
 export interface EndpointRecord {
   readonly kind: 'endpoint';
   readonly vpc: string;
-  readonly prefix: Ip4Prefix;
+  readonly prefix: EndpointPrefix;
+  readonly family: 4 | 6;
   /** The node that hosts the prefix. */
   readonly node: string;
 }
@@ -78,8 +86,16 @@ export function formatProblem(p: RecordProblem): string {
 }
 
 export const NODE_RECORD_FIELDS = ['underlay', 'vhostUser', 'srv6', 'services'] as const;
-export const VPC_RECORD_FIELDS = ['id', 'table', 'subnets', 'gateway', 'mtu', 'sidIndex'] as const;
-export const PORT_RECORD_FIELDS = ['vpc', 'mac', 'ip', 'attach'] as const;
+export const VPC_RECORD_FIELDS = [
+  'id',
+  'table',
+  'subnets',
+  'gateway',
+  'gatewayLinkLocal',
+  'mtu',
+  'sidIndex',
+] as const;
+export const PORT_RECORD_FIELDS = ['vpc', 'mac', 'ip', 'ip6', 'attach'] as const;
 export const ENDPOINT_RECORD_FIELDS = ['node'] as const;
 
 /** Parses and validates one stored value; returns the record or its problems. */
@@ -129,7 +145,11 @@ export function validateRecord(key: string, k: ParsedKey, raw: unknown): Datasto
       const id = typeof vpc.id === 'number' ? vpc.id : 0;
       const sidIndex = rawIndex === undefined ? id : c.int(rawIndex, 'vpcs[0].sidIndex', 1, 0xffffff);
       if (c.problems.length || sidIndex === undefined) return problems('vpcs[0].');
-      return { kind: 'vpc', name: k.vpc, raw: v, id, sidIndex };
+      // Valid subnets: IPv6 ones are the ones with a colon.
+      const subnets = vpc.subnets as readonly string[];
+      const hasSubnets6 = subnets.some((s) => s.includes(':'));
+      const hasSubnets4 = subnets.some((s) => !s.includes(':'));
+      return { kind: 'vpc', name: k.vpc, raw: v, id, sidIndex, hasSubnets4, hasSubnets6 };
     }
     case 'port': {
       c.nodeName(k.node, '(key) node name');
@@ -139,14 +159,16 @@ export function validateRecord(key: string, k: ParsedKey, raw: unknown): Datasto
       const defaults = validateVhostUserDefaults(c, undefined);
       validatePorts(c, [{ ...v, name: k.port }], [], new Set([v.vpc as string]), defaults);
       if (c.problems.length || !vpc) return problems('ports[0].');
-      return { kind: 'port', node: k.node, name: k.port, raw: v, vpc, ip: v.ip as string };
+      return { kind: 'port', node: k.node, name: k.port, raw: v, vpc, ip: v.ip as string | undefined };
     }
     case 'endpoint': {
       c.name(k.vpc, '(key) VPC name');
-      c.ip4Prefix(`${k.prefix.address}/${k.prefix.len}`, '(key) prefix', true);
+      const written = `${k.prefix.address}/${k.prefix.len}`;
+      if (k.family === 4) c.ip4Prefix(written, '(key) prefix', true);
+      else c.ip6Prefix(written, '(key) prefix', true);
       const node = c.nodeName(v.node, 'node');
       if (c.problems.length || !node) return problems('');
-      return { kind: 'endpoint', vpc: k.vpc, prefix: k.prefix, node };
+      return { kind: 'endpoint', vpc: k.vpc, prefix: k.prefix, family: k.family, node };
     }
   }
 }

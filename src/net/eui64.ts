@@ -13,7 +13,10 @@ export function eui64InterfaceId(mac: string): bigint {
   return bytes.reduce((id, byte) => (id << 8n) | BigInt(byte), 0n);
 }
 
-/** The address SLAAC forms from `mac` in a /64 (2001:db8:a::/64, 52:54:00:61:0a:01 → 2001:db8:a:0:5054:ff:fe61:a01). */
+/**
+ * The address SLAAC forms from `mac` in a /64: 52:54:00:61:0a:01 in 2001:db8:a::/64 is
+ * 2001:db8:a:0:5054:ff:fe61:a01.
+ */
 export function eui64Address(subnet: Ip6Prefix, mac: string): string {
   if (subnet.len !== 64) throw new RangeError(`EUI-64 addresses need a /64, not /${subnet.len}`);
   const network = (ip6ToBigInt(subnet.address) >> 64n) << 64n;

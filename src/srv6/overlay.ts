@@ -397,6 +397,7 @@ export function desiredSteering(config: AgentConfig, bsids: ReadonlyMap<string, 
   const tableOf = new Map(config.vpcs.map((v) => [v.name, v.table]));
   const steering = new SteeringEntries(Math.max(1, config.remoteRoutes.length));
   for (const route of config.remoteRoutes) {
+    // SteeringEntries holds IPv4 entries only: IPv6 steering (traffic type 6) is in desiredOverlay.
     if (route.family !== 4) continue;
     steering.add(
       tableOf.get(route.vpc) as number,
