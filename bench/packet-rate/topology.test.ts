@@ -219,12 +219,16 @@ describe('the dual-stack side: the hand-made IPv6 configuration', () => {
       'set interface ip6 table pg20 110',
       'enable ip6 interface pg20',
       'set interface ip address pg20 fe80::1/128',
-      'ip6 nd pg20 prefix 2001:db8:a::/64 2592000 604800 no-onlink',
+      'ip6 nd pg20 prefix 2001:db8:a::/64 infinite no-onlink',
       'ip6 nd pg20 ra-interval 30 10 ra-lifetime 600',
       'set interface ip6-nd proxy pg20 enable',
       'ip route add 2001:db8:a::5/128 table 110 via 2001:db8:a::5 pg20',
     ]);
     assert.ok(cmds.indexOf('ip6 table add 110') < cmds.indexOf('set interface ip6 table pg20 110'));
+    assert.ok(
+      cmds.indexOf('set interface ip6 table loop110 110') < cmds.indexOf('set interface ip6 table pg20 110'),
+      'the gateway in the same IPv6 table as the ports it is unnumbered for',
+    );
     assert.ok(
       cmds.indexOf('sr policy add bsid fc00:11:ff::3 next fc00:12::100:6e encap fib-table 1') <
         cmds.indexOf('sr steer l3 2001:db8:a::7/128 via bsid fc00:11:ff::3 fib-table 110'),

@@ -168,8 +168,11 @@ export const HAND6 = {
     { prefix: '2001:db8:a::8/128', sid: 'fc00:13::100:6e', bsid: 'fc00:11:ff::4' },
     { prefix: '2001:db8:b::/64', sid: 'fc00:12::100:6e', bsid: 'fc00:11:ff::3' },
   ],
-  /** Router advertisements as vppnet sends them (docs/dual-stack.md). */
-  ra: { maxInterval: 30, minInterval: 10, lifetime: 600, validLifetime: 2592000, preferredLifetime: 604800 },
+  /**
+   * Router advertisements as vppnet sends them (docs/dual-stack.md): every 10 to 30 s, default
+   * router for 600 s, the prefix with infinite lifetimes (VPP counts finite ones down).
+   */
+  ra: { maxInterval: 30, minInterval: 10, lifetime: 600 },
 } as const;
 
 export interface VmMacs {
@@ -270,6 +273,9 @@ export function handIp6Steps(ports: PortSet): string[] {
   const bsids = [...new Map(HAND6.remoteRoutes.map((r) => [r.bsid, r.sid]))];
   return [
     `ip6 table add ${t}`,
+    // As vppnet does: VPP keeps a port unnumbered only to an interface in the same IPv4 and IPv6
+    // tables, so the gateway loopback joins the IPv6 table too (it gets no IPv6 address).
+    `set interface ip6 table loop${HAND.gatewayLoopback} ${t}`,
     ...[
       [ports.vm1, VM6.vm1],
       [ports.vm2, VM6.vm2],
@@ -277,7 +283,7 @@ export function handIp6Steps(ports: PortSet): string[] {
       `set interface ip6 table ${port} ${t}`,
       `enable ip6 interface ${port}`,
       `set interface ip address ${port} ${VM6.gatewayLinkLocal}/128`,
-      `ip6 nd ${port} prefix ${VM6.subnet} ${ra.validLifetime} ${ra.preferredLifetime} no-onlink`,
+      `ip6 nd ${port} prefix ${VM6.subnet} infinite no-onlink`,
       `ip6 nd ${port} ra-interval ${ra.maxInterval} ${ra.minInterval} ra-lifetime ${ra.lifetime}`,
       `set interface ip6-nd proxy ${port} enable`,
       `ip route add ${ip}/128 table ${t} via ${ip} ${port}`,
