@@ -24,8 +24,16 @@ import {
   type RoutePath,
   type RouteValue,
 } from './ip-descriptors.js';
+import {
+  ip6EnableDescriptor,
+  ip6LinkLocalDescriptor,
+  ip6NdMirrorProxyDescriptor,
+  ip6RaConfigDescriptor,
+  ip6RaPrefixDescriptor,
+} from './ip6-link-descriptors.js';
 import { isOwnedTag, keys } from './keys.js';
-import { formatPrefix, type RouteDetails, type VppSnapshot } from './snapshot.js';
+import { staticNeighborDescriptor } from './neighbor-descriptors.js';
+import { formatPrefix, type Ip6LinkFacts, type RouteDetails, type VppSnapshot } from './snapshot.js';
 
 export interface ActualOptions {
   /** Keys the desired state has: decides ownership inside shared objects. */
@@ -122,6 +130,14 @@ export function actualDataplane(s: VppSnapshot, opts: ActualOptions): Resource[]
     }
     const proxyArp = proxyArpInterfaceDescriptor.resource({ iface: name });
     if (s.proxyArpInterfaces.has(idx) && mine(proxyArp.key)) out.push(proxyArp);
+
+    if (facts.table6 !== undefined && facts.table6 !== 0) {
+      const binding6 = interfaceTableDescriptor.resource({ iface: name, table: facts.table6, ip6: true });
+      if (mine(binding6.key)) {
+        out.push(binding6);
+        if (facts.ip6Link) out.push(...actualIp6Link(name, facts.ip6Link, binding6.key, mine, want));
+      }
+    }
   }
 
   for (const [tableKey, routes] of s.routes) {
@@ -138,6 +154,56 @@ export function actualDataplane(s: VppSnapshot, opts: ActualOptions): Resource[]
   for (const p of s.proxyArpRanges) {
     if (!ownedTables.has(`ip4:${p.table_id}`)) continue;
     out.push(proxyArpDescriptor.resource({ table: p.table_id, low: p.low, hi: p.hi }));
+  }
+  return out;
+}
+
+/** A port's IPv6 link as resources (snapshot.ts reads it only for ports in an IPv6 table). */
+function actualIp6Link(
+  iface: string,
+  link: Ip6LinkFacts,
+  bindingKey: string,
+  mine: (key: string) => boolean,
+  want: ReadonlySet<string>,
+): Resource[] {
+  const out: Resource[] = [];
+  const withBinding = { after: [bindingKey] };
+  for (const [address, mac] of link.staticNeighbors) {
+    const neighbor = staticNeighborDescriptor.resource({ iface, address, mac }, withBinding);
+    if (mine(neighbor.key)) out.push(neighbor);
+  }
+  if (link.linkLocal === undefined) return out;
+  const enable = ip6EnableDescriptor.resource({ iface }, withBinding);
+  if (!mine(enable.key)) return out;
+  out.push(enable);
+  // VPP always has a link-local address once IPv6 is on: only the one vppnet sets is its.
+  const linkLocal = ip6LinkLocalDescriptor.resource({ iface, address: link.linkLocal });
+  if (want.has(linkLocal.key)) out.push(linkLocal);
+  // No read exists: inferred from the enable (see ip6NdMirrorProxyDescriptor).
+  const proxy = ip6NdMirrorProxyDescriptor.resource({ iface });
+  if (want.has(proxy.key)) out.push(proxy);
+  const ra = link.ra;
+  if (ra === undefined) return out;
+  for (const p of ra.prefixes) {
+    const prefix = ip6RaPrefixDescriptor.resource({
+      iface,
+      prefix: formatPrefix(p.prefix),
+      validLifetime: p.val_lifetime,
+      preferredLifetime: p.pref_lifetime,
+      onLink: p.onlink_flag,
+      autonomous: p.autonomous_flag,
+    });
+    if (mine(prefix.key)) out.push(prefix);
+  }
+  // VPP starts with send_radv off: on means someone (vppnet) configured advertisements.
+  if (ra.send_radv) {
+    const config = ip6RaConfigDescriptor.resource({
+      iface,
+      maxInterval: ra.max_radv_interval,
+      minInterval: ra.min_radv_interval,
+      routerLifetime: ra.adv_router_lifetime,
+    });
+    if (mine(config.key)) out.push(config);
   }
   return out;
 }

@@ -243,16 +243,18 @@ export const adminUpDescriptor = interfaceSetting<AdminUpValue>({
 export interface InterfaceTableValue {
   readonly iface: string;
   readonly table: number;
+  /** The IPv6 binding (VPP keeps one per family); absent: the IPv4 one. */
+  readonly ip6?: true;
 }
 
 export const interfaceTableDescriptor = interfaceSetting<InterfaceTableValue>({
   kind: 'iface-table',
-  key: (v) => keys.ifaceTable(v.iface),
-  alsoNames: (v) => [keys.ipTable(v.table)],
+  key: (v) => keys.ifaceTable(v.iface, v.ip6),
+  alsoNames: (v) => [keys.ipTable(v.table, v.ip6)],
   async set(ctx, v, on) {
     await ctx.client.call(msg.sw_interface_set_table, {
       sw_if_index: ctx.interfaces.index(v.iface),
-      is_ipv6: false,
+      is_ipv6: v.ip6 === true,
       vrf_id: on ? v.table : 0,
     });
   },

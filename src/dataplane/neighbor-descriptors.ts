@@ -8,6 +8,7 @@ import { defineKind } from '../reconcile/kind.js';
 import { keys } from './keys.js';
 import { msg } from '../vpp/messages/index.js';
 import type { DataplaneContext } from './context.js';
+import { vppAddress } from './ip-values.js';
 
 const ADDRESS_IP6 = msg.address_family_t.values.ADDRESS_IP6;
 const LINK_UP = msg.if_status_flags_t.values.IF_STATUS_API_FLAG_LINK_UP;
@@ -91,4 +92,43 @@ export const neighborAnnouncementDescriptor = defineKind<NeighborAnnouncementVal
   },
   // An advertisement cannot be taken back; the peers' entries age out once nobody answers.
   async delete() {},
+});
+
+/** A static neighbour: a VM's address on its port, with the VM's MAC. */
+export interface StaticNeighborValue {
+  readonly iface: string;
+  readonly address: string;
+  readonly mac: string;
+}
+
+async function setStaticNeighbor(
+  ctx: DataplaneContext,
+  v: StaticNeighborValue,
+  isAdd: boolean,
+): Promise<void> {
+  await ctx.client.call(msg.ip_neighbor_add_del, {
+    is_add: isAdd,
+    neighbor: {
+      sw_if_index: ctx.interfaces.index(v.iface),
+      flags: msg.ip_neighbor_flags_t.values.IP_API_NEIGHBOR_FLAG_STATIC,
+      mac_address: v.mac,
+      ip_address: vppAddress(v.address),
+    },
+  });
+}
+
+/**
+ * The mirror ND proxy answers for every address it has a route to, the VM's own included, so VPP
+ * never learns the VM's MAC by asking (trap 6): each VM's IPv6 address gets a static entry.
+ */
+export const staticNeighborDescriptor = defineKind<StaticNeighborValue, DataplaneContext>({
+  kind: 'static-neighbor',
+  key: (v) => keys.staticNeighbor(v.iface, v.address),
+  deps: (v) => [keys.interface(v.iface)],
+  create: (ctx, { value }) => setStaticNeighbor(ctx, value, true),
+  // Re-adding an entry for the same address replaces its MAC.
+  update: (ctx, desired) => setStaticNeighbor(ctx, desired.value, true),
+  async delete(ctx, { value }) {
+    if (ctx.interfaces.has(value.iface)) await setStaticNeighbor(ctx, value, false);
+  },
 });

@@ -9,6 +9,7 @@ import type { VppApi } from '../vpp/client/vpp-api.js';
 import { msg } from '../vpp/messages/index.js';
 import { NO_INDEX } from '../vpp/messages/sentinels.js';
 import { InterfaceRegistry } from './interface-registry.js';
+import { readIp6Link } from './ip6-link-descriptors.js';
 import { isOwnedTag } from './keys.js';
 import type { IpNeighborConfigValue } from './neighbor-descriptors.js';
 import { INITIAL_SR_ENCAPS, readSrEncaps, type SrEncapsReading } from './sr-encaps.js';
@@ -25,12 +26,42 @@ export type RouteDetails = Message<typeof msg.ip_route_v2_details>['route'];
 export const FIB_SOURCE_API = 8;
 
 const STEER_IPV4 = msg.sr_steer_t.values.SR_STEER_API_IPV4;
+const STEER_IPV6 = msg.sr_steer_t.values.SR_STEER_API_IPV6;
+const STATIC_NEIGHBOR = msg.ip_neighbor_flags_t.values.IP_API_NEIGHBOR_FLAG_STATIC;
+
+export type RaDetails = Message<typeof msg.sw_interface_ip6nd_ra_details>;
+
+/**
+ * An interface's IPv6 link, read only for interfaces bound to an IPv6 table other than 0: vppnet
+ * enables IPv6 only on ports it binds to a VPC's IPv6 table, and unbinds them only after disabling
+ * it (the enable depends on the binding), so IPv6 on a port in table 0 is never vppnet's.
+ */
+export interface Ip6LinkFacts {
+  /** The link-local address when IPv6 is enabled; undefined when it is not. */
+  readonly linkLocal: string | undefined;
+  /** Router advertisement state (sw_interface_ip6nd_ra_dump); undefined without IPv6. */
+  readonly ra: RaDetails | undefined;
+  /** Static IPv6 neighbours on the interface: address → MAC. */
+  readonly staticNeighbors: ReadonlyMap<string, string>;
+}
 
 export interface InterfaceFacts {
   readonly details: InterfaceDetails;
   /** IPv4 table the interface is bound to. */
   readonly table: number;
+  /** IPv6 table the interface is bound to; absent: not read (taken as 0: pod ports are IPv4). */
+  readonly table6?: number;
   readonly addresses: readonly string[];
+  /** Present when table6 is not 0. */
+  readonly ip6Link?: Ip6LinkFacts;
+}
+
+/** An IPv6 steering entry as VPP reports it. */
+export interface Steering6Details {
+  readonly table: number;
+  /** "2001:db8::1/128". */
+  readonly prefix: string;
+  readonly bsid: string;
 }
 
 export interface VppSnapshot {
@@ -53,10 +84,12 @@ export interface VppSnapshot {
   /** The SRv6 encap globals, from VPP's CLI (no message reads them back). */
   readonly srEncaps: SrEncapsReading;
   /**
-   * IPv4 steering entries, the only traffic type vppnet steers (others are not kept). Compact: a
-   * node may steer 100k prefixes, so details are reduced as they arrive.
+   * IPv4 steering entries. Compact: a node may steer 100k prefixes, so details are reduced as they
+   * arrive.
    */
   readonly steering: SteeringEntries;
+  /** IPv6 steering entries (traffic type 6); other traffic types are not kept. */
+  readonly steering6: readonly Steering6Details[];
   readonly bridgeDomains: readonly Message<typeof msg.bridge_domain_details>[];
   readonly acls: readonly Message<typeof msg.acl_details>[];
   readonly aclBindings: readonly Message<typeof msg.acl_interface_list_details>[];
@@ -82,6 +115,7 @@ export interface SnapshotScope {
 
 export async function loadSnapshot(client: VppApi, scope: SnapshotScope): Promise<VppSnapshot> {
   const steering = new SteeringEntries();
+  const steering6: Steering6Details[] = [];
   const optionalDump = <T>(supported: boolean, run: () => Promise<T[]>): Promise<T[]> =>
     supported ? run() : Promise.resolve([]);
   const svc = scope.services;
@@ -121,6 +155,8 @@ export async function loadSnapshot(client: VppApi, scope: SnapshotScope): Promis
       client.dumpEach(msg.sr_steering_pol_dump, {}, (d) => {
         if (d.traffic_type === STEER_IPV4)
           steering.add(d.fib_table, d.prefix.address.un.ip4, d.prefix.len, d.bsid);
+        else if (d.traffic_type === STEER_IPV6)
+          steering6.push({ table: d.fib_table, prefix: formatPrefix(d.prefix), bsid: d.bsid });
       }),
     ]),
     Promise.all([
@@ -190,6 +226,7 @@ export async function loadSnapshot(client: VppApi, scope: SnapshotScope): Promis
     policies,
     srEncaps,
     steering,
+    steering6,
     bridgeDomains,
     acls,
     aclBindings,
@@ -218,16 +255,45 @@ async function readInterfaceFacts(
   const facts = new Map<string, InterfaceFacts>();
   await Promise.all(
     relevant.map(async (d) => {
-      const [table, v4, v6] = await Promise.all([
+      const [table, table6, v4, v6] = await Promise.all([
         client.call(msg.sw_interface_get_table, { sw_if_index: d.sw_if_index, is_ipv6: false }),
+        client.call(msg.sw_interface_get_table, { sw_if_index: d.sw_if_index, is_ipv6: true }),
         client.dump(msg.ip_address_dump, { sw_if_index: d.sw_if_index, is_ipv6: false }),
         client.dump(msg.ip_address_dump, { sw_if_index: d.sw_if_index, is_ipv6: true }),
       ]);
       const addresses = [...v4, ...v6].map((a) => formatPrefix(a.prefix));
-      facts.set(isOwnedTag(d.tag) ? d.tag : d.interface_name, { details: d, table: table.vrf_id, addresses });
+      const ip6Link = table6.vrf_id === 0 ? undefined : await readIp6LinkFacts(client, d.sw_if_index);
+      facts.set(isOwnedTag(d.tag) ? d.tag : d.interface_name, {
+        details: d,
+        table: table.vrf_id,
+        table6: table6.vrf_id,
+        addresses,
+        ...(ip6Link && { ip6Link }),
+      });
     }),
   );
   return facts;
+}
+
+async function readIp6LinkFacts(client: VppApi, swIfIndex: number): Promise<Ip6LinkFacts> {
+  const [linkLocal, neighbors] = await Promise.all([
+    readIp6Link({ client }, swIfIndex),
+    client.dump(msg.ip_neighbor_dump, {
+      sw_if_index: swIfIndex,
+      af: msg.address_family_t.values.ADDRESS_IP6,
+    }),
+  ]);
+  // Without IPv6 the RA dump has nothing for the interface.
+  const [ra] =
+    linkLocal === undefined
+      ? []
+      : await client.dump(msg.sw_interface_ip6nd_ra_dump, { sw_if_index: swIfIndex });
+  const staticNeighbors = new Map<string, string>();
+  for (const n of neighbors) {
+    if ((n.neighbor.flags & STATIC_NEIGHBOR) !== 0)
+      staticNeighbors.set(n.neighbor.ip_address.un.ip6, n.neighbor.mac_address);
+  }
+  return { linkLocal, ra, staticNeighbors };
 }
 
 /**
@@ -296,6 +362,7 @@ export function emptySnapshot(): VppSnapshot {
     policies: [],
     srEncaps: INITIAL_SR_ENCAPS,
     steering: new SteeringEntries(),
+    steering6: [],
     bridgeDomains: [],
     acls: [],
     aclBindings: [],

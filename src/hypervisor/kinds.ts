@@ -15,8 +15,16 @@ import {
 import { hostDirectoryDescriptor, socketAccessDescriptor } from '../dataplane/host-file-descriptors.js';
 import { ipTableDescriptor, proxyArpDescriptor, routeDescriptor } from '../dataplane/ip-descriptors.js';
 import {
+  ip6EnableDescriptor,
+  ip6LinkLocalDescriptor,
+  ip6NdMirrorProxyDescriptor,
+  ip6RaConfigDescriptor,
+  ip6RaPrefixDescriptor,
+} from '../dataplane/ip6-link-descriptors.js';
+import {
   ipNeighborConfigDescriptor,
   neighborAnnouncementDescriptor,
+  staticNeighborDescriptor,
 } from '../dataplane/neighbor-descriptors.js';
 import { KindRegistry } from '../reconcile/registry.js';
 import type { ServicesContext } from '../services/context.js';
@@ -26,6 +34,7 @@ import {
   hopLimitDescriptor,
   localSidDescriptor,
   policyDescriptor,
+  steering6Descriptor,
   steeringDescriptor,
 } from '../srv6/descriptors.js';
 
@@ -45,10 +54,17 @@ export const hypervisorKinds = new KindRegistry<ServicesContext>().register(
   proxyArpInterfaceDescriptor,
   ipNeighborConfigDescriptor,
   neighborAnnouncementDescriptor,
+  ip6EnableDescriptor,
+  ip6LinkLocalDescriptor,
+  ip6RaPrefixDescriptor,
+  ip6RaConfigDescriptor,
+  ip6NdMirrorProxyDescriptor,
+  staticNeighborDescriptor,
   encapSourceDescriptor,
   hopLimitDescriptor,
   localSidDescriptor,
   policyDescriptor,
   steeringDescriptor,
+  steering6Descriptor,
   ...servicesDescriptors,
 );

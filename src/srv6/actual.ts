@@ -18,6 +18,7 @@ import {
   hopLimitDescriptor,
   localSidDescriptor,
   policyDescriptor,
+  steering6Descriptor,
   type LocalSidValue,
   type PolicyValue,
 } from './descriptors.js';
@@ -33,6 +34,14 @@ export interface SrGlobalsMemory {
 }
 
 const DT4 = msg.sr_behavior_t.values.SR_BEHAVIOR_API_DT4;
+const DT6 = msg.sr_behavior_t.values.SR_BEHAVIOR_API_DT6;
+
+function behaviorName(behavior: number): LocalSidValue['behavior'] {
+  if (behavior === DT4) return 'end.dt4';
+  if (behavior === DT6) return 'end.dt6';
+  // Never desired, so a SID of another behaviour in the locator is replaced.
+  return `behavior-${behavior}` as LocalSidValue['behavior'];
+}
 
 /** Remote SID → BSID of vppnet's single-SID policies found in VPP (for stable BSID allocation). */
 export function existingBsids(s: VppSnapshot, config: AgentConfig): Map<string, string> {
@@ -45,7 +54,7 @@ export function existingBsids(s: VppSnapshot, config: AgentConfig): Map<string, 
   return out;
 }
 
-/** vppnet's SRv6 objects in VPP but the steering entries (actualSteering). */
+/** vppnet's SRv6 objects in VPP but the IPv4 steering entries (actualSteering). */
 export function actualSrv6(
   s: VppSnapshot,
   config: AgentConfig,
@@ -72,7 +81,7 @@ export function actualSrv6(
     if (!ip6InPrefix(l.addr, locator)) continue;
     const value: LocalSidValue = {
       sid: l.addr,
-      behavior: l.behavior === DT4 ? 'end.dt4' : (`behavior-${l.behavior}` as 'end.dt4'),
+      behavior: behaviorName(l.behavior),
       table: l.xconnect_iface_or_vrf_table,
       fibTable: l.fib_table,
     };
@@ -88,6 +97,11 @@ export function actualSrv6(
       fibTable: p.fib_table,
     };
     out.push(policyDescriptor.resource(value));
+  }
+
+  // IPv6 steering (plain resources; the IPv4 entries are actualSteering's).
+  for (const e of s.steering6) {
+    if (ip6InPrefix(e.bsid, bsidPrefix)) out.push(steering6Descriptor.resource(e));
   }
   return out;
 }

@@ -9,7 +9,9 @@ import { keys } from '../dataplane/keys.js';
 import { msg } from '../vpp/messages/index.js';
 
 const BEHAVIOR_DT4 = msg.sr_behavior_t.values.SR_BEHAVIOR_API_DT4;
+const BEHAVIOR_DT6 = msg.sr_behavior_t.values.SR_BEHAVIOR_API_DT6;
 const STEER_IPV4 = msg.sr_steer_t.values.SR_STEER_API_IPV4;
+const STEER_IPV6 = msg.sr_steer_t.values.SR_STEER_API_IPV6;
 const MAX_SIDS = 16;
 
 export interface EncapSourceValue {
@@ -52,8 +54,11 @@ export const hopLimitDescriptor = defineKind<HopLimitValue, DataplaneContext>({
 
 export interface LocalSidValue {
   readonly sid: string;
-  readonly behavior: 'end.dt4';
-  /** IPv4 table decapsulated packets are looked up in (sent in sw_if_index, as VPP reads it for DT4). */
+  readonly behavior: 'end.dt4' | 'end.dt6';
+  /**
+   * The table decapsulated packets are looked up in: IPv4 for End.DT4, IPv6 for End.DT6 (sent in
+   * sw_if_index, as VPP reads it for both).
+   */
   readonly table: number;
   /** IPv6 table the SID is installed in. */
   readonly fibTable: number;
@@ -64,7 +69,7 @@ async function setLocalSid(ctx: DataplaneContext, v: LocalSidValue, isDel: boole
     is_del: isDel,
     localsid: v.sid,
     end_psp: false,
-    behavior: BEHAVIOR_DT4,
+    behavior: v.behavior === 'end.dt6' ? BEHAVIOR_DT6 : BEHAVIOR_DT4,
     sw_if_index: v.table,
     vlan_index: 0,
     fib_table: v.fibTable,
@@ -75,7 +80,9 @@ async function setLocalSid(ctx: DataplaneContext, v: LocalSidValue, isDel: boole
 export const localSidDescriptor = defineKind<LocalSidValue, DataplaneContext>({
   kind: 'sr-localsid',
   key: (v) => keys.srLocalSid(v.sid),
-  deps: (v) => [keys.ipTable(v.table)],
+  // The table first, for both behaviours: a SID whose table does not exist is accepted, and then
+  // sr_localsids_dump crashes VPP 26.06 (docs/dual-stack.md, trap 1).
+  deps: (v) => [keys.ipTable(v.table, v.behavior === 'end.dt6')],
   create: (ctx, { value }) => setLocalSid(ctx, value, false),
   delete: (ctx, { value }) => setLocalSid(ctx, value, true),
 });
@@ -159,3 +166,31 @@ export const steeringDescriptor = defineKind<SteeringValue, DataplaneContext>({
   // Re-adding an existing (prefix, table) re-points it at the new policy without a gap.
   update: (ctx, desired) => setSteering(ctx, desired.value, false),
 });
+
+/**
+ * An IPv6 steering entry: a remote IPv6 prefix in a VPC's IPv6 table to the policy of the remote
+ * node's End.DT6 SID. Plain resources, not a bulk kind as the IPv4 entries are (steering-entries.ts
+ * packs IPv4 addresses in 32 bits). Both the policy and the IPv6 table come first: steering into a
+ * table that does not exist crashes VPP 26.06 at once (docs/dual-stack.md, trap 1).
+ */
+export const steering6Descriptor = defineKind<SteeringValue, DataplaneContext>({
+  kind: 'sr-steering6',
+  key: (v) => keys.srSteering(v.table, v.prefix, true),
+  deps: (v) => [keys.srPolicy(v.bsid), keys.ipTable(v.table, true)],
+  create: (ctx, { value }) => setSteering6(ctx, value, false),
+  delete: (ctx, { value }) => setSteering6(ctx, value, true),
+  // Re-adding an existing (prefix, table) re-points it (retval 0, as for IPv4).
+  update: (ctx, desired) => setSteering6(ctx, desired.value, false),
+});
+
+async function setSteering6(ctx: DataplaneContext, v: SteeringValue, isDel: boolean): Promise<void> {
+  await ctx.client.call(msg.sr_steering_add_del, {
+    is_del: isDel,
+    bsid_addr: v.bsid,
+    sr_policy_index: 0,
+    table_id: v.table,
+    prefix: vppPrefix(v.prefix),
+    sw_if_index: 0,
+    traffic_type: STEER_IPV6,
+  });
+}

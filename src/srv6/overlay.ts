@@ -1,8 +1,11 @@
 /**
- * The SRv6 VPC overlay as VPP resources: per VPC an IPv4 table, a gateway loopback, proxy ARP and
- * an End.DT4 SID; per VM port an interface in that table, unnumbered to the gateway, with a /32
- * route; per remote SID an H.Encaps policy; per remote prefix a steering entry. The underlay NIC
- * gets its address and IPv6 default route. Facts: ../shared/vpp-srv6.md and vpp-services.md.
+ * The SRv6 VPC overlay as VPP resources: per VPC with IPv4 an IPv4 table, a gateway loopback,
+ * proxy ARP and an End.DT4 SID, and per VPC with IPv6 an IPv6 table (the same id) and an End.DT6
+ * SID; per VM port an interface in those tables — for IPv4 unnumbered to the gateway with a /32
+ * route, for IPv6 with IPv6 enabled, router advertisements, the mirror ND proxy, a /128 route and
+ * a static neighbour; per remote SID an H.Encaps policy; per remote prefix a steering entry. The
+ * underlay NIC gets its address and IPv6 default route. Facts: ../shared/vpp-srv6.md,
+ * vpp-services.md and docs/dual-stack.md.
  */
 import type { AgentConfig, VpcConfig } from '../config/model.js';
 import {
@@ -21,16 +24,33 @@ import {
   unnumberedDescriptor,
 } from '../dataplane/interface-descriptors.js';
 import { ipTableDescriptor, proxyArpDescriptor, routeDescriptor } from '../dataplane/ip-descriptors.js';
+import {
+  ip6EnableDescriptor,
+  ip6LinkLocalDescriptor,
+  ip6NdMirrorProxyDescriptor,
+  ip6RaConfigDescriptor,
+  ip6RaPrefixDescriptor,
+} from '../dataplane/ip6-link-descriptors.js';
+import { staticNeighborDescriptor } from '../dataplane/neighbor-descriptors.js';
 import { keys, tableNames, tags } from '../dataplane/keys.js';
 import { derivedMac, portInterfaceName, vmVethHostName } from '../dataplane/names.js';
 import { SteeringEntries } from '../dataplane/steering-entries.js';
-import { intToIp4, ip4Mask, ip4ToInt, ip6AddressInPrefix, ip6IndexInPrefix, ip6InPrefix } from '../net/ip.js';
+import {
+  canonicalIp6,
+  intToIp4,
+  ip4Mask,
+  ip4ToInt,
+  ip6AddressInPrefix,
+  ip6IndexInPrefix,
+  ip6InPrefix,
+} from '../net/ip.js';
 import type { Resource } from '../reconcile/resource.js';
 import {
   encapSourceDescriptor,
   hopLimitDescriptor,
   localSidDescriptor,
   policyDescriptor,
+  steering6Descriptor,
 } from './descriptors.js';
 import { desiredUnderlayNeighbours } from './underlay-neighbours.js';
 
@@ -93,7 +113,36 @@ function vpcSubnetOf(vpc: VpcConfig, addr: string): { address: string; len: numb
   return s;
 }
 
-/** The overlay's resources but its steering entries (desiredSteering). */
+/**
+ * What a port's router advertisements say (docs/dual-stack.md): the prefix with infinite
+ * lifetimes, unsolicited RAs every 10 to 30 s, the port as default router for 600 s.
+ *
+ * Infinite (0xffffffff), not 30 and 7 days: VPP 26.06 counts finite lifetimes down from the moment
+ * the prefix is set (ip6_ra_prefix: decrement_lifetime_flag on for any new prefix unless either
+ * lifetime is ~0), advertises what is left and reports it in sw_interface_ip6nd_ra_dump. The VMs
+ * would lose their addresses 30 days after the port was configured, and the read-back would differ
+ * from the desired value on every pass. The VM's address is vppnet's, not a lease: it never expires.
+ */
+export const RA_VALID_LIFETIME = 0xffffffff;
+export const RA_PREFERRED_LIFETIME = 0xffffffff;
+export const RA_MAX_INTERVAL = 30;
+export const RA_MIN_INTERVAL = 10;
+export const RA_ROUTER_LIFETIME = 600;
+
+/** The VPC's IPv4 gateway when it has IPv4 (undefined in an IPv6-only VPC). */
+function ip4GatewayOf(vpc: VpcConfig): string | undefined {
+  const gateway: string | undefined = vpc.gateway;
+  return vpc.subnets.length > 0 ? gateway : undefined;
+}
+
+/** The VPC's IPv6 /64 holding `address`. */
+function vpcSubnet6Of(vpc: VpcConfig, address: string): { address: string; len: number } {
+  const s = vpc.subnets6.find((p) => ip6InPrefix(address, p));
+  if (!s) throw new Error(`address ${address} outside the IPv6 subnets of VPC ${vpc.name}`);
+  return s;
+}
+
+/** The overlay's resources but its IPv4 steering entries (desiredSteering). */
 export function desiredOverlay(config: AgentConfig, bsids: ReadonlyMap<string, string>): Resource[] {
   const out: Resource[] = [];
   const { node } = config;
@@ -121,20 +170,42 @@ export function desiredOverlay(config: AgentConfig, bsids: ReadonlyMap<string, s
   const vpcMtus = new Map(config.vpcs.map((v) => [v.name, v.mtu]));
   const directories = new Set<string>();
   for (const vpc of config.vpcs) {
+    if (vpc.subnets6.length > 0) {
+      // The IPv6 table before its End.DT6 SID and any steering into it: VPP 26.06 crashes on
+      // either without it (docs/dual-stack.md, trap 1). Both depend on it.
+      out.push(ipTableDescriptor.resource({ table: vpc.table, ip6: true, name: tableNames.vpc(vpc.name) }));
+      if (vpc.sid6 !== undefined) {
+        out.push(
+          localSidDescriptor.resource({
+            sid: vpc.sid6,
+            behavior: 'end.dt6',
+            table: vpc.table,
+            fibTable: 0,
+          }),
+        );
+      }
+    }
+    const gateway = ip4GatewayOf(vpc);
+    if (gateway === undefined) continue;
     out.push(ipTableDescriptor.resource({ table: vpc.table, ip6: false, name: tableNames.vpc(vpc.name) }));
 
     const gw = tags.vpcGateway(vpc.name);
-    const gwSubnet = vpcSubnetOf(vpc, vpc.gateway);
+    const gwSubnet = vpcSubnetOf(vpc, gateway);
     out.push(interfaceDescriptor.resource({ type: 'loopback', name: gw, mac: derivedMac(gw) }));
     const gwTable = interfaceTableDescriptor.resource({ iface: gw, table: vpc.table });
     out.push(gwTable);
-    const gwPrefix = `${vpc.gateway}/${gwSubnet.len}`;
+    // VPP makes a port unnumbered only to an interface in the same IPv4 *and* IPv6 tables
+    // (vnet_sw_interface_check_table_same, -74 otherwise): in a dual-stack VPC the gateway joins
+    // the IPv6 table too. It gets no IPv6 address; VMs route via the ports' link-local.
+    if (vpc.subnets6.length > 0)
+      out.push(interfaceTableDescriptor.resource({ iface: gw, table: vpc.table, ip6: true }));
+    const gwPrefix = `${gateway}/${gwSubnet.len}`;
     out.push(addressDescriptor.resource({ iface: gw, prefix: gwPrefix }, { after: [gwTable.key] }));
     out.push(adminUpDescriptor.resource({ iface: gw }));
 
     // Without proxy ARP a VM cannot reach same-subnet addresses on other hypervisors.
     for (const subnet of vpc.subnets) {
-      const { low, hi } = proxyArpRange(subnet, vpc.gateway);
+      const { low, hi } = proxyArpRange(subnet, gateway);
       out.push(proxyArpDescriptor.resource({ table: vpc.table, low, hi }));
     }
 
@@ -216,21 +287,36 @@ export function desiredOverlay(config: AgentConfig, bsids: ReadonlyMap<string, s
         out.push(interfaceDescriptor.resource({ type: 'external', name }, { external: true }));
         break;
     }
-    out.push(interfaceMtuDescriptor.resource({ iface: name, mtu: vpc.mtu }));
-    const tableBinding = interfaceTableDescriptor.resource({ iface: name, table: vpc.table });
-    out.push(tableBinding);
-    const unnumbered = unnumberedDescriptor.resource({ iface: name, via: gw }, { after: [tableBinding.key] });
-    out.push(unnumbered);
+    const mtu = interfaceMtuDescriptor.resource({ iface: name, mtu: vpc.mtu });
+    out.push(mtu);
     out.push(adminUpDescriptor.resource({ iface: name }));
-    out.push(proxyArpInterfaceDescriptor.resource({ iface: name }));
-    // Local VM-to-VM traffic is routed in VPP by these /32s, never encapsulated.
-    const prefix = `${port.ip}/32`;
-    out.push(
-      routeDescriptor.resource(
-        { table: vpc.table, ip6: false, prefix, paths: [{ iface: name, nh: port.ip }] },
-        { after: [tableKey, ifKey, unnumbered.key] },
-      ),
-    );
+    const ip: string | undefined = port.ip;
+    if (ip !== undefined && ip4GatewayOf(vpc) !== undefined) {
+      const tableBinding = interfaceTableDescriptor.resource({ iface: name, table: vpc.table });
+      out.push(tableBinding);
+      // Both tables first, the port's and the gateway's (the same-tables rule above). Only here:
+      // VPP checks them when it makes the port unnumbered, and keeps it when a binding changes.
+      const ip6Bindings =
+        port.ip6 !== undefined && vpc.subnets6.length > 0
+          ? [keys.ifaceTable(name, true), keys.ifaceTable(gw, true)]
+          : [];
+      const unnumbered = unnumberedDescriptor.resource(
+        { iface: name, via: gw },
+        { after: [tableBinding.key, ...ip6Bindings] },
+      );
+      out.push(unnumbered);
+      out.push(proxyArpInterfaceDescriptor.resource({ iface: name }));
+      // Local VM-to-VM traffic is routed in VPP by these /32s, never encapsulated.
+      out.push(
+        routeDescriptor.resource(
+          { table: vpc.table, ip6: false, prefix: `${ip}/32`, paths: [{ iface: name, nh: ip }] },
+          { after: [tableKey, ifKey, unnumbered.key] },
+        ),
+      );
+    }
+    if (port.ip6 !== undefined && vpc.subnets6.length > 0) {
+      out.push(...desiredPortIp6(vpc, name, port.ip6, port.mac, mtu.key));
+    }
   }
 
   for (const [sid, bsid] of [...bsids].sort()) {
@@ -238,14 +324,81 @@ export function desiredOverlay(config: AgentConfig, bsids: ReadonlyMap<string, s
       policyDescriptor.resource({ bsid, sids: [sid], encapSource: node.srv6.encapSource, fibTable: 0 }),
     );
   }
+
+  // IPv6 steering: plain resources (the IPv4 entries are the bulk SteeringEntries).
+  const tableOf = new Map(config.vpcs.map((v) => [v.name, v.table]));
+  for (const route of config.remoteRoutes) {
+    if (route.family !== 6) continue;
+    out.push(
+      steering6Descriptor.resource({
+        table: tableOf.get(route.vpc) as number,
+        prefix: `${canonicalIp6(route.prefix.address)}/${route.prefix.len}`,
+        bsid: bsids.get(route.sid) as string,
+      }),
+    );
+  }
   return out;
 }
 
-/** Per remote route, its steering entry: the route's prefix in its VPC's table, to the BSID of its SID's policy. */
+/**
+ * A VM port's IPv6 side, in the order VPP needs (docs/dual-stack.md, "VM ports"): the IPv6 table
+ * binding and the MTU before IPv6 is enabled (the RA's MTU is copied from the port once, at the
+ * enable: trap 2), then what lives on the IPv6 link, then the VM's /128 and static neighbour.
+ */
+function desiredPortIp6(
+  vpc: VpcConfig,
+  name: string,
+  vmAddress: string,
+  vmMac: string,
+  mtuKey: string,
+): Resource[] {
+  const address = canonicalIp6(vmAddress);
+  const table6Key = keys.ipTable(vpc.table, true);
+  const binding = interfaceTableDescriptor.resource({ iface: name, table: vpc.table, ip6: true });
+  const enable = ip6EnableDescriptor.resource({ iface: name }, { after: [binding.key, mtuKey] });
+  const subnet = vpcSubnet6Of(vpc, address);
+  const raPrefix = ip6RaPrefixDescriptor.resource({
+    iface: name,
+    prefix: `${canonicalIp6(subnet.address)}/${subnet.len}`,
+    validLifetime: RA_VALID_LIFETIME,
+    preferredLifetime: RA_PREFERRED_LIFETIME,
+    onLink: false,
+    autonomous: true,
+  });
+  return [
+    binding,
+    enable,
+    ip6LinkLocalDescriptor.resource({ iface: name, address: canonicalIp6(vpc.gatewayLinkLocal) }),
+    raPrefix,
+    // Advertising starts once the prefix is there: a first RA without it would give no address.
+    ip6RaConfigDescriptor.resource(
+      {
+        iface: name,
+        maxInterval: RA_MAX_INTERVAL,
+        minInterval: RA_MIN_INTERVAL,
+        routerLifetime: RA_ROUTER_LIFETIME,
+      },
+      { after: [raPrefix.key] },
+    ),
+    ip6NdMirrorProxyDescriptor.resource({ iface: name }),
+    routeDescriptor.resource(
+      { table: vpc.table, ip6: true, prefix: `${address}/128`, paths: [{ iface: name, nh: address }] },
+      { after: [table6Key, keys.interface(name), binding.key] },
+    ),
+    // In the port's IPv6 table (VPP adds the neighbour's /128 there): after the binding.
+    staticNeighborDescriptor.resource({ iface: name, address, mac: vmMac }, { after: [binding.key] }),
+  ];
+}
+
+/**
+ * Per IPv4 remote route, its steering entry: the route's prefix in its VPC's table, to the BSID of
+ * its SID's policy. IPv6 routes are plain resources of desiredOverlay.
+ */
 export function desiredSteering(config: AgentConfig, bsids: ReadonlyMap<string, string>): SteeringEntries {
   const tableOf = new Map(config.vpcs.map((v) => [v.name, v.table]));
   const steering = new SteeringEntries(Math.max(1, config.remoteRoutes.length));
   for (const route of config.remoteRoutes) {
+    if (route.family !== 4) continue;
     steering.add(
       tableOf.get(route.vpc) as number,
       route.prefix.address,
