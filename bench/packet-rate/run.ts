@@ -1,7 +1,8 @@
 /**
  * bench/packet-rate as a function of its inputs (argv, environment, output streams) returning the
  * exit code, so tests can run it in-process: 0 done, 1 failed, 2 refused (usage, no real VPP, VPP
- * not fresh), 3 --strict and vppnet more than 10 % below the hand configuration.
+ * not fresh), 3 --strict and vppnet missing a target (10 % below the hand configuration, 5 % on
+ * the IPv6 paths) or not measured.
  */
 import { writeFile } from 'node:fs/promises';
 import { VppClient } from '../../src/vpp/client/vpp-client.js';

@@ -163,6 +163,7 @@ describe("the dual-stack side (issue #13): vppnet's config", () => {
     assert.equal(vpc.sid6, 'fc00:1::100:a');
     assert.equal(vpc.gatewayLinkLocal, 'fe80::1');
     assert.equal(vpc.table, VPPNET.table, 'one table id for both families');
+    assert.ok(vpc.mtu >= 1500, `VPC MTU ${vpc.mtu}: IMIX's 1518 B frames reach the VMs whole`);
     assert.deepEqual(
       config.ports.map((p) => [p.name, p.ip, p.ip6]),
       [

@@ -99,6 +99,7 @@ export const VPPNET = {
   table: 10,
   underlayAddress: '2001:db8::1/64',
   underlayGateway: '2001:db8::2',
+  underlayMtu: 9000,
   locator: 'fc00:1::/48',
   /** End.DT4 SID of VPC 10: the locator + the VPC id. */
   localSid: 'fc00:1::a',
@@ -189,6 +190,11 @@ export function vppnetConfigInput(ports: PortSet, macs: VmMacs): Record<string, 
         interface: ports.underlay,
         address: VPPNET.underlayAddress,
         gateway: VPPNET.underlayGateway,
+        // A jumbo underlay, so that the VPC MTU vppnet derives from it (− 40 B of SRv6) and sets on
+        // the VM ports passes IMIX's 1518 B frames as the hand ports (pg's 9000) do. With the
+        // default 1500 the ports get 1460: IPv4 is fragmented, IPv6 dropped (packet too big), and
+        // the rows would measure that instead of the path.
+        mtu: VPPNET.underlayMtu,
       },
       srv6: { locator: VPPNET.locator, hopLimit: VPPNET.hopLimit },
     },
