@@ -23,14 +23,26 @@
  *   their 7:4:1 weights.
  * - SRv6-encapsulated IPv4 (IPv6 next header 4): ip6_pg has no edit for protocol 4, so the inner
  *   IPv4/UDP packet is given as `hex 0x…` (unformat_pg_payload), built here with its checksum.
+ * - IPv6/UDP from a VM (`IP6:` then `UDP: <src6> -> <dst6>`, unformat_pg_ip6_header): the UDP
+ *   checksum is given as 0 like the IPv4 streams', so pg-input runs no per-packet checksum over the
+ *   payload. IPv6 forbids a zero UDP checksum (RFC 8200 8.1) and a receiving host would drop such
+ *   a packet, but no node on a forwarding path reads it.
+ * - SRv6-encapsulated IPv6 (next header 41, `IPV6:` in ip/protocols.def): the inner IPv6/UDP
+ *   packet is `hex 0x…` too, one flow, with a valid UDP checksum.
+ * - IPv6 frames are at least 78 B (MIN_IP6_FRAME, CSIT's smallest IPv6 frame): Ethernet, IPv6 and
+ *   UDP headers alone are 62 B + FCS, so a "64B" class measures 78 B frames on the IPv6 paths.
  *
  * Frame sizes are Ethernet frames on the wire including the 4-byte FCS (as NIC benchmarks and CSIT
  * count them); VPP's buffers hold the frame without FCS, so a 64 B frame is a 60-byte pg packet.
  */
 
+import { ip6ToBigInt } from '../../src/net/ip.js';
+
 export const FCS_BYTES = 4;
 /** Ethernet + IPv6 header that SRv6 H.Encaps (one SID, no SRH) adds in front of the IPv4 packet. */
 export const SRV6_ENCAP_BYTES = 40;
+/** The smallest IPv6/UDP frame the IPv6 paths send (incl. FCS): 14 + 40 + 8 header bytes, 12 of payload. */
+export const MIN_IP6_FRAME = 78;
 /** VLIB_FRAME_SIZE: a pg stream makes at most this many packets per dispatch. */
 export const VLIB_FRAME_SIZE = 256;
 
@@ -100,14 +112,56 @@ export interface Srv6Traffic {
   readonly dport: number;
 }
 
-export type Traffic = Ip4Traffic | Srv6Traffic;
+/** IPv6/UDP traffic as a VM sends it. */
+export interface Ip6Traffic {
+  readonly kind: 'ip6';
+  readonly srcMac: string;
+  readonly dstMac: string;
+  readonly src: string;
+  readonly dst: string;
+  readonly dport: number;
+  /** UDP source ports 1024… (one flow each). */
+  readonly flows: number;
+}
+
+/** IPv6/UDP inside IPv6 to a DT6 SID, as a remote hypervisor's H.Encaps sends it (one SID, no SRH). */
+export interface Srv6Ip6Traffic {
+  readonly kind: 'srv6-ip6';
+  readonly srcMac: string;
+  readonly dstMac: string;
+  readonly outerSrc: string;
+  readonly sid: string;
+  readonly src: string;
+  readonly dst: string;
+  readonly dport: number;
+}
+
+export type Traffic = Ip4Traffic | Srv6Traffic | Ip6Traffic | Srv6Ip6Traffic;
+
+/** Whether the packets the VM side sees are IPv6. */
+export function carriesIp6(traffic: Traffic): boolean {
+  return traffic.kind === 'ip6' || traffic.kind === 'srv6-ip6';
+}
+
+/** The VM-side frame a size class's part stands for on this traffic: IPv6 never below MIN_IP6_FRAME. */
+export function frameFor(traffic: Traffic, frame: number): number {
+  return carriesIp6(traffic) ? Math.max(frame, MIN_IP6_FRAME) : frame;
+}
+
+/** The label of a size class on this traffic: "64B" reads "78B" on the IPv6 paths; IMIX stays IMIX. */
+export function sizeLabelFor(traffic: Traffic, size: SizeClass): string {
+  const [only] = size.parts;
+  if (size.parts.length !== 1 || only === undefined) return size.label;
+  const frame = frameFor(traffic, only.frame);
+  return frame === only.frame ? size.label : `${frame}B`;
+}
 
 export const FIRST_SPORT = 1024;
 
 /** Bytes of the pg packet (no FCS) for a VM-side frame size. */
 export function pgPacketBytes(traffic: Traffic, frame: number): number {
-  const vmSide = frame - FCS_BYTES;
-  return traffic.kind === 'srv6' ? vmSide + SRV6_ENCAP_BYTES : vmSide;
+  const vmSide = frameFor(traffic, frame) - FCS_BYTES;
+  return traffic.kind === 'srv6' || traffic.kind === 'srv6-ip6' ? vmSide + SRV6_ENCAP_BYTES : vmSide;
 }
 
 function checkSize(frame: number): void {
@@ -118,21 +172,44 @@ function checkSize(frame: number): void {
 /** The `data { … }` lines for one frame size. */
 export function pgData(traffic: Traffic, frame: number): string[] {
   checkSize(frame);
-  const ip4Total = frame - FCS_BYTES - 14;
+  const ipTotal = frameFor(traffic, frame) - FCS_BYTES - 14;
+  const sports = (flows: number): string =>
+    flows > 1 ? `${FIRST_SPORT} - ${FIRST_SPORT + flows - 1}` : String(FIRST_SPORT);
+  if (traffic.kind === 'ip6') {
+    return [
+      `IP6: ${traffic.srcMac} -> ${traffic.dstMac}`,
+      `UDP: ${traffic.src} -> ${traffic.dst}`,
+      `UDP: ${sports(traffic.flows)} -> ${traffic.dport} length ${ipTotal - 40} checksum 0`,
+      `incrementing ${ipTotal - 48}`,
+    ];
+  }
+  if (traffic.kind === 'srv6-ip6') {
+    const inner = ip6UdpPacket({
+      src: traffic.src,
+      dst: traffic.dst,
+      sport: FIRST_SPORT,
+      dport: traffic.dport,
+      totalLength: ipTotal,
+    });
+    return [
+      `IP6: ${traffic.srcMac} -> ${traffic.dstMac}`,
+      `IPV6: ${traffic.outerSrc} -> ${traffic.sid}`,
+      `hex 0x${inner.toString('hex')}`,
+    ];
+  }
   if (traffic.kind === 'ip4') {
-    const sport =
-      traffic.flows > 1 ? `${FIRST_SPORT} - ${FIRST_SPORT + traffic.flows - 1}` : String(FIRST_SPORT);
+    const sport = sports(traffic.flows);
     return [
       `IP4: ${traffic.srcMac} -> ${traffic.dstMac}`,
       `UDP: ${traffic.src} -> ${traffic.dst}`,
-      `UDP: ${sport} -> ${traffic.dport} length ${ip4Total - 20} checksum 0`,
-      `incrementing ${ip4Total - 28}`,
+      `UDP: ${sport} -> ${traffic.dport} length ${ipTotal - 20} checksum 0`,
+      `incrementing ${ipTotal - 28}`,
     ];
   }
   return [
     `IP6: ${traffic.srcMac} -> ${traffic.dstMac}`,
     `IP_IN_IP: ${traffic.outerSrc} -> ${traffic.sid}`,
-    `hex 0x${ip4UdpPacket({ src: traffic.src, dst: traffic.dst, sport: FIRST_SPORT, dport: traffic.dport, totalLength: ip4Total }).toString('hex')}`,
+    `hex 0x${ip4UdpPacket({ src: traffic.src, dst: traffic.dst, sport: FIRST_SPORT, dport: traffic.dport, totalLength: ipTotal }).toString('hex')}`,
   ];
 }
 
@@ -183,7 +260,7 @@ export function buildStreams(opts: {
   for (const worker of workers) {
     opts.size.parts.forEach((part, i) => {
       out.push({
-        name: `${opts.prefix}-${part.frame}${worker === undefined ? '' : `-w${worker}`}`,
+        name: `${opts.prefix}-${frameFor(opts.traffic, part.frame)}${worker === undefined ? '' : `-w${worker}`}`,
         source: opts.source,
         bytes: pgPacketBytes(opts.traffic, part.frame),
         maxframe: frames[i],
@@ -232,5 +309,56 @@ export function ip4UdpPacket(p: {
   b.writeUInt16BE(p.dport, 22);
   b.writeUInt16BE(p.totalLength - 20, 24);
   for (let i = 28; i < p.totalLength; i++) b[i] = (i - 28) & 0xff;
+  return b;
+}
+
+/**
+ * An IPv6/UDP packet of `totalLength` bytes (IPv6 header included): hop limit 64, traffic class
+ * and flow label 0, payload 0, 1, 2, …, and a valid UDP checksum over the pseudo-header
+ * (RFC 8200 8.1).
+ */
+export function ip6UdpPacket(p: {
+  src: string;
+  dst: string;
+  sport: number;
+  dport: number;
+  totalLength: number;
+}): Buffer {
+  if (p.totalLength < 48 || p.totalLength > 65535 + 40)
+    throw new Error(`IPv6/UDP length ${p.totalLength} out of range`);
+  const udpLength = p.totalLength - 40;
+  const b = Buffer.alloc(p.totalLength);
+  b[0] = 0x60;
+  b.writeUInt16BE(udpLength, 4);
+  b[6] = 17;
+  b[7] = 64;
+  ip6Bytes(p.src).copy(b, 8);
+  ip6Bytes(p.dst).copy(b, 24);
+  b.writeUInt16BE(p.sport, 40);
+  b.writeUInt16BE(p.dport, 42);
+  b.writeUInt16BE(udpLength, 44);
+  for (let i = 48; i < p.totalLength; i++) b[i] = (i - 48) & 0xff;
+  b.writeUInt16BE(udp6Checksum(b), 46);
+  return b;
+}
+
+/** The UDP checksum of an IPv6/UDP packet (its checksum field as zero), 0xffff for a zero sum. */
+export function udp6Checksum(packet: Uint8Array): number {
+  const udp = packet.subarray(40);
+  const pseudo = Buffer.alloc(40);
+  Buffer.from(packet.subarray(8, 40)).copy(pseudo, 0);
+  pseudo.writeUInt32BE(udp.length, 32);
+  pseudo[39] = 17;
+  const withoutSum = Buffer.from(udp);
+  withoutSum.writeUInt16BE(0, 6);
+  const sum = internetChecksum(Buffer.concat([pseudo, withoutSum]));
+  return sum === 0 ? 0xffff : sum;
+}
+
+function ip6Bytes(a: string): Buffer {
+  const b = Buffer.alloc(16);
+  const n = ip6ToBigInt(a);
+  b.writeBigUInt64BE(n >> 64n, 0);
+  b.writeBigUInt64BE(n & 0xffffffffffffffffn, 8);
   return b;
 }

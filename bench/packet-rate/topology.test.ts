@@ -3,7 +3,10 @@ import { describe, it } from 'node:test';
 import { planFresh } from '../../src/agent/reconciler.js';
 import {
   fillAcls,
+  handIp6Neighbours,
+  handIp6Steps,
   handSteps,
+  ip6PathPlans,
   parseAclIndex,
   pathPlans,
   pgCreateCommands,
@@ -11,8 +14,13 @@ import {
   pgPeerMac,
   pgTopology,
   HAND,
+  HAND6,
+  toleranceOf,
+  VM6,
   VPPNET,
+  VPPNET6,
   vppnetConfig,
+  vppnetDualStackConfig,
   worldSteps,
   type Macs,
   type Peers,
@@ -142,5 +150,126 @@ describe('pathPlans', () => {
     const first = plans[0]!.traffic;
     assert.equal(first.dstMac, '02:00:00:00:00:0a');
     assert.equal(first.srcMac, '02:00:00:00:01:0a');
+  });
+});
+
+describe("the dual-stack side (issue #13): vppnet's config", () => {
+  const ipv4 = vppnetConfig(t.vppnet, { vm1: pgPeerMac(10), vm2: pgPeerMac(11) });
+  const config = vppnetDualStackConfig(t.vppnet, { vm1: pgPeerMac(10), vm2: pgPeerMac(11) });
+
+  it("adds the VPC's /64, its End.DT6 SID (DT4 SID + 2^24) and the ports' IPv6 addresses", () => {
+    const vpc = config.vpcs[0]!;
+    assert.deepEqual(vpc.subnets6, [{ address: '2001:db8:a::', len: 64 }]);
+    assert.equal(vpc.sid6, 'fc00:1::100:a');
+    assert.equal(vpc.gatewayLinkLocal, 'fe80::1');
+    assert.equal(vpc.table, VPPNET.table, 'one table id for both families');
+    assert.ok(vpc.mtu >= 1500, `VPC MTU ${vpc.mtu}: IMIX's 1518 B frames reach the VMs whole`);
+    assert.deepEqual(
+      config.ports.map((p) => [p.name, p.ip, p.ip6]),
+      [
+        ['vm1', '10.0.0.5', '2001:db8:a::5'],
+        ['vm2', '10.0.0.6', '2001:db8:a::6'],
+      ],
+    );
+  });
+
+  it('IPv6 remote routes go to the remote DT6 SIDs; the IPv4 side is the IPv4 config unchanged', () => {
+    assert.deepEqual(
+      config.remoteRoutes
+        .filter((r) => r.family === 6)
+        .map((r) => `${r.prefix.address}/${r.prefix.len} ${r.sid}`),
+      ['2001:db8:a::7/128 fc00:2::100:a', '2001:db8:a::8/128 fc00:3::100:a', '2001:db8:b::/64 fc00:2::100:a'],
+    );
+    assert.deepEqual(
+      config.remoteRoutes.filter((r) => r.family === 4),
+      ipv4.remoteRoutes,
+    );
+    assert.equal(config.vpcs[0]!.sid, ipv4.vpcs[0]!.sid);
+    assert.deepEqual(config.vpcs[0]!.subnets, ipv4.vpcs[0]!.subnets);
+    assert.deepEqual(config.node, ipv4.node);
+    assert.deepEqual(config.services, ipv4.services);
+  });
+});
+
+describe('the dual-stack side: the hand-made IPv6 configuration', () => {
+  const cmds = handIp6Steps(t.hand);
+
+  it('IPv6 table 110, End.DT6 into it, one encap policy per remote DT6 SID, IPv6 steering in 110', () => {
+    for (const c of [
+      'ip6 table add 110',
+      'sr localsid address fc00:11::100:6e fib-table 1 behavior end.dt6 110',
+      'sr policy add bsid fc00:11:ff::3 next fc00:12::100:6e encap fib-table 1',
+      'sr policy add bsid fc00:11:ff::4 next fc00:13::100:6e encap fib-table 1',
+      'sr steer l3 2001:db8:a::7/128 via bsid fc00:11:ff::3 fib-table 110',
+      'sr steer l3 2001:db8:b::/64 via bsid fc00:11:ff::3 fib-table 110',
+      'ip route add 2001:db8:a::5/128 table 110 via 2001:db8:a::5 pg20',
+    ]) {
+      assert.ok(cmds.includes(c), c);
+    }
+    assert.equal(cmds.filter((c) => c.startsWith('sr policy add')).length, 2, 'one policy per remote SID');
+    const dt4Bsids: readonly string[] = HAND.remoteRoutes.map((h) => h.bsid);
+    assert.ok(
+      HAND6.remoteRoutes.every((r) => !dt4Bsids.includes(r.bsid)),
+      'the IPv6 policies are not the DT4 ones (End.DT4 drops inner IPv6)',
+    );
+  });
+
+  it('a port in the order docs/dual-stack.md gives: table, IPv6 on, link-local, RA, ND proxy, /128', () => {
+    const port = cmds.filter((c) => / pg20( |$)/.test(c));
+    assert.deepEqual(port, [
+      'set interface ip6 table pg20 110',
+      'enable ip6 interface pg20',
+      'set interface ip address pg20 fe80::1/128',
+      'ip6 nd pg20 prefix 2001:db8:a::/64 infinite no-onlink',
+      'ip6 nd pg20 ra-interval 30 10 ra-lifetime 600',
+      'set interface ip6-nd proxy pg20 enable',
+      'ip route add 2001:db8:a::5/128 table 110 via 2001:db8:a::5 pg20',
+    ]);
+    assert.ok(cmds.indexOf('ip6 table add 110') < cmds.indexOf('set interface ip6 table pg20 110'));
+    assert.ok(
+      cmds.indexOf('set interface ip6 table loop110 110') < cmds.indexOf('set interface ip6 table pg20 110'),
+      'the gateway in the same IPv6 table as the ports it is unnumbered for',
+    );
+    assert.ok(
+      cmds.indexOf('sr policy add bsid fc00:11:ff::3 next fc00:12::100:6e encap fib-table 1') <
+        cmds.indexOf('sr steer l3 2001:db8:a::7/128 via bsid fc00:11:ff::3 fib-table 110'),
+    );
+    assert.deepEqual(handIp6Neighbours(t.hand, peers), [
+      'set ip neighbor pg20 2001:db8:a::5 02:00:00:00:01:14 static',
+      'set ip neighbor pg21 2001:db8:a::6 02:00:00:00:01:15 static',
+    ]);
+  });
+});
+
+describe('ip6PathPlans', () => {
+  it("both IPv6 paths per configuration, to each side's DT6 SID, checked at the SRv6 nodes", () => {
+    const plans = ip6PathPlans(t, macs, peers, 256);
+    assert.deepEqual(
+      plans.map((p) => `${p.config}:${p.path}:${p.ingress}->${p.egress}:${p.expect.join(',')}`),
+      [
+        'vppnet:vm-to-remote-ip6:pg10->pg12:sr-pl-rewrite-encaps',
+        'vppnet:remote-to-vm-ip6:pg12->pg10:sr-localsid-d',
+        'hand:vm-to-remote-ip6:pg20->pg22:sr-pl-rewrite-encaps',
+        'hand:remote-to-vm-ip6:pg22->pg20:sr-localsid-d',
+      ],
+    );
+    const encap = plans[0]!.traffic;
+    assert.ok(encap.kind === 'ip6');
+    assert.deepEqual([encap.src, encap.dst, encap.flows], [VM6.vm1, VM6.remoteVm, 256]);
+    assert.ok(
+      VPPNET6.remoteRoutes.some((r) => r.prefix === `${VM6.remoteVm}/128`),
+      'the remote VM is steered',
+    );
+    const decap = plans.filter((p) => p.path === 'remote-to-vm-ip6').map((p) => p.traffic);
+    assert.deepEqual(
+      decap.map((x) => (x.kind === 'srv6-ip6' ? `${x.outerSrc} ${x.sid} ${x.dst}` : x.kind)),
+      ['2001:db8::2 fc00:1::100:a 2001:db8:a::5', '2001:db8:1::2 fc00:11::100:6e 2001:db8:a::5'],
+    );
+  });
+
+  it("issue #13's target for the IPv6 paths is 5 %, the IPv4 paths keep 10 %", () => {
+    assert.equal(toleranceOf('vm-to-remote-ip6'), 0.05);
+    assert.equal(toleranceOf('remote-to-vm-ip6'), 0.05);
+    assert.equal(toleranceOf('vm-to-remote'), 0.1);
   });
 });

@@ -15,10 +15,12 @@
  * sr localsid / sr policy / sr steer (srv6/sr_localsid.c, sr_policy_rewrite.c, sr_steering.c),
  * nat44 … (plugins/nat/nat44-ed/nat44_ed_cli.c), set acl-plugin … (plugins/acl/acl.c).
  */
-import type { AgentConfig } from '../../src/config/model.js';
+import type { AgentConfig, RemoteRouteConfig } from '../../src/config/model.js';
 import { validateConfig } from '../../src/config/validate.js';
 import { NAT_SESSIONS } from '../../src/services/desired.js';
 import { proxyArpRange } from '../../src/srv6/overlay.js';
+import { bigIntToIp6, ip6ToBigInt } from '../../src/net/ip.js';
+import { TOLERANCE } from './metrics.js';
 import type { Traffic } from './streams.js';
 
 export interface PortSet {
@@ -97,6 +99,7 @@ export const VPPNET = {
   table: 10,
   underlayAddress: '2001:db8::1/64',
   underlayGateway: '2001:db8::2',
+  underlayMtu: 9000,
   locator: 'fc00:1::/48',
   /** End.DT4 SID of VPC 10: the locator + the VPC id. */
   localSid: 'fc00:1::a',
@@ -130,6 +133,49 @@ export const HAND = {
   ],
 } as const;
 
+/**
+ * The IPv6 side of the same VPC (docs/dual-stack.md), for the IPv6-over-SRv6 paths: the VMs' /64,
+ * their addresses, a VM on another hypervisor. VPP's IPv6 table ids are a name space of their
+ * own, so vppnet's VPC keeps table 10 for both families and the hand side uses IPv6 table 110.
+ */
+export const VM6 = {
+  subnet: '2001:db8:a::/64',
+  vm1: '2001:db8:a::5',
+  vm2: '2001:db8:a::6',
+  /** A VM on another hypervisor, reached through SRv6 (H.Encaps to its End.DT6 SID). */
+  remoteVm: '2001:db8:a::7',
+  gatewayLinkLocal: 'fe80::1',
+} as const;
+
+/** The End.DT6 function of a DT4 SID: + 2^24 (docs/dual-stack.md, "Its function value"). */
+export const DT6_OFFSET = 1n << 24n;
+
+export const VPPNET6 = {
+  /** End.DT6 SID of VPC 10: the locator + 2^24 + the VPC id. */
+  localSid: 'fc00:1::100:a',
+  remoteRoutes: [
+    { prefix: '2001:db8:a::7/128', sid: 'fc00:2::100:a' },
+    { prefix: '2001:db8:a::8/128', sid: 'fc00:3::100:a' },
+    { prefix: '2001:db8:b::/64', sid: 'fc00:2::100:a' },
+  ],
+} as const;
+
+export const HAND6 = {
+  /** The hand VPC's IPv6 table (IPv4 table 110 is another table). */
+  table: 110,
+  localSid: 'fc00:11::100:6e',
+  remoteRoutes: [
+    { prefix: '2001:db8:a::7/128', sid: 'fc00:12::100:6e', bsid: 'fc00:11:ff::3' },
+    { prefix: '2001:db8:a::8/128', sid: 'fc00:13::100:6e', bsid: 'fc00:11:ff::4' },
+    { prefix: '2001:db8:b::/64', sid: 'fc00:12::100:6e', bsid: 'fc00:11:ff::3' },
+  ],
+  /**
+   * Router advertisements as vppnet sends them (docs/dual-stack.md): every 10 to 30 s, default
+   * router for 600 s, the prefix with infinite lifetimes (VPP counts finite ones down).
+   */
+  ra: { maxInterval: 30, minInterval: 10, lifetime: 600 },
+} as const;
+
 export interface VmMacs {
   readonly vm1: string;
   readonly vm2: string;
@@ -144,6 +190,11 @@ export function vppnetConfigInput(ports: PortSet, macs: VmMacs): Record<string, 
         interface: ports.underlay,
         address: VPPNET.underlayAddress,
         gateway: VPPNET.underlayGateway,
+        // A jumbo underlay, so that the VPC MTU vppnet derives from it (− 40 B of SRv6) and sets on
+        // the VM ports passes IMIX's 1518 B frames as the hand ports (pg's 9000) do. With the
+        // default 1500 the ports get 1460: IPv4 is fragmented, IPv6 dropped (packet too big), and
+        // the rows would measure that instead of the path.
+        mtu: VPPNET.underlayMtu,
       },
       srv6: { locator: VPPNET.locator, hopLimit: VPPNET.hopLimit },
     },
@@ -178,6 +229,86 @@ export function vppnetConfig(ports: PortSet, macs: VmMacs): AgentConfig {
       `vppnet derived SID ${vpc?.sid} / table ${vpc?.table}, expected ${VPPNET.localSid} / ${VPPNET.table}`,
     );
   return config;
+}
+
+/**
+ * vppnet's configuration with the VPC dual-stack: its IPv6 /64, End.DT6 SID and gateway
+ * link-local, the ports' IPv6 addresses and IPv6 remote routes to the remote DT6 SIDs, on top of
+ * the IPv4 configuration (which stays what the IPv4 paths measure). Built as an AgentConfig
+ * rather than YAML because the config file's IPv6 fields are being added in parallel (ds-model);
+ * every IPv6 value is explicit, so nothing depends on their defaults.
+ */
+export function vppnetDualStackConfig(ports: PortSet, macs: VmMacs): AgentConfig {
+  const config = vppnetConfig(ports, macs);
+  // The paths' packets are built for this SID; it must follow the DT6 rule from the DT4 SID.
+  if (bigIntToIp6(ip6ToBigInt(VPPNET.localSid) + DT6_OFFSET) !== VPPNET6.localSid)
+    throw new Error(`${VPPNET6.localSid} is not the End.DT6 function of ${VPPNET.localSid}`);
+  const ip6Of: Readonly<Record<string, string>> = { vm1: VM6.vm1, vm2: VM6.vm2 };
+  const [address, len] = VM6.subnet.split('/');
+  const routes6: RemoteRouteConfig[] = VPPNET6.remoteRoutes.map((r) => {
+    const [a, l] = r.prefix.split('/');
+    return { vpc: VPPNET.vpc, prefix: { address: a as string, len: Number(l) }, family: 6, sid: r.sid };
+  });
+  return {
+    ...config,
+    vpcs: config.vpcs.map((v) =>
+      v.name === VPPNET.vpc
+        ? {
+            ...v,
+            subnets6: [{ address: address as string, len: Number(len) }],
+            sid6: VPPNET6.localSid,
+            gatewayLinkLocal: VM6.gatewayLinkLocal,
+          }
+        : v,
+    ),
+    ports: config.ports.map((p) => ({ ...p, ip6: ip6Of[p.name] })),
+    remoteRoutes: [...config.remoteRoutes, ...routes6],
+  };
+}
+
+/**
+ * The hand-made IPv6 side of the VPC, in the order docs/dual-stack.md programs a port (table,
+ * IPv6 enabled, gateway link-local, RA, ND proxy, the VM's /128 and static neighbour), then the
+ * End.DT6 SID into the IPv6 table and one encap policy per remote DT6 SID with IPv6 steering
+ * (`sr steer l3` of an IPv6 prefix is traffic type 6). Runs after handSteps (the underlay, IPv6
+ * table 1 and the SR encap source are there).
+ */
+export function handIp6Steps(ports: PortSet): string[] {
+  const t = HAND6.table;
+  const ra = HAND6.ra;
+  const bsids = [...new Map(HAND6.remoteRoutes.map((r) => [r.bsid, r.sid]))];
+  return [
+    `ip6 table add ${t}`,
+    // As vppnet does: VPP keeps a port unnumbered only to an interface in the same IPv4 and IPv6
+    // tables, so the gateway loopback joins the IPv6 table too (it gets no IPv6 address).
+    `set interface ip6 table loop${HAND.gatewayLoopback} ${t}`,
+    ...[
+      [ports.vm1, VM6.vm1],
+      [ports.vm2, VM6.vm2],
+    ].flatMap(([port, ip]) => [
+      `set interface ip6 table ${port} ${t}`,
+      `enable ip6 interface ${port}`,
+      `set interface ip address ${port} ${VM6.gatewayLinkLocal}/128`,
+      `ip6 nd ${port} prefix ${VM6.subnet} infinite no-onlink`,
+      `ip6 nd ${port} ra-interval ${ra.maxInterval} ${ra.minInterval} ra-lifetime ${ra.lifetime}`,
+      `set interface ip6-nd proxy ${port} enable`,
+      `ip route add ${ip}/128 table ${t} via ${ip} ${port}`,
+    ]),
+    `sr localsid address ${HAND6.localSid} fib-table ${HAND.ip6Table} behavior end.dt6 ${t}`,
+    ...bsids.map(([bsid, sid]) => `sr policy add bsid ${bsid} next ${sid} encap fib-table ${HAND.ip6Table}`),
+    ...HAND6.remoteRoutes.map((r) => `sr steer l3 ${r.prefix} via bsid ${r.bsid} fib-table ${t}`),
+  ];
+}
+
+/**
+ * The VMs' IPv6 neighbours on the hand side: static, as vppnet programs them itself (step 7 of a
+ * port in docs/dual-stack.md), so they are the hand configuration's, not the world's.
+ */
+export function handIp6Neighbours(ports: PortSet, peers: Peers): string[] {
+  return [
+    `set ip neighbor ${ports.vm1} ${VM6.vm1} ${peers.macBehind(ports.vm1)} static`,
+    `set ip neighbor ${ports.vm2} ${VM6.vm2} ${peers.macBehind(ports.vm2)} static`,
+  ];
 }
 
 /** One CLI command; `saveAcl` keeps the "ACL index:N" it prints under a name for `{acl:name}`. */
@@ -328,7 +459,15 @@ export function baselineWorldSteps(b: Topology['baseline'], peers: Peers): strin
   return [`set ip neighbor ${b.out} ${BASELINE.nextHop} ${peers.macBehind(b.out)} static`];
 }
 
-export const PATH_IDS = ['vm-to-remote', 'remote-to-vm', 'vm-to-metadata', 'vm-to-vm', 'baseline'] as const;
+export const PATH_IDS = [
+  'vm-to-remote',
+  'remote-to-vm',
+  'vm-to-metadata',
+  'vm-to-vm',
+  'vm-to-remote-ip6',
+  'remote-to-vm-ip6',
+  'baseline',
+] as const;
 export type PathId = (typeof PATH_IDS)[number];
 export type ConfigKind = 'vppnet' | 'hand' | 'baseline';
 
@@ -337,8 +476,21 @@ export const PATH_TITLES: Readonly<Record<PathId, string>> = {
   'remote-to-vm': 'remote → VM (End.DT4)',
   'vm-to-metadata': 'VM → metadata (NAT44-ED, bridge)',
   'vm-to-vm': 'VM → VM, same VPC',
+  'vm-to-remote-ip6': 'VM → remote VM, IPv6 (H.Encaps)',
+  'remote-to-vm-ip6': 'remote → VM, IPv6 (End.DT6)',
   baseline: 'IPv4 table 0 (baseline)',
 };
+
+/** The IPv6-over-SRv6 paths (issue #13). */
+export const IP6_PATH_IDS: readonly PathId[] = ['vm-to-remote-ip6', 'remote-to-vm-ip6'];
+
+/** Issue #13's target for the IPv6 paths: vppnet within 5 % of the hand configuration. */
+export const IP6_TOLERANCE = 0.05;
+
+/** How close vppnet must come to the hand configuration on a path. */
+export function toleranceOf(path: PathId): number {
+  return IP6_PATH_IDS.includes(path) ? IP6_TOLERANCE : TOLERANCE;
+}
 
 export interface PathPlan {
   readonly path: PathId;
@@ -424,6 +576,50 @@ export function pathPlans(t: Topology, macs: Macs, peers: Peers, flows: number):
       expect: ['ip4-rewrite'],
     },
   ];
+}
+
+/**
+ * The IPv6-over-SRv6 paths of both configurations: IPv6/UDP from the VM port to the remote VM
+ * (H.Encaps, `sr-pl-rewrite-encaps`), and IPv6/UDP inside IPv6 to the node's End.DT6 SID
+ * (`sr-localsid-d`, then ip6-lookup in the VPC's table, out of the VM port).
+ */
+export function ip6PathPlans(t: Topology, macs: Macs, peers: Peers, flows: number): PathPlan[] {
+  const side = (config: 'vppnet' | 'hand', p: PortSet): PathPlan[] => [
+    {
+      path: 'vm-to-remote-ip6',
+      config,
+      ingress: p.vm1,
+      egress: p.underlay,
+      traffic: {
+        kind: 'ip6',
+        srcMac: peers.macBehind(p.vm1),
+        dstMac: macs.macOf(p.vm1),
+        src: VM6.vm1,
+        dst: VM6.remoteVm,
+        dport: VM.dport,
+        flows,
+      },
+      expect: ['sr-pl-rewrite-encaps'],
+    },
+    {
+      path: 'remote-to-vm-ip6',
+      config,
+      ingress: p.underlay,
+      egress: p.vm1,
+      traffic: {
+        kind: 'srv6-ip6',
+        srcMac: peers.macBehind(p.underlay),
+        dstMac: macs.macOf(p.underlay),
+        outerSrc: config === 'vppnet' ? VPPNET.underlayGateway : HAND.underlayGateway,
+        sid: config === 'vppnet' ? VPPNET6.localSid : HAND6.localSid,
+        src: VM6.remoteVm,
+        dst: VM6.vm1,
+        dport: VM.dport,
+      },
+      expect: ['sr-localsid-d'],
+    },
+  ];
+  return [...side('vppnet', t.vppnet), ...side('hand', t.hand)];
 }
 
 /** `<interface>-tx`: the node whose vectors are the packets sent out of an interface. */
