@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createUnderlay, removeUnderlay, type TestUnderlay } from '../../test/support/underlay.js';
+import { deleteDumpedSteering } from '../../test/support/steering.js';
 import { startVppTarget, type VppTarget } from '../../test/support/vpp-target.js';
 import type { AgentConfig, PortConfig, RemoteRouteConfig, VpcConfig } from '../config/model.js';
 import { auditSteering } from '../hypervisor/steering-audit.js';
@@ -453,15 +454,7 @@ describe('dual-stack reconciler', () => {
       (e) => e.traffic_type === 6 && e.prefix.address.un.ip6 === added.prefix.address,
     );
     assert.ok(entry);
-    await f.other.call(msg.sr_steering_add_del, {
-      is_del: true,
-      bsid_addr: entry.bsid,
-      sr_policy_index: 0,
-      table_id: entry.fib_table,
-      prefix: entry.prefix,
-      sw_if_index: 0,
-      traffic_type: entry.traffic_type,
-    });
+    await deleteDumpedSteering(f.other, entry);
     assert.deepEqual((await auditSteering(f.client, model)).differences, [
       { key: 'sr-steering:ip6:100:2001:db8:a:0:5054:ff:fe62:2/128', what: 'missing' },
     ]);

@@ -21,6 +21,7 @@ import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
 import { VppSimulator } from '../vpp/sim/index.js';
 import { REAL_VPP_SOCKET } from '../../test/support/vpp-target.js';
+import { deleteDumpedSteering } from '../../test/support/steering.js';
 import { until as waitUntil } from '../util/testing/until.js';
 import { Agent } from './agent.js';
 import { storeSource } from './datastore-source.js';
@@ -276,15 +277,7 @@ describe('vppnet-agent in fleet mode, two nodes on one etcd', { skip }, () => {
     const before = await steering(hv1);
     const [entry] = await hv1.observer.dump(msg.sr_steering_pol_dump, {});
     assert.ok(entry);
-    await hv1.observer.call(msg.sr_steering_add_del, {
-      is_del: true,
-      bsid_addr: entry.bsid,
-      sr_policy_index: 0,
-      table_id: entry.fib_table,
-      prefix: entry.prefix,
-      sw_if_index: 0,
-      traffic_type: entry.traffic_type,
-    });
+    await deleteDumpedSteering(hv1.observer, entry);
     assert.notDeepEqual(await steering(hv1), before);
     await until(() => checks.some((d) => d > 0), 'a check that finds the drift');
     await until(async () => JSON.stringify(await steering(hv1)) === JSON.stringify(before), 'the repair');

@@ -123,7 +123,13 @@ export interface SteeringValue {
   readonly bsid: string;
 }
 
-async function setSteering(ctx: DataplaneContext, v: SteeringValue, isDel: boolean): Promise<void> {
+/** One steering entry's request; the traffic type says the prefix's family (VPP checks they agree). */
+async function setSteering(
+  ctx: DataplaneContext,
+  v: SteeringValue,
+  isDel: boolean,
+  trafficType: typeof STEER_IPV4 | typeof STEER_IPV6 = STEER_IPV4,
+): Promise<void> {
   await ctx.client.call(msg.sr_steering_add_del, {
     is_del: isDel,
     bsid_addr: v.bsid,
@@ -131,7 +137,7 @@ async function setSteering(ctx: DataplaneContext, v: SteeringValue, isDel: boole
     table_id: v.table,
     prefix: vppPrefix(v.prefix),
     sw_if_index: 0,
-    traffic_type: STEER_IPV4,
+    traffic_type: trafficType,
   });
 }
 
@@ -177,20 +183,8 @@ export const steering6Descriptor = defineKind<SteeringValue, DataplaneContext>({
   kind: 'sr-steering6',
   key: (v) => keys.srSteering(v.table, v.prefix, true),
   deps: (v) => [keys.srPolicy(v.bsid), keys.ipTable(v.table, true)],
-  create: (ctx, { value }) => setSteering6(ctx, value, false),
-  delete: (ctx, { value }) => setSteering6(ctx, value, true),
+  create: (ctx, { value }) => setSteering(ctx, value, false, STEER_IPV6),
+  delete: (ctx, { value }) => setSteering(ctx, value, true, STEER_IPV6),
   // Re-adding an existing (prefix, table) re-points it (retval 0, as for IPv4).
-  update: (ctx, desired) => setSteering6(ctx, desired.value, false),
+  update: (ctx, desired) => setSteering(ctx, desired.value, false, STEER_IPV6),
 });
-
-async function setSteering6(ctx: DataplaneContext, v: SteeringValue, isDel: boolean): Promise<void> {
-  await ctx.client.call(msg.sr_steering_add_del, {
-    is_del: isDel,
-    bsid_addr: v.bsid,
-    sr_policy_index: 0,
-    table_id: v.table,
-    prefix: vppPrefix(v.prefix),
-    sw_if_index: 0,
-    traffic_type: STEER_IPV6,
-  });
-}
