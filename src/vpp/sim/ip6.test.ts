@@ -203,7 +203,7 @@ describe('simulator: the IPv6 link (sw_interface_ip6_enable_disable, link-local)
     const lo = await loopback(c, '02:fe:c9:3d:74:f7');
     const en = (enable: boolean) => rv(c, msg.sw_interface_ip6_enable_disable, { sw_if_index: lo, enable });
     const ll = () => call(c, msg.sw_interface_ip6_get_link_local_address, { sw_if_index: lo });
-    assert.deepEqual(await ll(), { retval: -62, ip: '::' });
+    assert.equal((await ll()).retval, -62); // VPP leaves ip unset then: old buffer bytes
     assert.equal(await en(false), -62);
     assert.equal(await en(true), 0);
     assert.deepEqual(await ll(), { retval: 0, ip: 'fe80::fe:c9ff:fe3d:74f7' });
@@ -211,7 +211,7 @@ describe('simulator: the IPv6 link (sw_interface_ip6_enable_disable, link-local)
     assert.equal(await en(false), 0);
     assert.deepEqual(await ll(), { retval: 0, ip: 'fe80::fe:c9ff:fe3d:74f7' });
     assert.equal(await en(false), 0);
-    assert.deepEqual(await ll(), { retval: -62, ip: '::' });
+    assert.equal((await ll()).retval, -62); // VPP leaves ip unset then: old buffer bytes
     assert.equal(await en(false), -62);
     assert.equal(await rv(c, msg.sw_interface_ip6_enable_disable, { sw_if_index: 9999, enable: true }), -2);
     const { t } = open[0] as { t: VppTarget };
@@ -234,7 +234,7 @@ describe('simulator: the IPv6 link (sw_interface_ip6_enable_disable, link-local)
     );
     assert.deepEqual(await ll(), { retval: 0, ip: 'fe80::1' });
     assert.equal(await en(false), 0); // the one lock set_link_local took
-    assert.deepEqual(await ll(), { retval: -62, ip: '::' });
+    assert.equal((await ll()).retval, -62); // VPP leaves ip unset then: old buffer bytes
     assert.equal(await en(true), 0);
     assert.deepEqual(await ll(), { retval: 0, ip: 'fe80::fe:ff:fe00:2' });
   });
@@ -257,7 +257,7 @@ describe('simulator: the IPv6 link (sw_interface_ip6_enable_disable, link-local)
     assert.equal(await en(false), 0);
     assert.deepEqual(await ll(), { retval: 0, ip: 'fe80::fe:ff:fe00:3' }); // the address's lock
     assert.equal(await addr(false), 0);
-    assert.deepEqual(await ll(), { retval: -62, ip: '::' });
+    assert.equal((await ll()).retval, -62); // VPP leaves ip unset then: old buffer bytes
   });
 });
 
