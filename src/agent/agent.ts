@@ -22,7 +22,7 @@ import type { AgentConfig } from '../config/model.js';
 import { ConfigError, type ConfigProblem } from '../config/validate.js';
 import type { HostLinks } from '../dataplane/context.js';
 import type { ConnectionState } from '../vpp/client/connection-state.js';
-import type { ManagedVppApi, VppClientEvents } from '../vpp/client/vpp-api.js';
+import type { ManagedVppApi, VppApi, VppClientEvents } from '../vpp/client/vpp-api.js';
 import { DEFAULT_SOCKET_PATH, VppClient } from '../vpp/client/vpp-client.js';
 import { hostLinkOwner } from '../netns/link-owner.js';
 import { watchLinkDeletions, type LinkDeletionWatch } from '../netns/link-monitor.js';
@@ -153,6 +153,8 @@ export class Agent {
   readonly #fleetBatchMs: number;
   #fleetBatchTimer: Timer | undefined;
   readonly #socketPath: string;
+  /** The client came from the caller (tests): no second connection is opened for the drift check. */
+  readonly #injectedClient: boolean;
   readonly #logger: AgentLogger;
   readonly #driftIntervalMs: number;
   readonly #retryInitialMs: number;
@@ -223,6 +225,7 @@ export class Agent {
     this.#timers = opts.timers ?? systemTimers;
     const timers = this.#timers;
     this.#clock = opts.clock ?? (() => timers.now());
+    this.#injectedClient = opts.client !== undefined;
     this.#client =
       opts.client ??
       new VppClient({
@@ -869,7 +872,7 @@ export class Agent {
         );
       const [outcome, steering] = await Promise.all([
         this.#reconcileFn(config, { ...this.#reconcileOptions(), planOnly: true, leaveSteering: true }),
-        auditSteering(this.#client, model),
+        this.#withAuditReader(model.basis.vppPid, (reader) => auditSteering(reader, model)),
       ]);
       differences = [
         ...outcome.plan.ops.map((op) => ({ key: op.key, what: op.action })),
@@ -909,6 +912,32 @@ export class Agent {
       'drift check: VPP differs from the records; full pass',
     );
     this.#kick('drift');
+  }
+
+  /**
+   * Runs the drift check's large dumps on a connection of their own: on the agent's one, every
+   * route delta sent while 100k steering details stream in would be answered only after them (VPP
+   * answers a connection in order). A VPP other than the model's is an error (the caller's full
+   * pass follows). With an injected client (tests) there is no socket to open: that client reads.
+   */
+  async #withAuditReader<T>(vppPid: number, read: (reader: VppApi) => Promise<T>): Promise<T> {
+    if (this.#injectedClient) return read(this.#client);
+    const reader = new VppClient({
+      socketPath: this.#socketPath,
+      clientName: 'vppnet-agent-drift-check',
+      offlineQueue: false,
+      healthCheckIntervalMs: 0,
+      retryStrategy: () => null,
+    });
+    try {
+      await reader.connect();
+      await reader.ping();
+      if (reader.vppPid !== vppPid)
+        throw new Error(`VPP restarted (pid ${vppPid} → ${reader.vppPid}) under the drift check`);
+      return await read(reader);
+    } finally {
+      await reader.close();
+    }
   }
 
   /** Resolves once route pass number `pass` (or a later one) has finished, or after `timeoutMs`. */
