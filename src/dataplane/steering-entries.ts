@@ -36,6 +36,14 @@ export class SteeringEntries {
     this.#addNumeric(table, ip4ToInt(address), len, this.#internBsid(bsid));
   }
 
+  /**
+   * add() with the address as its unsigned 32-bit value (10.0.0.1 → 0x0a000001), as a dump
+   * decoded with STEERING_DETAILS_FIELDS gives it: no text between VPP's bytes and the column.
+   */
+  addNumber(table: number, address: number, len: number, bsid: string): void {
+    this.#addNumeric(table, address >>> 0, len, this.#internBsid(bsid));
+  }
+
   table(i: number): number {
     return this.#tables[i] as number;
   }
