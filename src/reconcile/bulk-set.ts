@@ -197,7 +197,9 @@ export class BulkKindSet implements KindSet {
 
   countUnchanged(into: Map<string, number>): void {
     let n = 0;
-    for (const s of this.#state) if (s === UNCHANGED) n++;
+    const state = this.#state;
+    // Indexed: for-of over 100k members makes an iterator result each before V8 optimizes it.
+    for (let i = 0; i < state.length; i++) if (state[i] === UNCHANGED) n++;
     const kind = this.#c.desired.kind;
     if (n > 0) into.set(kind, (into.get(kind) ?? 0) + n);
   }
