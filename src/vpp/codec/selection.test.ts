@@ -10,7 +10,7 @@ import { VppError } from '../errors.js';
 import { definitionByNameCrc, msg } from '../messages/index.js';
 import { FRAME_HEADER_LENGTH } from '../wire/frame.js';
 import { decodeMessage, encodeMessage } from './message-codec.js';
-import { selectingDecoder } from './selection.js';
+import { reusingDecoder, selectingDecoder } from './selection.js';
 import { ip4ToInt } from '../../net/ip.js';
 
 function payload(frame: Buffer): Buffer {
@@ -129,7 +129,7 @@ describe('selectingDecoder: only the selected fields of a message', () => {
         encodeMessage(
           msg.sr_steering_pol_details,
           3,
-          { traffic_type, fib_table, prefix, sw_if_index: 0, bsid } as never,
+          { traffic_type, fib_table, prefix, sw_if_index: 0, bsid },
           { context: 2 },
         ),
       );
@@ -200,5 +200,57 @@ describe('selectingDecoder: only the selected fields of a message', () => {
         /no field len beside it to test/,
       );
     });
+    it('reused (the snapshot’s read): the selecting decoder’s values, in one object', () => {
+      const selecting = selectingDecoder(msg.sr_steering_pol_details, SEL);
+      const reusing = reusingDecoder(msg.sr_steering_pol_details, SEL);
+      let first: object | undefined;
+      for (const f of frames) {
+        const buf = Buffer.concat([Buffer.alloc(7, 0xee), f]);
+        const reused = reusing(buf, 7, buf.length);
+        first ??= reused;
+        assert.equal(reused, first);
+        assert.deepEqual(
+          JSON.parse(JSON.stringify(reused)),
+          JSON.parse(JSON.stringify(selecting(f, 0, f.length))),
+        );
+        assert.equal(reused.prefix.address.un.ip6, selecting(f, 0, f.length).prefix.address.un.ip6);
+      }
+      // A short payload fails as decodeMessage does.
+      assert.throws(
+        () => reusing(frames[0]!.subarray(0, 20), 0, 20),
+        (err: unknown) => err instanceof VppError && err.code === 'VPPNET_ERR_DECODE',
+      );
+    });
+  });
+
+  describe('reusingDecoder: one object, overwritten by each message', () => {
+    it(
+      'gives, for every fixed-size frame VPP 26.06 sent, the whole decoder’s values, whole and by field',
+      { skip: !transcriptsAvailable() && SKIP_NO_SHARED },
+      () => {
+        let checked = 0;
+        for (const t of loadTranscripts('26.06'))
+          for (const frame of t.frames) {
+            const def = definitionByNameCrc(frame.name_crc);
+            assert.ok(def);
+            const p = payloadOf(frame);
+            let reused: Record<string, unknown>;
+            try {
+              reused = reusingDecoder(def, true)(p, 0, p.length);
+            } catch (err) {
+              assert.match(String(err), /variable parts/);
+              continue;
+            }
+            const whole: Record<string, unknown> = decodeMessage(def, p);
+            assert.deepEqual({ ...reused }, whole, frame.name_crc);
+            for (const [name] of def.fields) {
+              const part = reusingDecoder(def, { [name]: true } as never)(p, 0, p.length);
+              assert.deepEqual({ ...(part as object) }, { [name]: whole[name] }, `${frame.name_crc}.${name}`);
+            }
+            checked++;
+          }
+        assert.ok(checked > 0);
+      },
+    );
   });
 });

@@ -4,7 +4,12 @@
  * steering entries: the prefix and the BSID), the rest is skipped over on the wire instead of
  * becoming strings and objects the garbage collector then carries.
  */
-import { compileSelectingDecoderAt, type FieldSelection, type LeafForm } from './decoder.js';
+import {
+  compileReusingDecoderAt,
+  compileSelectingDecoderAt,
+  type FieldSelection,
+  type LeafForm,
+} from './decoder.js';
 import { decodeMessage } from './message-codec.js';
 import type { Message, MessageDef } from './schema.js';
 
@@ -78,6 +83,39 @@ export function selectingDecoder<M extends MessageDef, S extends Selection<Messa
         return body(buf, start, end);
       } catch {
         // Rare: the whole message decoded alone, for decodeMessage's error and offsets.
+        return decodeMessage(def, buf.subarray(start, end));
+      }
+    };
+    byDef.set(key, decode);
+  }
+  return decode as SelectingDecoder<M, S>;
+}
+
+/** The cache key of the whole message (`true` is no WeakMap key). */
+const WHOLE = {};
+const reusingDecoders = new WeakMap<MessageDef, WeakMap<object, SelectingDecoder<MessageDef, unknown>>>();
+
+/**
+ * selectingDecoder's decoder, but returning one object, overwritten by each call: read it before
+ * the next one and keep nothing of it (not the object, not its parts). For dumps of 100k entries
+ * whose callback copies a few fields into columns. Fixed-size messages only; compiled once per
+ * (definition, selection object).
+ */
+export function reusingDecoder<M extends MessageDef, S extends Selection<Message<M>>>(
+  def: M,
+  sel: S,
+): SelectingDecoder<M, S> {
+  const key = sel === true ? WHOLE : (sel as object);
+  let byDef = reusingDecoders.get(def);
+  if (byDef === undefined) reusingDecoders.set(def, (byDef = new WeakMap()));
+  let decode = byDef.get(key);
+  if (decode === undefined) {
+    if (sel !== true) checkSelection(def.name, def, sel);
+    const body = compileReusingDecoderAt(def.name, def.fields, sel);
+    decode = (buf, start, end) => {
+      try {
+        return body(buf, start, end);
+      } catch {
         return decodeMessage(def, buf.subarray(start, end));
       }
     };
