@@ -108,7 +108,7 @@ export async function auditSteering(
           steeringDifference(keys.srSteering(d.fib_table, `${intToIp4(address)}/${len}`), d.bsid, sid),
         );
     },
-    { fields: STEERING_DETAILS_FIELDS },
+    { fields: STEERING_DETAILS_FIELDS, reuse: true },
   );
   let visited = 0;
   for (const [table, address, len] of model.entryNumbers()) {
