@@ -80,11 +80,20 @@ const FORMAT_BYTES = { ip4: 4, ip6: 16, mac: 6 } as const;
 function registerRepeat(format: 'ip4' | 'ip6' | 'mac'): number {
   const n = FORMAT_BYTES[format];
   const read = format === 'ip4' ? readIp4 : format === 'ip6' ? readIp6 : readMac;
-  const last = Buffer.alloc(n);
+  // The last bytes as numbers, compared in place: no native call per entry (Buffer.compare's).
+  const last = new Uint8Array(n);
   let text: string | undefined;
   helpers.repeat.push((b, o) => {
-    if (text !== undefined && b.compare(last, 0, n, o, o + n) === 0) return text;
-    b.copy(last, 0, o, o + n);
+    if (text !== undefined) {
+      let same = true;
+      for (let i = 0; i < n; i++)
+        if (b[o + i] !== last[i]) {
+          same = false;
+          break;
+        }
+      if (same) return text;
+    }
+    for (let i = 0; i < n; i++) last[i] = b[o + i] as number;
     return (text = read(b, o));
   });
   return helpers.repeat.length - 1;
