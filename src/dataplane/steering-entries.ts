@@ -19,6 +19,8 @@ export class SteeringEntries {
   #size = 0;
   /** The BSID index the last entry added got. */
   #lastBsid = 0;
+  /** The columns are another instance's too (withBsids): copied before the first add. */
+  #shared = false;
 
   constructor(capacity = 64) {
     this.#tables = new Uint32Array(capacity);
@@ -87,6 +89,28 @@ export class SteeringEntries {
 
   bsidIndex(i: number): number {
     return this.#bsidOf[i] as number;
+  }
+
+  /**
+   * The same entries with other BSIDs: entry i points at `bsids[bsidIndex(i)]`. The columns are
+   * shared, not copied (either side copies its own before adding to them): the desired steering
+   * of a config is made once and given each pass's BSIDs (overlay.ts, desiredSteering).
+   */
+  withBsids(bsids: readonly string[]): SteeringEntries {
+    if (bsids.length !== this.#bsids.length)
+      throw new Error(`steering entries: ${bsids.length} BSIDs for ${this.#bsids.length}`);
+    const out = new SteeringEntries(0);
+    out.#tables = this.#tables;
+    out.#addresses = this.#addresses;
+    out.#lengths = this.#lengths;
+    out.#bsidOf = this.#bsidOf;
+    out.#size = this.#size;
+    out.#shared = this.#shared = true;
+    bsids.forEach((bsid, index) => {
+      out.#bsids.push(bsid);
+      if (!out.#bsidIndex.has(bsid)) out.#bsidIndex.set(bsid, index);
+    });
+    return out;
   }
 
   /** The entries whose BSID passes `keep` (asked once per distinct BSID). */
@@ -234,7 +258,7 @@ export class SteeringEntries {
   }
 
   #addNumeric(table: number, address: number, len: number, bsidIndex: number): void {
-    if (this.#size === this.#tables.length) this.#grow();
+    if (this.#shared || this.#size === this.#tables.length) this.#grow();
     const i = this.#size++;
     this.#tables[i] = table;
     this.#addresses[i] = address;
@@ -243,7 +267,9 @@ export class SteeringEntries {
   }
 
   #grow(): void {
-    const capacity = Math.max(64, this.#tables.length * 2);
+    const capacity =
+      this.#size < this.#tables.length ? this.#tables.length : Math.max(64, this.#tables.length * 2);
+    this.#shared = false;
     this.#tables = grownU32(this.#tables, capacity);
     this.#addresses = grownU32(this.#addresses, capacity);
     this.#bsidOf = grownU32(this.#bsidOf, capacity);

@@ -63,12 +63,7 @@ export function allocateBsids(
   existing: ReadonlyMap<string, string> /* remote SID → BSID found in VPP */,
 ): Map<string, string> {
   const block = config.node.srv6.bsidPrefix;
-  const distinct = new Set<string>();
-  // Indexed loops over the remote routes (100k on a busy node): for-of makes an iterator result
-  // per route in code V8 has not optimized yet, garbage on every pass.
-  const routes = config.remoteRoutes;
-  for (let i = 0; i < routes.length; i++) distinct.add((routes[i] as RemoteRouteConfig).sid);
-  const sids = [...distinct].sort();
+  const sids = distinctSids(config.remoteRoutes);
   const out = new Map<string, string>();
   const used = new Set<bigint>();
   for (const sid of sids) {
@@ -86,6 +81,22 @@ export function allocateBsids(
     used.add(next);
   }
   return out;
+}
+
+/** The remote routes' distinct SIDs, sorted: made once per routes array (a config is not changed). */
+const sidsOfRoutes = new WeakMap<readonly RemoteRouteConfig[], readonly string[]>();
+
+function distinctSids(routes: readonly RemoteRouteConfig[]): readonly string[] {
+  let sids = sidsOfRoutes.get(routes);
+  if (sids === undefined) {
+    const distinct = new Set<string>();
+    // Indexed loops over the remote routes (100k on a busy node): for-of makes an iterator
+    // result per route in code V8 has not optimized yet.
+    for (let i = 0; i < routes.length; i++) distinct.add((routes[i] as RemoteRouteConfig).sid);
+    sids = [...distinct].sort();
+    sidsOfRoutes.set(routes, sids);
+  }
+  return sids;
 }
 
 /** Proxy-ARP range of a subnet: every host address, minus the gateway when it sits at an end. */
@@ -399,18 +410,31 @@ function desiredPortIp6(
  * its SID's policy. IPv6 routes are plain resources of desiredOverlay.
  */
 export function desiredSteering(config: AgentConfig, bsids: ReadonlyMap<string, string>): SteeringEntries {
-  const tableOf = new Map(config.vpcs.map((v) => [v.name, v.table]));
+  const bySid = steeringBySid(config);
+  return bySid.withBsids(bySid.bsids.map((sid) => bsids.get(sid) as string));
+}
+
+/**
+ * The IPv4 entries with each route's SID where the BSID goes, made once per config's routes and
+ * VPCs (neither is changed once loaded) and given each pass's BSIDs: a pass that changes nothing
+ * parses no prefix.
+ */
+const steeringOfRoutes = new WeakMap<
+  readonly RemoteRouteConfig[],
+  { readonly vpcs: readonly VpcConfig[]; readonly bySid: SteeringEntries }
+>();
+
+function steeringBySid(config: AgentConfig): SteeringEntries {
   const routes = config.remoteRoutes;
-  const steering = new SteeringEntries(Math.max(1, routes.length));
+  const cached = steeringOfRoutes.get(routes);
+  if (cached !== undefined && cached.vpcs === config.vpcs) return cached.bySid;
+  const tableOf = new Map(config.vpcs.map((v) => [v.name, v.table]));
+  const bySid = new SteeringEntries(Math.max(1, routes.length));
   for (let i = 0; i < routes.length; i++) {
     const route = routes[i] as RemoteRouteConfig;
     if (route.family !== 4) continue;
-    steering.add(
-      tableOf.get(route.vpc) as number,
-      route.prefix.address,
-      route.prefix.len,
-      bsids.get(route.sid) as string,
-    );
+    bySid.add(tableOf.get(route.vpc) as number, route.prefix.address, route.prefix.len, route.sid);
   }
-  return steering;
+  steeringOfRoutes.set(routes, { vpcs: config.vpcs, bySid });
+  return bySid;
 }
