@@ -131,40 +131,31 @@ export class SteeringEntries {
   }
 
   /**
-   * Entry indexes in key order: table, then address, then length. Sorted natively, without a
-   * comparator call per comparison (100k entries on both sides of every pass): each entry's
-   * address, length and index packed in one u64 and sorted, then placed stably by table.
+   * Entry indexes in key order: table, then address, then length; equal keys in index order.
+   * Placed by table first (a counting sort on the table's rank), then each table's entries sorted
+   * natively, without a comparator call per comparison: address, length and index packed in one
+   * u64. Sorting per table is fewer comparisons than sorting all at once (a VPC's 100 entries
+   * among 100k), and an already sorted side is not sorted at all.
    */
   sortedOrder(): Uint32Array {
     const n = this.#size;
+    if (n >= 2 ** INDEX_BITS) throw new Error(`steering entries: ${n} is more than can be sorted`);
     const inOrder = this.#orderIfSorted();
     if (inOrder) return inOrder;
-    if (n >= 2 ** INDEX_BITS) throw new Error(`steering entries: ${n} is more than can be sorted`);
-    const packed = new BigUint64Array(n);
-    const words = new Uint32Array(packed.buffer);
-    const [lo, hi] = LITTLE_ENDIAN ? [0, 1] : [1, 0];
-    for (let i = 0; i < n; i++) {
-      // address (32 bits) | length (6 bits) | index (26 bits)
-      words[2 * i + hi] = this.#addresses[i] as number;
-      words[2 * i + lo] = (((this.#lengths[i] as number) << INDEX_BITS) | i) >>> 0;
-    }
-    packed.sort();
-    // The distinct tables in order, and where each one's entries start.
+    // Each entry's table as its rank among the distinct tables, looked up once per run of one
+    // table (entries come by VPC).
     const tables = this.#tables;
-    const rankOf = new Map<number, number>();
+    const seen = new Set<number>();
     let lastTable = -1;
     for (let i = 0; i < n; i++) {
       const t = tables[i] as number;
-      if (t !== lastTable) {
-        lastTable = t;
-        rankOf.set(t, 0);
-      }
+      if (t !== lastTable) seen.add((lastTable = t));
     }
-    const distinct = Float64Array.from(rankOf.keys()).sort();
-    const start = new Uint32Array(distinct.length + 1);
+    const distinct = Float64Array.from(seen).sort();
+    const rankOf = new Map<number, number>();
     distinct.forEach((t, r) => rankOf.set(t, r));
-    // Each entry's table rank, looked up once per run of one table (entries come by VPC).
     const rank = new Uint32Array(n);
+    const start = new Uint32Array(distinct.length + 1);
     lastTable = -1;
     let lastRank = 0;
     for (let i = 0; i < n; i++) {
@@ -177,13 +168,25 @@ export class SteeringEntries {
       start[lastRank + 1] = (start[lastRank + 1] as number) + 1;
     }
     for (let r = 0; r < distinct.length; r++) start[r + 1] = (start[r + 1] as number) + (start[r] as number);
-    const order = new Uint32Array(n);
-    for (let k = 0; k < n; k++) {
-      const i = ((words[2 * k + lo] as number) & INDEX_MASK) >>> 0;
+    // Packed by table: address (32 bits) | length (6 bits) | index (26 bits).
+    const packed = new BigUint64Array(n);
+    const words = new Uint32Array(packed.buffer);
+    const [lo, hi] = LITTLE_ENDIAN ? [0, 1] : [1, 0];
+    const next = start.slice(0, distinct.length);
+    for (let i = 0; i < n; i++) {
       const r = rank[i] as number;
-      order[start[r] as number] = i;
-      start[r] = (start[r] as number) + 1;
+      const k = next[r] as number;
+      next[r] = k + 1;
+      words[2 * k + hi] = this.#addresses[i] as number;
+      words[2 * k + lo] = (((this.#lengths[i] as number) << INDEX_BITS) | i) >>> 0;
     }
+    for (let r = 0; r < distinct.length; r++) {
+      const from = start[r] as number;
+      const to = start[r + 1] as number;
+      if (to - from > 1) packed.subarray(from, to).sort();
+    }
+    const order = new Uint32Array(n);
+    for (let k = 0; k < n; k++) order[k] = ((words[2 * k + lo] as number) & INDEX_MASK) >>> 0;
     return order;
   }
 
@@ -193,7 +196,14 @@ export class SteeringEntries {
    */
   #orderIfSorted(): Uint32Array | undefined {
     const n = this.#size;
-    for (let i = 1; i < n; i++) if (this.compare(i - 1, this, i) >= 0) return undefined;
+    const [t, a, l] = [this.#tables, this.#addresses, this.#lengths];
+    for (let i = 1; i < n; i++) {
+      const d =
+        (t[i - 1] as number) - (t[i] as number) ||
+        (a[i - 1] as number) - (a[i] as number) ||
+        (l[i - 1] as number) - (l[i] as number);
+      if (d >= 0) return undefined;
+    }
     const order = new Uint32Array(n);
     for (let i = 0; i < n; i++) order[i] = i;
     return order;
