@@ -160,6 +160,11 @@ export async function loadSnapshot(client: VppApi, scope: SnapshotScope): Promis
   const tablesRead = client.dump(msg.ip_table_dump, {});
   const factsRead = ifDetailsRead.then((ifDetails) => readInterfaceFacts(client, ifDetails, scope));
   const routesRead = tablesRead.then((tableDetails) => readRoutes(client, tableDetails, scope));
+  // The steering dump (100k entries on a busy node) last, once the requests that wait for the two
+  // dumps above are written (their callbacks run first, registered first): VPP answers those
+  // while the client decodes, and the long stream the client decodes at its own pace comes after
+  // them instead of keeping them waiting behind it.
+  const dependentsAsked = Promise.all([ifDetailsRead, tablesRead]);
   const [
     ifDetails,
     tableDetails,
@@ -183,21 +188,24 @@ export async function loadSnapshot(client: VppApi, scope: SnapshotScope): Promis
       optionalDump(withSteering, () => client.dump(msg.sr_policies_v2_dump, {})),
       readSrEncaps(client),
       withSteering
-        ? client.dumpEach(
-            msg.sr_steering_pol_dump,
-            {},
-            (d) => {
-              const { address, len } = d.prefix;
-              if (d.traffic_type === STEER_IPV4) steering.addNumber(d.fib_table, address.un.ip4, len, d.bsid);
-              else if (d.traffic_type === STEER_IPV6)
-                steering6.push({
-                  table: d.fib_table,
-                  // formatPrefix's text: the af says which arm is meant.
-                  prefix: `${address.un.ip6 ?? intToIp4(address.un.ip4)}/${len}`,
-                  bsid: d.bsid,
-                });
-            },
-            { fields: STEERING_DETAILS_FIELDS, reuse: true },
+        ? dependentsAsked.then(() =>
+            client.dumpEach(
+              msg.sr_steering_pol_dump,
+              {},
+              (d) => {
+                const { address, len } = d.prefix;
+                if (d.traffic_type === STEER_IPV4)
+                  steering.addNumber(d.fib_table, address.un.ip4, len, d.bsid);
+                else if (d.traffic_type === STEER_IPV6)
+                  steering6.push({
+                    table: d.fib_table,
+                    // formatPrefix's text: the af says which arm is meant.
+                    prefix: `${address.un.ip6 ?? intToIp4(address.un.ip4)}/${len}`,
+                    bsid: d.bsid,
+                  });
+              },
+              { fields: STEERING_DETAILS_FIELDS, reuse: true },
+            ),
           )
         : Promise.resolve(0),
     ]),
@@ -282,8 +290,12 @@ export async function loadSnapshot(client: VppApi, scope: SnapshotScope): Promis
   };
 }
 
-/** Route tables read at once (a dump and its ping each). */
-const ROUTE_TABLES_IN_FLIGHT = 64;
+/**
+ * Route tables read at once (a dump and its ping each). Each dump is of API routes only (a few a
+ * table), so all of a node's tables at once: asked together, before the steering dump, none waits
+ * behind it.
+ */
+const ROUTE_TABLES_IN_FLIGHT = 4096;
 
 /** Per-interface facts, only for interfaces vppnet owns or configures, by logical name. */
 async function readInterfaceFacts(
