@@ -142,7 +142,20 @@ export interface SnapshotScope {
   readonly steering?: boolean;
 }
 
-export async function loadSnapshot(client: VppApi, scope: SnapshotScope): Promise<VppSnapshot> {
+export interface SnapshotHooks {
+  /**
+   * Called with the SR policies dump (empty when not read) as soon as it is in, before the rest:
+   * work that needs only the policies (the overlay's desired state) can run while VPP answers the
+   * other dumps. Must not throw.
+   */
+  readonly onPolicies?: (policies: VppSnapshot['policies']) => void;
+}
+
+export async function loadSnapshot(
+  client: VppApi,
+  scope: SnapshotScope,
+  hooks: SnapshotHooks = {},
+): Promise<VppSnapshot> {
   const steering = new SteeringEntries();
   const steering6: Steering6Details[] = [];
   const optionalDump = <T>(supported: boolean, run: () => Promise<T[]>): Promise<T[]> =>
@@ -185,7 +198,10 @@ export async function loadSnapshot(client: VppApi, scope: SnapshotScope): Promis
       client.dump(msg.proxy_arp_dump, {}),
       client.dump(msg.proxy_arp_intfc_dump, {}),
       client.dump(msg.sr_localsids_dump, {}),
-      optionalDump(withSteering, () => client.dump(msg.sr_policies_v2_dump, {})),
+      optionalDump(withSteering, () => client.dump(msg.sr_policies_v2_dump, {})).then((policies) => {
+        hooks.onPolicies?.(policies);
+        return policies;
+      }),
       readSrEncaps(client),
       withSteering
         ? dependentsAsked.then(() =>
