@@ -116,6 +116,8 @@ export class SteeringEntries {
   /** The entries whose BSID passes `keep` (asked once per distinct BSID). */
   filterByBsid(keep: (bsid: string) => boolean): SteeringEntries {
     const kept = this.#bsids.map(keep);
+    // All kept (a node's steering is all vppnet's): the same columns, shared, not copied.
+    if (kept.every(Boolean)) return this.withBsids(this.#bsids);
     const out = new SteeringEntries(Math.max(1, this.#size));
     for (let i = 0; i < this.#size; i++) {
       if (kept[this.#bsidOf[i] as number]) {
