@@ -157,6 +157,50 @@ function vpcSubnet6Of(vpc: VpcConfig, address: string): { address: string; len: 
 
 /** The overlay's resources but its IPv4 steering entries (desiredSteering). */
 export function desiredOverlay(config: AgentConfig, bsids: ReadonlyMap<string, string>): Resource[] {
+  const out = [...configOnlyOverlay(config)];
+  const { node } = config;
+
+  for (const [sid, bsid] of [...bsids].sort()) {
+    out.push(
+      policyDescriptor.resource({ bsid, sids: [sid], encapSource: node.srv6.encapSource, fibTable: 0 }),
+    );
+  }
+
+  // IPv6 steering: plain resources (the IPv4 entries are the bulk SteeringEntries).
+  const tableOf = new Map(config.vpcs.map((v) => [v.name, v.table]));
+  const routes = config.remoteRoutes;
+  for (let i = 0; i < routes.length; i++) {
+    const route = routes[i] as RemoteRouteConfig;
+    if (route.family !== 6) continue;
+    out.push(
+      steering6Descriptor.resource({
+        table: tableOf.get(route.vpc) as number,
+        prefix: `${canonicalIp6(route.prefix.address)}/${route.prefix.len}`,
+        bsid: bsids.get(route.sid) as string,
+      }),
+    );
+  }
+  return out;
+}
+
+/**
+ * The overlay's resources that follow from the config alone (all but the policies and IPv6
+ * steering, which follow from the BSIDs too), made once per config object: a config is not
+ * changed once loaded, and resources are read-only, so each pass over it (every resync of an
+ * unchanged node) shares them instead of making thousands again.
+ */
+const overlayOfConfig = new WeakMap<AgentConfig, readonly Resource[]>();
+
+function configOnlyOverlay(config: AgentConfig): readonly Resource[] {
+  let made = overlayOfConfig.get(config);
+  if (made === undefined) {
+    made = makeConfigOnlyOverlay(config);
+    overlayOfConfig.set(config, made);
+  }
+  return made;
+}
+
+function makeConfigOnlyOverlay(config: AgentConfig): Resource[] {
   const out: Resource[] = [];
   const { node } = config;
 
@@ -330,27 +374,6 @@ export function desiredOverlay(config: AgentConfig, bsids: ReadonlyMap<string, s
     if (port.ip6 !== undefined && vpc.subnets6.length > 0) {
       out.push(...desiredPortIp6(vpc, name, port.ip6, port.mac, mtu.key));
     }
-  }
-
-  for (const [sid, bsid] of [...bsids].sort()) {
-    out.push(
-      policyDescriptor.resource({ bsid, sids: [sid], encapSource: node.srv6.encapSource, fibTable: 0 }),
-    );
-  }
-
-  // IPv6 steering: plain resources (the IPv4 entries are the bulk SteeringEntries).
-  const tableOf = new Map(config.vpcs.map((v) => [v.name, v.table]));
-  const routes = config.remoteRoutes;
-  for (let i = 0; i < routes.length; i++) {
-    const route = routes[i] as RemoteRouteConfig;
-    if (route.family !== 6) continue;
-    out.push(
-      steering6Descriptor.resource({
-        table: tableOf.get(route.vpc) as number,
-        prefix: `${canonicalIp6(route.prefix.address)}/${route.prefix.len}`,
-        bsid: bsids.get(route.sid) as string,
-      }),
-    );
   }
   return out;
 }
