@@ -12,9 +12,10 @@
  */
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { Session } from 'node:inspector/promises';
 import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import { memoryStore, reconcile } from '../../src/agent/reconciler.js';
@@ -39,6 +40,11 @@ const REPLAY_WINDOW = Number(process.env.BENCH_REPLAY_WINDOW ?? 64);
  * restart" row; the simulator restarts itself.
  */
 const RESTART_COMMAND = process.env.BENCH_VPP_RESTART;
+/**
+ * A file to write a V8 CPU profile of the no-change pass to (open it in Chrome's DevTools or
+ * speedscope); the other passes are not profiled. `node --cpu-prof` would profile the whole run.
+ */
+const CPU_PROFILE_FILE = process.env.BENCH_CPU_PROFILE;
 /** show_version_reply.build_directory of vppnet's simulator (src/vpp/sim/simulator.ts). */
 const SIM_BUILD_DIRECTORY = '/vppnet-sim';
 
@@ -193,10 +199,21 @@ async function main(): Promise<void> {
     if (restartReal) await restartReal();
     const underlay = await makeUnderlay();
     config = await loadConfig(underlay.name);
-    const pass = async (name: string): Promise<number> => {
+    const pass = async (name: string, profileTo?: string): Promise<number> => {
+      const profiler = profileTo === undefined ? undefined : new Session();
+      if (profiler) {
+        profiler.connect();
+        await profiler.post('Profiler.enable');
+        await profiler.post('Profiler.start');
+      }
       const t0 = performance.now();
       const out = await reconcile(config!, { client, host: noHostLinks, globals });
       const seconds = (performance.now() - t0) / 1000;
+      if (profiler) {
+        const { profile } = await profiler.post('Profiler.stop');
+        profiler.disconnect();
+        await writeFile(profileTo!, JSON.stringify(profile));
+      }
       const failed = out.result?.failed.length ?? 0;
       if (failed)
         throw new Error(
@@ -227,7 +244,7 @@ async function main(): Promise<void> {
     if (vppLimit.available) await recorder.write(fromEmptyPrefix);
     const fromEmptyRow = rows.length - 1;
     recorder.start();
-    const noChange = await pass('no change');
+    const noChange = await pass('no change', CPU_PROFILE_FILE);
     const noChangeFrames = recorder.stop();
     const noChangeRow = rows.length - 1;
     /** The from-empty replay, for the restart row too. */

@@ -7,10 +7,21 @@ import { createHash } from 'node:crypto';
 import type { PortConfig } from '../config/model.js';
 import { tags } from './keys.js';
 
+/** derivedMac's answers: a pass derives one per VPC gateway and port (thousands), the same each pass. */
+const macOfSeed = new Map<string, string>();
+/** Past this many seeds the memo starts again (the names of a node's VPCs and ports: far fewer). */
+const MAC_MEMO_LIMIT = 100_000;
+
 /** A locally administered unicast MAC derived from a name: stable across restarts, unique in practice. */
 export function derivedMac(seed: string): string {
-  const h = createHash('sha256').update(seed).digest();
-  return ['02', 'fe', ...[0, 1, 2, 3].map((i) => (h[i] as number).toString(16).padStart(2, '0'))].join(':');
+  let mac = macOfSeed.get(seed);
+  if (mac === undefined) {
+    const h = createHash('sha256').update(seed).digest();
+    mac = ['02', 'fe', ...[0, 1, 2, 3].map((i) => (h[i] as number).toString(16).padStart(2, '0'))].join(':');
+    if (macOfSeed.size >= MAC_MEMO_LIMIT) macOfSeed.clear();
+    macOfSeed.set(seed, mac);
+  }
+  return mac;
 }
 
 /** Host end of a VM port's veth pair: "vpv" + 12 hex digits, derived from everything that defines the pair. */

@@ -14,6 +14,7 @@ import { isOwnedTag } from './keys.js';
 import type { IpNeighborConfigValue } from './neighbor-descriptors.js';
 import { INITIAL_SR_ENCAPS, readSrEncaps, type SrEncapsReading } from './sr-encaps.js';
 import { SteeringEntries } from './steering-entries.js';
+import { intToIp4 } from '../net/ip.js';
 
 export type InterfaceDetails = Message<typeof msg.sw_interface_details>;
 export type RouteDetails = Message<typeof msg.ip_route_v2_details>['route'];
@@ -27,6 +28,28 @@ export const FIB_SOURCE_API = 8;
 
 const STEER_IPV4 = msg.sr_steer_t.values.SR_STEER_API_IPV4;
 const STEER_IPV6 = msg.sr_steer_t.values.SR_STEER_API_IPV6;
+const ADDRESS_IP6 = msg.address_family_t.values.ADDRESS_IP6;
+
+/**
+ * What vppnet reads of sr_steering_pol_details (the snapshot and fleet mode's drift check,
+ * hypervisor/steering-audit.ts): a node may steer 100k prefixes, so no text is made that a
+ * column does not need. The IPv4 address comes as its 32-bit value, the IPv6 one only for an
+ * IPv6 prefix (af 1), and the BSID, the same for a policy's run of entries, is formatted once a
+ * run (selection.ts, decoder.ts' LeafForm and ArmCondition). Read with `reuse`: one object for
+ * every entry, so its readers copy what they keep.
+ */
+export const STEERING_DETAILS_FIELDS = {
+  traffic_type: true,
+  fib_table: true,
+  bsid: 'repeat',
+  prefix: {
+    len: true,
+    address: {
+      af: true,
+      un: { ip4: 'u32', ip6: { when: 'af', is: ADDRESS_IP6, select: true } },
+    },
+  },
+} as const;
 const STATIC_NEIGHBOR = msg.ip_neighbor_flags_t.values.IP_API_NEIGHBOR_FLAG_STATIC;
 
 export type RaDetails = Message<typeof msg.sw_interface_ip6nd_ra_details>;
@@ -119,7 +142,20 @@ export interface SnapshotScope {
   readonly steering?: boolean;
 }
 
-export async function loadSnapshot(client: VppApi, scope: SnapshotScope): Promise<VppSnapshot> {
+export interface SnapshotHooks {
+  /**
+   * Called with the SR policies dump (empty when not read) as soon as it is in, before the rest:
+   * work that needs only the policies (the overlay's desired state) can run while VPP answers the
+   * other dumps. Must not throw.
+   */
+  readonly onPolicies?: (policies: VppSnapshot['policies']) => void;
+}
+
+export async function loadSnapshot(
+  client: VppApi,
+  scope: SnapshotScope,
+  hooks: SnapshotHooks = {},
+): Promise<VppSnapshot> {
   const steering = new SteeringEntries();
   const steering6: Steering6Details[] = [];
   const optionalDump = <T>(supported: boolean, run: () => Promise<T[]>): Promise<T[]> =>
@@ -137,6 +173,11 @@ export async function loadSnapshot(client: VppApi, scope: SnapshotScope): Promis
   const tablesRead = client.dump(msg.ip_table_dump, {});
   const factsRead = ifDetailsRead.then((ifDetails) => readInterfaceFacts(client, ifDetails, scope));
   const routesRead = tablesRead.then((tableDetails) => readRoutes(client, tableDetails, scope));
+  // The steering dump (100k entries on a busy node) last, once the requests that wait for the two
+  // dumps above are written (their callbacks run first, registered first): VPP answers those
+  // while the client decodes, and the long stream the client decodes at its own pace comes after
+  // them instead of keeping them waiting behind it.
+  const dependentsAsked = Promise.all([ifDetailsRead, tablesRead]);
   const [
     ifDetails,
     tableDetails,
@@ -157,15 +198,31 @@ export async function loadSnapshot(client: VppApi, scope: SnapshotScope): Promis
       client.dump(msg.proxy_arp_dump, {}),
       client.dump(msg.proxy_arp_intfc_dump, {}),
       client.dump(msg.sr_localsids_dump, {}),
-      optionalDump(withSteering, () => client.dump(msg.sr_policies_v2_dump, {})),
+      optionalDump(withSteering, () => client.dump(msg.sr_policies_v2_dump, {})).then((policies) => {
+        hooks.onPolicies?.(policies);
+        return policies;
+      }),
       readSrEncaps(client),
       withSteering
-        ? client.dumpEach(msg.sr_steering_pol_dump, {}, (d) => {
-            if (d.traffic_type === STEER_IPV4)
-              steering.add(d.fib_table, d.prefix.address.un.ip4, d.prefix.len, d.bsid);
-            else if (d.traffic_type === STEER_IPV6)
-              steering6.push({ table: d.fib_table, prefix: formatPrefix(d.prefix), bsid: d.bsid });
-          })
+        ? dependentsAsked.then(() =>
+            client.dumpEach(
+              msg.sr_steering_pol_dump,
+              {},
+              (d) => {
+                const { address, len } = d.prefix;
+                if (d.traffic_type === STEER_IPV4)
+                  steering.addNumber(d.fib_table, address.un.ip4, len, d.bsid);
+                else if (d.traffic_type === STEER_IPV6)
+                  steering6.push({
+                    table: d.fib_table,
+                    // formatPrefix's text: the af says which arm is meant.
+                    prefix: `${address.un.ip6 ?? intToIp4(address.un.ip4)}/${len}`,
+                    bsid: d.bsid,
+                  });
+              },
+              { fields: STEERING_DETAILS_FIELDS, reuse: true },
+            ),
+          )
         : Promise.resolve(0),
     ]),
     Promise.all([
@@ -249,8 +306,12 @@ export async function loadSnapshot(client: VppApi, scope: SnapshotScope): Promis
   };
 }
 
-/** Route tables read at once (a dump and its ping each). */
-const ROUTE_TABLES_IN_FLIGHT = 64;
+/**
+ * Route tables read at once (a dump and its ping each). Each dump is of API routes only (a few a
+ * table), so all of a node's tables at once: asked together, before the steering dump, none waits
+ * behind it.
+ */
+const ROUTE_TABLES_IN_FLIGHT = 4096;
 
 /** Per-interface facts, only for interfaces vppnet owns or configures, by logical name. */
 async function readInterfaceFacts(

@@ -32,11 +32,34 @@ export function desiredState(
     pods: [],
   },
 ): DesiredState {
+  return withServices(desiredOverlayState(config, bsidsInVpp), config, services);
+}
+
+/** The SRv6 overlay's part of the desired state: it needs only the BSIDs VPP has of the snapshot. */
+export interface DesiredOverlayState {
+  readonly resources: Resource[];
+  readonly steering: SteeringEntries;
+  readonly bsids: ReadonlyMap<string, string>;
+}
+
+export function desiredOverlayState(
+  config: AgentConfig,
+  bsidsInVpp: ReadonlyMap<string, string>,
+): DesiredOverlayState {
   const bsids = allocateBsids(config, bsidsInVpp);
+  return { resources: desiredOverlay(config, bsids), steering: desiredSteering(config, bsids), bsids };
+}
+
+/** The whole desired state: the overlay's, then the service bridge's resources. */
+export function withServices(
+  overlay: DesiredOverlayState,
+  config: AgentConfig,
+  services: ServicesDesiredInput,
+): DesiredState {
   return {
-    resources: [...desiredOverlay(config, bsids), ...desiredServices(config, services)],
-    steering: desiredSteering(config, bsids),
-    bsids,
+    resources: [...overlay.resources, ...desiredServices(config, services)],
+    steering: overlay.steering,
+    bsids: overlay.bsids,
   };
 }
 

@@ -22,7 +22,13 @@ import type { ServicesContext } from '../services/context.js';
 import { isPodVethName, POD_VETH_PREFIX } from '../services/pod-veth.js';
 import type { ServicesRuntime } from '../services/runtime.js';
 import { ServiceAddresses } from '../services/service-addresses.js';
-import { actualSrv6, actualSteering, existingBsids, type SrGlobalsMemory } from '../srv6/actual.js';
+import {
+  actualSrv6,
+  actualSteering,
+  existingBsids,
+  existingBsidsOf,
+  type SrGlobalsMemory,
+} from '../srv6/actual.js';
 import { policyDescriptor, steering6Descriptor, steeringDescriptor } from '../srv6/descriptors.js';
 import { VM_VETH_PREFIX } from '../dataplane/names.js';
 import { compareSteering } from '../srv6/steering-resources.js';
@@ -34,7 +40,8 @@ import {
 } from '../srv6/underlay-neighbours.js';
 import type { VppApi } from '../vpp/client/vpp-api.js';
 import { msg } from '../vpp/messages/index.js';
-import { desiredState } from './desired-state.js';
+import { desiredOverlayState, withServices, type DesiredOverlayState } from './desired-state.js';
+import { nextTurn } from '../util/next-turn.js';
 import { hypervisorKinds } from './kinds.js';
 import { SteeringModel } from './steering-model.js';
 
@@ -106,13 +113,27 @@ export async function reconcile(config: AgentConfig, opts: ReconcileOptions): Pr
 async function reconcilePass(given: AgentConfig, opts: ReconcileOptions): Promise<ReconcileOutcome> {
   if (opts.leaveSteering && !opts.planOnly) throw new Error('leaveSteering is for plan-only passes');
   const config = opts.leaveSteering ? { ...given, remoteRoutes: [] } : given;
-  const snapshot = await loadSnapshot(opts.client, {
-    externalInterfaces: externalInterfaceNames(config),
-    sharedTables: [{ id: 0, ip6: true }],
-    // Always: a service bridge removed from the config must be removed from VPP too.
-    services: true,
-    steering: !opts.leaveSteering,
-  });
+  // The overlay's desired state needs only the policies of the snapshot: made as soon as they are
+  // in, on the next turn of the event loop (the requests asked so far are written first), while
+  // VPP answers the other dumps. Its error, if any, is the pass's once the snapshot is in.
+  let overlayMade: Promise<DesiredOverlayState> | undefined;
+  const snapshot = await loadSnapshot(
+    opts.client,
+    {
+      externalInterfaces: externalInterfaceNames(config),
+      sharedTables: [{ id: 0, ip6: true }],
+      // Always: a service bridge removed from the config must be removed from VPP too.
+      services: true,
+      steering: !opts.leaveSteering,
+    },
+    {
+      onPolicies: (policies) => {
+        overlayMade = nextTurn().then(() => desiredOverlayState(config, existingBsidsOf(policies, config)));
+        // Awaited after the snapshot; a failed snapshot leaves it unawaited.
+        overlayMade.catch(() => undefined);
+      },
+    },
+  );
   const pods = opts.services?.attachments;
   const vethPrefixes = pods ? HOST_VETH_PREFIXES : HOST_VETH_PREFIXES.filter((p) => p !== POD_VETH_PREFIX);
   const hostVeths = (await Promise.all(vethPrefixes.map((p) => opts.host.listVeths(p))))
@@ -132,7 +153,8 @@ async function reconcilePass(given: AgentConfig, opts: ReconcileOptions): Promis
   // Read after the snapshot: a pod port VPP or the host already has belongs to an attachment that
   // was registered before, so it is in one of these lists and not mistaken for a leftover.
   const podsInProgress = new Set(pods?.podsInProgress());
-  const full = desiredState(config, existingBsids(snapshot, config), {
+  const overlay = await (overlayMade ?? desiredOverlayState(config, existingBsids(snapshot, config)));
+  const full = withServices(overlay, config, {
     addresses,
     pods: pods?.desiredPods() ?? [],
   });

@@ -12,7 +12,8 @@
  * own audit (FleetSource.audit); together they are the drift check of the remote routes.
  */
 import { keys } from '../dataplane/keys.js';
-import { canonicalIp6, intToIp4, ip4ToInt, ip6InPrefix } from '../net/ip.js';
+import { STEERING_DETAILS_FIELDS } from '../dataplane/snapshot.js';
+import { canonicalIp6, intToIp4, ip6InPrefix } from '../net/ip.js';
 import { nextTurn } from '../util/next-turn.js';
 import type { VppApi } from '../vpp/client/vpp-api.js';
 import { msg } from '../vpp/messages/index.js';
@@ -35,13 +36,6 @@ const STEER_IPV6 = msg.sr_steer_t.values.SR_STEER_API_IPV6;
 
 /** Model entries visited between two yields to the event loop. */
 const SLICE = 4096;
-
-const STEERING_FIELDS = {
-  traffic_type: true,
-  fib_table: true,
-  bsid: true,
-  prefix: { len: true, address: { af: true, un: { ip4: true, ip6: true } } },
-} as const;
 
 /**
  * Compares VPP's vppnet policies (BSID in the model's BSID prefix) and the steering entries
@@ -92,15 +86,17 @@ export async function auditSteering(
       if (!own) return;
       entries++;
       if (d.traffic_type === STEER_IPV6) {
-        // One per remote VM of a dual-stack VPC: text keys, as the model keeps them.
-        const prefix = `${canonicalIp6(d.prefix.address.un.ip6)}/${d.prefix.len}`;
+        // One per remote VM of a dual-stack VPC: text keys, as the model keeps them. VPP gives an
+        // IPv6 entry's prefix with af IPv6 (sr_steering_pol_dump: ip_prefix_encode of its fib prefix).
+        const address6 = d.prefix.address.un.ip6 ?? '::';
+        const prefix = `${canonicalIp6(address6)}/${d.prefix.len}`;
         seen6.add(`${d.fib_table} ${prefix}`);
-        const sid = model.sidAt(d.fib_table, { address: d.prefix.address.un.ip6, len: d.prefix.len });
+        const sid = model.sidAt(d.fib_table, { address: address6, len: d.prefix.len });
         if (sid === undefined || expected.get(sid) !== d.bsid)
           differences.push(steeringDifference(keys.srSteering(d.fib_table, prefix, true), d.bsid, sid));
         return;
       }
-      const address = ip4ToInt(d.prefix.address.un.ip4);
+      const address = d.prefix.address.un.ip4;
       const len = d.prefix.len;
       const group = d.fib_table * 64 + len;
       let inGroup = seen.get(group);
@@ -109,10 +105,10 @@ export async function auditSteering(
       const sid = model.sidAtNumber(d.fib_table, address, len);
       if (sid === undefined || expected.get(sid) !== d.bsid)
         differences.push(
-          steeringDifference(keys.srSteering(d.fib_table, `${d.prefix.address.un.ip4}/${len}`), d.bsid, sid),
+          steeringDifference(keys.srSteering(d.fib_table, `${intToIp4(address)}/${len}`), d.bsid, sid),
         );
     },
-    { fields: STEERING_FIELDS },
+    { fields: STEERING_DETAILS_FIELDS, reuse: true },
   );
   let visited = 0;
   for (const [table, address, len] of model.entryNumbers()) {

@@ -48,6 +48,12 @@ export class SteeringModel {
   readonly #entries6 = new Map<string, number>();
   #size = 0;
   #invalidReason: string | undefined;
+  /**
+   * The converged pass's IPv4 entries and each BSID index's slot, not yet in #entries: put there
+   * at the first use (#materialize), so that a pass whose model is replaced by the next pass's
+   * before any delta (every drift-check pass of a quiet node) never builds 100k map entries.
+   */
+  #unplaced: { readonly steering: SteeringEntries; readonly slotOfIndex: readonly number[] } | undefined;
 
   private constructor(basis: SteeringModelBasis) {
     this.basis = basis;
@@ -76,10 +82,7 @@ export class SteeringModel {
       if (slot === undefined) throw new Error(`steering points at ${bsid}, which no policy has`);
       return slot;
     });
-    for (let i = 0; i < steering.size; i++) {
-      const slot = slotOfIndex[steering.bsidIndex(i)] as number;
-      model.#set(steering.table(i), steering.address(i), steering.prefixLength(i), slot);
-    }
+    model.#unplaced = { steering, slotOfIndex };
     for (const e of steering6) {
       const slot = slotOfBsid.get(e.bsid);
       if (slot === undefined) throw new Error(`steering points at ${e.bsid}, which no policy has`);
@@ -90,7 +93,20 @@ export class SteeringModel {
 
   /** Steering entries held. */
   get size(): number {
+    this.#materialize();
     return this.#size;
+  }
+
+  /** Puts the converged pass's IPv4 entries in the maps; every reader of #entries, #size or #uses first calls this. */
+  #materialize(): void {
+    const unplaced = this.#unplaced;
+    if (unplaced === undefined) return;
+    this.#unplaced = undefined;
+    const { steering, slotOfIndex } = unplaced;
+    for (let i = 0; i < steering.size; i++) {
+      const slot = slotOfIndex[steering.bsidIndex(i)] as number;
+      this.#set(steering.table(i), steering.address(i), steering.prefixLength(i), slot);
+    }
   }
 
   /** Policies held. */
@@ -127,6 +143,7 @@ export class SteeringModel {
 
   /** The remote SID an entry (IPv4 or IPv6, as its address is) steers to, if VPP has the entry. */
   sidAt(table: number, prefix: Ip4Prefix | Ip6Prefix): string | undefined {
+    this.#materialize();
     const slot = isIp6(prefix.address)
       ? this.#entries6.get(key6(table, prefix))
       : this.#entries.get(groupKey(table, prefix.len))?.get(ip4ToInt(prefix.address) | 0);
@@ -135,6 +152,7 @@ export class SteeringModel {
 
   /** The remote SID of the entry with the address as a 32-bit number, if VPP has the entry. */
   sidAtNumber(table: number, address: number, len: number): string | undefined {
+    this.#materialize();
     const slot = this.#entries.get(groupKey(table, len))?.get(address | 0);
     return slot === undefined ? undefined : this.#sids[slot];
   }
@@ -145,6 +163,7 @@ export class SteeringModel {
    * ones it reports. Entries set or deleted meanwhile may or may not be visited, as for a Map.
    */
   *entryNumbers(): IterableIterator<readonly [number, number, number]> {
+    this.#materialize();
     for (const [group, byAddress] of this.#entries) {
       const table = Math.floor(group / 64);
       const len = group % 64;
@@ -162,12 +181,14 @@ export class SteeringModel {
 
   /** Entries pointing at the policy of a remote SID (0 when there is none). */
   usesOf(sid: string): number {
+    this.#materialize();
     const slot = this.#slotOfSid.get(sid);
     return slot === undefined ? 0 : (this.#uses[slot] as number);
   }
 
   /** Every entry: table, prefix ("10.1.0.0/24", "2001:db8::1/128") and the remote SID it steers to. */
   *entries(): IterableIterator<{ table: number; prefix: string; sid: string }> {
+    this.#materialize();
     for (const [group, byAddress] of this.#entries) {
       const table = Math.floor(group / 64);
       const len = group % 64;
@@ -196,6 +217,7 @@ export class SteeringModel {
 
   /** A policy VPP no longer has; no entry may point at it. */
   deletePolicy(sid: string): void {
+    this.#materialize();
     const slot = this.#slotOfSid.get(sid);
     if (slot === undefined) return;
     if (this.#uses[slot] !== 0) throw new Error(`policy for ${sid} still has ${this.#uses[slot]} entries`);
@@ -207,6 +229,7 @@ export class SteeringModel {
 
   /** An entry VPP now steers to the policy of `sid` (which the model must have), or no longer has. */
   setEntry(table: number, prefix: Ip4Prefix | Ip6Prefix, sid: string | undefined): void {
+    this.#materialize();
     const ip6 = isIp6(prefix.address);
     const slot = sid === undefined ? undefined : this.#slotOfSid.get(sid);
     if (sid !== undefined && slot === undefined) throw new Error(`the model has no policy for ${sid}`);

@@ -103,6 +103,35 @@ void describe('ipLiteralFamily', () => {
 });
 
 void describe('writeIp4Literal / writeIp6Literal', () => {
+  void it('accept what node:net accepts and write its bytes, for random strings of hex groups and colons', () => {
+    // writeIp6Literal's one-pass common case (no IPv4 tail) must agree with the full parser.
+    const alphabet = '0000123456789abcdefABCDEF::::';
+    const out = Buffer.alloc(16);
+    const strings = [
+      '::',
+      '::1',
+      '1::',
+      '1:2:3:4:5:6:7:8',
+      '1:2:3:4:5:6:7::',
+      '::2:3:4:5:6:7:8',
+      ':::',
+      '1:::2',
+    ];
+    for (let n = 0; n < 50_000; n++) {
+      const length = randomInt(2, 40);
+      let s = '';
+      for (let i = 0; i < length; i++) s += alphabet[randomInt(0, alphabet.length)];
+      strings.push(s);
+    }
+    for (const s of strings) {
+      const valid = isIP(s) === 6;
+      assert.equal(writeIp6Literal(s, out, 0), valid, JSON.stringify(s));
+      // node's canonical text of it (WHATWG URL: RFC 5952 compression, lower case).
+      if (valid)
+        assert.equal(`[${formatIp6(out, 0)}]`, new URL(`http://[${s}]/`).hostname, JSON.stringify(s));
+    }
+  });
+
   void it('write the bytes the text means, however an IPv6 address is printed', () => {
     for (let n = 0; n < 2_000; n++) {
       const groups = Array.from({ length: 8 }, () => (randomInt(0, 3) === 0 ? 0 : randomInt(0, 0x10000)));

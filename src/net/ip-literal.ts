@@ -40,6 +40,7 @@ export function writeIp4Literal(s: string, buf: Uint8Array, off: number): boolea
 
 /** Writes the 16 bytes of an IPv6 literal at `off`; false (and nothing written) when it is none. */
 export function writeIp6Literal(s: string, buf: Uint8Array, off: number): boolean {
+  if (writeIp6Groups(s, buf, off)) return true;
   const words = parseIp6(s);
   if (words === undefined) return false;
   for (let i = 0; i < 8; i++) {
@@ -105,6 +106,64 @@ function parseOctet(part: string): number | undefined {
   if (part.length > 1 && part.charCodeAt(0) === 48) return undefined;
   const n = Number(part);
   return n <= 255 ? n : undefined;
+}
+
+const groups = new Uint16Array(8);
+
+/**
+ * writeIp6Literal's common case in one pass over the text, without strings or arrays: hex groups
+ * and at most one `::`, no IPv4 tail. True when it wrote a valid address; false when it could
+ * not tell (anything else, valid or not), for parseIp6 to decide. The ownership checks of a pass
+ * parse a few thousand SIDs and BSIDs.
+ */
+function writeIp6Groups(s: string, buf: Uint8Array, off: number): boolean {
+  const n = s.length;
+  if (n < 2 || n > 39) return false;
+  let count = 0;
+  let gap = -1; // groups before the `::`
+  let value = 0;
+  let digits = 0;
+  let i = 0;
+  if (s.charCodeAt(0) === 58) {
+    if (s.charCodeAt(1) !== 58) return false;
+    gap = 0;
+    i = 2;
+  }
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
+    let d: number;
+    if (c >= 48 && c <= 57) d = c - 48;
+    else if (c >= 97 && c <= 102) d = c - 87;
+    else if (c >= 65 && c <= 70) d = c - 55;
+    else if (c === 58) {
+      if (digits === 0 || count === 8) return false;
+      groups[count++] = value;
+      value = 0;
+      digits = 0;
+      if (i + 1 < n && s.charCodeAt(i + 1) === 58) {
+        if (gap >= 0) return false;
+        gap = count;
+        i++;
+      } else if (i + 1 === n) return false;
+      continue;
+    } else return false;
+    if (digits === 4) return false;
+    value = value * 16 + d;
+    digits++;
+  }
+  if (digits > 0) {
+    if (count === 8) return false;
+    groups[count++] = value;
+  } else if (gap !== count) return false;
+  if (gap < 0 ? count !== 8 : count > 7) return false;
+  const zeros = gap < 0 ? 0 : 8 - count;
+  let g = 0;
+  for (let k = 0; k < 8; k++) {
+    const w = gap >= 0 && k >= gap && k < gap + zeros ? 0 : (groups[g++] as number);
+    buf[off + 2 * k] = w >> 8;
+    buf[off + 2 * k + 1] = w & 0xff;
+  }
+  return true;
 }
 
 /** The eight 16-bit groups, or undefined. */

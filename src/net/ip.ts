@@ -115,18 +115,26 @@ export function ip4PrefixesOverlap(a: Ip4Prefix, b: Ip4Prefix): boolean {
   return (ip4ToInt(a.address) & mask) >>> 0 === (ip4ToInt(b.address) & mask) >>> 0;
 }
 
-/** Prefix networks parsed once: ownership checks run per SR object, 100k times a pass. */
-const prefixNetworks = new WeakMap<Ip6Prefix, bigint>();
+/** Prefix addresses parsed once: ownership checks run per SR object, thousands a pass. */
+const prefixBytes = new WeakMap<Ip6Prefix, Uint8Array>();
 
+/** Bytes compared, no BigInt: a pass checks every SID, policy and BSID it reads. */
 export function ip6InPrefix(addr: string, p: Ip6Prefix): boolean {
   if (p.len === 0) return true;
-  const shift = BigInt(128 - p.len);
-  let net = prefixNetworks.get(p);
+  let net = prefixBytes.get(p);
   if (net === undefined) {
-    net = ip6ToBigInt(p.address) >> shift;
-    prefixNetworks.set(p, net);
+    net = new Uint8Array(16);
+    if (!writeIp6Literal(p.address, net, 0))
+      throw new TypeError(`not an IPv6 address: ${JSON.stringify(p.address)}`);
+    prefixBytes.set(p, net);
   }
-  return ip6ToBigInt(addr) >> shift === net;
+  if (!writeIp6Literal(addr, scratch, 0)) throw new TypeError(`not an IPv6 address: ${JSON.stringify(addr)}`);
+  const whole = p.len >> 3;
+  for (let i = 0; i < whole; i++) if (scratch[i] !== net[i]) return false;
+  const bits = p.len & 7;
+  if (bits === 0) return true;
+  const mask = (0xff << (8 - bits)) & 0xff;
+  return ((scratch[whole] as number) & mask) === ((net[whole] as number) & mask);
 }
 
 export function ip6PrefixesOverlap(a: Ip6Prefix, b: Ip6Prefix): boolean {

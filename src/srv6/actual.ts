@@ -45,8 +45,13 @@ function behaviorName(behavior: number): LocalSidValue['behavior'] {
 
 /** Remote SID → BSID of vppnet's single-SID policies found in VPP (for stable BSID allocation). */
 export function existingBsids(s: VppSnapshot, config: AgentConfig): Map<string, string> {
+  return existingBsidsOf(s.policies, config);
+}
+
+/** existingBsids from the policies dump alone (read before the rest of the snapshot is in). */
+export function existingBsidsOf(policies: VppSnapshot['policies'], config: AgentConfig): Map<string, string> {
   const out = new Map<string, string>();
-  for (const p of s.policies) {
+  for (const p of policies) {
     if (!ip6InPrefix(p.bsid, config.node.srv6.bsidPrefix)) continue;
     const list = p.sid_lists[0];
     if (p.num_sid_lists === 1 && list && list.num_sids === 1 && list.sids[0]) out.set(list.sids[0], p.bsid);

@@ -370,6 +370,26 @@ describe('SteeringEntries', () => {
     assert.equal(e.prefix(0), '10.0.0.0/24');
   });
 
+  it('gives the same entries with other BSIDs, neither side changed by adding to the other', () => {
+    const bySid = new SteeringEntries(2);
+    bySid.add(10, '10.1.0.0', 24, 'sid-a');
+    bySid.add(10, '10.2.0.0', 24, 'sid-b');
+    const withBsids = bySid.withBsids([B1, B2]);
+    const list = (e: SteeringEntries): string[] =>
+      Array.from({ length: e.size }, (_, i) => `${e.table(i)} ${e.prefix(i)} ${e.bsid(i)}`);
+    assert.deepEqual(list(withBsids), [`10 10.1.0.0/24 ${B1}`, `10 10.2.0.0/24 ${B2}`]);
+    withBsids.add(11, '10.3.0.0', 24, B2);
+    bySid.add(12, '10.4.0.0', 24, 'sid-a');
+    assert.deepEqual(list(withBsids), [
+      `10 10.1.0.0/24 ${B1}`,
+      `10 10.2.0.0/24 ${B2}`,
+      `11 10.3.0.0/24 ${B2}`,
+    ]);
+    assert.deepEqual(list(bySid), ['10 10.1.0.0/24 sid-a', '10 10.2.0.0/24 sid-b', '12 10.4.0.0/24 sid-a']);
+    assert.equal(withBsids.bsidIndex(2), 1, 'an added entry finds its BSID');
+    assert.throws(() => bySid.withBsids([B1]), /1 BSIDs for 2/);
+  });
+
   it('orders entries by table, address, then length', () => {
     const e = entries([
       { table: 11, prefix: '10.0.0.0/24', bsid: B1 },

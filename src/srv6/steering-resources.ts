@@ -93,19 +93,9 @@ export class SteeringResources implements BulkResources {
 export function compareSteering(desired: SteeringEntries, actual: SteeringEntries): BulkComparison {
   const want = new SteeringResources(desired);
   const have = new SteeringResources(actual);
-  const counterpart = new Int32Array(desired.size).fill(-1);
-  const wantOrder = desired.sortedOrder();
-  const haveOrder = actual.sortedOrder();
-  let y = 0;
-  for (let x = 0; x < wantOrder.length; x++) {
-    const i = wantOrder[x] as number;
-    if (x > 0 && desired.compare(wantOrder[x - 1] as number, desired, i) === 0) {
-      throw new Error(`duplicate desired resource key ${want.resource(i).key}`);
-    }
-    while (y < haveOrder.length && actual.compare(haveOrder[y] as number, desired, i) < 0) y++;
-    if (y < haveOrder.length && actual.compare(haveOrder[y] as number, desired, i) === 0)
-      counterpart[i] = haveOrder[y] as number;
-  }
+  const { counterpart, duplicate } = desired.matchKeys(actual);
+  if (duplicate !== undefined)
+    throw new Error(`duplicate desired resource key ${want.resource(duplicate).key}`);
   return {
     desired: want,
     actual: have,

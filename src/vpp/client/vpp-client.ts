@@ -6,7 +6,7 @@
  */
 import { VppError } from '../errors.js';
 import type { Message, MessageDef, MessageInput } from '../codec/schema.js';
-import { selectingDecoder, type Selected, type Selection } from '../codec/selection.js';
+import { reusingDecoder, selectingDecoder, type Selected, type Selection } from '../codec/selection.js';
 import { msg } from '../messages/index.js';
 import type { TransportFactory } from '../transport/transport.js';
 import { UnixSocketTransport } from '../transport/unix-socket-transport.js';
@@ -187,8 +187,9 @@ export class VppClient implements ManagedVppApi {
       onDetails(item as Selected<StreamMessage<M>, S>);
     };
     const fields = opts?.fields;
-    const decode =
-      fields === undefined || fields === true
+    const decode = opts?.reuse
+      ? (reusingDecoder(def.stream, (fields ?? true) as never) as ItemDecoder)
+      : fields === undefined || fields === true
         ? undefined
         : (selectingDecoder(def.stream, fields as never) as ItemDecoder);
     await this.#mux.enqueue('dump', def, input, opts?.timeoutMs, false, each, decode);

@@ -21,11 +21,82 @@ import { readIp4, readIp6, readMac } from './text-format.js';
  * an array of them), the fields or arms wanted, each again a selection. What is not selected is
  * skipped over, never built. The typed form is `Selection` in selection.ts.
  */
-export type FieldSelection = true | { readonly [name: string]: FieldSelection | undefined };
+export type FieldSelection =
+  true | LeafForm | ArmCondition | { readonly [name: string]: FieldSelection | undefined };
+
+/**
+ * Another form of an address leaf, for dumps of 100k entries read into columns:
+ * - `'u32'`: an IPv4 address (ip4_address alias) as its unsigned 32-bit value, 10.0.0.1 →
+ *   0x0a000001, with no text made;
+ * - `'repeat'`: an IPv4 or IPv6 address or a MAC as text, but the same string as the last one
+ *   this selection decoded at that place when the bytes are the same (a dump's entries come in
+ *   runs with one BSID): formatted once a run, equal to the full decoder's text.
+ */
+export type LeafForm = 'u32' | 'repeat';
+
+/**
+ * A union arm built only when a sibling field of the enclosing struct has a value, e.g. an
+ * address's `ip6` arm only when its `af` is 1; else the arm is undefined. The arms the caller
+ * will not read are then never built (every arm is, otherwise: the codec does not know which
+ * one is meant).
+ */
+export interface ArmCondition {
+  readonly when: string;
+  readonly is: number;
+  readonly select: FieldSelection;
+}
+
+function isArmCondition(sel: FieldSelection | undefined): sel is ArmCondition {
+  return typeof sel === 'object' && typeof sel.when === 'string' && 'select' in sel;
+}
 
 /** The selection for field `name` of a value selected by `sel`; undefined when not wanted. */
 function pick(sel: FieldSelection, name: string): FieldSelection | undefined {
-  return sel === true ? true : sel[name];
+  if (sel === true) return true;
+  if (typeof sel === 'string')
+    throw new Error(`codec: form ${sel} selected for a value with fields (${name})`);
+  if (isArmCondition(sel)) throw new Error(`codec: a condition selected for a value with fields (${name})`);
+  return sel[name];
+}
+
+/** The text read of an address alias, or its other form (LeafForm). */
+function leafExpr(format: 'ip4' | 'ip6' | 'mac', o: string, sel: FieldSelection): string {
+  if (sel === true) return `h.${format}(b, ${o})`;
+  if (sel === 'u32') {
+    if (format !== 'ip4') throw new Error(`codec: form u32 is for IPv4 addresses, not ${format}`);
+    return `b.readUInt32BE(${o})`;
+  }
+  if (sel === 'repeat') return `h.repeat[${registerRepeat(format)}](b, ${o})`;
+  throw new Error(`codec: an address (${format}) has no parts to select`);
+}
+
+/** Bytes of each address format, for the 'repeat' form's comparison. */
+const FORMAT_BYTES = { ip4: 4, ip6: 16, mac: 6 } as const;
+
+/**
+ * A 'repeat' reader: the text of the address at `o`, the last string again when its bytes are the
+ * last ones read. One per place in a compiled selection, so runs are per field.
+ */
+function registerRepeat(format: 'ip4' | 'ip6' | 'mac'): number {
+  const n = FORMAT_BYTES[format];
+  const read = format === 'ip4' ? readIp4 : format === 'ip6' ? readIp6 : readMac;
+  // The last bytes as numbers, compared in place: no native call per entry (Buffer.compare's).
+  const last = new Uint8Array(n);
+  let text: string | undefined;
+  helpers.repeat.push((b, o) => {
+    if (text !== undefined) {
+      let same = true;
+      for (let i = 0; i < n; i++)
+        if (b[o + i] !== last[i]) {
+          same = false;
+          break;
+        }
+      if (same) return text;
+    }
+    for (let i = 0; i < n; i++) last[i] = b[o + i] as number;
+    return (text = read(b, o));
+  });
+  return helpers.repeat.length - 1;
 }
 
 /** The helpers a generated body may call, passed in by reference (no globals). */
@@ -42,6 +113,8 @@ interface Helpers {
   readonly isZero: (b: Buffer, off: number, n: number) => boolean;
   /** The shared, frozen value of an all-zero composite, by index (see `zeroShared`). */
   readonly zeros: unknown[];
+  /** The 'repeat' form's readers, by index (see `registerRepeat`). */
+  readonly repeat: Array<(b: Buffer, off: number) => string>;
 }
 
 const helpers: Helpers = {
@@ -63,6 +136,7 @@ const helpers: Helpers = {
     return true;
   },
   zeros: [],
+  repeat: [],
 };
 
 /**
@@ -192,7 +266,16 @@ function fixedArraySub(type: TypeRef, length: number, elSize: number, sel: Field
 }
 
 /** An expression reading (the selected part of) a fixed-size value at `o + k` (bounds already checked). */
-function fixedExpr(type: TypeRef, length: number | undefined, k: number, sel: FieldSelection = true): string {
+function fixedExpr(
+  type: TypeRef,
+  length: number | undefined,
+  k: number,
+  sel: FieldSelection = true,
+  siblings?: ReadonlyMap<string, string>,
+): string {
+  if (isArmCondition(sel)) throw new Error('codec: a condition (when/is) is for a union arm only');
+  if (typeof sel === 'string' && (typeof type === 'string' || type.kind !== 'alias' || length !== undefined))
+    throw new Error(`codec: form ${sel} is for an address only`);
   const o = at(k);
   if (length !== undefined) {
     if (type === 'u8') return `h.bytes(b, ${o}, ${at(k + length)})`;
@@ -232,34 +315,57 @@ function fixedExpr(type: TypeRef, length: number | undefined, k: number, sel: Fi
     case 'enumflag':
       return fixedExpr(type.width, undefined, k);
     case 'alias':
-      if (type.format !== undefined) return `h.${type.format}(b, ${o})`;
+      if (type.format !== undefined) return leafExpr(type.format, o, sel);
       return fixedExpr(type.type, type.length, k, sel);
     case 'struct': {
       const parts: string[] = [];
+      // Scalar fields' reads, for a union arm's condition (ArmCondition).
+      const siblings = new Map<string, string>();
       let off = k;
       for (const f of type.fields) {
         const len = f.length === 3 ? f[2] : undefined;
+        if (len === undefined && isScalar(f[1])) siblings.set(f[0], fixedExpr(f[1], undefined, off));
+        off += fixedSize(f[1], len) as number;
+      }
+      off = k;
+      for (const f of type.fields) {
+        const len = f.length === 3 ? f[2] : undefined;
         const fsel = pick(sel, f[0]);
-        if (fsel !== undefined) parts.push(`${JSON.stringify(f[0])}: ${fixedExpr(f[1], len, off, fsel)}`);
+        if (fsel !== undefined)
+          parts.push(`${JSON.stringify(f[0])}: ${fixedExpr(f[1], len, off, fsel, siblings)}`);
         off += fixedSize(f[1], len) as number;
       }
       return zeroShared(`{ ${parts.join(', ')} }`, k, off - k);
     }
-    case 'union':
+    case 'union': {
       // Every arm from the same bytes, as the generic codec does: which one is meant is the
-      // caller's to know (from the struct's af or type field).
-      return zeroShared(
-        `{ ${type.arms
-          .filter((a) => pick(sel, a[0]) !== undefined)
-          .map(
-            (a) =>
-              `${JSON.stringify(a[0])}: ${fixedExpr(a[1], a.length === 3 ? a[2] : undefined, k, pick(sel, a[0]))}`,
-          )
-          .join(', ')} }`,
-        k,
-        fixedSize(type) as number,
-      );
+      // caller's to know (from the struct's af or type field), unless the selection says
+      // (ArmCondition).
+      let conditional = false;
+      const arms = type.arms
+        .filter((a) => pick(sel, a[0]) !== undefined)
+        .map((a) => {
+          const asel = pick(sel, a[0]) as FieldSelection;
+          const len = a.length === 3 ? a[2] : undefined;
+          if (!isArmCondition(asel)) return `${JSON.stringify(a[0])}: ${fixedExpr(a[1], len, k, asel)}`;
+          const sibling = siblings?.get(asel.when);
+          if (sibling === undefined)
+            throw new Error(`codec: ${type.name}.${a[0]}: no field ${asel.when} beside it to test`);
+          conditional = true;
+          const test = `${sibling} === ${Number(asel.is)}`;
+          return `${JSON.stringify(a[0])}: (${test} ? ${fixedExpr(a[1], len, k, asel.select)} : undefined)`;
+        });
+      const expr = `{ ${arms.join(', ')} }`;
+      // A conditional arm depends on bytes outside the union: no shared zero value of it alone.
+      return conditional ? expr : zeroShared(expr, k, fixedSize(type) as number);
+    }
   }
+}
+
+/** A number read: an integer or an enum (what an ArmCondition can test). */
+function isScalar(type: TypeRef): boolean {
+  if (typeof type === 'string') return type !== 'string' && type !== 'bool';
+  return type.kind === 'enum' || type.kind === 'enumflag';
 }
 
 function compile(params: readonly string[], body: string): (b: Buffer, off: number, end: number) => unknown {
@@ -453,4 +559,100 @@ export function compileSelectingDecoderAt(
 ): (buf: Buffer, start: number, end: number) => Record<string, unknown> {
   const body = compileBody(owner, fields, sel);
   return (buf, start, end) => body(buf, start + 2, end) as Record<string, unknown>;
+}
+
+/**
+ * A decoder like compileSelectingDecoderAt's that builds its value once and overwrites it with
+ * each message: it returns the same object every time, valid until the next call. For dumps of
+ * 100k entries read into columns by a callback that keeps nothing of the object: no object per
+ * entry (4 for a steering entry's prefix) for the garbage collector. Fixed-size messages only
+ * (what such dumps are); the values are the selecting decoder's.
+ */
+export function compileReusingDecoderAt(
+  owner: string,
+  fields: readonly FieldDef[],
+  sel: FieldSelection,
+): (buf: Buffer, start: number, end: number) => Record<string, unknown> {
+  const size = fieldsSize(fields);
+  if (size === null) throw new Error(`codec: ${owner} has variable parts: no reused value for it`);
+  const lines: string[] = [];
+  // The whole message: each field in its place (a struct field selected whole is built anew).
+  const top: FieldSelection =
+    sel === true ? Object.fromEntries(fields.map((f) => [f[0], true as const])) : sel;
+  const shape = reusedShape({ kind: 'struct', name: owner, fields }, 0, top, 't', lines, new Map());
+  const body =
+    `if (o + ${size} > end) throw h.short(${JSON.stringify(owner)}, ${size}, o);\n` + lines.join('\n');
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- source generated from definitions
+  const make = new Function(
+    'h',
+    `const t = ${shape};\nreturn function (b, o, end) {\n${body}\nreturn t;\n};`,
+  ) as (h: Helpers) => (b: Buffer, off: number, end: number) => Record<string, unknown>;
+  const decode = make(helpers);
+  return (buf, start, end) => decode(buf, start + 2, end);
+}
+
+/**
+ * The reused value's initial literal for (the selected part of) a fixed-size value at `o + k`,
+ * and, in `lines`, the statements that overwrite it at `path`. Structs and unions are kept and
+ * filled field by field; anything else is read as the selecting decoder reads it.
+ */
+function reusedShape(
+  type: TypeRef,
+  k: number,
+  sel: FieldSelection,
+  path: string,
+  lines: string[],
+  siblings: ReadonlyMap<string, string>,
+): string {
+  const composite =
+    typeof type !== 'string' && (type.kind === 'struct' || type.kind === 'union') && typeof sel === 'object';
+  if (!composite || isArmCondition(sel)) {
+    lines.push(`${path} = ${fixedExpr(type, undefined, k, sel, siblings)};`);
+    return 'undefined';
+  }
+  const parts: string[] = [];
+  if (type.kind === 'struct') {
+    const inner = new Map<string, string>();
+    let off = k;
+    for (const f of type.fields) {
+      const len = f.length === 3 ? f[2] : undefined;
+      if (len === undefined && isScalar(f[1])) inner.set(f[0], fixedExpr(f[1], undefined, off));
+      off += fixedSize(f[1], len) as number;
+    }
+    off = k;
+    for (const f of type.fields) {
+      const len = f.length === 3 ? f[2] : undefined;
+      const fsel = pick(sel, f[0]);
+      const at = `${path}[${JSON.stringify(f[0])}]`;
+      if (fsel !== undefined) {
+        if (len !== undefined) lines.push(`${at} = ${fixedExpr(f[1], len, off, fsel)};`);
+        parts.push(
+          `${JSON.stringify(f[0])}: ${len !== undefined ? 'undefined' : reusedShape(f[1], off, fsel, at, lines, inner)}`,
+        );
+      }
+      off += fixedSize(f[1], len) as number;
+    }
+  } else {
+    for (const a of type.arms) {
+      const asel = pick(sel, a[0]);
+      if (asel === undefined) continue;
+      const len = a.length === 3 ? a[2] : undefined;
+      const at = `${path}[${JSON.stringify(a[0])}]`;
+      if (isArmCondition(asel)) {
+        const sibling = siblings.get(asel.when);
+        if (sibling === undefined)
+          throw new Error(`codec: ${type.name}.${a[0]}: no field ${asel.when} beside it to test`);
+        lines.push(
+          `${at} = ${sibling} === ${Number(asel.is)} ? ${fixedExpr(a[1], len, k, asel.select)} : undefined;`,
+        );
+        parts.push(`${JSON.stringify(a[0])}: undefined`);
+      } else if (len !== undefined) {
+        lines.push(`${at} = ${fixedExpr(a[1], len, k, asel)};`);
+        parts.push(`${JSON.stringify(a[0])}: undefined`);
+      } else {
+        parts.push(`${JSON.stringify(a[0])}: ${reusedShape(a[1], k, asel, at, lines, siblings)}`);
+      }
+    }
+  }
+  return `{ ${parts.join(', ')} }`;
 }

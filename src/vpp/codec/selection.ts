@@ -4,7 +4,12 @@
  * steering entries: the prefix and the BSID), the rest is skipped over on the wire instead of
  * becoming strings and objects the garbage collector then carries.
  */
-import { compileSelectingDecoderAt, type FieldSelection } from './decoder.js';
+import {
+  compileReusingDecoderAt,
+  compileSelectingDecoderAt,
+  type FieldSelection,
+  type LeafForm,
+} from './decoder.js';
 import { decodeMessage } from './message-codec.js';
 import type { Message, MessageDef } from './schema.js';
 
@@ -14,20 +19,36 @@ type Leaf = string | number | bigint | boolean | Uint8Array;
  * Which parts of a decoded `T` to build: `true` for all of it; for a struct or union, an object
  * naming the fields (arms) wanted, each again a selection; for an array, the selection of its
  * elements. E.g. `{ prefix: { len: true, address: { un: { ip4: true } } }, bsid: true }`.
+ * An address may be asked for in another form (`'u32'`, `'repeat'`: LeafForm in decoder.ts), and
+ * a union arm only when a field beside the union has a value (`{ when: 'af', is: 1, select:
+ * true }`: ArmCondition); the codec checks both against the definition when it compiles.
  */
-export type Selection<T> = true | PartSelection<T>;
+export type Selection<T> = true | (T extends string ? LeafForm : never) | PartSelection<T>;
 type PartSelection<T> = T extends Leaf
   ? never
   : T extends readonly (infer E)[]
     ? PartSelection<E>
-    : { readonly [K in keyof T]?: Selection<T[K]> };
+    : { readonly [K in keyof T]?: Selection<T[K]> | Conditional<T[K]> };
+
+/** An arm built only when the field `when` beside its union is `is` (ArmCondition). */
+interface Conditional<T> {
+  readonly when: string;
+  readonly is: number;
+  readonly select: Selection<T>;
+}
 
 /** What decoding with selection `S` gives of a `T`: the selected fields only, all present. */
 export type Selected<T, S> = S extends true
   ? T
-  : T extends readonly (infer E)[]
-    ? readonly Selected<E, S>[]
-    : { readonly [K in keyof S & keyof T]-?: Selected<T[K], Exclude<S[K], undefined>> };
+  : S extends 'u32'
+    ? number
+    : S extends 'repeat'
+      ? T
+      : S extends { readonly when: string; readonly is: number; readonly select: infer X }
+        ? Selected<T, X> | undefined
+        : T extends readonly (infer E)[]
+          ? readonly Selected<E, S>[]
+          : { readonly [K in keyof S & keyof T]-?: Selected<T[K], Exclude<S[K], undefined>> };
 
 export type SelectingDecoder<M extends MessageDef, S> = (
   buf: Buffer,
@@ -51,7 +72,9 @@ export function selectingDecoder<M extends MessageDef, S extends Selection<Messa
       decodeMessage(def, buf.subarray(start, end))) as never;
   let byDef = compiledSelections.get(def);
   if (byDef === undefined) compiledSelections.set(def, (byDef = new WeakMap()));
-  let decode = byDef.get(sel);
+  // A message's selection names fields (the type allows a form only for an address).
+  const key = sel as object;
+  let decode = byDef.get(key);
   if (decode === undefined) {
     checkSelection(def.name, def, sel);
     const body = compileSelectingDecoderAt(def.name, def.fields, sel);
@@ -63,7 +86,40 @@ export function selectingDecoder<M extends MessageDef, S extends Selection<Messa
         return decodeMessage(def, buf.subarray(start, end));
       }
     };
-    byDef.set(sel, decode);
+    byDef.set(key, decode);
+  }
+  return decode as SelectingDecoder<M, S>;
+}
+
+/** The cache key of the whole message (`true` is no WeakMap key). */
+const WHOLE = {};
+const reusingDecoders = new WeakMap<MessageDef, WeakMap<object, SelectingDecoder<MessageDef, unknown>>>();
+
+/**
+ * selectingDecoder's decoder, but returning one object, overwritten by each call: read it before
+ * the next one and keep nothing of it (not the object, not its parts). For dumps of 100k entries
+ * whose callback copies a few fields into columns. Fixed-size messages only; compiled once per
+ * (definition, selection object).
+ */
+export function reusingDecoder<M extends MessageDef, S extends Selection<Message<M>>>(
+  def: M,
+  sel: S,
+): SelectingDecoder<M, S> {
+  const key = sel === true ? WHOLE : (sel as object);
+  let byDef = reusingDecoders.get(def);
+  if (byDef === undefined) reusingDecoders.set(def, (byDef = new WeakMap()));
+  let decode = byDef.get(key);
+  if (decode === undefined) {
+    if (sel !== true) checkSelection(def.name, def, sel);
+    const body = compileReusingDecoderAt(def.name, def.fields, sel);
+    decode = (buf, start, end) => {
+      try {
+        return body(buf, start, end);
+      } catch {
+        return decodeMessage(def, buf.subarray(start, end));
+      }
+    };
+    byDef.set(key, decode);
   }
   return decode as SelectingDecoder<M, S>;
 }
