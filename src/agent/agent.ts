@@ -860,19 +860,34 @@ export class Agent {
     const touched = new Set<string>();
     this.#driftTouched = touched;
     const startedAt = this.#clock();
+    /** Milliseconds of each part, for the log: where a slow check spent its time. */
+    const phases: { routes?: number; plan?: number; steering?: number } = {};
     const fullPasses = this.#fullPasses;
     const connection = this.#connections;
     let differences: { readonly key: string; readonly what: string }[];
     try {
       const missed = await fleet.audit();
+      phases.routes = this.#clock() - startedAt;
       if (missed.length > 0)
         this.#logger.warn(
           { routes: missed.length, first: missed[0] },
           'drift check: routes differed from the records (a missed change); applying them',
         );
+      const readAt = this.#clock();
+      const timed = async <T>(part: 'plan' | 'steering', work: Promise<T>): Promise<T> => {
+        const value = await work;
+        phases[part] = this.#clock() - readAt;
+        return value;
+      };
       const [outcome, steering] = await Promise.all([
-        this.#reconcileFn(config, { ...this.#reconcileOptions(), planOnly: true, leaveSteering: true }),
-        this.#withAuditReader(model.basis.vppPid, (reader) => auditSteering(reader, model)),
+        timed(
+          'plan',
+          this.#reconcileFn(config, { ...this.#reconcileOptions(), planOnly: true, leaveSteering: true }),
+        ),
+        timed(
+          'steering',
+          this.#withAuditReader(model.basis.vppPid, (reader) => auditSteering(reader, model)),
+        ),
       ]);
       differences = [
         ...outcome.plan.ops.map((op) => ({ key: op.key, what: op.action })),
@@ -901,14 +916,14 @@ export class Agent {
     const durationMs = this.#clock() - startedAt;
     if (drifted.length === 0) {
       this.#logger.debug(
-        { touchedByDeltas: touched.size, durationMs },
+        { touchedByDeltas: touched.size, durationMs, phases },
         'drift check: VPP matches the records',
       );
       return;
     }
     const first = drifted[0];
     this.#logger.info(
-      { differences: drifted.length, first: first && `${first.what} ${first.key}`, durationMs },
+      { differences: drifted.length, first: first && `${first.what} ${first.key}`, durationMs, phases },
       'drift check: VPP differs from the records; full pass',
     );
     this.#kick('drift');

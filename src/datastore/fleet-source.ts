@@ -195,31 +195,34 @@ export class FleetSource {
    * hands it over as a route change. A structural change meanwhile ends the audit: the full
    * derivation it leads to replaces what is held. Returns the keys marked.
    */
-  async audit(yieldNow: () => Promise<void> = nextTurn, slice = 4096): Promise<string[]> {
+  async audit(yieldNow: () => Promise<void> = nextTurn, slice = 2048): Promise<string[]> {
     const found: string[] = [];
     let steps = 0;
-    const step = async (): Promise<boolean> => {
-      if (++steps % slice === 0) await yieldNow();
-      return !this.structural;
-    };
     for (const vpcName of [...this.live]) {
+      let self = this.records.nodes.get(this.nodeName);
+      let vpc = this.records.vpcs.get(vpcName);
       for (const [key, ep] of this.records.endpoints.get(vpcName) ?? []) {
-        if (!(await step())) return found;
-        const self = this.records.nodes.get(this.nodeName);
-        const vpc = this.records.vpcs.get(vpcName);
-        if (this.marked.has(key) || !self || !vpc || !this.live.has(vpcName)) continue;
+        if (++steps % slice === 0) {
+          await yieldNow();
+          if (this.structural) return found;
+          // Records are replaced, not changed, and may have been meanwhile.
+          self = this.records.nodes.get(this.nodeName);
+          vpc = this.records.vpcs.get(vpcName);
+        }
+        if (!self || !vpc || this.marked.has(key) || !this.live.has(vpcName)) continue;
         const route = remoteRouteOf(this.schema, self, this.records.nodes, vpc, key, ep);
         if (this.held.get(key) !== route.sid) found.push(this.markFound(key, vpcName));
       }
     }
     for (const key of [...this.held.keys()]) {
-      if (!(await step())) return found;
+      if (++steps % slice === 0) {
+        await yieldNow();
+        if (this.structural) return found;
+      }
       if (this.marked.has(key) || !this.held.has(key)) continue;
-      let inRecords = false;
-      for (const vpcName of this.live) if (this.records.endpoints.get(vpcName)?.has(key)) inRecords = true;
-      if (inRecords) continue;
-      const k = this.schema.parse(key);
-      if (!('error' in k) && k.kind === 'endpoint') found.push(this.markFound(key, k.vpc));
+      const vpcName = this.schema.endpointVpcOf(key);
+      if (vpcName !== undefined && this.records.endpoints.get(vpcName)?.has(key)) continue;
+      if (vpcName !== undefined) found.push(this.markFound(key, vpcName));
     }
     if (found.length > 0 && !this.told) {
       this.told = true;

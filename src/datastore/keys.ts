@@ -83,6 +83,17 @@ export class KeySchema {
     return { key: this.prefix, prefix: true };
   }
 
+  /**
+   * The VPC of an endpoint key this schema made, without parsing its prefix: the drift check
+   * looks up 100k held routes this way.
+   */
+  endpointVpcOf(key: string): string | undefined {
+    const start = this.prefix.length + 'endpoints/'.length;
+    if (!key.startsWith(`${this.prefix}endpoints/`)) return undefined;
+    const end = key.indexOf('/', start);
+    return end > start ? key.slice(start, end) : undefined;
+  }
+
   /** The record a key names, or a reason why it names none. */
   parse(key: string): ParsedKey | { readonly error: string } {
     if (!key.startsWith(this.prefix)) return { error: `is not under the prefix ${this.prefix}` };
