@@ -17,6 +17,7 @@ import { decodeMessage, encodeMessage } from '../codec/message-codec.js';
 import type { Message, MessageDef, MessageInput } from '../codec/schema.js';
 import type { Registration, SimConnection } from './api-server.js';
 import type { MessageTable } from './message-table.js';
+import { FRAME_HEADER_LENGTH } from '../wire/frame.js';
 
 /** What a handler sees of one request. */
 export interface ApiCall<M extends MessageDef> {
@@ -35,7 +36,15 @@ export interface ApiCall<M extends MessageDef> {
    * `_vl_msg_id` without its module's base, so the client receives another message's id.
    */
   detailsWithRawId<D extends MessageDef>(def: D, id: number, values: MessageInput<D>): void;
+  /**
+   * Sends a details frame encoded earlier (Dispatcher.encode, this table) with this request's
+   * context: a handler dumping 100k unchanged entries re-encodes none of them.
+   */
+  detailsFrame(frame: Buffer): void;
 }
+
+/** A details message's context: after the frame header and the u16 message id. */
+const DETAILS_CONTEXT_OFFSET = FRAME_HEADER_LENGTH + 2;
 
 export type ReplyInput<M extends MessageDef> = M['reply'] extends MessageDef
   ? MessageInput<M['reply']>
@@ -135,6 +144,12 @@ export class Dispatcher {
       detailsWithRawId: (d, id, values) => {
         if (!reg || reg.conn.closed) return;
         reg.conn.push(encodeMessage(d, id, values, { context }));
+      },
+      detailsFrame: (frame) => {
+        if (!reg || reg.conn.closed) return;
+        const out = Buffer.from(frame);
+        out.writeUInt32BE(context >>> 0, DETAILS_CONTEXT_OFFSET);
+        reg.conn.push(out);
       },
     };
     handler(m, call);

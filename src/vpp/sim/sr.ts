@@ -9,6 +9,7 @@ import { VppCrash, type Dispatcher } from './dispatcher.js';
 import { DpoProto, FibSource, PathType, type FibTable } from './fib.js';
 import { apiAddress, fromApiAddress, ip6Bytes, ipText, type Af } from './ip-addr.js';
 import { Rv } from './retval.js';
+import type { MessageTable } from './message-table.js';
 import type { Vpp } from './vpp.js';
 import { VppPool } from './vpp-pool.js';
 
@@ -85,6 +86,16 @@ export class Sr {
   readonly #policyIndex = new Map<string, number>();
   readonly #sidLists = new VppPool<true>();
   readonly steering = new VppPool<SteeringPolicy>();
+  /**
+   * Each entry's encoded details, valid for the message table and the BSID it was made with: a
+   * dump of 100k unchanged entries then copies frames instead of encoding them. fleet mode's drift
+   * check dumps a node's 100k entries every minute, and while this one Node thread encoded them
+   * it answered no other connection (VPP's C handler takes a fraction of that).
+   */
+  readonly #steeringFrames = new WeakMap<
+    SteeringPolicy,
+    { readonly table: MessageTable; readonly bsid: Buffer; readonly frame: Buffer }
+  >();
   readonly #steerIndex = new Map<string, number>();
   /** sm->fib_table_ip6 / fib_table_ip4: SR's own steering tables, created with the first policy. */
   #tableIp6: FibTable | undefined;
@@ -564,25 +575,39 @@ export class Sr {
 
     d.on(msg.sr_steering_pol_dump, (_m, call) => {
       if (!call.reg) return;
+      const table = d.table;
       for (const s of this.steering.values()) {
         const p = this.policies.get(s.policy);
+        const bsid = p ? p.bsid : s.bsid;
+        const cached = this.#steeringFrames.get(s);
+        if (cached && cached.table === table && cached.bsid === bsid) {
+          call.detailsFrame(cached.frame);
+          continue;
+        }
         const isV6 = s.trafficType === STEER.IPV6;
-        call.details(msg.sr_steering_pol_details, {
-          traffic_type: s.trafficType,
-          fib_table: s.fibTable,
-          // ip_address_encode (IP46_TYPE_ANY): an IPv4 prefix (or none, for L2) reads as IPv4
-          prefix: {
-            address: isV6
-              ? apiAddress(s.prefix)
-              : apiAddress(s.trafficType === STEER.L2 ? Buffer.alloc(4) : s.prefix),
-            len: s.prefixLen,
+        const frame = d.encode(
+          msg.sr_steering_pol_details,
+          {
+            traffic_type: s.trafficType,
+            fib_table: s.fibTable,
+            // ip_address_encode (IP46_TYPE_ANY): an IPv4 prefix (or none, for L2) reads as IPv4
+            prefix: {
+              address: isV6
+                ? apiAddress(s.prefix)
+                : apiAddress(s.trafficType === STEER.L2 ? Buffer.alloc(4) : s.prefix),
+              len: s.prefixLen,
+            },
+            // htonl (classify.l2.sw_if_index): a union with classify.l3.prefix, so an IPv6 entry
+            // shows its prefix's first four bytes read as a little-endian u32 (an IPv4 one, the
+            // ip46 padding: 0)
+            sw_if_index: isV6 ? s.prefix.readUInt32LE(0) : s.swIfIndex,
+            bsid: ipText(bsid),
           },
-          // htonl (classify.l2.sw_if_index): a union with classify.l3.prefix, so an IPv6 entry
-          // shows its prefix's first four bytes read as a little-endian u32 (an IPv4 one, the
-          // ip46 padding: 0)
-          sw_if_index: isV6 ? s.prefix.readUInt32LE(0) : s.swIfIndex,
-          bsid: ipText(p ? p.bsid : s.bsid),
-        });
+          { context: 0 },
+        );
+        if (!frame) return;
+        this.#steeringFrames.set(s, { table, bsid, frame });
+        call.detailsFrame(frame);
       }
     });
   }
