@@ -214,7 +214,9 @@ export class FleetSource {
         if (this.held.get(key) !== route.sid) found.push(this.markFound(key, vpcName));
       }
     }
-    for (const key of [...this.held.keys()]) {
+    // The map itself, not a copy of its 100k keys: a Map's iterator survives changes between
+    // slices (a key set meanwhile may or may not be visited; it was just taken, so it agrees).
+    for (const key of this.held.keys()) {
       if (++steps % slice === 0) {
         await yieldNow();
         if (this.structural) return found;

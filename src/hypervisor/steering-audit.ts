@@ -111,12 +111,15 @@ export async function auditSteering(
     { fields: STEERING_DETAILS_FIELDS, reuse: true },
   );
   let visited = 0;
-  for (const [table, address, len] of model.entryNumbers()) {
-    if (!seen.get(table * 64 + len)?.has(address | 0)) {
-      const prefix = `${intToIp4(address)}/${len}`;
-      differences.push({ key: keys.srSteering(table, prefix), what: 'missing' });
+  for (const [table, len, addresses] of model.entryGroups()) {
+    const seenInGroup = seen.get(table * 64 + len);
+    for (const address of addresses) {
+      if (!seenInGroup?.has(address)) {
+        const prefix = `${intToIp4(address >>> 0)}/${len}`;
+        differences.push({ key: keys.srSteering(table, prefix), what: 'missing' });
+      }
+      if (++visited % SLICE === 0) await yieldNow();
     }
-    if (++visited % SLICE === 0) await yieldNow();
   }
   for (const [table, prefix] of model.entries6()) {
     if (!seen6.has(`${table} ${prefix}`))

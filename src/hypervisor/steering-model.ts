@@ -158,17 +158,15 @@ export class SteeringModel {
   }
 
   /**
-   * Every IPv4 entry as [table, address as a 32-bit number, prefix length], without formatting: a
-   * caller walking 100k entries in slices (the drift check, steering-audit.ts) formats only the
-   * ones it reports. Entries set or deleted meanwhile may or may not be visited, as for a Map.
+   * The IPv4 entries by (table, prefix length): each group's addresses as int32 numbers (| 0 of
+   * the 32-bit address), unformatted, so that a caller walking 100k entries in slices (the drift
+   * check, steering-audit.ts) allocates nothing per entry and formats only what it reports.
+   * Entries set or deleted meanwhile may or may not be visited, as for a Map.
    */
-  *entryNumbers(): IterableIterator<readonly [number, number, number]> {
+  *entryGroups(): IterableIterator<readonly [table: number, len: number, addresses: Iterable<number>]> {
     this.#materialize();
-    for (const [group, byAddress] of this.#entries) {
-      const table = Math.floor(group / 64);
-      const len = group % 64;
-      for (const address of byAddress.keys()) yield [table, address >>> 0, len];
-    }
+    for (const [group, byAddress] of this.#entries)
+      yield [Math.floor(group / 64), group % 64, byAddress.keys()];
   }
 
   /** Every IPv6 entry as [table, canonical prefix ("2001:db8::1/128")]. */
