@@ -628,3 +628,17 @@ export class Fib {
     for (const t of this.ip6.values()) yield* this.walk(t);
   }
 }
+
+/** The path of a neighbour's host route (ip_neighbor_adj_fib_add): attached, via the interface. */
+export function attachedHostPath(af: 4 | 6, addr: Buffer, swIfIndex: number): FibPath {
+  return {
+    type: PathType.ATTACHED_NEXT_HOP,
+    proto: af === 4 ? DpoProto.IP4 : DpoProto.IP6,
+    swIfIndex,
+    nh: Buffer.from(addr),
+    fibIndex: 0,
+    weight: 1,
+    preference: 0,
+    cfg: 0,
+  };
+}

@@ -13,7 +13,7 @@
  */
 import { msg } from '../messages/index.js';
 import type { Dispatcher } from './dispatcher.js';
-import { DpoProto, FibSource, PathType, type FibPath } from './fib.js';
+import { attachedHostPath, FibSource } from './fib.js';
 import { apiAddress, fromApiAddress, ipText, macBytes, type Af } from './ip-addr.js';
 import { Rv } from './retval.js';
 import type { Vpp } from './vpp.js';
@@ -112,7 +112,7 @@ export class IpNeighbor {
       if (t) {
         fibIndex = t.index;
         this.#vpp.fib.pathAdd(t, { af, addr, len: af === 4 ? 32 : 128 }, FibSource.ADJ, [
-          this.#adjPath(af, addr, swIfIndex),
+          attachedHostPath(af, addr, swIfIndex),
         ]);
         const fk = `${af}|${t.index}`;
         const n = (this.#perFib.get(fk) ?? 0) + 1;
@@ -151,7 +151,7 @@ export class IpNeighbor {
       const t = this.#vpp.fib.byIndex(af, n.fibIndex);
       if (t) {
         this.#vpp.fib.pathRemove(t, { af, addr, len: af === 4 ? 32 : 128 }, FibSource.ADJ, [
-          this.#adjPath(af, addr, swIfIndex),
+          attachedHostPath(af, addr, swIfIndex),
         ]);
         const fk = `${af}|${t.index}`;
         const left = (this.#perFib.get(fk) ?? 1) - 1;
@@ -160,19 +160,6 @@ export class IpNeighbor {
       }
     }
     return 0;
-  }
-
-  #adjPath(af: Af, addr: Buffer, swIfIndex: number): FibPath {
-    return {
-      type: PathType.ATTACHED_NEXT_HOP,
-      proto: af === 4 ? DpoProto.IP4 : DpoProto.IP6,
-      swIfIndex,
-      nh: Buffer.from(addr),
-      fibIndex: 0,
-      weight: 1,
-      preference: 0,
-      cfg: 0,
-    };
   }
 
   /**

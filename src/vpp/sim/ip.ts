@@ -9,6 +9,7 @@ import type { Message } from '../codec/schema.js';
 import { msg } from '../messages/index.js';
 import type { Dispatcher } from './dispatcher.js';
 import {
+  attachedHostPath,
   DpoProto,
   Fib,
   FibSource,
@@ -524,16 +525,7 @@ export class Ip {
     if (!t) return undefined;
     // ip_neighbor_adj_fib_add: an attached host route via the interface
     return this.fib.pathAdd(t, { af, addr, len: af === 4 ? 32 : 128 }, FibSource.ADJ, [
-      {
-        type: PathType.ATTACHED_NEXT_HOP,
-        proto: af === 4 ? DpoProto.IP4 : DpoProto.IP6,
-        swIfIndex,
-        nh: Buffer.from(addr),
-        fibIndex: 0,
-        weight: 1,
-        preference: 0,
-        cfg: 0,
-      },
+      attachedHostPath(af, addr, swIfIndex),
     ]);
   }
 
