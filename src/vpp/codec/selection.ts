@@ -56,7 +56,10 @@ export type SelectingDecoder<M extends MessageDef, S> = (
   end: number,
 ) => Selected<Message<M>, S>;
 
-const compiledSelections = new WeakMap<MessageDef, WeakMap<object, SelectingDecoder<MessageDef, unknown>>>();
+type AnyDecoder = (buf: Buffer, start: number, end: number) => unknown;
+type DecoderCache = WeakMap<MessageDef, WeakMap<object, AnyDecoder>>;
+
+const compiledSelections: DecoderCache = new WeakMap();
 
 /**
  * The decoder of `def` payloads at `buf[start, end)` building only what `sel` selects; compiled
@@ -70,19 +73,32 @@ export function selectingDecoder<M extends MessageDef, S extends Selection<Messa
   if (sel === true)
     return ((buf: Buffer, start: number, end: number) =>
       decodeMessage(def, buf.subarray(start, end))) as never;
-  let byDef = compiledSelections.get(def);
-  if (byDef === undefined) compiledSelections.set(def, (byDef = new WeakMap()));
   // A message's selection names fields (the type allows a form only for an address).
-  const key = sel as object;
+  return cachedDecoder(compiledSelections, def, sel as object, () => {
+    checkSelection(def.name, def, sel);
+    return compileSelectingDecoderAt(def.name, def.fields, sel);
+  });
+}
+
+/**
+ * The decoder of (def, key) from `cache`, compiled by `compile` the first time. A payload the
+ * compiled body cannot decode is decoded whole (rare), for decodeMessage's error and offsets.
+ */
+function cachedDecoder<M extends MessageDef, S>(
+  cache: DecoderCache,
+  def: M,
+  key: object,
+  compile: () => AnyDecoder,
+): SelectingDecoder<M, S> {
+  let byDef = cache.get(def);
+  if (byDef === undefined) cache.set(def, (byDef = new WeakMap()));
   let decode = byDef.get(key);
   if (decode === undefined) {
-    checkSelection(def.name, def, sel);
-    const body = compileSelectingDecoderAt(def.name, def.fields, sel);
-    decode = (buf, start, end) => {
+    const body = compile();
+    decode = (buf: Buffer, start: number, end: number): unknown => {
       try {
         return body(buf, start, end);
       } catch {
-        // Rare: the whole message decoded alone, for decodeMessage's error and offsets.
         return decodeMessage(def, buf.subarray(start, end));
       }
     };
@@ -93,7 +109,7 @@ export function selectingDecoder<M extends MessageDef, S extends Selection<Messa
 
 /** The cache key of the whole message (`true` is no WeakMap key). */
 const WHOLE = {};
-const reusingDecoders = new WeakMap<MessageDef, WeakMap<object, SelectingDecoder<MessageDef, unknown>>>();
+const reusingDecoders: DecoderCache = new WeakMap();
 
 /**
  * selectingDecoder's decoder, but returning one object, overwritten by each call: read it before
@@ -105,23 +121,10 @@ export function reusingDecoder<M extends MessageDef, S extends Selection<Message
   def: M,
   sel: S,
 ): SelectingDecoder<M, S> {
-  const key = sel === true ? WHOLE : (sel as object);
-  let byDef = reusingDecoders.get(def);
-  if (byDef === undefined) reusingDecoders.set(def, (byDef = new WeakMap()));
-  let decode = byDef.get(key);
-  if (decode === undefined) {
+  return cachedDecoder(reusingDecoders, def, sel === true ? WHOLE : (sel as object), () => {
     if (sel !== true) checkSelection(def.name, def, sel);
-    const body = compileReusingDecoderAt(def.name, def.fields, sel);
-    decode = (buf, start, end) => {
-      try {
-        return body(buf, start, end);
-      } catch {
-        return decodeMessage(def, buf.subarray(start, end));
-      }
-    };
-    byDef.set(key, decode);
-  }
-  return decode as SelectingDecoder<M, S>;
+    return compileReusingDecoderAt(def.name, def.fields, sel);
+  });
 }
 
 /** A selection naming a field the message does not have is a caller's bug: said at once, by name. */
