@@ -13,7 +13,7 @@
  */
 import { msg } from '../messages/index.js';
 import type { Dispatcher } from './dispatcher.js';
-import { DpoProto, FibSource, PathType, type FibEntry, type FibPath } from './fib.js';
+import { attachedHostPath, FibSource, type FibEntry } from './fib.js';
 import { ip6Bytes, ipText } from './ip-addr.js';
 import { Rv } from './retval.js';
 import type { Vpp } from './vpp.js';
@@ -37,16 +37,7 @@ export class Ip6NdProxy {
     const t = ip.tableOf(swIfIndex, 6);
     if (!t) return Rv.NO_SUCH_FIB;
     const prefix = { af: 6 as const, addr, len: 128 };
-    const path: FibPath = {
-      type: PathType.ATTACHED_NEXT_HOP,
-      proto: DpoProto.IP6,
-      swIfIndex,
-      nh: Buffer.from(addr),
-      fibIndex: 0,
-      weight: 1,
-      preference: 0,
-      cfg: 0,
-    };
+    const path = attachedHostPath(6, addr, swIfIndex);
     if (isDel) {
       this.#vpp.fib.pathRemove(t, prefix, FibSource.IP6_ND_PROXY, [path]);
       // "flush the ND cache of this address if it's there" (a static entry too)
