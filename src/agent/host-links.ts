@@ -20,7 +20,13 @@ export function linuxHostLinks(owner: string): HostLinks {
         hostMac: ownedHostMac(owner, hostName),
         ...(mtu === undefined ? {} : { mtu }),
       });
-      await disableHostIp6(hostName);
+      try {
+        await disableHostIp6(hostName);
+      } catch (err) {
+        // Half a port is none: the pair goes, and the retry creates both again.
+        await deleteHostLink(hostName).catch(() => undefined);
+        throw err;
+      }
     },
     async deleteVeth(hostName) {
       await deleteHostLink(hostName);
