@@ -105,9 +105,14 @@ export function commandError(
   );
 }
 
-/** iproute2's wording for a missing link differs between `show` and the other commands. */
+/**
+ * iproute2's wording for a missing link differs between `show` and the other commands, and
+ * between a name it cannot resolve ("Cannot find device") and a link that went after it resolved
+ * the name (ENODEV from rtnetlink, "No such device"): a veth whose peer's namespace is being torn
+ * down vanishes in the kernel's cleanup work at any moment, between those two steps too.
+ */
 export function isNoSuchDevice(stderr: string): boolean {
-  return /Cannot find device|does not exist/.test(stderr);
+  return /Cannot find device|does not exist|No such device/.test(stderr);
 }
 
 /** EEXIST from rtnetlink, for links, addresses and routes alike. */

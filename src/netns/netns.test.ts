@@ -307,10 +307,19 @@ void describe('readPodInterface and deleteHostLink', () => {
 
   void it('deletes a host link, and answers false when it is already gone', async () => {
     const { runner } = scriptedRunner((line) =>
-      line.endsWith('gone0') ? { exitCode: 1, stderr: 'Cannot find device "gone0"' } : undefined,
+      line.endsWith('gone0')
+        ? { exitCode: 1, stderr: 'Cannot find device "gone0"' }
+        : line.endsWith('going0')
+          ? // Resolved, then removed by the kernel before the delete (its peer's netns went).
+            { exitCode: 2, stderr: 'RTNETLINK answers: No such device' }
+          : line.endsWith('busy0')
+            ? { exitCode: 2, stderr: 'RTNETLINK answers: Operation not permitted' }
+            : undefined,
     );
     assert.equal(await deleteHostLink('here0', runner), true);
     assert.equal(await deleteHostLink('gone0', runner), false);
+    assert.equal(await deleteHostLink('going0', runner), false);
+    await rejectsWithCode(deleteHostLink('busy0', runner), 'VPPNET_ERR_IP_COMMAND');
   });
 });
 
