@@ -9,7 +9,7 @@ import type { Message, MessageDef, MessageInput } from '../codec/schema.js';
 import { reusingDecoder, selectingDecoder, type Selected, type Selection } from '../codec/selection.js';
 import { msg } from '../messages/index.js';
 import type { TransportFactory } from '../transport/transport.js';
-import { UnixSocketTransport } from '../transport/unix-socket-transport.js';
+import { UnixSocketTransport, type ReadGate } from '../transport/unix-socket-transport.js';
 import { VppConnection } from './connection.js';
 import { defaultRetryStrategy, type ConnectionState } from './connection-state.js';
 import type { EventSubscription } from './event-subscription.js';
@@ -57,12 +57,23 @@ export interface VppClientOptions {
   readonly eventBufferSize?: number;
   /** Makes the transport of each connection attempt; default: a UnixSocketTransport. */
   readonly transportFactory?: TransportFactory;
+  /**
+   * The default transport's readGate (UnixSocketTransportOptions): a client for low-priority
+   * reads stops reading while it returns a promise. Ignored with a transportFactory.
+   */
+  readonly readGate?: ReadGate;
   /** Clock and timers for deadlines, health checks and backoff; default: Node's. */
   readonly timers?: Timers;
 }
 
-const unixSocketTransport: TransportFactory = (target) =>
-  new UnixSocketTransport({ path: target.path, connectTimeoutMs: target.connectTimeoutMs });
+const unixSocketTransport =
+  (readGate: ReadGate | undefined): TransportFactory =>
+  (target) =>
+    new UnixSocketTransport({
+      path: target.path,
+      connectTimeoutMs: target.connectTimeoutMs,
+      ...(readGate === undefined ? {} : { readGate }),
+    });
 
 type AnyRecord = Readonly<Record<string, unknown>>;
 
@@ -80,7 +91,7 @@ export class VppClient implements ManagedVppApi {
       retryStrategy: opts.retryStrategy ?? defaultRetryStrategy,
       healthCheckIntervalMs: opts.healthCheckIntervalMs ?? 5_000,
       healthCheckTimeoutMs: opts.healthCheckTimeoutMs ?? 3_000,
-      transportFactory: opts.transportFactory ?? unixSocketTransport,
+      transportFactory: opts.transportFactory ?? unixSocketTransport(opts.readGate),
       timers,
     });
     this.#mux = new RequestMux(this.#connection, {

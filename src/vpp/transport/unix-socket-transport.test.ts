@@ -253,6 +253,44 @@ void describe('UnixSocketTransport', () => {
     assert.equal(drains, 1);
   });
 
+  void it('stops reading while its read gate holds a promise, and reads the rest once it settles', async (t) => {
+    const server = await startServer(t);
+    let hold: (() => void) | undefined;
+    let held = 0;
+    const transport = newTransport(t, {
+      path: server.path,
+      // Held once, after the first chunk: the rest must wait in the kernel until it is let go.
+      readGate: () => {
+        if (held++ > 0) return undefined;
+        return new Promise<void>((resolve) => (hold = resolve));
+      },
+    });
+    await transport.connect();
+    const peer = await server.nextConnection();
+    // 4 MiB of 1 KiB frames: far more than the kernel buffers of a Unix socket pair hold.
+    const total = 4096;
+    let delivered = 0;
+    transport.on('frame', () => delivered++);
+    const all = nextFrames(transport, total);
+    peer.write(
+      Buffer.concat(Array.from({ length: total }, (_, i) => frameBytes(payloadBytes(i & 0xffff, 1024 - 16)))),
+    );
+    while (hold === undefined) await new Promise((resolve) => setImmediate(resolve));
+    const atPause = delivered;
+    assert.ok(atPause > 0 && atPause < total, `${atPause} frames before the gate`);
+    await settleEventLoop();
+    assert.equal(delivered, atPause, 'nothing read while the gate is held');
+    assert.ok(peer.writableLength > 0, 'the rest waits on the sending side');
+    hold();
+    const frames = await all;
+    assert.equal(frames.length, total);
+    assert.deepEqual(
+      frames.slice(-2).map((f) => f.readUInt16BE(0)),
+      [(total - 2) & 0xffff, (total - 1) & 0xffff],
+      'in order, none lost',
+    );
+  });
+
   void it('returns false when one tick queues more than the high-water mark, and drains after', async (t) => {
     const server = await startServer(t);
     const transport = newTransport(t, { path: server.path });

@@ -36,7 +36,17 @@ export interface UnixSocketTransportOptions {
   readonly maxPayloadLength?: number;
   /** How long connect() may take before it fails with VPPNET_ERR_TIMEOUT. */
   readonly connectTimeoutMs?: number;
+  /**
+   * Asked after each chunk read from the socket has been delivered: a promise stops reading until
+   * it settles (the socket is paused; VPP's output waits in the kernel and in VPP), undefined reads
+   * on. For a reader of low priority — a large dump that must not take the CPU from more urgent
+   * work in the same process — at the granularity of one socket read (up to 64 KiB).
+   */
+  readonly readGate?: ReadGate;
 }
+
+/** See UnixSocketTransportOptions.readGate. */
+export type ReadGate = () => Promise<void> | undefined;
 
 /**
  * A Unix socket connect either completes or fails at once, so this guards only against the
@@ -68,6 +78,7 @@ type TransportState = 'idle' | 'connecting' | 'open' | 'closing' | 'closed';
 export class UnixSocketTransport implements VppTransport {
   readonly #path: string;
   readonly #connectTimeoutMs: number;
+  readonly #readGate: ReadGate | undefined;
   readonly #parser: FrameParser;
   readonly #events = new EventEmitter();
   #state: TransportState = 'idle';
@@ -93,6 +104,7 @@ export class UnixSocketTransport implements VppTransport {
     }
     this.#path = opts.path;
     this.#connectTimeoutMs = connectTimeoutMs;
+    this.#readGate = opts.readGate;
     this.#parser = new FrameParser({ maxPayloadLength: opts.maxPayloadLength ?? DEFAULT_MAX_PAYLOAD_LENGTH });
   }
 
@@ -302,8 +314,22 @@ export class UnixSocketTransport implements VppTransport {
         throw error;
       }
       this.destroy(error as Error);
+      return;
     }
+    const gate = this.#readGate?.();
+    if (gate !== undefined) this.#pauseUntil(gate);
   };
+
+  #pauseUntil(gate: Promise<void>): void {
+    const socket = this.#socket;
+    if (socket === undefined || this.#state !== 'open') return;
+    socket.pause();
+    const resume = (): void => {
+      // A transport closed meanwhile stays paused: its socket is gone or going.
+      if (this.#socket === socket && this.#state === 'open') socket.resume();
+    };
+    gate.then(resume, resume);
+  }
 
   readonly #deliverFrame = (buf: Buffer, start: number, end: number): void => {
     // No finally: if the listener throws, the flag stays set for #onData to see.
