@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ManualTimers } from '../util/testing/manual-timers.js';
 import { CoalescingRunner } from './coalescing-runner.js';
 
 /** A task whose runs finish only when the test says so. */
@@ -66,6 +67,41 @@ describe('CoalescingRunner', () => {
     assert.equal(await queued, undefined);
     assert.equal(await runner.request('c'), undefined);
     assert.deepEqual(t.runs, [['a']]);
+  });
+
+  it('gives way to runs: at once when idle, else until they end or the wait is up', async () => {
+    const t = gatedTask();
+    const timers = new ManualTimers();
+    const runner = new CoalescingRunner(t.task);
+    assert.equal(runner.giveWay(250, timers), undefined, 'idle: go on at once');
+
+    // A run and its follow-up: the way is clear only after both.
+    void runner.request('a');
+    let cleared = 0;
+    void runner.giveWay(250, timers)?.then(() => cleared++);
+    await tick();
+    void runner.request('b');
+    t.finish();
+    await tick();
+    assert.deepEqual(t.runs, [['a'], ['b']]);
+    assert.equal(cleared, 0, 'the follow-up is still a run');
+    t.finish();
+    await tick();
+    assert.equal(cleared, 1);
+    assert.deepEqual(timers.armed, [], 'its timer cancelled');
+
+    // Runs without a gap: the wait ends at maxWaitMs all the same.
+    void runner.request('c');
+    let timedOut = 0;
+    void runner.giveWay(250, timers)?.then(() => timedOut++);
+    timers.advance(249);
+    await tick();
+    assert.equal(timedOut, 0);
+    timers.advance(1);
+    await tick();
+    assert.equal(timedOut, 1, 'at 250 ms, the run still going');
+    t.finish();
+    await runner.whenIdle();
   });
 
   it('keeps going after a run that throws', async () => {

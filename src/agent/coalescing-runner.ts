@@ -3,6 +3,8 @@
  * one follow-up run: a reconcile converges on the latest state, so one more pass after the current
  * one serves every request that arrived meanwhile, however many there were.
  */
+import type { Timers } from '../util/timers.js';
+
 export class CoalescingRunner<Trigger, Result> {
   readonly #task: (triggers: ReadonlySet<Trigger>) => Promise<Result>;
   #current: Promise<Result> | undefined;
@@ -40,6 +42,22 @@ export class CoalescingRunner<Trigger, Result> {
   async whenIdle(): Promise<void> {
     // The follow-up, if any, starts in the settle handler registered before this await's own.
     while (this.#current !== undefined) await this.#current.catch(() => undefined);
+  }
+
+  /**
+   * For work of lower priority that gives way to runs: undefined when no run is in progress or
+   * queued (go on at once), else a promise of the runs' end or of `maxWaitMs`, whichever comes
+   * first — so that the work still advances while runs follow one another without a gap.
+   */
+  giveWay(maxWaitMs: number, timers: Timers): Promise<void> | undefined {
+    if (this.#current === undefined) return undefined;
+    return new Promise((resolve) => {
+      const timer = timers.after(maxWaitMs, resolve);
+      void this.whenIdle().then(() => {
+        timer.cancel();
+        resolve();
+      });
+    });
   }
 
   /** Lets the current run finish, drops the queued one (its callers get undefined). */

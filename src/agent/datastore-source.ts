@@ -52,6 +52,6 @@ export function storeSource(
     rejected: () => source?.rejected ?? new Map<string, string>(),
     derive: () => started().derive(),
     takeChanges: () => started().takeChanges(),
-    audit: () => started().audit(),
+    audit: (yieldNow) => started().audit(yieldNow),
   };
 }

@@ -55,7 +55,8 @@ export interface FleetDesired {
   takeChanges(): FleetChanges;
   /**
    * The drift check of the remote routes the source has handed over against the records, in
-   * slices: what differs is marked for the next take (onChange is called). Returns those keys.
+   * slices, awaiting `yieldNow` between them (default: the next turn of the event loop): what
+   * differs is marked for the next take (onChange is called). Returns those keys.
    */
-  audit(): Promise<readonly string[]>;
+  audit(yieldNow?: () => Promise<void>): Promise<readonly string[]>;
 }
