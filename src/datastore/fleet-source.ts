@@ -201,7 +201,11 @@ export class FleetSource {
     for (const vpcName of [...this.live]) {
       let self = this.records.nodes.get(this.nodeName);
       let vpc = this.records.vpcs.get(vpcName);
-      for (const [key, ep] of this.records.endpoints.get(vpcName) ?? []) {
+      const endpoints = this.records.endpoints.get(vpcName);
+      if (endpoints === undefined) continue;
+      // Keys, then a lookup: iterating entries made a [key, value] pair per endpoint, 100k of
+      // them per check on a busy node, all garbage.
+      for (const key of endpoints.keys()) {
         if (++steps % slice === 0) {
           await yieldNow();
           if (this.structural) return found;
@@ -209,7 +213,8 @@ export class FleetSource {
           self = this.records.nodes.get(this.nodeName);
           vpc = this.records.vpcs.get(vpcName);
         }
-        if (!self || !vpc || this.marked.has(key) || !this.live.has(vpcName)) continue;
+        const ep = endpoints.get(key);
+        if (!self || !vpc || !ep || this.marked.has(key) || !this.live.has(vpcName)) continue;
         const route = remoteRouteOf(this.schema, self, this.records.nodes, vpc, key, ep);
         if (this.held.get(key) !== route.sid) found.push(this.markFound(key, vpcName));
       }

@@ -296,11 +296,12 @@ function changedEntries(
     { vpc: VpcConfig; prefix: Ip4Prefix | Ip6Prefix; ip6: boolean; sid: string | undefined }
   >();
   changes.forEach((change, i) => {
-    const path = `route change ${i} (${describe(change)})`;
+    // Only for an error: made for every change, it was most of what this loop allocated.
+    const path = (): string => `route change ${i} (${describe(change)})`;
     const vpc = vpcByName.get(change.vpc);
     if (!vpc)
       throw new RouteChangeError(
-        `${path}: vpc: no VPC named ${JSON.stringify(change.vpc)} in this node's config`,
+        `${path()}: vpc: no VPC named ${JSON.stringify(change.vpc)} in this node's config`,
       );
     const table = model.basis.tables.get(vpc.name);
     if (table !== vpc.table) {
@@ -310,22 +311,19 @@ function changedEntries(
           : `VPC ${vpc.name} has table ${vpc.table} in the config, ${table} in the steering model`,
       );
     }
-    const prefix = checkedPrefix(path, change.prefix);
-    const ip6 = isIp6(prefix.address);
+    const { prefix, ip6 } = checkedPrefix(path, change.prefix);
     // Steering into a table VPP does not have crashes VPP 26.06 (docs/dual-stack.md, trap 1).
     if (ip6 && vpc.subnets6.length === 0)
-      throw new RouteChangeError(`${path}: prefix: VPC ${vpc.name} has no IPv6 subnet`);
+      throw new RouteChangeError(`${path()}: prefix: VPC ${vpc.name} has no IPv6 subnet`);
     if (ip6 && !model.basis.ip6Vpcs.has(vpc.name))
       throw new SteeringModelError(`VPC ${vpc.name} has no IPv6 table in the steering model`);
     if (!ip6 && vpc.subnets.length === 0)
-      throw new RouteChangeError(`${path}: prefix: VPC ${vpc.name} has no IPv4 subnet`);
+      throw new RouteChangeError(`${path()}: prefix: VPC ${vpc.name} has no IPv4 subnet`);
     let sid: string | undefined;
     if (change.sid !== undefined) {
-      if (typeof change.sid !== 'string' || !isIp6(change.sid))
-        throw new RouteChangeError(`${path}: sid: must be an IPv6 address`);
-      sid = canonicalIp6(change.sid);
-      if (ip6InPrefix(sid, locator))
-        throw new RouteChangeError(`${path}: sid: is inside this node's own locator`);
+      const checked = checkedSid(change.sid, locator);
+      if (checked.problem !== undefined) throw new RouteChangeError(`${path()}: sid: ${checked.problem}`);
+      sid = checked.sid;
     }
     latest.set(`${vpc.table}:${prefix.address}/${prefix.len}`, { vpc, prefix, ip6, sid });
   });
@@ -337,27 +335,61 @@ function changedEntries(
   return out;
 }
 
+type CheckedSid = { readonly sid: string; readonly problem?: undefined } | { readonly problem: string };
+
+/**
+ * Per locator, the SIDs checked so far: a batch of thousands of changes names a few dozen remote
+ * SIDs (one per node and VPC), and each check parsed and formatted one IPv6 address three times.
+ * Bounded: cleared when it grows past CHECKED_SIDS_MAX.
+ */
+const checkedSids = new WeakMap<Ip6Prefix, Map<string, CheckedSid>>();
+const CHECKED_SIDS_MAX = 65_536;
+const NOT_IP6: CheckedSid = { problem: 'must be an IPv6 address' };
+
+/** A change's SID, canonical, or why it is refused (it must be IPv6, outside the own locator). */
+function checkedSid(given: unknown, locator: Ip6Prefix): CheckedSid {
+  if (typeof given !== 'string') return NOT_IP6;
+  let known = checkedSids.get(locator);
+  if (known === undefined) checkedSids.set(locator, (known = new Map()));
+  let checked = known.get(given);
+  if (checked === undefined) {
+    const sid = isIp6(given) ? canonicalIp6(given) : undefined;
+    checked =
+      sid === undefined
+        ? NOT_IP6
+        : ip6InPrefix(sid, locator)
+          ? { problem: "is inside this node's own locator" }
+          : { sid };
+    if (known.size >= CHECKED_SIDS_MAX) known.clear();
+    known.set(given, checked);
+  }
+  return checked;
+}
+
 /** The change's prefix, IPv4 or IPv6, its address canonical; a RouteChangeError when malformed. */
-function checkedPrefix(path: string, prefix: Ip4Prefix | Ip6Prefix): Ip4Prefix | Ip6Prefix {
+function checkedPrefix(
+  path: () => string,
+  prefix: Ip4Prefix | Ip6Prefix,
+): { readonly prefix: Ip4Prefix | Ip6Prefix; readonly ip6: boolean } {
   const { address, len } = prefix;
   const ip6 = typeof address === 'string' && isIp6(address);
   if (!(ip6 || (typeof address === 'string' && isIp4(address))) || !Number.isInteger(len) || len < 0)
-    throw new RouteChangeError(`${path}: prefix: must be an IPv4 or IPv6 prefix like 10.0.0.0/24`);
+    throw new RouteChangeError(`${path()}: prefix: must be an IPv4 or IPv6 prefix like 10.0.0.0/24`);
   if (!ip6) {
-    if (len > 32) throw new RouteChangeError(`${path}: prefix: an IPv4 prefix is at most /32`);
+    if (len > 32) throw new RouteChangeError(`${path()}: prefix: an IPv4 prefix is at most /32`);
     const network = ip4Network(prefix);
     if (network !== address)
-      throw new RouteChangeError(`${path}: prefix: host bits set: the network is ${network}/${len}`);
-    return { address, len };
+      throw new RouteChangeError(`${path()}: prefix: host bits set: the network is ${network}/${len}`);
+    return { prefix: { address, len }, ip6 };
   }
-  if (len > 128) throw new RouteChangeError(`${path}: prefix: an IPv6 prefix is at most /128`);
+  if (len > 128) throw new RouteChangeError(`${path()}: prefix: an IPv6 prefix is at most /128`);
   const value = ip6ToBigInt(address);
   const hostBits = (1n << BigInt(128 - len)) - 1n;
   if ((value & hostBits) !== 0n)
     throw new RouteChangeError(
-      `${path}: prefix: host bits set: the network is ${bigIntToIp6(value & ~hostBits)}/${len}`,
+      `${path()}: prefix: host bits set: the network is ${bigIntToIp6(value & ~hostBits)}/${len}`,
     );
-  return { address: canonicalIp6(address), len };
+  return { prefix: { address: canonicalIp6(address), len }, ip6 };
 }
 
 function describe(change: RemoteRouteChange): string {
