@@ -6,14 +6,14 @@
  *   sudo npm run bench:cni
  * BENCH_PODS (default 100) pods per round; BENCH_CONCURRENCY (default 20).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
+import { promisify } from 'node:util';
 import { stringify } from 'yaml';
 import { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { memoryStore, reconcile } from '../../src/agent/reconciler.js';
@@ -22,6 +22,8 @@ import { createUnderlay, removeUnderlay, type TestUnderlay } from '../../test/su
 import { noHostLinks } from '../support/no-host-links.js';
 import { fmt, percentile, printTable, type Row } from '../support/report.js';
 import { vppUnderTest } from '../support/vpp-under-test.js';
+
+const run = promisify(execFile);
 
 const PODS = Number(process.env.BENCH_PODS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 20);
@@ -265,11 +267,11 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 100));
     }
     await new Promise((r) => setTimeout(r, 500)); // let the first reconcile finish the bridge
-    for (let i = 0; i < PODS; i++) await execa('ip', ['netns', 'add', `${RUN}-${i}`]);
+    for (let i = 0; i < PODS; i++) await run('ip', ['netns', 'add', `${RUN}-${i}`]);
     const probe: CpuProbe = {
       agentPid: agent.pid ?? 0,
       vppPid: process.env.VPP_API_SOCKET ? other.vppPid : 0,
-      ticksPerSecond: Number((await execa('getconf', ['CLK_TCK'])).stdout) || 100,
+      ticksPerSecond: Number((await run('getconf', ['CLK_TCK'])).stdout.trim()) || 100,
     };
     const sequential = await round(env, 'sequential', 1, agentCalls, probe);
     const concurrent = await round(env, `${CONCURRENCY} at once`, CONCURRENCY, agentCalls, probe);
@@ -286,7 +288,7 @@ async function main(): Promise<void> {
       [...sequential.cpu, ...concurrent.cpu],
     );
   } finally {
-    for (let i = 0; i < PODS; i++) await execa('ip', ['netns', 'del', `${RUN}-${i}`]).catch(() => undefined);
+    for (let i = 0; i < PODS; i++) await run('ip', ['netns', 'del', `${RUN}-${i}`]).catch(() => undefined);
     if (agent) {
       agent.kill('SIGTERM');
       await new Promise((r) => agent?.once('exit', r));

@@ -16,7 +16,7 @@ import {
   type PodInterfaceConfig,
   type PodInterfaceState,
 } from '../netns/index.js';
-import { commandError, execaRunner, isNoSuchDevice, runIp } from '../netns/ip-command.js';
+import { commandError, systemRunner, isNoSuchDevice, runIp } from '../netns/ip-command.js';
 
 export interface PodNetns {
   createVeth(options: CreateVethOptions): Promise<CreatedVeth>;
@@ -42,7 +42,7 @@ export const linuxPodNetns: PodNetns = {
   async deleteLink(netnsPath, ifname) {
     const netns = await resolveNetns(netnsPath);
     const args = ['link', 'del', 'dev', ifname];
-    const result = await runIp(execaRunner, netns, args);
+    const result = await runIp(systemRunner, netns, args);
     if (result.exitCode === 0) return true;
     if (isNoSuchDevice(result.stderr)) return false;
     throw commandError(netns, args, result);

@@ -1,6 +1,6 @@
 /** Agent-side helpers for a pod's network namespace, run through `ip` (and nsenter for arbitrary paths). */
 export { NetnsError, type NetnsErrorCode } from './errors.js';
-export { execaRunner, type CommandResult, type CommandRunner } from './ip-command.js';
+export { systemRunner, type CommandResult, type CommandRunner } from './ip-command.js';
 export { hostVethName, MAX_IFNAME_LENGTH } from './link-names.js';
 export {
   configurePodInterface,

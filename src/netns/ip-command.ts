@@ -1,8 +1,9 @@
 /**
- * Running `ip` on the host or inside a pod's netns. The runner is injected (execa by default) so
- * tests can make any single command fail and check that what was created is removed again.
+ * Running `ip` on the host or inside a pod's netns. The runner is injected (systemRunner by
+ * default) so tests can make any single command fail and check that what was created is removed
+ * again.
  */
-import { execa } from 'execa';
+import { runProgram } from '../util/run-program.js';
 
 import { NetnsError } from './errors.js';
 import type { ResolvedNetns } from './resolve-netns.js';
@@ -22,17 +23,28 @@ export type CommandRunner = (file: string, args: readonly string[], input?: stri
 /** `ip` must not hang the agent; 30 s is far beyond any rtnetlink request. */
 const COMMAND_TIMEOUT_MS = 30_000;
 
-export const execaRunner: CommandRunner = async (file, args, input) => {
-  const result = await execa(file, args, {
-    reject: false,
-    timeout: COMMAND_TIMEOUT_MS,
-    ...(input === undefined ? { stdin: 'ignore' } : { input }),
+/** Runs it with src/util/run-program.ts; output as execa (used before) gave it: without the final newline. */
+export const systemRunner: CommandRunner = async (file, args, input) => {
+  const run = await runProgram(file, args, {
+    timeoutMs: COMMAND_TIMEOUT_MS,
+    ...(input === undefined ? {} : { input }),
   });
-  if (result.exitCode === undefined) {
-    throw new NetnsError('VPPNET_ERR_IP_COMMAND', `cannot run ${file}: ${result.originalMessage}`);
+  if (run.exitCode === undefined) {
+    const why = run.timedOut
+      ? `timed out after ${COMMAND_TIMEOUT_MS} ms`
+      : (run.error ?? 'it did not finish');
+    throw new NetnsError('VPPNET_ERR_IP_COMMAND', `cannot run ${file}: ${why}`);
   }
-  return { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr };
+  return {
+    exitCode: run.exitCode,
+    stdout: withoutFinalNewline(run.stdout),
+    stderr: withoutFinalNewline(run.stderr),
+  };
 };
+
+function withoutFinalNewline(text: string): string {
+  return text.endsWith('\r\n') ? text.slice(0, -2) : text.endsWith('\n') ? text.slice(0, -1) : text;
+}
 
 /**
  * `ip ARGS` on the host (netns undefined) or in the netns: `ip -n NAME` for namespaces `ip netns`

@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import { NetnsError } from './errors.js';
 import {
   commandError,
-  execaRunner,
+  systemRunner,
   isNoSuchDevice,
   runIp,
   runIpBatch,
@@ -51,7 +51,7 @@ export interface PodInterfaceState {
  */
 export async function configurePodInterface(
   config: PodInterfaceConfig,
-  runner: CommandRunner = execaRunner,
+  runner: CommandRunner = systemRunner,
 ): Promise<void> {
   const commands = podInterfaceCommands(config.ifname, config.addresses, config.routes);
   const netns = await resolveNetns(config.netnsPath);
@@ -107,7 +107,7 @@ function undoCommand(command: readonly string[]): string[] {
 export async function linkExistsInNetns(
   netnsPath: string,
   ifname: string,
-  runner: CommandRunner = execaRunner,
+  runner: CommandRunner = systemRunner,
 ): Promise<boolean> {
   assertValidIfname(ifname, 'interface name');
   const netns = await resolveNetns(netnsPath);
@@ -122,7 +122,7 @@ export async function linkExistsInNetns(
 export async function readPodInterface(
   netnsPath: string,
   ifname: string,
-  runner: CommandRunner = execaRunner,
+  runner: CommandRunner = systemRunner,
 ): Promise<PodInterfaceState> {
   assertValidIfname(ifname, 'interface name');
   const netns = await resolveNetns(netnsPath);

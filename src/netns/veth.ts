@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { NetnsError } from './errors.js';
 import {
   commandError,
-  execaRunner,
+  systemRunner,
   isAlreadyExists,
   isNoSuchDevice,
   runIp,
@@ -69,7 +69,7 @@ export interface CreatedVeth {
  */
 export async function createVethIntoNetns(
   options: CreateVethOptions,
-  runner: CommandRunner = execaRunner,
+  runner: CommandRunner = systemRunner,
 ): Promise<CreatedVeth> {
   const { hostName, podIfName, mtu } = options;
   assertValidIfname(hostName, 'host link name');
@@ -118,7 +118,7 @@ export async function createVethIntoNetns(
 }
 
 /** Deletes a host link (for a veth, both ends). False when it was already gone: DEL must be repeatable. */
-export async function deleteHostLink(name: string, runner: CommandRunner = execaRunner): Promise<boolean> {
+export async function deleteHostLink(name: string, runner: CommandRunner = systemRunner): Promise<boolean> {
   assertValidIfname(name, 'host link name');
   const args = ['link', 'del', 'dev', name];
   const result = await runIp(runner, undefined, args);
