@@ -37,6 +37,8 @@ export class SimConnection {
   registration: Registration | undefined;
   #out: Buffer[] = [];
   #outBytes = 0;
+  /** (offset in the output, u32) pairs written into the output at flush: see pushWith. */
+  #patches: number[] = [];
   #closing = false;
 
   /** Every byte written to the socket so far: what a client has read once it has read them all. */
@@ -57,6 +59,18 @@ export class SimConnection {
     this.#outBytes += frame.length;
   }
 
+  /**
+   * Queues `frame` as it would be with the big-endian u32 at `at` replaced by `value`, without a
+   * copy of its own: the frame (a cached details message, shared by every dump) goes into the one
+   * output buffer flush makes anyway, and the u32 (the request's context) is written there.
+   */
+  pushWith(frame: Buffer, at: number, value: number): void {
+    if (this.closed) return;
+    this.#patches.push(this.#outBytes + at, value >>> 0);
+    this.#out.push(frame);
+    this.#outBytes += frame.length;
+  }
+
   get pendingBytes(): number {
     return this.#outBytes;
   }
@@ -66,11 +80,19 @@ export class SimConnection {
     if (this.#outBytes === 0 || this.socket.destroyed) {
       this.#out = [];
       this.#outBytes = 0;
+      this.#patches = [];
       return;
     }
-    const all = this.#out.length === 1 ? (this.#out[0] as Buffer) : Buffer.concat(this.#out, this.#outBytes);
+    const patches = this.#patches;
+    const all =
+      this.#out.length === 1 && patches.length === 0
+        ? (this.#out[0] as Buffer)
+        : Buffer.concat(this.#out, this.#outBytes);
+    for (let i = 0; i < patches.length; i += 2)
+      all.writeUInt32BE(patches[i + 1] as number, patches[i] as number);
     this.#out = [];
     this.#outBytes = 0;
+    this.#patches = [];
     this.bytesWritten += all.length;
     for (let off = 0; off < all.length; off += VPP_SEND_CHUNK) {
       this.socket.write(all.subarray(off, Math.min(off + VPP_SEND_CHUNK, all.length)));
@@ -90,6 +112,7 @@ export class SimConnection {
     this.#closing = true;
     this.#out = [];
     this.#outBytes = 0;
+    this.#patches = [];
     this.socket.destroy();
   }
 }

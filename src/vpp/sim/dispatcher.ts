@@ -147,9 +147,7 @@ export class Dispatcher {
       },
       detailsFrame: (frame) => {
         if (!reg || reg.conn.closed) return;
-        const out = Buffer.from(frame);
-        out.writeUInt32BE(context >>> 0, DETAILS_CONTEXT_OFFSET);
-        reg.conn.push(out);
+        reg.conn.pushWith(frame, DETAILS_CONTEXT_OFFSET, context);
       },
     };
     handler(m, call);

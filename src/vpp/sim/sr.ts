@@ -92,10 +92,15 @@ export class Sr {
    * check dumps a node's 100k entries every minute, and while this one Node thread encoded them
    * it answered no other connection (VPP's C handler takes a fraction of that).
    */
-  readonly #steeringFrames = new WeakMap<
-    SteeringPolicy,
-    { readonly table: MessageTable; readonly bsid: Buffer; readonly frame: Buffer }
-  >();
+  readonly #steeringFrames: (
+    | {
+        readonly entry: SteeringPolicy;
+        readonly table: MessageTable;
+        readonly bsid: Buffer;
+        readonly frame: Buffer;
+      }
+    | undefined
+  )[] = [];
   readonly #steerIndex = new Map<string, number>();
   /** sm->fib_table_ip6 / fib_table_ip4: SR's own steering tables, created with the first policy. */
   #tableIp6: FibTable | undefined;
@@ -348,6 +353,7 @@ export class Sr {
       if (isDel) {
         if (s.trafficType !== STEER.L2) this.#fib.sourceRemove(tableOf(s), fibPrefix(s), FibSource.SR);
         this.steering.remove(at);
+        this.#steeringFrames[at] = undefined;
         this.#steerIndex.delete(key);
         this.#maybeReleaseTables();
         return 0;
@@ -576,11 +582,15 @@ export class Sr {
     d.on(msg.sr_steering_pol_dump, (_m, call) => {
       if (!call.reg) return;
       const table = d.table;
-      for (const s of this.steering.values()) {
+      // Indexed, with the cache beside the pool (an entry's slot, checked to be that entry's): the
+      // generator and a WeakMap lookup per entry were most of a 100k-entry dump's time.
+      for (let i = 0; i < this.steering.length; i++) {
+        const s = this.steering.get(i);
+        if (s === undefined) continue;
         const p = this.policies.get(s.policy);
         const bsid = p ? p.bsid : s.bsid;
-        const cached = this.#steeringFrames.get(s);
-        if (cached && cached.table === table && cached.bsid === bsid) {
+        const cached = this.#steeringFrames[i];
+        if (cached && cached.entry === s && cached.table === table && cached.bsid === bsid) {
           call.detailsFrame(cached.frame);
           continue;
         }
@@ -606,7 +616,7 @@ export class Sr {
           { context: 0 },
         );
         if (!frame) return;
-        this.#steeringFrames.set(s, { table, bsid, frame });
+        this.#steeringFrames[i] = { entry: s, table, bsid, frame };
         call.detailsFrame(frame);
       }
     });
