@@ -413,7 +413,8 @@ export class Fib {
   /** Entries in VPP's walk order (what ip_route_dump sends). */
   walk(t: FibTable): FibEntry[] {
     const out: FibEntry[] = [];
-    for (const h of t.hashes) if (h) for (const e of h.values()) out.push(e);
+    const add = (e: FibEntry): void => void out.push(e);
+    for (const h of t.hashes) if (h) h.forEachValue(add);
     return out;
   }
 
