@@ -9,7 +9,7 @@
  *   npm run bench:fleet
  *   BENCH_NODES=1000 BENCH_VPCS=10000 BENCH_ENDPOINTS=100000 BENCH_HV0_ENDPOINTS=20000 BENCH_SECONDS=10 npm run bench:fleet
  */
-import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { EtcdStore } from '../../src/datastore/etcd-store.js';
@@ -251,8 +251,29 @@ async function main(cleanup: Cleanup): Promise<void> {
       firstWriteError ??= (err as Error).message;
       return cs.map(() => Promise.reject(new WriteError()));
     }
-    return replies.map((r) => r.then((events) => Math.max(...events.map((e) => e.t)) - sent));
+    return replies.map((r, i) =>
+      r.then((events) => {
+        let slowest = 0;
+        let fastest = 0;
+        for (let e = 1; e < events.length; e++) {
+          if (events[e]!.t > events[slowest]!.t) slowest = e;
+          if (events[e]!.t < events[fastest]!.t) fastest = e;
+        }
+        const ms = events[slowest]!.t - sent;
+        timeline?.push(
+          `${(sent - windowStartAt).toFixed(1)} ${ms.toFixed(1)} hv${cs[i]!.agents[slowest]} ${(events[fastest]!.t - sent).toFixed(1)}`,
+        );
+        return ms;
+      }),
+    );
   };
+  // BENCH_LATENCY_LOG=FILE: one line per change of (c) — its write (ms into the window), its
+  // propagation (ms), the slowest affected agent and the fastest one's propagation — to tell a
+  // stall of one agent from one of etcd or the machine (all slow), and to line it up with that
+  // agent's log or --trace-gc output.
+  const timelinePath = process.env.BENCH_LATENCY_LOG;
+  let timeline: string[] | undefined;
+  let windowStartAt = 0;
   const anyExit = Promise.race(agents.map((a) => a.exited));
   class WriteError extends Error {}
   let firstWriteError: string | undefined;
@@ -292,6 +313,8 @@ async function main(cleanup: Cleanup): Promise<void> {
   let replyErrors = 0;
   let firstReplyError: string | undefined;
   const windowStart = now();
+  windowStartAt = windowStart;
+  if (timelinePath !== undefined) timeline = [];
   const total = RATE * SECONDS;
   let sent = 0;
   await new Promise<void>((resolve) => {
@@ -341,6 +364,11 @@ async function main(cleanup: Cleanup): Promise<void> {
   ).catch((err: Error) => process.stderr.write(`  ${err.message}\n`));
   const lost = inFlight.size;
   for (const c of inFlight.keys()) for (const a of c.agents) sims[a]!.mirror.forget(c.steering);
+  if (timelinePath !== undefined && timeline !== undefined)
+    await writeFile(
+      timelinePath,
+      `# sent_ms latency_ms slowest_agent fastest_agent_ms\n${timeline.join('\n')}\n`,
+    );
   latencies.sort((x, y) => x - y);
   const p99c = percentile(latencies, 99);
   row(
