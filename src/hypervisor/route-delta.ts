@@ -350,7 +350,7 @@ const NOT_IP6: CheckedSid = { problem: 'must be an IPv6 address' };
 function checkedSid(given: unknown, locator: Ip6Prefix): CheckedSid {
   if (typeof given !== 'string') return NOT_IP6;
   let known = checkedSids.get(locator);
-  if (known === undefined) checkedSids.set(locator, (known = new Map()));
+  if (known === undefined) checkedSids.set(locator, (known = new Map<string, CheckedSid>()));
   let checked = known.get(given);
   if (checked === undefined) {
     const sid = isIp6(given) ? canonicalIp6(given) : undefined;

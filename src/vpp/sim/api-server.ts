@@ -88,8 +88,7 @@ export class SimConnection {
       this.#out.length === 1 && patches.length === 0
         ? (this.#out[0] as Buffer)
         : Buffer.concat(this.#out, this.#outBytes);
-    for (let i = 0; i < patches.length; i += 2)
-      all.writeUInt32BE(patches[i + 1] as number, patches[i] as number);
+    for (let i = 0; i < patches.length; i += 2) all.writeUInt32BE(patches[i + 1] as number, patches[i]);
     this.#out = [];
     this.#outBytes = 0;
     this.#patches = [];
