@@ -155,6 +155,36 @@ describe('VppClient', () => {
               `${r.route.prefix.address.un.ip4}/${r.route.prefix.len} ${r.route.paths.map((p) => p.sw_if_index).join()}`,
           ),
         );
+        // A reader that stops after every socket read (the drift check's read gate) gets the
+        // whole dump, in order, while VPP keeps answering another client meanwhile.
+        let pauses = 0;
+        let pingedWhilePaused = false;
+        const paced = await withClient(
+          target,
+          {
+            readGate: () => {
+              pauses++;
+              return client.ping().then(() => {
+                pingedWhilePaused = true;
+              });
+            },
+          },
+          async (reader) => {
+            const seen: string[] = [];
+            await reader.dumpEach(
+              msg.ip_route_dump,
+              { table: { table_id: TEST_TABLE, is_ip6: false } },
+              (d) => seen.push(`${d.route.prefix.address.un.ip4}/${d.route.prefix.len}`),
+            );
+            return seen;
+          },
+        );
+        assert.deepEqual(
+          paced,
+          routes.map((r) => `${r.route.prefix.address.un.ip4}/${r.route.prefix.len}`),
+        );
+        assert.ok(pauses > 1, `read in ${pauses} pieces`);
+        assert.ok(pingedWhilePaused);
       } finally {
         // Routes first: VPP leaks the API routes of a table deleted with them inside.
         await Promise.all(
