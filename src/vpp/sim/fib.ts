@@ -413,9 +413,13 @@ export class Fib {
   /** Entries in VPP's walk order (what ip_route_dump sends). */
   walk(t: FibTable): FibEntry[] {
     const out: FibEntry[] = [];
-    const add = (e: FibEntry): void => void out.push(e);
-    for (const h of t.hashes) if (h) h.forEachValue(add);
+    this.walkEach(t, (e) => void out.push(e));
     return out;
+  }
+
+  /** walk's entries one at a time, without an array of them all (a filtered dump wants few). */
+  walkEach(t: FibTable, fn: (e: FibEntry) => void): void {
+    for (const h of t.hashes) if (h) h.forEachValue(fn);
   }
 
   /**

@@ -687,10 +687,11 @@ export class Ip {
       if (!call.reg) return;
       const t = this.fib.find(m.table.is_ip6 ? 6 : 4, m.table.table_id);
       if (!t) return;
-      for (const e of this.fib.walk(t)) {
-        if (m.src !== 0 && !e.sources.has(m.src)) continue;
+      // A source filter leaves few of a VPC table's entries (its 100k SR-steered ones are not API).
+      this.fib.walkEach(t, (e) => {
+        if (m.src !== 0 && !e.sources.has(m.src)) return;
         call.details(msg.ip_route_v2_details, { route: { ...this.routeDetails(e), src: e.bestSource() } });
-      }
+      });
     });
 
     d.on(msg.sw_interface_add_del_address, (m, call) => {
