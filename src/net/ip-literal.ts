@@ -31,24 +31,27 @@ export function isIp4Literal(s: string): boolean {
   let start = 0;
   for (let i = 0; i <= s.length; i++) {
     if (i < s.length && s.charCodeAt(i) !== 46) continue;
-    if (!isOctetAt(s, start, i) || ++parts > 4) return false;
+    if (octetAt(s, start, i) === undefined || ++parts > 4) return false;
     start = i + 1;
   }
   return parts === 4;
 }
 
-/** Whether s[start, end) is one decimal octet as parseOctet reads it. */
-function isOctetAt(s: string, start: number, end: number): boolean {
+/**
+ * The octet s[start, end): 0..255 in decimal, 1 to 3 digits, no leading zero (see the header);
+ * undefined when it is none. Read in place, so the dotted-quad check needs no substrings.
+ */
+function octetAt(s: string, start: number, end: number): number | undefined {
   const length = end - start;
-  if (length === 0 || length > 3) return false;
+  if (length === 0 || length > 3) return undefined;
   let n = 0;
   for (let i = start; i < end; i++) {
     const c = s.charCodeAt(i);
-    if (c < 48 || c > 57) return false;
+    if (c < 48 || c > 57) return undefined;
     n = n * 10 + (c - 48);
   }
-  if (length > 1 && s.charCodeAt(start) === 48) return false;
-  return n <= 255;
+  if (length > 1 && s.charCodeAt(start) === 48) return undefined;
+  return n <= 255 ? n : undefined;
 }
 
 export function isIp6Literal(s: string): boolean {
@@ -116,22 +119,11 @@ function parseIp4(s: string): number[] | undefined {
   if (parts.length !== 4) return undefined;
   const octets: number[] = [];
   for (const part of parts) {
-    const octet = parseOctet(part);
+    const octet = octetAt(part, 0, part.length);
     if (octet === undefined) return undefined;
     octets.push(octet);
   }
   return octets;
-}
-
-function parseOctet(part: string): number | undefined {
-  if (part.length === 0 || part.length > 3) return undefined;
-  for (let i = 0; i < part.length; i++) {
-    const c = part.charCodeAt(i);
-    if (c < 48 || c > 57) return undefined;
-  }
-  if (part.length > 1 && part.charCodeAt(0) === 48) return undefined;
-  const n = Number(part);
-  return n <= 255 ? n : undefined;
 }
 
 const groups = new Uint16Array(8);
