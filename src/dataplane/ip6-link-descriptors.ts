@@ -58,17 +58,18 @@ export const ip6EnableDescriptor = defineKind<Ip6EnableValue, DataplaneContext>(
   },
   async delete(ctx, { value }) {
     // Deleting the interface has taken IPv6 along.
-    if (!ctx.interfaces.has(value.iface)) return;
-    await ctx.client
-      .call(msg.sw_interface_ip6_enable_disable, {
-        sw_if_index: ctx.interfaces.index(value.iface),
-        enable: false,
-      })
-      .catch((err: unknown) => {
-        if (!isIp6NotEnabled(err)) throw err;
-      });
+    if (ctx.interfaces.has(value.iface)) await disableIp6(ctx, value.iface);
   },
 });
+
+/** IPv6 off on a port (one unlock: the create took one lock); already off is no error. */
+async function disableIp6(ctx: DataplaneContext, iface: string): Promise<void> {
+  await ctx.client
+    .call(msg.sw_interface_ip6_enable_disable, { sw_if_index: ctx.interfaces.index(iface), enable: false })
+    .catch((err: unknown) => {
+      if (!isIp6NotEnabled(err)) throw err;
+    });
+}
 
 export interface Ip6LinkLocalValue {
   readonly iface: string;
@@ -160,41 +161,36 @@ export const ip6RaConfigDescriptor = defineKind<Ip6RaConfigValue, DataplaneConte
   create: (ctx, { value }) => setRaConfig(ctx, value),
   update: (ctx, desired) => setRaConfig(ctx, desired.value),
   async delete(ctx, { value }) {
-    if (!ctx.interfaces.has(value.iface)) return;
-    // suppress: send_radv off, the rest as it is (VPP has no other "off").
-    await ctx.client.call(msg.sw_interface_ip6nd_ra_config, {
-      sw_if_index: ctx.interfaces.index(value.iface),
-      suppress: 1,
-      managed: 0,
-      other: 0,
-      ll_option: 0,
-      send_unicast: 0,
-      cease: 0,
-      is_no: false,
-      default_router: 0,
-      max_interval: 0,
-      min_interval: 0,
-      lifetime: 0,
-      initial_count: 0,
-      initial_interval: 0,
-    });
+    if (ctx.interfaces.has(value.iface)) await callRaConfig(ctx, value.iface, undefined);
   },
 });
 
-async function setRaConfig(ctx: DataplaneContext, v: Ip6RaConfigValue): Promise<void> {
+function setRaConfig(ctx: DataplaneContext, v: Ip6RaConfigValue): Promise<void> {
+  return callRaConfig(ctx, v.iface, v);
+}
+
+/**
+ * RAs on with `v`'s timers, or (undefined) suppressed: send_radv off and the rest zero, VPP has
+ * no other "off".
+ */
+async function callRaConfig(
+  ctx: DataplaneContext,
+  iface: string,
+  v: Ip6RaConfigValue | undefined,
+): Promise<void> {
   await ctx.client.call(msg.sw_interface_ip6nd_ra_config, {
-    sw_if_index: ctx.interfaces.index(v.iface),
-    suppress: 0,
+    sw_if_index: ctx.interfaces.index(iface),
+    suppress: v === undefined ? 1 : 0,
     managed: 0,
     other: 0,
     ll_option: 0,
     send_unicast: 0,
     cease: 0,
     is_no: false,
-    default_router: 1,
-    max_interval: v.maxInterval,
-    min_interval: v.minInterval,
-    lifetime: v.routerLifetime,
+    default_router: v === undefined ? 0 : 1,
+    max_interval: v?.maxInterval ?? 0,
+    min_interval: v?.minInterval ?? 0,
+    lifetime: v?.routerLifetime ?? 0,
     initial_count: 0,
     initial_interval: 0,
   });
@@ -232,12 +228,7 @@ export const ip6NdMirrorProxyDescriptor = defineKind<Ip6NdMirrorProxyValue, Data
       await setMirrorProxy(ctx, value.iface, true);
     } catch (err) {
       // Keep the inference true: IPv6 off again, so the next pass redoes the enable and this.
-      await ctx.client
-        .call(msg.sw_interface_ip6_enable_disable, {
-          sw_if_index: ctx.interfaces.index(value.iface),
-          enable: false,
-        })
-        .catch(() => undefined);
+      await disableIp6(ctx, value.iface).catch(() => undefined);
       throw err;
     }
   },
