@@ -77,7 +77,7 @@ const POLICY_KIND = policyDescriptor.kind;
  * slices, and between two socket reads of its dumps, it waits for the pass in progress — but no
  * longer than this, so that a node whose passes run back to back still gets its check done.
  */
-export const DRIFT_CHECK_YIELD_MAX_MS = 250;
+const DRIFT_CHECK_YIELD_MAX_MS = 250;
 /**
  * The deadline of each of the drift check's dumps: read at the pace the passes leave, 100k
  * steering details may take far longer than an ordinary request may.
@@ -878,7 +878,7 @@ export class Agent {
     const connection = this.#connections;
     let differences: { readonly key: string; readonly what: string }[];
     try {
-      const missed = await fleet.audit(() => this.#driftCheckTurn() ?? nextTurn());
+      const missed = await fleet.audit(() => this.#driftCheckTurn());
       phases.routes = this.#clock() - startedAt;
       if (missed.length > 0)
         this.#logger.warn(
@@ -900,7 +900,7 @@ export class Agent {
         timed(
           'steering',
           this.#withAuditReader(model.basis.vppPid, (reader) =>
-            auditSteering(reader, model, () => this.#driftCheckTurn() ?? nextTurn()),
+            auditSteering(reader, model, () => this.#driftCheckTurn()),
           ),
         ),
       ]);
@@ -962,7 +962,7 @@ export class Agent {
       // one socket read per turn of the event loop even when no pass runs: libuv reads a socket
       // up to 32 times in a row, and ~2 MB of details compared in one go held back the timer of
       // the next pass (bench/fleet (c): passes of 100 changes stalled ~0.7 s during the check).
-      readGate: () => this.#driftCheckTurn() ?? nextTurn(),
+      readGate: () => this.#driftCheckTurn(),
       requestTimeoutMs: DRIFT_CHECK_DUMP_TIMEOUT_MS,
     });
     try {
@@ -977,13 +977,13 @@ export class Agent {
   }
 
   /**
-   * The drift check's turn to go on: undefined at once when no pass is in progress or queued,
-   * else a promise of the end of the passes or DRIFT_CHECK_YIELD_MAX_MS, whichever comes first.
+   * The drift check's turn to go on: the next turn of the event loop when no pass is in progress
+   * or queued, else the end of the passes or DRIFT_CHECK_YIELD_MAX_MS, whichever comes first.
    * On a saturated node (bench/fleet's (c): 20 agents and their VPPs on 2 cores) the check's
    * reads and comparisons took the CPU from the route deltas, which then queued for seconds.
    */
-  #driftCheckTurn(): Promise<void> | undefined {
-    return this.#runner.giveWay(DRIFT_CHECK_YIELD_MAX_MS, this.#timers);
+  #driftCheckTurn(): Promise<void> {
+    return this.#runner.giveWay(DRIFT_CHECK_YIELD_MAX_MS, this.#timers) ?? nextTurn();
   }
 
   /** Resolves once route pass number `pass` (or a later one) has finished, or after `timeoutMs`. */
