@@ -1,43 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { PathFigures } from './metrics.js';
-import {
-  comparisons,
-  reportJson,
-  resultRows,
-  verdictRows,
-  type Measurement,
-  type RunMeta,
-} from './report.js';
+import { comparisons, reportJson, resultRows, verdictRows, type RunMeta } from './report.js';
 import { IP6_TOLERANCE } from './topology.js';
+import { measurement as m } from './testing/measurements.js';
 
-const figures = (mpps: number): PathFigures => ({
-  seconds: 10,
-  packets: mpps * 1e7,
-  received: mpps * 1e7,
-  dropped: 0,
-  mpps,
-  pathClocksPerPacket: 100 / mpps,
-  graphClocksPerPacket: 120 / mpps,
-  nodes: [],
-  threads: [0],
-  missing: [],
-});
-const m = (
-  path: Measurement['path'],
-  config: Measurement['config'],
-  size: string,
-  mpps: number,
-): Measurement => ({
-  path,
-  config,
-  size,
-  ingress: 'pg10',
-  egress: 'pg12',
-  streams: [],
-  figures: figures(mpps),
-  runsMpps: [mpps],
-});
 const meta: RunMeta = {
   mode: 'pg',
   vppVersion: '26.06-release',

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { PathFigures } from './metrics.js';
-import { chartOf, type Measurement, type RunMeta } from './report.js';
+import { chartOf, type RunMeta } from './report.js';
 import { escapeXml, LAYOUT, niceScale, renderBarChart, type BarChart } from './svg.js';
+import { measurement as m } from './testing/measurements.js';
 
 interface Element {
   readonly name: string;
@@ -167,33 +167,6 @@ describe('renderBarChart', () => {
 });
 
 describe('chartOf', () => {
-  const f = (mpps: number): PathFigures => ({
-    seconds: 10,
-    packets: mpps * 1e7,
-    received: mpps * 1e7,
-    dropped: 0,
-    mpps,
-    pathClocksPerPacket: 100,
-    graphClocksPerPacket: 120,
-    nodes: [],
-    threads: [0],
-    missing: [],
-  });
-  const m = (
-    path: Measurement['path'],
-    config: Measurement['config'],
-    size: string,
-    mpps: number,
-  ): Measurement => ({
-    path,
-    config,
-    size,
-    ingress: 'pg10',
-    egress: 'pg12',
-    streams: [],
-    figures: f(mpps),
-    runsMpps: [mpps],
-  });
   const meta: RunMeta = {
     mode: 'pg',
     vppVersion: '26.06-release',
