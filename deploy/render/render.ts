@@ -275,10 +275,12 @@ function agentDaemonSet(values: Values): Commented<IDaemonSet> {
       '--log-level',
       agent.logLevel,
     ],
-    env:
-      etcd === undefined
+    env: [
+      ...(etcd === undefined
         ? [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }]
-        : fleetEnv(etcd),
+        : fleetEnv(etcd)),
+      ...(agent.nodeOptions !== '' ? [{ name: 'NODE_OPTIONS', value: agent.nodeOptions }] : []),
+    ],
     ports: [{ name: 'metrics', containerPort: agent.listen.port, protocol: 'TCP' }],
     readinessProbe: { ...probe('/readyz'), periodSeconds: 10, timeoutSeconds: 2, failureThreshold: 3 },
     livenessProbe: {

@@ -91,6 +91,8 @@ export interface Values {
     readonly logLevel: LogLevel;
     /** As given (e.g. `60s`): the agent parses it; checked here with the agent's own parser. */
     readonly driftInterval: string;
+    /** NODE_OPTIONS for the agent's container: Node.js options, e.g. `--v8-pool-size=1`; '' for none. */
+    readonly nodeOptions: string;
     readonly listen: { readonly host: string; readonly port: number };
     readonly priorityClassName: string;
     readonly terminationGracePeriodSeconds: number;
@@ -357,6 +359,7 @@ export function parseValues(raw: unknown, source: string): Values {
   const ag = c.object(root.agent, 'agent', [
     'logLevel',
     'driftInterval',
+    'nodeOptions',
     'listen',
     'priorityClassName',
     'terminationGracePeriodSeconds',
@@ -367,6 +370,16 @@ export function parseValues(raw: unknown, source: string): Values {
   const logLevel = c.oneOf(ag.logLevel, 'agent.logLevel', LOG_LEVELS);
   const driftInterval = c.string(ag.driftInterval, 'agent.driftInterval');
   agentParser(c, 'agent.driftInterval', () => parseDuration(driftInterval));
+  // NODE_OPTIONS takes options only (no script, no V8 flag Node does not allow there).
+  const nodeOptions =
+    ag.nodeOptions === undefined || ag.nodeOptions === ''
+      ? ''
+      : c.string(
+          ag.nodeOptions,
+          'agent.nodeOptions',
+          /^--\S+( --\S+)*$/,
+          "Node.js options such as '--v8-pool-size=1', one space between them, or ''",
+        );
   const listenText = c.string(ag.listen, 'agent.listen');
   const listen = agentParser(c, 'agent.listen', () => parseListenAddress(listenText)) ?? {
     host: '127.0.0.1',
@@ -382,6 +395,7 @@ export function parseValues(raw: unknown, source: string): Values {
   const agent = {
     logLevel,
     driftInterval,
+    nodeOptions,
     listen,
     priorityClassName: c.string(
       ag.priorityClassName,

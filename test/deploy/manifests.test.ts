@@ -483,6 +483,12 @@ for (const overlay of overlayNames()) {
         assert.ok(main.ports?.some((p) => p.containerPort === flags.listen.port));
       });
 
+      it("hands the agent the values' Node.js options in NODE_OPTIONS, once", () => {
+        const given = (main.env ?? []).filter((e) => e.name === 'NODE_OPTIONS');
+        if (values.agent.nodeOptions === '') assert.deepEqual(given, []);
+        else assert.deepEqual(given, [{ name: 'NODE_OPTIONS', value: values.agent.nodeOptions }]);
+      });
+
       it('sets requests and limits on every container, the agent with headroom over its 150 MB target', () => {
         for (const c of allContainers(agent)) {
           for (const kind of ['cpu', 'memory'] as const) {

@@ -50,6 +50,11 @@ describe('deploy values', () => {
     assert.deepEqual(v.agent.listen, { host: '127.0.0.1', port: 9464 });
     assert.deepEqual([...v.nodes.keys()], ['hv1']);
     assert.equal(v.examples.enabled, false);
+    assert.equal(v.agent.nodeOptions, '--v8-pool-size=1');
+    assert.equal(
+      parseValues(mergeValues(base(), { agent: { nodeOptions: '' } }), 'test').agent.nodeOptions,
+      '',
+    );
   });
 
   it('reports every problem at once, each with its path', () => {
@@ -59,6 +64,7 @@ describe('deploy values', () => {
       agent: {
         terminationGracePeriodSeconds: 5,
         driftInterval: 'often',
+        nodeOptions: 'dist/src/agent/main.js --v8-pool-size=1',
         resources: { requests: { memory: '512Mi' }, limits: { memory: '256m' } },
       },
       host: { cniBinDir: 'opt/cni/bin' },
@@ -71,6 +77,7 @@ describe('deploy values', () => {
       /^image\.pullPolicy: must be one of Always, IfNotPresent, Never/,
       /^agent\.terminationGracePeriodSeconds: must be an integer from 30/,
       /^agent\.driftInterval: expected a duration/,
+      /^agent\.nodeOptions: must be Node\.js options such as '--v8-pool-size=1'/,
       /^agent\.resources\.limits\.memory: must be a memory quantity/,
       /^host\.cniBinDir: must be an absolute path/,
       /^serviceNetworks\.podInterface: eth0 is the pod's primary/,
@@ -223,10 +230,11 @@ describe('deploy values', () => {
       passwordSecret: { name: null },
     });
     const { env, mounts } = agentOf(plain);
-    assert.deepEqual(env, [FLEET_ENV.nodeName, FLEET_ENV.endpoints, FLEET_ENV.prefix]);
+    // NODE_OPTIONS: the default values' agent.nodeOptions, in either mode.
+    assert.deepEqual(env, [FLEET_ENV.nodeName, FLEET_ENV.endpoints, FLEET_ENV.prefix, 'NODE_OPTIONS']);
     assert.equal(mounts.includes('etcd-tls'), false);
     const full = agentOf(mergeValues(base(), fleetOverlay()));
-    assert.deepEqual(full.env, Object.values(FLEET_ENV));
+    assert.deepEqual(full.env, [...Object.values(FLEET_ENV), 'NODE_OPTIONS']);
     assert.ok(full.mounts.includes('etcd-tls'));
   });
 
