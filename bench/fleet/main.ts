@@ -29,6 +29,7 @@ import {
   type AgentProcess,
   type SimProcess,
 } from './processes.js';
+import { daemonSetAgent } from '../support/daemonset-agent.js';
 import { createCgroup, daemonSetLimit } from '../support/memory-limit.js';
 import { fmt, percentile, printTable, type Row } from '../support/report.js';
 import { diffSteering, dumpSteering } from './vpp-steering.js';
@@ -99,6 +100,13 @@ function memoryLimit(): number | undefined {
 }
 
 const yes = (ok: boolean): string => (ok ? 'yes' : 'NO');
+
+/** For the title: the Node.js options the agents run with (processes.ts startAgent). */
+function agentNodeOptions(): string {
+  const deployed = daemonSetAgent().nodeOptions;
+  const extra = process.env.BENCH_AGENT_NODE_OPTIONS?.trim();
+  return `agents with NODE_OPTIONS '${deployed}' (the DaemonSet's)${extra ? ` and ${extra}` : ''}`;
+}
 
 async function main(cleanup: Cleanup): Promise<void> {
   const layout = new FleetLayout(size);
@@ -367,7 +375,9 @@ async function main(cleanup: Cleanup): Promise<void> {
   if (timelinePath !== undefined && timeline !== undefined)
     await writeFile(
       timelinePath,
-      `# sent_ms latency_ms slowest_agent fastest_agent_ms\n${timeline.join('\n')}\n`,
+      // The window's start as wall-clock ms: to line the lines up with logs and other timelines.
+      `# window started at ${windowStartAt.toFixed(0)} ms since the epoch\n` +
+        `# sent_ms latency_ms slowest_agent fastest_agent_ms\n${timeline.join('\n')}\n`,
     );
   latencies.sort((x, y) => x - y);
   const p99c = percentile(latencies, 99);
@@ -427,7 +437,7 @@ async function main(cleanup: Cleanup): Promise<void> {
   );
 
   printTable(
-    `bench/fleet: ${size.agents} vppnet-agent processes (--datastore etcd) against simulators, ${ETCD_BINARY} on loopback with its data ${ETCD_DIR === '' ? 'on disk' : `in ${ETCD_DIR}`}, node ${process.version}, ${limitNote}; hv0's ${size.hv0Vpcs} VPCs: ${fmt(size.hv0Endpoints)} endpoints on ${size.hostsPerVpc} nodes each`,
+    `bench/fleet: ${size.agents} vppnet-agent processes (--datastore etcd) against simulators, ${ETCD_BINARY} on loopback with its data ${ETCD_DIR === '' ? 'on disk' : `in ${ETCD_DIR}`}, node ${process.version}, ${limitNote}, ${agentNodeOptions()}; hv0's ${size.hv0Vpcs} VPCs: ${fmt(size.hv0Endpoints)} endpoints on ${size.hostsPerVpc} nodes each`,
     rows,
   );
   printTable('per agent', perAgent);

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { daemonSetNodeArgs } from '../support/daemonset-agent.js';
 import { SteeringMirror } from './steering-mirror.js';
 
 const SIM_PROCESS = fileURLToPath(new URL('../support/sim-process.js', import.meta.url));
@@ -66,6 +67,11 @@ export async function startSimulator(socketPath: string, interfaces: readonly st
       // BENCH_SIM_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=DIR": Node flags for the simulators.
       execArgv: [
         '--max-old-space-size=4096',
+        // One V8 worker thread, not four: a simulator stands in for a VPP, which has its own cores
+        // and no garbage collector. With four, the 20 simulators' collections (a 100k-entry one
+        // marks ~150 MB) put dozens of helper threads on the run queue of this machine's 2 cores,
+        // and the agents waited behind them (bench/README.md, bench/fleet, session 7).
+        '--v8-pool-size=1',
         ...(process.env.BENCH_SIM_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean),
       ],
     },
@@ -106,8 +112,12 @@ export interface AgentOptions {
 }
 
 export function startAgent(o: AgentOptions): AgentProcess {
-  // BENCH_AGENT_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof": Node flags for the agents.
-  const nodeFlags = (process.env.BENCH_AGENT_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
+  // The DaemonSet's NODE_OPTIONS (agent.nodeOptions), then BENCH_AGENT_NODE_OPTIONS="--cpu-prof
+  // --cpu-prof-dir=/tmp/prof": Node flags for the agents.
+  const nodeFlags = [
+    ...daemonSetNodeArgs(),
+    ...(process.env.BENCH_AGENT_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean),
+  ];
   const args = [
     ...nodeFlags,
     AGENT_MAIN,

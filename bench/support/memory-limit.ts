@@ -10,14 +10,13 @@
  * cgroup filesystem (v1 memory controller or v2); otherwise the benchmark says so and runs without.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseQuantity, parseValues, parseValuesYaml } from '../../deploy/render/values.js';
+import { parseQuantity } from '../../deploy/render/values.js';
+import { daemonSetAgent } from './daemonset-agent.js';
 
 const INSIDE = 'VPPNET_BENCH_MEMORY_LIMIT_BYTES';
-const DEFAULT_VALUES = fileURLToPath(new URL('../../../deploy/values/default.yaml', import.meta.url));
 
 export interface MemoryLimit {
   /** The limit this process runs under, in bytes; undefined without one. */
@@ -70,11 +69,7 @@ export async function underMemoryLimit(): Promise<MemoryLimit | { readonly exitC
 
 /** The agent's limits.memory in deploy/values/default.yaml, in bytes. */
 export function daemonSetLimit(): number | undefined {
-  const values = parseValues(
-    parseValuesYaml(readFileSync(DEFAULT_VALUES, 'utf8'), DEFAULT_VALUES),
-    DEFAULT_VALUES,
-  );
-  return parseQuantity(values.agent.resources.limits.memory, 'memory');
+  return parseQuantity(daemonSetAgent().resources.limits.memory, 'memory');
 }
 
 function describe(bytes: number): string {
