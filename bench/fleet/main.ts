@@ -21,6 +21,7 @@ import { DEFAULT_SIZE, FleetLayout, type FleetSize } from './layout.js';
 import { loadRecords } from './loader.js';
 import {
   Cleanup,
+  agentNodeFlags,
   cpuSecondsOf,
   memoryOf,
   removeCgroup,
@@ -29,7 +30,6 @@ import {
   type AgentProcess,
   type SimProcess,
 } from './processes.js';
-import { daemonSetAgent } from '../support/daemonset-agent.js';
 import { createCgroup, daemonSetLimit } from '../support/memory-limit.js';
 import { fmt, percentile, printTable, type Row } from '../support/report.js';
 import { diffSteering, dumpSteering } from './vpp-steering.js';
@@ -103,9 +103,8 @@ const yes = (ok: boolean): string => (ok ? 'yes' : 'NO');
 
 /** For the title: the Node.js options the agents run with (processes.ts startAgent). */
 function agentNodeOptions(): string {
-  const deployed = daemonSetAgent().nodeOptions;
-  const extra = process.env.BENCH_AGENT_NODE_OPTIONS?.trim();
-  return `agents with NODE_OPTIONS '${deployed}' (the DaemonSet's)${extra ? ` and ${extra}` : ''}`;
+  const { deployed, extra } = agentNodeFlags();
+  return `agents with NODE_OPTIONS '${deployed.join(' ')}' (the DaemonSet's)${extra.length > 0 ? ` and ${extra.join(' ')}` : ''}`;
 }
 
 async function main(cleanup: Cleanup): Promise<void> {

@@ -72,7 +72,7 @@ export async function startSimulator(socketPath: string, interfaces: readonly st
         // marks ~150 MB) put dozens of helper threads on the run queue of this machine's 2 cores,
         // and the agents waited behind them (bench/README.md, bench/fleet, session 7).
         '--v8-pool-size=1',
-        ...(process.env.BENCH_SIM_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean),
+        ...flagsFromEnv('BENCH_SIM_NODE_OPTIONS'),
       ],
     },
   );
@@ -111,15 +111,24 @@ export interface AgentOptions {
   readonly cgroupProcs?: string | undefined;
 }
 
+/** Node flags from an environment variable of this benchmark (space-separated). */
+function flagsFromEnv(name: string): string[] {
+  return (process.env[name] ?? '').split(/\s+/).filter(Boolean);
+}
+
+/**
+ * The Node flags every agent runs with: the DaemonSet's NODE_OPTIONS (agent.nodeOptions), then
+ * BENCH_AGENT_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" for diagnosis.
+ */
+export function agentNodeFlags(): { readonly deployed: string[]; readonly extra: string[] } {
+  return { deployed: daemonSetNodeArgs(), extra: flagsFromEnv('BENCH_AGENT_NODE_OPTIONS') };
+}
+
 export function startAgent(o: AgentOptions): AgentProcess {
-  // The DaemonSet's NODE_OPTIONS (agent.nodeOptions), then BENCH_AGENT_NODE_OPTIONS="--cpu-prof
-  // --cpu-prof-dir=/tmp/prof": Node flags for the agents.
-  const nodeFlags = [
-    ...daemonSetNodeArgs(),
-    ...(process.env.BENCH_AGENT_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean),
-  ];
+  const { deployed, extra } = agentNodeFlags();
   const args = [
-    ...nodeFlags,
+    ...deployed,
+    ...extra,
     AGENT_MAIN,
     '--datastore',
     'etcd',

@@ -9,10 +9,18 @@ import { parseValues, parseValuesYaml, type Values } from '../../deploy/render/v
 
 const DEFAULT_VALUES = fileURLToPath(new URL('../../../deploy/values/default.yaml', import.meta.url));
 
-/** The agent section of deploy/values/default.yaml, validated as the renderer validates it. */
+let parsed: Values['agent'] | undefined;
+
+/**
+ * The agent section of deploy/values/default.yaml, validated as the renderer validates it; read
+ * once (bench/fleet asks for it for each of its agents).
+ */
 export function daemonSetAgent(): Values['agent'] {
-  return parseValues(parseValuesYaml(readFileSync(DEFAULT_VALUES, 'utf8'), DEFAULT_VALUES), DEFAULT_VALUES)
-    .agent;
+  parsed ??= parseValues(
+    parseValuesYaml(readFileSync(DEFAULT_VALUES, 'utf8'), DEFAULT_VALUES),
+    DEFAULT_VALUES,
+  ).agent;
+  return parsed;
 }
 
 /** The NODE_OPTIONS the DaemonSet gives the agent, as node command-line arguments. */
