@@ -10,6 +10,7 @@ import {
 } from './metrics.js';
 import { parseShowRuntime } from './runtime.js';
 import { RUNTIME_MAIN_ONLY, RUNTIME_TWO_WORKERS } from './runtime-samples.js';
+import { figuresAt } from './testing/measurements.js';
 
 const near = (actual: number, expected: number, eps = 1e-9): void =>
   assert.ok(Math.abs(actual - expected) <= eps * Math.max(1, Math.abs(expected)), `${actual} ≉ ${expected}`);
@@ -124,19 +125,9 @@ describe('pathFigures', () => {
   });
 });
 
+/** Figures at `mpps` with `pathClocks` on the path and 20 more on the graph. */
 function figures(mpps: number, pathClocks: number): PathFigures {
-  return {
-    seconds: 10,
-    packets: mpps * 1e7,
-    received: mpps * 1e7,
-    dropped: 0,
-    mpps,
-    pathClocksPerPacket: pathClocks,
-    graphClocksPerPacket: pathClocks + 20,
-    nodes: [],
-    threads: [0],
-    missing: [],
-  };
+  return figuresAt(mpps, { path: pathClocks, graph: pathClocks + 20 });
 }
 
 describe('compare, pickRun, pathOnlyMppsPerCore', () => {

@@ -2,16 +2,22 @@
 import type { PathFigures } from '../metrics.js';
 import type { Measurement } from '../report.js';
 
-/** A path's figures at `mpps`: no drops, 100 clocks per packet on the path and 120 on the graph at 1 Mpps. */
-export function pathFigures(mpps: number): PathFigures {
+/**
+ * A path's figures at `mpps` over 10 s, no drops; clocks per packet on the path and on the whole
+ * graph (default: 100 and 120 at 1 Mpps, fewer as the rate rises).
+ */
+export function figuresAt(
+  mpps: number,
+  clocks: { readonly path: number; readonly graph: number } = { path: 100 / mpps, graph: 120 / mpps },
+): PathFigures {
   return {
     seconds: 10,
     packets: mpps * 1e7,
     received: mpps * 1e7,
     dropped: 0,
     mpps,
-    pathClocksPerPacket: 100 / mpps,
-    graphClocksPerPacket: 120 / mpps,
+    pathClocksPerPacket: clocks.path,
+    graphClocksPerPacket: clocks.graph,
     nodes: [],
     threads: [0],
     missing: [],
@@ -31,7 +37,7 @@ export function measurement(
     ingress: 'pg10',
     egress: 'pg12',
     streams: [],
-    figures: pathFigures(mpps),
+    figures: figuresAt(mpps),
     runsMpps: [mpps],
   };
 }
