@@ -70,7 +70,7 @@ class AppliedBulkMemberOp extends BulkMemberOp {
   }
 
   run(ctx: unknown): Promise<unknown> {
-    return this.#side.apply(ctx, this.action as 'create' | 'delete', this.#member);
+    return this.#side.apply(ctx, this.action, this.#member);
   }
 }
 
@@ -107,6 +107,29 @@ class BulkMemberUpdate extends BulkMemberOp {
 
   get previous(): Resource {
     return this.#actual.resource(this.#previous);
+  }
+}
+
+/** An update of a member of a side that applies its members itself. */
+class AppliedBulkMemberUpdate extends BulkMemberUpdate {
+  readonly #side: ApplyingSide;
+  readonly #member: number;
+
+  constructor(
+    desired: ApplyingSide,
+    member: number,
+    actual: BulkResources,
+    previous: number,
+    level: number,
+    reason: string,
+  ) {
+    super(desired, member, actual, previous, level, reason);
+    this.#side = desired;
+    this.#member = member;
+  }
+
+  run(ctx: unknown): Promise<unknown> {
+    return this.#side.apply(ctx, 'update', this.#member);
   }
 }
 
@@ -230,9 +253,14 @@ export class BulkKindSet implements KindSet {
       if (state === UNCHANGED || state === PENDING) continue;
       const level = desiredLevel(desired.groupOf(i));
       const reason = this.#desiredReason(i);
-      if (state === UPDATE)
-        applies.push(new BulkMemberUpdate(desired, i, actual, counterpart[i] as number, level, reason));
-      else applies.push(memberOp('create', desired, i, level, reason));
+      if (state === UPDATE) {
+        const j = counterpart[i] as number;
+        applies.push(
+          desired.apply
+            ? new AppliedBulkMemberUpdate(desired as ApplyingSide, i, actual, j, level, reason)
+            : new BulkMemberUpdate(desired, i, actual, j, level, reason),
+        );
+      } else applies.push(memberOp('create', desired, i, level, reason));
     }
     return { deletes, applies };
   }

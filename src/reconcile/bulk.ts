@@ -23,11 +23,12 @@ export interface BulkResources {
   /** A member as a Resource, built on demand; its deps are its group's list. */
   resource(member: number): Resource;
   /**
-   * Creates or deletes a member in VPP as the kind's descriptor would with `resource(member)`,
-   * straight from the side's own form (optional): 100k creates then build no Resource, value
-   * or address text each. Updates always go through the descriptor.
+   * Creates, deletes or updates a member in VPP as the kind's descriptor would with
+   * `resource(member)` (for an update, the desired side's member, as the descriptor's update
+   * gets it), straight from the side's own form (optional): 100k creates then build no Resource,
+   * value or address text each, and neither does each re-pointed entry of a busy fleet's deltas.
    */
-  apply?(ctx: unknown, action: 'create' | 'delete', member: number): Promise<unknown>;
+  apply?(ctx: unknown, action: 'create' | 'delete' | 'update', member: number): Promise<unknown>;
 }
 
 /** Both sides of one bulk kind, matched by key. */

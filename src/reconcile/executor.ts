@@ -299,7 +299,7 @@ async function runOne<C>(
   const started = opChannel.hasSubscribers ? Date.now() : 0;
   let error: Error | undefined;
   try {
-    if (op.run && op.action !== 'update') await op.run(ctx);
+    if (op.run) await op.run(ctx);
     else if (op.action === 'create') await d.create(ctx, op.resource);
     else if (op.action === 'delete') await d.delete(ctx, op.resource);
     else if (d.update && op.previous) await d.update(ctx, op.resource, op.previous);

@@ -36,8 +36,8 @@ export interface Op {
    */
   readonly deps?: readonly string[];
   /**
-   * Runs a create or delete without building `resource`, when the kind can (a bulk member from
-   * its own columns, bulk.ts): the executor calls it instead of the descriptor.
+   * Runs the op without building `resource` (or, for an update, `previous`), when the kind can
+   * (a bulk member from its own columns, bulk.ts): the executor calls it instead of the descriptor.
    */
   run?(ctx: unknown): Promise<unknown>;
   /**

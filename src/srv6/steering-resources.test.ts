@@ -12,7 +12,8 @@ import type { EncapSourceValue, HopLimitValue, PolicyValue, SteeringValue } from
 import { compareSteering, SteeringResources } from './steering-resources.js';
 import { steeringDescriptor } from './descriptors.js';
 import type { DataplaneContext } from '../dataplane/context.js';
-import { encodeMessage } from '../vpp/codec/message-codec.js';
+import { decodeMessage, encodeMessage } from '../vpp/codec/message-codec.js';
+import { msg } from '../vpp/messages/index.js';
 import type { MessageDef } from '../vpp/codec/schema.js';
 import type { AgentConfig } from '../config/model.js';
 
@@ -418,7 +419,7 @@ describe('SteeringEntries', () => {
 });
 
 describe('a steering member applied from its columns', () => {
-  it('sends the bytes the descriptor sends for its Resource, to create and to delete', async () => {
+  it('sends the bytes the descriptor sends for its Resource, to create, delete and update', async () => {
     const sent: Buffer[] = [];
     const recorder = {
       client: {
@@ -442,6 +443,14 @@ describe('a steering member applied from its columns', () => {
         assert.ok(fromColumns && fromResource);
         assert.equal(fromColumns.toString('hex'), fromResource.toString('hex'), `${action} ${side.key(i)}`);
       }
+      // An update re-points the entry from another BSID: the desired member's request.
+      const previous = steeringDescriptor.resource({ ...side.resource(i).value, bsid: 'fc00:1:ff::9' });
+      await side.apply(recorder, 'update', i);
+      await steeringDescriptor.update?.(recorder, side.resource(i), previous);
+      const [fromColumns, fromResource] = sent.splice(0);
+      assert.ok(fromColumns && fromResource);
+      assert.equal(fromColumns.toString('hex'), fromResource.toString('hex'), `update ${side.key(i)}`);
+      assert.equal(decodeMessage(msg.sr_steering_add_del, fromColumns).is_del, false);
     }
   });
 });
