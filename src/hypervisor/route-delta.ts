@@ -40,6 +40,7 @@ import {
   policyDescriptor,
   steering6Descriptor,
   steeringDescriptor,
+  type PolicyValue,
 } from '../srv6/descriptors.js';
 import { compareSteering } from '../srv6/steering-resources.js';
 import { VppnetError } from '../util/errors.js';
@@ -155,14 +156,15 @@ export async function reconcileRouteChanges(
     encapSourceDescriptor.resource({ address: encapSource }),
     hopLimitDescriptor.resource({ hopLimit }),
   ];
-  const tables = new Map<string, { vpc: VpcConfig; ip6: boolean }>();
-  for (const e of changed) tables.set(`${e.vpc.name}/${e.ip6}`, { vpc: e.vpc, ip6: e.ip6 });
-  for (const { vpc, ip6 } of tables.values()) {
-    inPlace.push(ipTableDescriptor.resource({ table: vpc.table, ip6, name: tableNames.vpc(vpc.name) }));
+  const families = new Map<VpcConfig, number>(); // VPC → 1: its IPv4 table, 2: its IPv6 table
+  for (const e of changed) families.set(e.vpc, (families.get(e.vpc) ?? 0) | (e.ip6 ? 2 : 1));
+  for (const [vpc, f] of families) {
+    const name = tableNames.vpc(vpc.name);
+    if (f & 1) inPlace.push(ipTableDescriptor.resource({ table: vpc.table, ip6: false, name }));
+    if (f & 2) inPlace.push(ipTableDescriptor.resource({ table: vpc.table, ip6: true, name }));
   }
   // The policies as desiredOverlay builds them.
-  const policy = (sid: string): Resource =>
-    policyDescriptor.resource({ bsid: bsidOf(sid), sids: [sid], encapSource, fibTable: 0 });
+  const policy = (sid: string): Resource => policyResource(sid, bsidOf(sid), encapSource);
   const emptied = [...uses].filter(([, n]) => n === 0).map(([sid]) => policy(sid));
 
   // 1. The entries, with the policies they leave and go to. A policy they all leave stays in place
@@ -211,6 +213,24 @@ export async function reconcileRouteChanges(
   for (const e of changed) model.setEntry(e.vpc.table, e.prefix, e.after);
   for (const [sid, n] of uses) if (n === 0) model.deletePolicy(sid);
   return run;
+}
+
+/**
+ * The last policy Resource made per remote SID: a busy node's batches name the same few thousand
+ * SIDs again and again, and each delta put every SID it touched on both sides of its plan, built
+ * anew. Reused only while the BSID and encap source are the same; bounded as checkedSids is.
+ */
+const policyResources = new Map<string, Resource<PolicyValue>>();
+const POLICY_RESOURCES_MAX = 65_536;
+
+function policyResource(sid: string, bsid: string, encapSource: string): Resource<PolicyValue> {
+  const known = policyResources.get(sid);
+  if (known !== undefined && known.value.bsid === bsid && known.value.encapSource === encapSource)
+    return known;
+  const made = policyDescriptor.resource({ bsid, sids: [sid], encapSource, fibTable: 0 });
+  if (policyResources.size >= POLICY_RESOURCES_MAX) policyResources.clear();
+  policyResources.set(sid, made);
+  return made;
 }
 
 /** Executes one plan; anything not done (failed, skipped, pending) invalidates the model. */
