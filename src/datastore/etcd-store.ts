@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { rangeEnd, type KeyRange } from './keys.js';
+import { decodeWatchResponse, type WatchResponseMessage } from './etcd/watch-response.js';
 import {
   ErrCompacted,
   StoreUnavailableError,
@@ -74,20 +75,30 @@ interface Pb {
 let loaded: Pb | undefined;
 function pb(): Pb {
   loaded ??= grpc.loadPackageDefinition(
-    protoLoader.loadSync(PROTO, {
-      keepCase: true,
-      // int64s as numbers: revisions (all this reads of them) stay far below 2^53, while every
-      // watch response carries eight int64s (header and key-value), and turning each into a
-      // decimal string was ~15 % of what an agent allocated at 1,000 endpoint changes a second
-      // (bench/fleet (c), a sampling heap profile). The random cluster and member ids lose
-      // precision as numbers; they are not read.
-      longs: Number,
-      enums: String,
-      defaults: true,
-      oneofs: true,
-    }),
+    withWatchDecoder(
+      protoLoader.loadSync(PROTO, {
+        keepCase: true,
+        // int64s as numbers: revisions (all this reads of them) stay far below 2^53, while every
+        // watch response carries eight int64s (header and key-value), and turning each into a
+        // decimal string was ~15 % of what an agent allocated at 1,000 endpoint changes a second
+        // (bench/fleet (c), a sampling heap profile). The random cluster and member ids lose
+        // precision as numbers; they are not read.
+        longs: Number,
+        enums: String,
+        defaults: true,
+        oneofs: true,
+      }),
+    ),
   ) as unknown as Pb;
   return loaded;
+}
+
+/** The definitions with Watch's responses read by decodeWatchResponse (etcd/watch-response.ts says why). */
+function withWatchDecoder(def: protoLoader.PackageDefinition): protoLoader.PackageDefinition {
+  const service = def['etcdserverpb.Watch'] as protoLoader.ServiceDefinition;
+  const watch = service.Watch as protoLoader.MethodDefinition<object, object>;
+  const responseDeserialize: protoLoader.Deserialize<object> = decodeWatchResponse;
+  return { ...def, 'etcdserverpb.Watch': { ...service, Watch: { ...watch, responseDeserialize } } };
 }
 
 interface PbKeyValue {
@@ -103,15 +114,6 @@ interface PbRangeResponse {
   kvs: PbKeyValue[];
   more: boolean;
 }
-interface PbWatchResponse {
-  header: PbHeader;
-  created: boolean;
-  canceled: boolean;
-  compact_revision: number;
-  cancel_reason: string;
-  /** The enum's name in ./etcd/proto/kv.proto: Put or Delete. */
-  events: { type: string; kv: PbKeyValue }[];
-}
 type Unary = (
   req: object,
   md: grpc.Metadata,
@@ -120,7 +122,7 @@ type Unary = (
 ) => void;
 interface Clients {
   kv: grpc.Client & Record<'Range' | 'Txn' | 'Compact', Unary>;
-  watch: grpc.Client & { Watch(md: grpc.Metadata): grpc.ClientDuplexStream<object, PbWatchResponse> };
+  watch: grpc.Client & { Watch(md: grpc.Metadata): grpc.ClientDuplexStream<object, WatchResponseMessage> };
   auth: grpc.Client & Record<'Authenticate', Unary>;
 }
 
@@ -345,7 +347,7 @@ export function backoffDelay(
 
 class EtcdWatch implements Watch {
   nextRevision: number;
-  private stream: grpc.ClientDuplexStream<object, PbWatchResponse> | undefined;
+  private stream: grpc.ClientDuplexStream<object, WatchResponseMessage> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private attempt = 0;
   private done = false;
@@ -367,7 +369,7 @@ class EtcdWatch implements Watch {
         if (this.done) return;
         const stream = this.store.watchClient().Watch(md);
         this.stream = stream;
-        stream.on('data', (res: PbWatchResponse) => this.onResponse(stream, res));
+        stream.on('data', (res: WatchResponseMessage) => this.onResponse(stream, res));
         stream.on('error', (err: Error) => this.broken(stream, err));
         stream.on('end', () =>
           this.broken(stream, new StoreUnavailableError('etcd closed the watch stream')),
@@ -386,14 +388,17 @@ class EtcdWatch implements Watch {
     );
   }
 
-  private onResponse(stream: grpc.ClientDuplexStream<object, PbWatchResponse>, res: PbWatchResponse): void {
+  private onResponse(
+    stream: grpc.ClientDuplexStream<object, WatchResponseMessage>,
+    res: WatchResponseMessage,
+  ): void {
     if (this.done || stream !== this.stream) return;
     if (res.canceled) {
-      const compact = Number(res.compact_revision);
+      const compact = res.compactRevision;
       this.finish(
         compact > 0
           ? new ErrCompacted(this.nextRevision, compact)
-          : new Error(`etcd canceled the watch: ${res.cancel_reason || 'no reason given'}`),
+          : new Error(`etcd canceled the watch: ${res.cancelReason || 'no reason given'}`),
       );
       return;
     }
@@ -404,21 +409,18 @@ class EtcdWatch implements Watch {
     }
     if (res.events.length === 0) {
       // A progress notification: everything up to the header's revision is delivered.
-      this.nextRevision = Math.max(this.nextRevision, Number(res.header.revision) + 1);
+      this.nextRevision = Math.max(this.nextRevision, res.revision + 1);
       return;
     }
-    const events: StoreEvent[] = res.events.map((e) => {
-      const revision = Number(e.kv.mod_revision);
-      const key = e.kv.key.toString('utf8');
-      return e.type.toLowerCase() === 'delete'
-        ? { type: 'delete', key, revision }
-        : { type: 'put', key, value: e.kv.value.toString('utf8'), revision };
-    });
+    const events = res.events;
     this.nextRevision = (events[events.length - 1] as StoreEvent).revision + 1;
     this.handlers.onEvents(events);
   }
 
-  private broken(stream: grpc.ClientDuplexStream<object, PbWatchResponse> | undefined, err: Error): void {
+  private broken(
+    stream: grpc.ClientDuplexStream<object, WatchResponseMessage> | undefined,
+    err: Error,
+  ): void {
     if (this.done || (stream !== undefined && stream !== this.stream)) return;
     this.stream = undefined;
     stream?.cancel();
