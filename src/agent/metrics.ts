@@ -12,9 +12,12 @@ import type { OpDiagnostic } from '../reconcile/executor.js';
 import { ATTACHMENT_CHANNEL, type AttachmentDiagnostic } from '../attachments/attachment-timing.js';
 import type { ConnectionState } from '../vpp/client/connection-state.js';
 import type { RequestDiagnostic } from '../vpp/client/vpp-client.js';
+import { LabelTally } from './label-tally.js';
 import type { ReconcileSummary } from './status.js';
 
 const OP_CHANNEL = 'vppnet:plan:op';
+const OP_LABELS = ['action', 'kind', 'outcome'] as const;
+const REQUEST_LABELS = ['message', 'outcome'] as const;
 const REQUEST_CHANNEL = 'vppnet:vpp:request';
 /** Where a CNI call's time goes: 1 ms to a minute. */
 const ATTACHMENT_BUCKETS = [
@@ -35,9 +38,12 @@ export class AgentMetrics {
   readonly registry = new Registry();
   readonly #reconcileDuration: Histogram<'outcome'>;
   readonly #reconciles: Counter<'outcome'>;
-  readonly #operations: Counter<'action' | 'kind' | 'outcome'>;
+  readonly #operations: Counter<(typeof OP_LABELS)[number]>;
+  /** What #operations shows, counted without prom-client's per-call label string (label-tally.ts). */
+  readonly #opTally = new LabelTally(OP_LABELS);
   readonly #requestDuration: Histogram<'message'>;
-  readonly #requests: Counter<'message' | 'outcome'>;
+  readonly #requests: Counter<(typeof REQUEST_LABELS)[number]>;
+  readonly #requestTally = new LabelTally(REQUEST_LABELS);
   readonly #connectionState: Gauge<'state'>;
   readonly #owned: Gauge<'kind'>;
   readonly #brokenPorts: Gauge;
@@ -69,8 +75,9 @@ export class AgentMetrics {
     this.#operations = new Counter({
       name: 'vppnet_operations_total',
       help: 'Operations applied to VPP by action, resource kind and outcome.',
-      labelNames: ['action', 'kind', 'outcome'],
+      labelNames: OP_LABELS,
       registers,
+      collect: () => this.#opTally.copyTo(this.#operations),
     });
     this.#requestDuration = new Histogram({
       name: 'vppnet_vpp_request_duration_seconds',
@@ -82,8 +89,9 @@ export class AgentMetrics {
     this.#requests = new Counter({
       name: 'vppnet_vpp_requests_total',
       help: 'VPP binary API requests by message and outcome (ok, retval, timeout, conn_lost, error).',
-      labelNames: ['message', 'outcome'],
+      labelNames: REQUEST_LABELS,
       registers,
+      collect: () => this.#requestTally.copyTo(this.#requests),
     });
     this.#connectionState = new Gauge({
       name: 'vppnet_vpp_connection_state',
@@ -212,13 +220,13 @@ export class AgentMetrics {
 
   readonly #onOp = (message: unknown): void => {
     if (!isOpDiagnostic(message)) return;
-    this.#operations.inc({ action: message.action, kind: message.kind, outcome: message.outcome });
+    this.#opTally.inc(message.action, message.kind, message.outcome);
   };
 
   readonly #onRequest = (message: unknown): void => {
     if (!isRequestDiagnostic(message)) return;
     this.#requestDuration.observe({ message: message.name }, message.durationMs / 1000);
-    this.#requests.inc({ message: message.name, outcome: message.outcome });
+    this.#requestTally.inc(message.name, message.outcome);
   };
 
   readonly #onAttachment = (message: unknown): void => {
