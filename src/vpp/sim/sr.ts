@@ -73,6 +73,9 @@ export interface SteeringPolicy {
   bsid: Buffer;
 }
 
+/** An L2 steering entry's prefix as its details show it: IPv4 0.0.0.0. */
+const NO_IP4 = new Uint8Array(4);
+
 /** SR_SEGMENT_LIST_WEIGHT_DEFAULT */
 const SL_WEIGHT_DEFAULT = 1;
 
@@ -315,7 +318,7 @@ export class Sr {
     return -1;
   }
 
-  /** sr_steering_policy */
+  /** sr_steering_policy; `steered` is told of the entry created or re-pointed. */
   steer(
     isDel: boolean,
     bsid: Buffer,
@@ -324,6 +327,7 @@ export class Sr {
     len: number,
     swIfIndex: number,
     trafficType: number,
+    steered?: (index: number, entry: SteeringPolicy) => void,
   ): number {
     const table = tableId !== 0xffffffff ? tableId : 0;
     let key: string;
@@ -362,9 +366,11 @@ export class Sr {
       const pi = this.#policyIndex.get(bsid.toString('hex'));
       if (pi === undefined) return -2;
       s.policy = pi;
-      s.bsid = Buffer.from((this.policies.get(pi) as SrPolicy).bsid);
+      // The policy's own Buffer, never written to: a copy per entry was 100k Buffers on a node.
+      s.bsid = (this.policies.get(pi) as SrPolicy).bsid;
       if (s.trafficType !== STEER.L2) this.#fib.sourceRemove(tableOf(s), fibPrefix(s), FibSource.SR);
       this.#installSteering(s);
+      steered?.(at, s);
       return 0;
     }
     if (isDel) return -4;
@@ -378,12 +384,13 @@ export class Sr {
       prefixLen: trafficType === STEER.L2 ? 0 : len,
       swIfIndex: trafficType === STEER.L2 ? swIfIndex : 0,
       policy: pi,
-      bsid: Buffer.from(p.bsid),
+      bsid: p.bsid,
     };
     if ((trafficType === STEER.L2 || trafficType === STEER.IPV4) && !p.isEncap) return -5;
     const index = this.steering.add(() => s);
     this.#steerIndex.set(key, index);
     this.#installSteering(s);
+    steered?.(index, s);
     return 0;
   }
 
@@ -501,6 +508,12 @@ export class Sr {
       call.reply({ retval: this.policyDel(ip6Bytes(m.bsid_addr)) });
     });
 
+    // An entry's details frame is made when it is created or re-pointed, a few microseconds each,
+    // rather than at the next dump: a drift check's dump after a minute of 1,000 changes a second
+    // encoded 60k frames in one go, and meanwhile this one thread answered no other connection —
+    // the agent's route deltas waited behind it (bench/fleet (c)). VPP encodes as it dumps, in C.
+    const cacheFrame = (index: number, entry: SteeringPolicy): void =>
+      void this.#steeringFrame(d, index, entry);
     d.on(msg.sr_steering_add_del, (m, call) => {
       if (m.traffic_type === STEER.L2 && !this.#vpp.interfaces.isValid(m.sw_if_index))
         return call.reply({ retval: Rv.INVALID_SW_IF_INDEX });
@@ -514,6 +527,7 @@ export class Sr {
           m.prefix.len,
           m.sw_if_index >>> 0,
           m.traffic_type,
+          cacheFrame,
         ),
       });
     });
@@ -581,44 +595,53 @@ export class Sr {
 
     d.on(msg.sr_steering_pol_dump, (_m, call) => {
       if (!call.reg) return;
-      const table = d.table;
-      // Indexed, with the cache beside the pool (an entry's slot, checked to be that entry's): the
-      // generator and a WeakMap lookup per entry were most of a 100k-entry dump's time.
+      // Indexed, with the cache beside the pool: the generator and a WeakMap lookup per entry were
+      // most of a 100k-entry dump's time.
       for (let i = 0; i < this.steering.length; i++) {
         const s = this.steering.get(i);
         if (s === undefined) continue;
-        const p = this.policies.get(s.policy);
-        const bsid = p ? p.bsid : s.bsid;
-        const cached = this.#steeringFrames[i];
-        if (cached && cached.entry === s && cached.table === table && cached.bsid === bsid) {
-          call.detailsFrame(cached.frame);
-          continue;
-        }
-        const isV6 = s.trafficType === STEER.IPV6;
-        const frame = d.encode(
-          msg.sr_steering_pol_details,
-          {
-            traffic_type: s.trafficType,
-            fib_table: s.fibTable,
-            // ip_address_encode (IP46_TYPE_ANY): an IPv4 prefix (or none, for L2) reads as IPv4
-            prefix: {
-              address: isV6
-                ? apiAddress(s.prefix)
-                : apiAddress(s.trafficType === STEER.L2 ? Buffer.alloc(4) : s.prefix),
-              len: s.prefixLen,
-            },
-            // htonl (classify.l2.sw_if_index): a union with classify.l3.prefix, so an IPv6 entry
-            // shows its prefix's first four bytes read as a little-endian u32 (an IPv4 one, the
-            // ip46 padding: 0)
-            sw_if_index: isV6 ? s.prefix.readUInt32LE(0) : s.swIfIndex,
-            bsid: ipText(bsid),
-          },
-          { context: 0 },
-        );
+        const frame = this.#steeringFrame(d, i, s);
         if (!frame) return;
-        this.#steeringFrames[i] = { entry: s, table, bsid, frame };
         call.detailsFrame(frame);
       }
     });
+  }
+
+  /**
+   * The details frame of steering entry `i`, from the cache when it is this entry's with the
+   * message table and BSID it would show now, else encoded and cached; undefined when the table
+   * has no id for the details message.
+   */
+  #steeringFrame(d: Dispatcher, i: number, s: SteeringPolicy): Buffer | undefined {
+    const table = d.table;
+    const p = this.policies.get(s.policy);
+    const bsid = p ? p.bsid : s.bsid;
+    const cached = this.#steeringFrames[i];
+    if (cached && cached.entry === s && cached.table === table && cached.bsid === bsid) return cached.frame;
+    const isV6 = s.trafficType === STEER.IPV6;
+    const frame = d.encode(
+      msg.sr_steering_pol_details,
+      {
+        traffic_type: s.trafficType,
+        fib_table: s.fibTable,
+        // ip_address_encode (IP46_TYPE_ANY): an IPv4 prefix (or none, for L2) reads as IPv4. The
+        // bytes themselves, not their text: formatting each address for the encoder to parse it
+        // back was most of the encoding's time.
+        prefix: {
+          address: isV6
+            ? { af: 1, un: { ip6: s.prefix } }
+            : { af: 0, un: { ip4: s.trafficType === STEER.L2 ? NO_IP4 : s.prefix } },
+          len: s.prefixLen,
+        },
+        // htonl (classify.l2.sw_if_index): a union with classify.l3.prefix, so an IPv6 entry
+        // shows its prefix's first four bytes read as a little-endian u32 (an IPv4 one, the
+        // ip46 padding: 0)
+        sw_if_index: isV6 ? s.prefix.readUInt32LE(0) : s.swIfIndex,
+        bsid,
+      },
+      { context: 0 },
+    );
+    if (frame) this.#steeringFrames[i] = { entry: s, table, bsid, frame };
+    return frame;
   }
 }
