@@ -324,8 +324,20 @@ async function main(cleanup: Cleanup): Promise<void> {
   if (timelinePath !== undefined) timeline = [];
   const total = RATE * SECONDS;
   let sent = 0;
-  await new Promise<void>((resolve) => {
+  await new Promise<void>((resolve, reject) => {
     const tick = (): void => {
+      try {
+        writeDue();
+      } catch (err) {
+        // Out of endpoints to change, say: main's caller stops what the benchmark started (a
+        // throw in this timer would end the process and leave etcd, simulators and agents behind).
+        reject(err instanceof Error ? err : new Error(String(err)));
+        return;
+      }
+      if (sent >= total) resolve();
+      else setTimeout(tick, 5);
+    };
+    const writeDue = (): void => {
       const due = Math.min(total, Math.floor(((now() - windowStart) / 1000) * RATE));
       // The changes due since the last tick (5 ms) go in one transaction, as a controller
       // writing 1,000 changes a second would batch them: a single etcd on this 2-core VM (beside
@@ -354,8 +366,6 @@ async function main(cleanup: Cleanup): Promise<void> {
           );
         inFlight.set(c, p);
       });
-      if (sent >= total) resolve();
-      else setTimeout(tick, 5);
     };
     tick();
   });
