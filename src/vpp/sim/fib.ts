@@ -84,6 +84,10 @@ const SOURCE_PRIORITY: ReadonlyMap<number, number> = new Map([
   [FibSource.NAT_HI, 0x10 + 0.5],
 ]);
 
+function sourcePriority(source: number): number {
+  return SOURCE_PRIORITY.get(source) ?? 0x100;
+}
+
 /** fib_path_type_t in fib_path.c order (also the path-list sort key). */
 export const PathType = {
   ATTACHED_NEXT_HOP: 0,
@@ -128,12 +132,112 @@ interface SourceState {
   exclusiveLb?: number;
 }
 
+/**
+ * An entry's sources and their states, in the order they were added, as a Map would keep them.
+ * Nearly every entry has one (a steering entry's SR, a route's API): that one is kept in fields,
+ * and an array is made for more. A Map per entry was ~250 bytes of a 100k-entry simulator's heap
+ * per steering entry, its largest single cost (a heap snapshot), and marking it all was most of
+ * the simulator's major collections.
+ */
+export class FibSources {
+  #firstSource = -1;
+  #first: SourceState | undefined;
+  /** Further sources and their states, alternating: [source, state, source, state, ...]. */
+  #more: (number | SourceState)[] | undefined;
+
+  get size(): number {
+    return (this.#first === undefined ? 0 : 1) + (this.#more ? this.#more.length / 2 : 0);
+  }
+
+  get(source: number): SourceState | undefined {
+    if (this.#first !== undefined && this.#firstSource === source) return this.#first;
+    const more = this.#more;
+    if (more)
+      for (let i = 0; i < more.length; i += 2) if (more[i] === source) return more[i + 1] as SourceState;
+    return undefined;
+  }
+
+  has(source: number): boolean {
+    return this.get(source) !== undefined;
+  }
+
+  /** Replaces the source's state, or adds the source last. */
+  set(source: number, state: SourceState): void {
+    // (No first source means no others either: delete() moves the next one up.)
+    if (this.#first === undefined || this.#firstSource === source) {
+      this.#firstSource = source;
+      this.#first = state;
+      return;
+    }
+    const more = (this.#more ??= []);
+    for (let i = 0; i < more.length; i += 2) {
+      if (more[i] === source) {
+        more[i + 1] = state;
+        return;
+      }
+    }
+    more.push(source, state);
+  }
+
+  delete(source: number): boolean {
+    if (this.#first !== undefined && this.#firstSource === source) {
+      // The next one, if any, becomes the first: the order stays that of addition.
+      const more = this.#more;
+      if (more && more.length > 0) {
+        this.#firstSource = more[0] as number;
+        this.#first = more[1] as SourceState;
+        more.splice(0, 2);
+        if (more.length === 0) this.#more = undefined;
+      } else {
+        this.#first = undefined;
+        this.#firstSource = -1;
+      }
+      return true;
+    }
+    const more = this.#more;
+    if (!more) return false;
+    for (let i = 0; i < more.length; i += 2) {
+      if (more[i] === source) {
+        more.splice(i, 2);
+        if (more.length === 0) this.#more = undefined;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The source of highest priority (the smallest value); -1 when there is none. */
+  best(): number {
+    if (this.#first === undefined) return -1;
+    let best = this.#firstSource;
+    const more = this.#more;
+    if (more) {
+      let prio = sourcePriority(best);
+      for (let i = 0; i < more.length; i += 2) {
+        const p = sourcePriority(more[i] as number);
+        if (p < prio) {
+          prio = p;
+          best = more[i] as number;
+        }
+      }
+    }
+    return best;
+  }
+
+  /** The sources, in the order they were added. */
+  *keys(): IterableIterator<number> {
+    if (this.#first !== undefined) yield this.#firstSource;
+    const more = this.#more;
+    if (more) for (let i = 0; i < more.length; i += 2) yield more[i] as number;
+  }
+}
+
 export class FibEntry {
   readonly table: FibTable;
   readonly prefix: IpPrefix;
   /** Load-balance index: the entry's stats_index. */
   lb = -1;
-  readonly sources = new Map<number, SourceState>();
+  readonly sources = new FibSources();
 
   constructor(table: FibTable, prefix: IpPrefix) {
     this.table = table;
@@ -141,16 +245,7 @@ export class FibEntry {
   }
 
   bestSource(): number {
-    let best = -1;
-    let prio = Infinity;
-    for (const s of this.sources.keys()) {
-      const p = SOURCE_PRIORITY.get(s) ?? 0x100;
-      if (p < prio) {
-        prio = p;
-        best = s;
-      }
-    }
-    return best;
+    return this.sources.best();
   }
 }
 

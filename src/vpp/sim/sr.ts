@@ -93,17 +93,14 @@ export class Sr {
    * Each entry's encoded details, valid for the message table and the BSID it was made with: a
    * dump of 100k unchanged entries then copies frames instead of encoding them. fleet mode's drift
    * check dumps a node's 100k entries every minute, and while this one Node thread encoded them
-   * it answered no other connection (VPP's C handler takes a fraction of that).
+   * it answered no other connection (VPP's C handler takes a fraction of that). In columns by
+   * pool index — the frame, the entry and BSID it shows — rather than an object per entry (100k
+   * objects less to keep and to mark); one message table for all, the frames dropped with it.
    */
-  readonly #steeringFrames: (
-    | {
-        readonly entry: SteeringPolicy;
-        readonly table: MessageTable;
-        readonly bsid: Buffer;
-        readonly frame: Buffer;
-      }
-    | undefined
-  )[] = [];
+  readonly #frames: (Buffer | undefined)[] = [];
+  readonly #frameEntries: (SteeringPolicy | undefined)[] = [];
+  readonly #frameBsids: (Buffer | undefined)[] = [];
+  #framesTable: MessageTable | undefined;
   readonly #steerIndex = new Map<string, number>();
   /** sm->fib_table_ip6 / fib_table_ip4: SR's own steering tables, created with the first policy. */
   #tableIp6: FibTable | undefined;
@@ -357,7 +354,9 @@ export class Sr {
       if (isDel) {
         if (s.trafficType !== STEER.L2) this.#fib.sourceRemove(tableOf(s), fibPrefix(s), FibSource.SR);
         this.steering.remove(at);
-        this.#steeringFrames[at] = undefined;
+        this.#frames[at] = undefined;
+        this.#frameEntries[at] = undefined;
+        this.#frameBsids[at] = undefined;
         this.#steerIndex.delete(key);
         this.#maybeReleaseTables();
         return 0;
@@ -388,7 +387,9 @@ export class Sr {
     };
     if ((trafficType === STEER.L2 || trafficType === STEER.IPV4) && !p.isEncap) return -5;
     const index = this.steering.add(() => s);
-    this.#steerIndex.set(key, index);
+    // One flat string (normalize() of ASCII text), not the concatenation's tree of parts: 100k
+    // such trees were ~8 MB of a busy node's simulator.
+    this.#steerIndex.set(key.normalize(), index);
     this.#installSteering(s);
     steered?.(index, s);
     return 0;
@@ -616,8 +617,12 @@ export class Sr {
     const table = d.table;
     const p = this.policies.get(s.policy);
     const bsid = p ? p.bsid : s.bsid;
-    const cached = this.#steeringFrames[i];
-    if (cached && cached.entry === s && cached.table === table && cached.bsid === bsid) return cached.frame;
+    if (this.#framesTable !== table) {
+      this.#frames.length = this.#frameEntries.length = this.#frameBsids.length = 0;
+      this.#framesTable = table;
+    }
+    const cached = this.#frames[i];
+    if (cached && this.#frameEntries[i] === s && this.#frameBsids[i] === bsid) return cached;
     const isV6 = s.trafficType === STEER.IPV6;
     const frame = d.encode(
       msg.sr_steering_pol_details,
@@ -641,7 +646,11 @@ export class Sr {
       },
       { context: 0 },
     );
-    if (frame) this.#steeringFrames[i] = { entry: s, table, bsid, frame };
+    if (frame) {
+      this.#frames[i] = frame;
+      this.#frameEntries[i] = s;
+      this.#frameBsids[i] = bsid;
+    }
     return frame;
   }
 }
