@@ -78,11 +78,11 @@ function pb(): Pb {
     withWatchDecoder(
       protoLoader.loadSync(PROTO, {
         keepCase: true,
-        // int64s as numbers: revisions (all this reads of them) stay far below 2^53, while every
-        // watch response carries eight int64s (header and key-value), and turning each into a
-        // decimal string was ~15 % of what an agent allocated at 1,000 endpoint changes a second
-        // (bench/fleet (c), a sampling heap profile). The random cluster and member ids lose
-        // precision as numbers; they are not read.
+        // int64s as numbers: revisions (all this reads of them) stay far below 2^53, and turning
+        // each into a decimal string was ~15 % of what an agent allocated at 1,000 endpoint
+        // changes a second, when watch responses still came through here (bench/fleet (c), a
+        // sampling heap profile). The random cluster and member ids lose precision as numbers;
+        // they are not read.
         longs: Number,
         enums: String,
         defaults: true,

@@ -4,7 +4,7 @@
  *
  * Why not proto-loader's own deserializer: it builds a protobufjs message per response, header,
  * event and key-value, a Buffer per key and value, and then copies all of it into plain objects
- * with every default filled in — about a fifth of what an agent allocated at 1,000 endpoint
+ * with every default filled in — about a tenth of what an agent allocated at 1,000 endpoint
  * changes a second (bench/fleet (c), a sampling heap profile of its busiest agent), and each of
  * those objects was garbage by the next turn. This reads the six fields a watch uses and skips
  * the rest by wire type, as any protobuf reader does with fields it does not know.
