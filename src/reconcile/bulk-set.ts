@@ -16,8 +16,8 @@ class BulkMemberOp implements Op {
   readonly key: string;
   readonly level: number;
   readonly reason: string;
-  readonly #side: BulkResources;
-  readonly #member: number;
+  protected readonly side: BulkResources;
+  protected readonly member: number;
 
   constructor(action: OpAction, side: BulkResources, member: number, level: number, reason: string) {
     this.action = action;
@@ -25,14 +25,14 @@ class BulkMemberOp implements Op {
     // key); normalize() returns the same ASCII text as one flat string (~65 bytes), which for
     // 100k ops is 10 MiB less.
     this.key = side.key(member).normalize();
-    this.#side = side;
-    this.#member = member;
+    this.side = side;
+    this.member = member;
     this.level = level;
     this.reason = reason;
   }
 
   get kind(): string {
-    return this.#side.kind;
+    return this.side.kind;
   }
 
   /** Members are leaves: nothing depends on them. */
@@ -41,36 +41,25 @@ class BulkMemberOp implements Op {
   }
 
   get resource(): Resource {
-    return this.#side.resource(this.#member);
+    return this.side.resource(this.member);
   }
 
   /** The member's group list, shared, without building the member. */
   get deps(): readonly string[] {
-    return this.#side.groups[this.#side.groupOf(this.#member)] as readonly string[];
+    return this.side.groups[this.side.groupOf(this.member)] as readonly string[];
   }
 }
 
 type ApplyingSide = BulkResources & Required<Pick<BulkResources, 'apply'>>;
 
-/** A create or delete of a member of a side that applies its members itself (BulkResources.apply). */
+/**
+ * An op on a member of a side that applies its members itself (BulkResources.apply). Built only
+ * for such a side (memberOp, memberUpdate); the fields are the base class's, not copies: a cold
+ * start's plan holds 100k of these ops.
+ */
 class AppliedBulkMemberOp extends BulkMemberOp {
-  readonly #side: ApplyingSide;
-  readonly #member: number;
-
-  constructor(
-    action: 'create' | 'delete',
-    side: ApplyingSide,
-    member: number,
-    level: number,
-    reason: string,
-  ) {
-    super(action, side, member, level, reason);
-    this.#side = side;
-    this.#member = member;
-  }
-
   run(ctx: unknown): Promise<unknown> {
-    return this.#side.apply(ctx, this.action, this.#member);
+    return (this.side as ApplyingSide).apply(ctx, this.action, this.member);
   }
 }
 
@@ -83,7 +72,7 @@ function memberOp(
   reason: string,
 ): BulkMemberOp {
   return side.apply
-    ? new AppliedBulkMemberOp(action, side as ApplyingSide, member, level, reason)
+    ? new AppliedBulkMemberOp(action, side, member, level, reason)
     : new BulkMemberOp(action, side, member, level, reason);
 }
 
@@ -112,25 +101,23 @@ class BulkMemberUpdate extends BulkMemberOp {
 
 /** An update of a member of a side that applies its members itself. */
 class AppliedBulkMemberUpdate extends BulkMemberUpdate {
-  readonly #side: ApplyingSide;
-  readonly #member: number;
-
-  constructor(
-    desired: ApplyingSide,
-    member: number,
-    actual: BulkResources,
-    previous: number,
-    level: number,
-    reason: string,
-  ) {
-    super(desired, member, actual, previous, level, reason);
-    this.#side = desired;
-    this.#member = member;
-  }
-
   run(ctx: unknown): Promise<unknown> {
-    return this.#side.apply(ctx, 'update', this.#member);
+    return (this.side as ApplyingSide).apply(ctx, 'update', this.member);
   }
+}
+
+/** An update op on a desired member (`previous`: its actual counterpart), applied by its side when it can. */
+function memberUpdate(
+  desired: BulkResources,
+  member: number,
+  actual: BulkResources,
+  previous: number,
+  level: number,
+  reason: string,
+): BulkMemberOp {
+  return desired.apply
+    ? new AppliedBulkMemberUpdate(desired, member, actual, previous, level, reason)
+    : new BulkMemberUpdate(desired, member, actual, previous, level, reason);
 }
 
 const NONE: readonly string[] = [];
@@ -253,14 +240,9 @@ export class BulkKindSet implements KindSet {
       if (state === UNCHANGED || state === PENDING) continue;
       const level = desiredLevel(desired.groupOf(i));
       const reason = this.#desiredReason(i);
-      if (state === UPDATE) {
-        const j = counterpart[i] as number;
-        applies.push(
-          desired.apply
-            ? new AppliedBulkMemberUpdate(desired as ApplyingSide, i, actual, j, level, reason)
-            : new BulkMemberUpdate(desired, i, actual, j, level, reason),
-        );
-      } else applies.push(memberOp('create', desired, i, level, reason));
+      if (state === UPDATE)
+        applies.push(memberUpdate(desired, i, actual, counterpart[i] as number, level, reason));
+      else applies.push(memberOp('create', desired, i, level, reason));
     }
     return { deletes, applies };
   }
