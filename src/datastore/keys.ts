@@ -44,6 +44,13 @@ export interface KeyRange {
 
 export class KeySchema {
   readonly prefix: string;
+  /**
+   * One string per VPC name among the endpoint keys parsed: split() copies each key's VPC part
+   * (V8 slices only strings of 13 characters or more), and an agent holds 100k endpoint records
+   * of ~10 VPCs (24 bytes a copy, 2.3 MiB; memory-probe.ts). Grows with the VPCs seen, as the
+   * records do.
+   */
+  readonly #vpcNames = new Map<string, string>();
   constructor(prefix: string = DEFAULT_PREFIX) {
     if (!prefix.startsWith('/') || !prefix.endsWith('/'))
       throw new Error(`datastore prefix ${JSON.stringify(prefix)} must start and end with "/"`);
@@ -106,7 +113,8 @@ export class KeySchema {
     if (kind === 'endpoints' && a && b) {
       const written = b.replace('_', '/');
       const prefix = b.includes('_') ? parseIp4Prefix(written) : undefined;
-      if (prefix) return { kind: 'endpoint', vpc: a, prefix, family: 4 };
+      const vpc = this.#vpcName(a);
+      if (prefix) return { kind: 'endpoint', vpc, prefix, family: 4 };
       const prefix6 = b.includes('_') ? parseIp6Prefix(written) : undefined;
       if (!prefix6)
         return { error: 'must end in an IPv4 prefix written a.b.c.d_len or an IPv6 one written x:y::z_len' };
@@ -114,12 +122,19 @@ export class KeySchema {
         return {
           error: `must spell the IPv6 prefix canonically (RFC 5952): ${prefix6.address}_${prefix6.len}`,
         };
-      return { kind: 'endpoint', vpc: a, prefix: prefix6, family: 6 };
+      return { kind: 'endpoint', vpc, prefix: prefix6, family: 6 };
     }
     return {
       error:
         'is not a vppnet key (nodes/NODE, vpcs/VPC, ports/NODE/PORT, endpoints/VPC/a.b.c.d_len or x:y::z_len)',
     };
+  }
+
+  #vpcName(name: string): string {
+    const known = this.#vpcNames.get(name);
+    if (known !== undefined) return known;
+    this.#vpcNames.set(name, name);
+    return name;
   }
 }
 
