@@ -396,6 +396,7 @@ async function main(cleanup: Cleanup): Promise<void> {
     };
     tick();
   });
+  if (Number.isNaN(windowStart)) startWindow(); // BENCH_SECONDS=0: a warm-up alone, an empty window
   const windowS = (now() - windowStart) / 1000;
   const cpu1 = agents.map((a) => cpuSecondsOf(a.pid));
   const etcdCpu1 = etcd.pid !== undefined ? cpuSecondsOf(etcd.pid) : NaN;

@@ -3,7 +3,8 @@
  * limit Node reads at start-up (uv_get_constrained_memory) to size V8's heap. Under the
  * DaemonSet's 256 Mi that gives a ~259 MiB heap limit instead of the 4 GiB Node picks on a 24 GiB
  * machine, and V8 collects garbage accordingly: peak RSS is the agent's as deployed, not as it
- * would be with a whole machine to spend.
+ * would be with a whole machine to spend. The process re-run in the cgroup also gets the
+ * DaemonSet's Node options (agent.nodeOptions): the agent's code runs in it.
  *
  * BENCH_MEMORY_LIMIT: `daemonset` (default: the agent's limits.memory from
  * deploy/values/default.yaml), a quantity such as `512Mi`, or `none`. Needs root and a writable
@@ -14,14 +15,17 @@ import { existsSync } from 'node:fs';
 import { mkdir, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseQuantity } from '../../deploy/render/values.js';
-import { daemonSetAgent } from './daemonset-agent.js';
+import { daemonSetAgent, daemonSetNodeArgs } from './daemonset-agent.js';
 
 const INSIDE = 'VPPNET_BENCH_MEMORY_LIMIT_BYTES';
 
 export interface MemoryLimit {
   /** The limit this process runs under, in bytes; undefined without one. */
   readonly bytes: number | undefined;
-  /** For the table's title, e.g. "256 MiB memory cgroup (the DaemonSet's limits.memory)". */
+  /**
+   * For the table's title, e.g. "256 MiB memory cgroup (the DaemonSet's limits.memory), NODE_OPTIONS
+   * '--v8-pool-size=1' (the DaemonSet's)".
+   */
   readonly description: string;
 }
 
@@ -32,9 +36,12 @@ export interface MemoryLimit {
 export async function underMemoryLimit(): Promise<MemoryLimit | { readonly exitCode: number }> {
   const inside = process.env[INSIDE];
   if (inside !== undefined) return { bytes: Number(inside), description: describe(Number(inside)) };
+  const deployed = daemonSetNodeArgs();
+  const noOptions =
+    deployed.length > 0 ? `; without the DaemonSet's NODE_OPTIONS '${deployed.join(' ')}'` : '';
   const wanted = process.env.BENCH_MEMORY_LIMIT ?? 'daemonset';
   if (wanted === 'none')
-    return { bytes: undefined, description: 'no memory limit (BENCH_MEMORY_LIMIT=none)' };
+    return { bytes: undefined, description: `no memory limit (BENCH_MEMORY_LIMIT=none)${noOptions}` };
   const bytes = wanted === 'daemonset' ? daemonSetLimit() : parseQuantity(wanted, 'memory');
   if (bytes === undefined)
     throw new Error(`BENCH_MEMORY_LIMIT=${wanted}: not a memory quantity (e.g. 256Mi) or 'none'`);
@@ -42,11 +49,13 @@ export async function underMemoryLimit(): Promise<MemoryLimit | { readonly exitC
   if (cgroup instanceof Error) {
     return {
       bytes: undefined,
-      description: `no memory limit: cannot make a memory cgroup (${cgroup.message})`,
+      description: `no memory limit: cannot make a memory cgroup (${cgroup.message})${noOptions}`,
     };
   }
   try {
     // The shell moves itself into the cgroup, then becomes node: Node sees the limit from its start.
+    // The agent's code runs in this process, so it gets the DaemonSet's Node options too (as
+    // arguments: NODE_OPTIONS would reach the helper processes the benchmark starts as well).
     const child = spawn(
       '/bin/sh',
       [
@@ -55,6 +64,7 @@ export async function underMemoryLimit(): Promise<MemoryLimit | { readonly exitC
         'sh',
         path.join(cgroup, 'cgroup.procs'),
         process.execPath,
+        ...deployed,
         ...process.execArgv,
         ...process.argv.slice(1),
       ],
@@ -75,7 +85,9 @@ export function daemonSetLimit(): number | undefined {
 function describe(bytes: number): string {
   const fromValues =
     process.env.BENCH_MEMORY_LIMIT === undefined || process.env.BENCH_MEMORY_LIMIT === 'daemonset';
-  return `${bytes / (1024 * 1024)} MiB memory cgroup${fromValues ? " (the DaemonSet's limits.memory)" : ''}`;
+  const deployed = daemonSetNodeArgs();
+  const options = deployed.length > 0 ? `, NODE_OPTIONS '${deployed.join(' ')}' (the DaemonSet's)` : '';
+  return `${bytes / (1024 * 1024)} MiB memory cgroup${fromValues ? " (the DaemonSet's limits.memory)" : ''}${options}`;
 }
 
 /** A fresh memory cgroup with the limit, v2 or v1, named after this process unless named. */
