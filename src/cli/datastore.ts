@@ -18,7 +18,7 @@ import { importConfig, putRecordsFile } from '../datastore/operations.js';
 import { parseRecord, RecordError } from '../datastore/records.js';
 import type { KeyValue } from '../datastore/store.js';
 
-const CONNECTION_HELP = `  --endpoints URLS   etcd endpoints, comma-separated: host:port or http(s)://host:port
+export const CONNECTION_HELP = `  --endpoints URLS   etcd endpoints, comma-separated: host:port or http(s)://host:port
                      (env VPPNET_ETCD_ENDPOINTS; default http://127.0.0.1:2379)
   --prefix PREFIX    the key prefix (env VPPNET_DATASTORE_PREFIX; default ${DEFAULT_PREFIX})
   --ca FILE          CA of etcd's server certificate, PEM (env VPPNET_ETCD_CA); implies https
@@ -66,7 +66,7 @@ Records file (put -f):
   endpoints: { VPC: { A.B.C.D/LEN: NODE, X:Y::Z/LEN: NODE } }
   a record given as null (e.g. ports: { hv2: { vm2: null } }) is deleted in the same transaction`;
 
-const CONNECTION_OPTIONS = {
+export const CONNECTION_OPTIONS = {
   endpoints: { type: 'string' },
   prefix: { type: 'string' },
   ca: { type: 'string' },
@@ -77,7 +77,7 @@ const CONNECTION_OPTIONS = {
 } as const;
 
 /** Where the store is, from the connection flags, else the environment (connection-settings.ts). */
-function connectionOf(
+export function connectionOf(
   values: { readonly [K in keyof typeof CONNECTION_OPTIONS]?: string | undefined },
   e: NodeJS.ProcessEnv,
 ): ConnectionSettings {

@@ -149,7 +149,7 @@ describe('vppnet CLI', () => {
     }
     assert.match(
       (await run(['help'])).out,
-      /vppnet status --config FILE \[--vpp SOCKET\] \[--state-dir DIR\]/,
+      /vppnet status --config FILE \| --datastore etcd --node-name NODE \[--vpp SOCKET\] \[--state-dir DIR\]/,
     );
   });
 

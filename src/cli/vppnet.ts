@@ -1,15 +1,17 @@
 #!/usr/bin/env node
 /**
  * vppnet: the operator's CLI.
- *   vppnet plan   [--config FILE] [--vpp SOCKET] [--state-dir DIR] [--json] [--verbose]
- *   vppnet status --config FILE [--vpp SOCKET] [--state-dir DIR] [--json]
+ *   vppnet plan   [--config FILE | --datastore etcd --node-name NODE] [--vpp SOCKET] [--state-dir DIR] [--json] [--verbose]
+ *   vppnet status --config FILE | --datastore etcd --node-name NODE [--vpp SOCKET] [--state-dir DIR] [--json]
  *   vppnet version
  *   vppnet install-cni --source FILE --dest DIR [--name vppnet-cni]
  * Without --vpp, plan uses the bundled example (examples/hypervisor-1.yaml) unless --config is
  * given. Against a live VPP (status, plan --vpp) the bundled example would only produce a
  * meaningless diff, so there the config must be named (--config, or the agent's VPPNET_CONFIG).
- * Settings the agent also has (state dir, VPP socket) default as the agent's do, environment
- * variables included, so the CLI run next to an agent sees what the agent sees.
+ * Settings the agent also has (state dir, VPP socket, datastore, node name, etcd connection)
+ * default as the agent's do, environment variables included, so the CLI run next to an agent sees
+ * what the agent sees. With --datastore etcd the node's config is what its agent derives from the
+ * records (datastore-config.ts).
  */
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -29,7 +31,14 @@ import { VppnetError } from '../util/errors.js';
 import { msg } from '../vpp/messages/index.js';
 import { formatPlan, planToJson } from './format-plan.js';
 import { INSTALL_CNI_USAGE, installCniCommand } from './install-cni.js';
-import { DatastoreUsageError, datastoreCommand } from './datastore.js';
+import {
+  CONNECTION_HELP,
+  CONNECTION_OPTIONS,
+  DatastoreUsageError,
+  connectionOf,
+  datastoreCommand,
+} from './datastore.js';
+import { nodeConfigFromDatastore } from './datastore-config.js';
 import { srGlobalsNotes } from './sr-globals-notes.js';
 import { underlayAnnouncementNotes } from './underlay-announcement-notes.js';
 
@@ -38,27 +47,36 @@ export const EXAMPLE_CONFIG = fileURLToPath(new URL('../../../examples/hyperviso
 const STATE_DIR_HELP = `  --state-dir DIR   the agent's state directory, read only; consulted only when VPP's CLI does not
                     report the SRv6 encap hop limit or source (env VPPNET_STATE_DIR; default ${DEFAULT_STATE_DIR})`;
 
-export const PLAN_USAGE = `usage: vppnet plan [--config FILE] [--vpp SOCKET] [--state-dir DIR] [--json] [--verbose]
+const DATASTORE_HELP = `  --datastore etcd  the node's config as its agent derives it from the fleet's records in etcd
+                    (env VPPNET_DATASTORE, when --config is not given; default file)
+  --node-name NODE  with --datastore etcd: the node record (env VPPNET_NODE_NAME)
+  with --datastore etcd, where etcd is (as vppnet datastore):
+${CONNECTION_HELP}`;
+
+export const PLAN_USAGE = `usage: vppnet plan [--config FILE | --datastore etcd --node-name NODE] [--vpp SOCKET] [--state-dir DIR] [--json] [--verbose]
   The ordered VPP operations for a fresh VPP, or with --vpp the diff against a live one. Changes nothing.
   --config FILE     the agent config; without --vpp default: the bundled example; with --vpp
-                    required (or env VPPNET_CONFIG)
+                    required (or env VPPNET_CONFIG), unless --datastore etcd
   --vpp SOCKET      diff against the VPP behind this API socket (read only)
 ${STATE_DIR_HELP}
   --json            the plan as JSON
-  --verbose         every value, not only the keys`;
+  --verbose         every value, not only the keys
+${DATASTORE_HELP}`;
 
-export const STATUS_USAGE = `usage: vppnet status --config FILE [--vpp SOCKET] [--state-dir DIR] [--json]
+export const STATUS_USAGE = `usage: vppnet status --config FILE | --datastore etcd --node-name NODE [--vpp SOCKET] [--state-dir DIR] [--json]
   What vppnet owns in a live VPP, and whether it matches the config. Changes nothing.
-  --config FILE     the agent config of this node (or env VPPNET_CONFIG); required
+  --config FILE     the agent config of this node (or env VPPNET_CONFIG); required unless
+                    --datastore etcd
   --vpp SOCKET      VPP's API socket (env VPPNET_VPP_SOCKET; default ${DEFAULT_SOCKET_PATH})
 ${STATE_DIR_HELP}
-  --json            the summary as JSON`;
+  --json            the summary as JSON
+${DATASTORE_HELP}`;
 
 const USAGE = `usage:
-  vppnet plan   [--config FILE] [--vpp SOCKET] [--state-dir DIR] [--json] [--verbose]
+  vppnet plan   [--config FILE | --datastore etcd --node-name NODE] [--vpp SOCKET] [--state-dir DIR] [--json] [--verbose]
       the ordered VPP operations for a fresh VPP, or with --vpp the diff against a live one;
       changes nothing
-  vppnet status --config FILE [--vpp SOCKET] [--state-dir DIR] [--json]
+  vppnet status --config FILE | --datastore etcd --node-name NODE [--vpp SOCKET] [--state-dir DIR] [--json]
       what vppnet owns in a live VPP, and whether it matches the config
   vppnet datastore put|get|delete|import ...
       the fleet's records in etcd (vppnet datastore --help)
@@ -92,25 +110,29 @@ export async function main(
         return 0;
       }
       if (values.vpp === undefined) {
-        const configPath = values.config ?? EXAMPLE_CONFIG;
-        const plan = planFresh(await loadConfigFile(configPath));
-        if (values.json) write(JSON.stringify(planToJson(plan), null, 2));
+        const desired = await desiredConfigOf(command, values, env, false);
+        const plan = planFresh(desired.config);
+        if (values.json)
+          write(
+            JSON.stringify(
+              { ...(planToJson(plan) as object), ...(desired.notes.length > 0 && { notes: desired.notes }) },
+              null,
+              2,
+            ),
+          );
         else
           write(
-            `vppnet plan: ${configPath} against a fresh VPP (no VPP contacted)\n\n${formatPlan(plan, { verbose: values.verbose })}`,
+            `vppnet plan: ${desired.source} against a fresh VPP (no VPP contacted)\n${noteLinesOf(desired.notes)}\n${formatPlan(plan, { verbose: values.verbose })}`,
           );
         return 0;
       }
       const vppSocket = values.vpp;
-      const configPath = liveConfigPath(command, values.config, env);
-      const config = await loadConfigFile(configPath);
+      const desired = await desiredConfigOf(command, values, env, true);
+      const { config } = desired;
       return await withVpp(vppSocket, async (client) => {
-        const { outcome, notes } = await planAgainst(
-          client,
-          vppSocket,
-          config,
-          stateDirOf(values['state-dir'], env),
-        );
+        const planned = await planAgainst(client, vppSocket, config, stateDirOf(values['state-dir'], env));
+        const outcome = planned.outcome;
+        const notes = [...desired.notes, ...planned.notes];
         if (values.json) {
           write(
             JSON.stringify(
@@ -120,9 +142,8 @@ export async function main(
             ),
           );
         } else {
-          const noteLines = notes.map((n) => `note: ${n}\n`).join('');
           write(
-            `vppnet plan: ${configPath} against the VPP at ${vppSocket}\n${noteLines}\n${formatPlan(outcome.plan, { verbose: values.verbose })}`,
+            `vppnet plan: ${desired.source} against the VPP at ${vppSocket}\n${noteLinesOf(notes)}\n${formatPlan(outcome.plan, { verbose: values.verbose })}`,
           );
         }
         return 0;
@@ -134,21 +155,17 @@ export async function main(
         write(STATUS_USAGE);
         return 0;
       }
-      const configPath = liveConfigPath(command, values.config, env);
+      const desired = await desiredConfigOf(command, values, env, true);
       const socket = values.vpp ?? nonEmptyEnv(env, 'VPPNET_VPP_SOCKET') ?? DEFAULT_SOCKET_PATH;
-      const config = await loadConfigFile(configPath);
+      const { config } = desired;
       return await withVpp(socket, async (client) => {
         const version = await client.call(msg.show_version, {});
-        const { outcome, notes } = await planAgainst(
-          client,
-          socket,
-          config,
-          stateDirOf(values['state-dir'], env),
-        );
-        const { plan, owned } = outcome;
+        const planned = await planAgainst(client, socket, config, stateDirOf(values['state-dir'], env));
+        const { plan, owned } = planned.outcome;
+        const notes = [...desired.notes, ...planned.notes];
         const summary = {
           vpp: { socket, version: version.version, pid: client.vppPid },
-          config: configPath,
+          config: desired.source,
           owned: Object.fromEntries([...owned].sort()),
           inSync: plan.ops.length === 0,
           pendingOps: plan.ops.length,
@@ -157,7 +174,7 @@ export async function main(
         if (values.json) write(JSON.stringify(summary, null, 2));
         else {
           write(`VPP ${summary.vpp.version} (pid ${summary.vpp.pid}) at ${socket}`);
-          write(`config ${configPath}`);
+          write(`config ${desired.source}`);
           write('objects vppnet owns:');
           const width = Math.max(16, ...Object.keys(summary.owned).map((k) => k.length));
           for (const [kind, n] of Object.entries(summary.owned)) write(`  ${kind.padEnd(width)} ${n}`);
@@ -165,7 +182,7 @@ export async function main(
           write(
             summary.inSync
               ? 'in sync with the config'
-              : `${plan.ops.length} operations away from the config (see vppnet plan --config ${configPath} --vpp ${socket})`,
+              : `${plan.ops.length} operations away from the config (see vppnet plan ${desired.args} --vpp ${socket})`,
           );
         }
         return 0;
@@ -191,6 +208,15 @@ interface CommandValues {
   readonly config?: string;
   readonly vpp?: string;
   readonly 'state-dir'?: string;
+  readonly datastore?: string;
+  readonly 'node-name'?: string;
+  readonly endpoints?: string;
+  readonly prefix?: string;
+  readonly ca?: string;
+  readonly cert?: string;
+  readonly key?: string;
+  readonly user?: string;
+  readonly 'password-file'?: string;
   readonly json: boolean;
   readonly verbose: boolean;
   readonly help: boolean;
@@ -205,6 +231,9 @@ function parseCommandArgs(command: 'plan' | 'status', args: readonly string[]): 
         config: { type: 'string' },
         vpp: { type: 'string' },
         'state-dir': { type: 'string' },
+        datastore: { type: 'string' },
+        'node-name': { type: 'string' },
+        ...CONNECTION_OPTIONS,
         json: { type: 'boolean', default: false },
         verbose: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -217,7 +246,7 @@ function parseCommandArgs(command: 'plan' | 'status', args: readonly string[]): 
   }
   if (command === 'status' && values.verbose === true)
     throw new CliUsageError('status: --verbose is an option of plan only');
-  for (const flag of ['config', 'vpp', 'state-dir'] as const) {
+  for (const flag of ['config', 'vpp', 'state-dir', 'datastore', 'node-name'] as const) {
     if (values[flag] === '') throw new CliUsageError(`${command}: --${flag} must not be empty`);
   }
   return values as unknown as CommandValues;
@@ -233,10 +262,77 @@ function liveConfigPath(
   if (file === undefined) {
     throw new CliUsageError(
       `${command}${command === 'plan' ? ' --vpp' : ''}: --config FILE is required: the agent config of the node whose VPP is read ` +
-        `(or env VPPNET_CONFIG); the bundled example is used only by plan without --vpp`,
+        `(or env VPPNET_CONFIG; or --datastore etcd --node-name NODE for its records); the bundled example is used only by plan without --vpp`,
     );
   }
   return file;
+}
+
+/** The desired state a command plans with, where it came from, and what to note about it. */
+interface DesiredConfig {
+  readonly config: AgentConfig;
+  /** For the header: the file's path, or "node hv1 from etcd … under …". */
+  readonly source: string;
+  /** The arguments that name the same source again (status points at plan with them). */
+  readonly args: string;
+  /** Records the derivation left out, as the agent reports them. */
+  readonly notes: readonly string[];
+}
+
+/**
+ * The config file (--config; without a live VPP the bundled example), or with --datastore etcd
+ * (the flag, else VPPNET_DATASTORE when no --config is given) the node's records.
+ */
+async function desiredConfigOf(
+  command: 'plan' | 'status',
+  values: CommandValues,
+  env: NodeJS.ProcessEnv,
+  live: boolean,
+): Promise<DesiredConfig> {
+  const datastore =
+    values.datastore ?? (values.config === undefined ? nonEmptyEnv(env, 'VPPNET_DATASTORE') : undefined);
+  if (datastore !== undefined && datastore !== 'file' && datastore !== 'etcd')
+    throw new CliUsageError(`${command}: --datastore must be file or etcd, got '${datastore}'`);
+  if (datastore !== 'etcd') {
+    for (const flag of ['node-name', ...Object.keys(CONNECTION_OPTIONS)] as const) {
+      if (values[flag as keyof CommandValues] !== undefined)
+        throw new CliUsageError(`${command}: --${flag} goes with --datastore etcd`);
+    }
+    const configPath = live ? liveConfigPath(command, values.config, env) : (values.config ?? EXAMPLE_CONFIG);
+    return {
+      config: await loadConfigFile(configPath),
+      source: configPath,
+      args: `--config ${configPath}`,
+      notes: [],
+    };
+  }
+  if (values.config !== undefined)
+    throw new CliUsageError(
+      `${command}: --config and --datastore etcd are two sources of desired state: give one`,
+    );
+  const node = values['node-name'] ?? nonEmptyEnv(env, 'VPPNET_NODE_NAME');
+  if (node === undefined)
+    throw new CliUsageError(
+      `${command}: --datastore etcd needs --node-name (or VPPNET_NODE_NAME): the node record to read`,
+    );
+  let settings;
+  try {
+    settings = connectionOf(values, env);
+  } catch (err) {
+    if (err instanceof DatastoreUsageError) throw new CliUsageError(`${command}: ${err.message}`);
+    throw err;
+  }
+  const derived = await nodeConfigFromDatastore(settings, node);
+  return {
+    config: derived.config,
+    source: derived.description,
+    args: `--datastore etcd --node-name ${node}`,
+    notes: derived.problems.map((p) => `left out: ${p}`),
+  };
+}
+
+function noteLinesOf(notes: readonly string[]): string {
+  return notes.map((n) => `note: ${n}\n`).join('');
 }
 
 /** As the agent's --state-dir: the flag, else VPPNET_STATE_DIR, else the default. */
