@@ -1,27 +1,18 @@
 /** vppnet datastore against a real etcd (Debian's etcd-server), through the CLI's main. */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
-import { ETCD_BINARY, EtcdServer } from '../datastore/testing/etcd-server.js';
+import { ETCD_BINARY } from '../datastore/testing/etcd-server.js';
 import { RecordError } from '../datastore/records.js';
 import { DatastoreUsageError } from './datastore.js';
-import { EXAMPLE_CONFIG, main } from './vppnet.js';
+import { runCli, startCliEtcd, type CliEtcd } from './testing/cli-etcd.js';
+import { EXAMPLE_CONFIG } from './vppnet.js';
 
 const skip = existsSync(ETCD_BINARY) ? false : `no etcd at ${ETCD_BINARY} (apt-get install etcd-server)`;
 
-async function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; out: string }> {
-  const out = new PassThrough();
-  let text = '';
-  out.on('data', (d: Buffer) => (text += d.toString()));
-  const code = await main(args, out, env);
-  return { code, out: text };
-}
-
 test('vppnet datastore: a connection setting error is a usage error naming its flag', async () => {
-  await assert.rejects(run(['datastore', 'get', '--cert', 'c.pem'], {}), (err: unknown) => {
+  await assert.rejects(runCli(['datastore', 'get', '--cert', 'c.pem'], {}), (err: unknown) => {
     assert.ok(err instanceof DatastoreUsageError, String(err));
     assert.equal(err.message, '--cert and --key go together');
     return true;
@@ -29,28 +20,24 @@ test('vppnet datastore: a connection setting error is a usage error naming its f
 });
 
 describe('vppnet datastore', { skip }, () => {
-  let server: EtcdServer;
+  let etcd: CliEtcd;
   let dir: string;
   let env: NodeJS.ProcessEnv;
   before(async () => {
-    server = await EtcdServer.start();
-    dir = mkdtempSync(path.join(tmpdir(), 'vppnet-ds-cli-'));
-    env = { VPPNET_ETCD_ENDPOINTS: server.endpoint, VPPNET_DATASTORE_PREFIX: '/cli/v1/' };
+    etcd = await startCliEtcd('/cli/v1/');
+    ({ dir, env } = etcd);
   });
-  after(async () => {
-    await server?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => etcd?.stop());
 
   test('--help documents the key schema', async () => {
-    const { code, out } = await run(['datastore', '--help'], {});
+    const { code, out } = await runCli(['datastore', '--help'], {});
     assert.equal(code, 0);
     for (const s of ['nodes/NODE', 'vpcs/VPC', 'ports/NODE/PORT', 'endpoints/VPC/A.B.C.D_LEN', 'sidIndex'])
       assert.ok(out.includes(s), s);
   });
 
   test('import of the example refuses its remote routes until hv2 exists, then put, get, delete', async () => {
-    await assert.rejects(run(['datastore', 'import', '--config', EXAMPLE_CONFIG], env), (err: unknown) => {
+    await assert.rejects(runCli(['datastore', 'import', '--config', EXAMPLE_CONFIG], env), (err: unknown) => {
       assert.ok(err instanceof RecordError);
       assert.match(
         err.message,
@@ -59,7 +46,7 @@ describe('vppnet datastore', { skip }, () => {
       return true;
     });
     assert.match(
-      (await run(['datastore', 'get'], env)).out,
+      (await runCli(['datastore', 'get'], env)).out,
       /0 records/,
       'nothing written by the refused import',
     );
@@ -74,23 +61,23 @@ describe('vppnet datastore', { skip }, () => {
         '    srv6: { locator: fc00:2::/48 }',
       ].join('\n'),
     );
-    assert.deepEqual(await run(['datastore', 'put', '-f', file], env), {
+    assert.deepEqual(await runCli(['datastore', 'put', '-f', file], env), {
       code: 0,
       out: 'wrote 1 records in one transaction\n',
     });
-    const imported = await run(['datastore', 'import', '--config', EXAMPLE_CONFIG], env);
+    const imported = await runCli(['datastore', 'import', '--config', EXAMPLE_CONFIG], env);
     assert.equal(imported.code, 0);
-    const got = await run(['datastore', 'get', 'endpoints/vpc-a/'], env);
+    const got = await runCli(['datastore', 'get', 'endpoints/vpc-a/'], env);
     assert.match(got.out, /10\.0\.0\.5\/32: hv1/);
     assert.match(got.out, /10\.0\.0\.7\/32: hv2/);
 
-    assert.equal((await run(['datastore', 'delete', 'endpoints/vpc-a/10.0.0.7_32'], env)).code, 0);
-    assert.doesNotMatch((await run(['datastore', 'get', 'endpoints/vpc-a/'], env)).out, /10\.0\.0\.7/);
+    assert.equal((await runCli(['datastore', 'delete', 'endpoints/vpc-a/10.0.0.7_32'], env)).code, 0);
+    assert.doesNotMatch((await runCli(['datastore', 'get', 'endpoints/vpc-a/'], env)).out, /10\.0\.0\.7/);
   });
 
   test('put -f moves a VM in one transaction: null deletes its old port; a bad key changes nothing', async () => {
     const move = path.join(dir, 'move.yaml');
-    const ports = (await run(['datastore', 'get', 'ports/'], env)).out;
+    const ports = (await runCli(['datastore', 'get', 'ports/'], env)).out;
     assert.match(ports, /hv1:\n\s+vm1:/, 'the imported example has hv1/vm1');
     writeFileSync(
       move,
@@ -103,11 +90,11 @@ describe('vppnet datastore', { skip }, () => {
         '  vpc-a: { 10.0.0.5/32: hv2 }',
       ].join('\n'),
     );
-    assert.deepEqual(await run(['datastore', 'put', '-f', move], env), {
+    assert.deepEqual(await runCli(['datastore', 'put', '-f', move], env), {
       code: 0,
       out: 'wrote 2 records and deleted 1 in one transaction\n',
     });
-    const after = (await run(['datastore', 'get'], env)).out;
+    const after = (await runCli(['datastore', 'get'], env)).out;
     assert.doesNotMatch(after, /hv1:\n\s+vm1:/);
     assert.match(after, /hv2:\n\s+vm1:/);
     assert.match(after, /10\.0\.0\.5\/32: hv2/);
@@ -118,9 +105,9 @@ describe('vppnet datastore', { skip }, () => {
       ['ports:', '  hv2: { vm1: null }', 'endpoints:', '  vpc-a: { 10.0.0.300/32: null }'].join('\n'),
     );
     await assert.rejects(
-      run(['datastore', 'put', '-f', bad], env),
+      runCli(['datastore', 'put', '-f', bad], env),
       /10\.0\.0\.300_32: \(key\): must end in an IPv4 prefix/,
     );
-    assert.match((await run(['datastore', 'get', 'ports/'], env)).out, /hv2:\n\s+vm1:/, 'nothing deleted');
+    assert.match((await runCli(['datastore', 'get', 'ports/'], env)).out, /hv2:\n\s+vm1:/, 'nothing deleted');
   });
 });

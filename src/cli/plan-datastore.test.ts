@@ -1,25 +1,16 @@
 /** vppnet plan/status --datastore etcd: the node's config as its agent derives it, from a real etcd. */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { startVppTarget } from '../../test/support/vpp-target.js';
 import { KeySchema } from '../datastore/keys.js';
-import { ETCD_BINARY, EtcdServer, freePort } from '../datastore/testing/etcd-server.js';
+import { ETCD_BINARY, freePort } from '../datastore/testing/etcd-server.js';
 import { DatastoreConfigError, nodeConfigFromDatastore } from './datastore-config.js';
-import { CliUsageError, EXAMPLE_CONFIG, main } from './vppnet.js';
+import { runCli, startCliEtcd, type CliEtcd } from './testing/cli-etcd.js';
+import { CliUsageError, EXAMPLE_CONFIG } from './vppnet.js';
 
 const skip = existsSync(ETCD_BINARY) ? false : `no etcd at ${ETCD_BINARY} (apt-get install etcd-server)`;
-
-async function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; out: string }> {
-  const out = new PassThrough();
-  let text = '';
-  out.on('data', (d: Buffer) => (text += d.toString()));
-  const code = await main(args, out, env);
-  return { code, out: text };
-}
 
 test('plan: the datastore flags are refused without --datastore etcd, and with --config', async () => {
   const usage = (pattern: RegExp) => (err: unknown) => {
@@ -28,31 +19,31 @@ test('plan: the datastore flags are refused without --datastore etcd, and with -
     return true;
   };
   await assert.rejects(
-    run(['plan', '--node-name', 'hv1'], {}),
+    runCli(['plan', '--node-name', 'hv1'], {}),
     usage(/--node-name goes with --datastore etcd/),
   );
   await assert.rejects(
-    run(['plan', '--endpoints', 'http://127.0.0.1:1'], {}),
+    runCli(['plan', '--endpoints', 'http://127.0.0.1:1'], {}),
     usage(/--endpoints goes with --datastore etcd/),
   );
   await assert.rejects(
-    run(['plan', '--datastore', 'etcd', '--config', EXAMPLE_CONFIG, '--node-name', 'hv1'], {}),
+    runCli(['plan', '--datastore', 'etcd', '--config', EXAMPLE_CONFIG, '--node-name', 'hv1'], {}),
     usage(/--config and --datastore etcd are two sources of desired state/),
   );
   await assert.rejects(
-    run(['plan', '--datastore', 'etcd'], {}),
+    runCli(['plan', '--datastore', 'etcd'], {}),
     usage(/needs --node-name \(or VPPNET_NODE_NAME\)/),
   );
   await assert.rejects(
-    run(['plan', '--datastore', 'consul'], {}),
+    runCli(['plan', '--datastore', 'consul'], {}),
     usage(/must be file or etcd, got 'consul'/),
   );
   await assert.rejects(
-    run(['status', '--datastore', 'etcd', '--node-name', 'hv1', '--cert', 'c.pem'], {}),
+    runCli(['status', '--datastore', 'etcd', '--node-name', 'hv1', '--cert', 'c.pem'], {}),
     usage(/--cert and --key go together/),
   );
   // The agent's VPPNET_DATASTORE does not override an explicit --config.
-  const { code, out } = await run(['plan', '--config', EXAMPLE_CONFIG], { VPPNET_DATASTORE: 'etcd' });
+  const { code, out } = await runCli(['plan', '--config', EXAMPLE_CONFIG], { VPPNET_DATASTORE: 'etcd' });
   assert.equal(code, 0);
   assert.match(out, /hypervisor-1\.yaml against a fresh VPP/);
 });
@@ -79,13 +70,12 @@ test('an unreachable etcd is an error naming it, after the listing timeout', asy
 });
 
 describe('vppnet plan --datastore etcd', { skip }, () => {
-  let server: EtcdServer;
+  let etcd: CliEtcd;
   let dir: string;
   let env: NodeJS.ProcessEnv;
   before(async () => {
-    server = await EtcdServer.start();
-    dir = mkdtempSync(path.join(tmpdir(), 'vppnet-plan-ds-'));
-    env = { VPPNET_ETCD_ENDPOINTS: server.endpoint, VPPNET_DATASTORE_PREFIX: '/plan/v1/' };
+    etcd = await startCliEtcd('/plan/v1/');
+    ({ dir, env } = etcd);
     const hv2 = path.join(dir, 'hv2.yaml');
     writeFileSync(
       hv2,
@@ -96,23 +86,20 @@ describe('vppnet plan --datastore etcd', { skip }, () => {
         '    srv6: { locator: fc00:2::/48 }',
       ].join('\n'),
     );
-    assert.equal((await run(['datastore', 'put', '-f', hv2], env)).code, 0);
-    assert.equal((await run(['datastore', 'import', '--config', EXAMPLE_CONFIG], env)).code, 0);
+    assert.equal((await runCli(['datastore', 'put', '-f', hv2], env)).code, 0);
+    assert.equal((await runCli(['datastore', 'import', '--config', EXAMPLE_CONFIG], env)).code, 0);
   });
-  after(async () => {
-    await server?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => etcd?.stop());
 
   test('the records imported from a node file plan exactly what the file plans', async () => {
     const fromFile = JSON.parse(
-      (await run(['plan', '--config', EXAMPLE_CONFIG, '--json'], {})).out,
+      (await runCli(['plan', '--config', EXAMPLE_CONFIG, '--json'], {})).out,
     ) as unknown;
-    const fromStore = await run(['plan', '--datastore', 'etcd', '--node-name', 'hv1', '--json'], env);
+    const fromStore = await runCli(['plan', '--datastore', 'etcd', '--node-name', 'hv1', '--json'], env);
     assert.equal(fromStore.code, 0);
     assert.deepEqual(JSON.parse(fromStore.out), fromFile);
     // The agent's own environment variables name the source too.
-    const viaEnv = await run(['plan'], { ...env, VPPNET_DATASTORE: 'etcd', VPPNET_NODE_NAME: 'hv1' });
+    const viaEnv = await runCli(['plan'], { ...env, VPPNET_DATASTORE: 'etcd', VPPNET_NODE_NAME: 'hv1' });
     assert.match(viaEnv.out, /^vppnet plan: node hv1 from etcd .* under \/plan\/v1\/ against a fresh VPP/);
     assert.match(viaEnv.out, /create {2}sr-steering:ip4:10:10\.0\.0\.7\/32/);
   });
@@ -127,8 +114,8 @@ describe('vppnet plan --datastore etcd', { skip }, () => {
         '    vm9: { vpc: vpc-a, mac: 52:54:00:00:0a:99, ip: 10.9.9.9, attach: { type: veth, netns: vm9, ifname: eth0 } }',
       ].join('\n'),
     );
-    assert.equal((await run(['datastore', 'put', '-f', bad], env)).code, 0);
-    const { code, out } = await run(['plan', '--datastore', 'etcd', '--node-name', 'hv1'], env);
+    assert.equal((await runCli(['datastore', 'put', '-f', bad], env)).code, 0);
+    const { code, out } = await runCli(['plan', '--datastore', 'etcd', '--node-name', 'hv1'], env);
     assert.equal(code, 0);
     assert.match(
       out,
@@ -137,7 +124,7 @@ describe('vppnet plan --datastore etcd', { skip }, () => {
     assert.doesNotMatch(out, /create .*vm9/);
     assert.match(out, /create {2}sr-steering:ip4:10:10\.0\.0\.7\/32/, 'the other records still apply');
     const json = JSON.parse(
-      (await run(['plan', '--datastore', 'etcd', '--node-name', 'hv1', '--json'], env)).out,
+      (await runCli(['plan', '--datastore', 'etcd', '--node-name', 'hv1', '--json'], env)).out,
     ) as {
       notes?: string[];
     };
@@ -148,7 +135,7 @@ describe('vppnet plan --datastore etcd', { skip }, () => {
     const target = await startVppTarget();
     try {
       const args = ['status', '--datastore', 'etcd', '--node-name', 'hv1', '--vpp', target.socketPath];
-      const { code, out } = await run(args, { ...env, VPPNET_STATE_DIR: path.join(dir, 'no-state') });
+      const { code, out } = await runCli(args, { ...env, VPPNET_STATE_DIR: path.join(dir, 'no-state') });
       assert.equal(code, 0);
       assert.match(out, /\nconfig node hv1 from etcd .* under \/plan\/v1\/\n/);
       assert.match(out, /\nnote: left out: \/plan\/v1\/ports\/hv1\/vm9: /);
@@ -164,13 +151,16 @@ describe('vppnet plan --datastore etcd', { skip }, () => {
   });
 
   test('a node without a record has no config: an error naming the key', async () => {
-    await assert.rejects(run(['plan', '--datastore', 'etcd', '--node-name', 'hv9'], env), (err: unknown) => {
-      assert.ok(err instanceof DatastoreConfigError, String(err));
-      assert.match(
-        err.message,
-        /no config for node hv9 from etcd .* under \/plan\/v1\/: \/plan\/v1\/nodes\/hv9: \(record\): is missing/,
-      );
-      return true;
-    });
+    await assert.rejects(
+      runCli(['plan', '--datastore', 'etcd', '--node-name', 'hv9'], env),
+      (err: unknown) => {
+        assert.ok(err instanceof DatastoreConfigError, String(err));
+        assert.match(
+          err.message,
+          /no config for node hv9 from etcd .* under \/plan\/v1\/: \/plan\/v1\/nodes\/hv9: \(record\): is missing/,
+        );
+        return true;
+      },
+    );
   });
 });
