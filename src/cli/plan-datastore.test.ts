@@ -35,6 +35,10 @@ test('plan: the datastore flags are refused without --datastore etcd, and with -
     usage(/needs --node-name \(or VPPNET_NODE_NAME\)/),
   );
   await assert.rejects(
+    runCli(['plan', '--datastore', 'etcd', '--node-name', 'hv/1'], {}),
+    usage(/--node-name: 'hv\/1' is not a Kubernetes node name \(lowercase RFC 1123\)/),
+  );
+  await assert.rejects(
     runCli(['plan', '--datastore', 'consul'], {}),
     usage(/must be file or etcd, got 'consul'/),
   );

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { loadConfigFile } from '../config/load.js';
-import { ConfigError } from '../config/validate.js';
+import { ConfigError, isNodeName } from '../config/validate.js';
 import { configReferenceMarkdown } from '../config/schema.js';
 import { linuxHostLinks } from '../agent/host-links.js';
 import { hostLinkOwner } from '../netns/link-owner.js';
@@ -314,6 +314,11 @@ async function desiredConfigOf(
   if (node === undefined)
     throw new CliUsageError(
       `${command}: --datastore etcd needs --node-name (or VPPNET_NODE_NAME): the node record to read`,
+    );
+  // As the agent checks it (agent-flags.ts): a name that is no node name names no record either.
+  if (!isNodeName(node))
+    throw new CliUsageError(
+      `${command}: --node-name: '${node}' is not a Kubernetes node name (lowercase RFC 1123)`,
     );
   let settings;
   try {
