@@ -47,8 +47,8 @@ export class KeySchema {
   /**
    * One string per VPC name among the endpoint keys parsed: split() copies each key's VPC part
    * (V8 slices only strings of 13 characters or more), and an agent holds 100k endpoint records
-   * of ~10 VPCs (24 bytes a copy, 2.3 MiB; memory-probe.ts). Grows with the VPCs seen, as the
-   * records do.
+   * of ~10 VPCs (24 bytes a copy, 2.3 MiB; memory-probe.ts). Grows with the VPCs of valid
+   * endpoint keys, as the records do.
    */
   readonly #vpcNames = new Map<string, string>();
   constructor(prefix: string = DEFAULT_PREFIX) {
@@ -113,8 +113,7 @@ export class KeySchema {
     if (kind === 'endpoints' && a && b) {
       const written = b.replace('_', '/');
       const prefix = b.includes('_') ? parseIp4Prefix(written) : undefined;
-      const vpc = this.#vpcName(a);
-      if (prefix) return { kind: 'endpoint', vpc, prefix, family: 4 };
+      if (prefix) return { kind: 'endpoint', vpc: this.#vpcName(a), prefix, family: 4 };
       const prefix6 = b.includes('_') ? parseIp6Prefix(written) : undefined;
       if (!prefix6)
         return { error: 'must end in an IPv4 prefix written a.b.c.d_len or an IPv6 one written x:y::z_len' };
@@ -122,7 +121,7 @@ export class KeySchema {
         return {
           error: `must spell the IPv6 prefix canonically (RFC 5952): ${prefix6.address}_${prefix6.len}`,
         };
-      return { kind: 'endpoint', vpc, prefix: prefix6, family: 6 };
+      return { kind: 'endpoint', vpc: this.#vpcName(a), prefix: prefix6, family: 6 };
     }
     return {
       error:
