@@ -11,6 +11,7 @@
 import type { KeySchema } from '../../src/datastore/keys.js';
 import type { WriteOp } from '../../src/datastore/store.js';
 import { MAX_ENDPOINTS_PER_VPC, type FleetLayout } from './layout.js';
+import { steeringKey } from '../../test/support/steering.js';
 
 export type ChangeKind = 'move' | 'add' | 'delete';
 
@@ -27,10 +28,8 @@ export interface EndpointChange {
   readonly op: WriteOp;
 }
 
-/** How an agent's steering entry is named here and by SteeringMirror: its table and prefix. */
-export function steeringKey(table: number, prefix: string): string {
-  return `${table} ${prefix}`;
-}
+/** How an agent's steering entry is named here, by SteeringMirror and by dumpSteering. */
+export { steeringKey };
 
 export class FleetChanges {
   /** VPC → endpoint → host after the changes so far (undefined: deleted). */

@@ -209,7 +209,7 @@ async function main(cleanup: Cleanup): Promise<void> {
     return { seconds: (t - agent.startedAt) / 1000, entries: expected.size };
   };
   const check = async (a: number): Promise<ReturnType<typeof diffSteering>> =>
-    diffSteering(changes.expected(a), await dumpSteering(sims[a]!.socketPath));
+    diffSteering(changes.expected(a), await dumpSteering(sims[a]!.socketPath, 'vppnet-bench-fleet'));
 
   // --- (a) hv0's cold start, alone
   const hv0 = await start(0);

@@ -4,37 +4,9 @@
  * agent should hold after every change, it is the benchmark's "no change lost".
  */
 import { canonicalIp6 } from '../../src/net/ip.js';
-import { VppClient } from '../../src/vpp/client/vpp-client.js';
-import { msg } from '../../src/vpp/messages/index.js';
-import { fromApiAddress, ipText } from '../../src/vpp/sim/ip-addr.js';
-import { steeringKey } from './changes.js';
 
-/** Steering key → the first SID of its policy ("?" when its BSID has no policy). */
-export async function dumpSteering(socketPath: string): Promise<Map<string, string>> {
-  const client = new VppClient({
-    socketPath,
-    clientName: 'vppnet-bench-fleet',
-    healthCheckIntervalMs: 0,
-    requestTimeoutMs: 120_000,
-    retryStrategy: () => null,
-  });
-  await client.connect();
-  try {
-    const sidOf = new Map<string, string>();
-    await client.dumpEach(msg.sr_policies_v2_dump, {}, (p) => {
-      const sid = p.sid_lists[0]?.sids[0];
-      if (sid !== undefined) sidOf.set(canonicalIp6(p.bsid), canonicalIp6(sid));
-    });
-    const out = new Map<string, string>();
-    await client.dumpEach(msg.sr_steering_pol_dump, {}, (s) => {
-      const prefix = `${ipText(fromApiAddress(s.prefix.address))}/${s.prefix.len}`;
-      out.set(steeringKey(s.fib_table >>> 0, prefix), sidOf.get(canonicalIp6(s.bsid)) ?? '?');
-    });
-    return out;
-  } finally {
-    await client.close();
-  }
-}
+// The read-back is shared with the two-VPP fleet test (test/integration/fleet-two-vpps.test.ts).
+export { dumpSteering } from '../../test/support/steering.js';
 
 export interface SteeringDiff {
   readonly missing: number;

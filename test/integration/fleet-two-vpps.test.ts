@@ -17,12 +17,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { canonicalIp6 } from '../../src/net/ip.js';
 import { ETCD_BINARY, EtcdServer, freePort } from '../../src/datastore/testing/etcd-server.js';
 import { runCli } from '../../src/cli/testing/cli-etcd.js';
 import { VppClient } from '../../src/vpp/client/vpp-client.js';
+import { dumpSteering } from '../support/steering.js';
 import { msg } from '../../src/vpp/messages/index.js';
-import { fromApiAddress, ipText } from '../../src/vpp/sim/ip-addr.js';
 
 const SOCKETS = (process.env.VPPNET_FLEET_VPP_SOCKETS ?? '').split(',').filter(Boolean);
 const AGENT = fileURLToPath(new URL('../../src/agent/main.js', import.meta.url));
@@ -68,28 +67,6 @@ async function eventually<T>(what: string, check: () => T | undefined | Promise<
 /** One ICMP echo answered (ARP and ND are resolved by the first ones). */
 function pings(netns: string, to: string): boolean {
   return spawnSync('ip', ['netns', 'exec', netns, 'ping', '-c', '1', '-W', '1', to]).status === 0;
-}
-
-/** Table-and-prefix → the first SID of its policy, as the VPP behind `socket` steers. */
-async function steering(socket: string): Promise<Map<string, string>> {
-  const c = new VppClient({ socketPath: socket, clientName: 'vppnet-test-fleet', healthCheckIntervalMs: 0 });
-  await c.connect();
-  try {
-    const sidOf = new Map<string, string>();
-    for (const p of await c.dump(msg.sr_policies_v2_dump, {})) {
-      const sid = p.sid_lists[0]?.sids[0];
-      if (sid !== undefined) sidOf.set(canonicalIp6(p.bsid), canonicalIp6(sid));
-    }
-    const out = new Map<string, string>();
-    for (const s of await c.dump(msg.sr_steering_pol_dump, {}))
-      out.set(
-        `${s.fib_table >>> 0} ${ipText(fromApiAddress(s.prefix.address))}/${s.prefix.len}`,
-        sidOf.get(canonicalIp6(s.bsid)) ?? '?',
-      );
-    return out;
-  } finally {
-    await c.close();
-  }
 }
 
 describe(
@@ -202,14 +179,14 @@ describe(
 
     test("each VPP steers the other node's VMs to its End.DT4 SID, and traffic crosses", async () => {
       const a = await eventually('fa steering 10.0.0.7 and 10.0.0.9 to fb', async () => {
-        const s = await steering(SOCKETS[0] as string);
+        const s = await dumpSteering(SOCKETS[0] as string);
         return s.get('10 10.0.0.7/32') === 'fc00:fb::a' && s.get('10 10.0.0.9/32') === 'fc00:fb::a'
           ? s
           : undefined;
       });
       assert.equal(a.size, 2, 'fa steers nothing else');
       const b = await eventually('fb steering 10.0.0.5 to fa', async () => {
-        const s = await steering(SOCKETS[1] as string);
+        const s = await dumpSteering(SOCKETS[1] as string);
         return s.get('10 10.0.0.5/32') === 'fc00:fa::a' ? s : undefined;
       });
       assert.equal(b.size, 1, 'fb steers nothing else');
@@ -233,10 +210,10 @@ describe(
       assert.equal(deleted.code, 0, deleted.out);
       await bootVm(ns.vm2b, '10.0.0.7');
       await eventually('fb steering 10.0.0.7 to fa', async () =>
-        (await steering(SOCKETS[1] as string)).get('10 10.0.0.7/32') === 'fc00:fa::a' ? true : undefined,
+        (await dumpSteering(SOCKETS[1] as string)).get('10 10.0.0.7/32') === 'fc00:fa::a' ? true : undefined,
       );
       await eventually('fa no longer steering 10.0.0.7 (it is local)', async () =>
-        (await steering(SOCKETS[0] as string)).has('10 10.0.0.7/32') ? undefined : true,
+        (await dumpSteering(SOCKETS[0] as string)).has('10 10.0.0.7/32') ? undefined : true,
       );
       await eventually("fb's old port gone from vm2's old netns", () =>
         spawnSync('ip', ['-n', ns.vm2, 'link', 'show', 'eth0']).status !== 0 ? true : undefined,
