@@ -20,6 +20,7 @@ import { after, before, describe, test } from 'node:test';
 import { ETCD_BINARY, EtcdServer, freePort } from '../../src/datastore/testing/etcd-server.js';
 import { runCli } from '../../src/cli/testing/cli-etcd.js';
 import { VppClient } from '../../src/vpp/client/vpp-client.js';
+import { until } from '../../src/util/testing/until.js';
 import { dumpSteering } from '../support/steering.js';
 import { msg } from '../../src/vpp/messages/index.js';
 
@@ -37,31 +38,13 @@ const skip =
           ? 'needs ping (iputils-ping)'
           : false;
 
-const DEADLINE_MS = 30_000;
+/** Agents starting, listing etcd and programming VPP, guests resolving ARP: seconds here; a failure after 30. */
+const WAIT = { timeoutMs: 30_000, everyMs: 100 };
 
 function sh(...args: string[]): string {
   const r = spawnSync(args[0] as string, args.slice(1), { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`${args.join(' ')}: ${r.stderr || r.stdout}`);
   return r.stdout;
-}
-
-/** Polls `check` until it returns a value, or fails with what it last saw at the deadline. */
-async function eventually<T>(what: string, check: () => T | undefined | Promise<T | undefined>): Promise<T> {
-  const until = Date.now() + DEADLINE_MS;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > until)
-      throw new Error(
-        `${what}: not within ${DEADLINE_MS / 1000} s${last instanceof Error ? ` (${last.message})` : ''}`,
-      );
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** One ICMP echo answered (ARP and ND are resolved by the first ones). */
@@ -92,8 +75,10 @@ describe(
       `    ${name}: { vpc: vpc-a, mac: '${mac}', ip: ${ip}, attach: { type: veth, netns: ${netns}, ifname: eth0 } }`;
     /** Gives a "VM" its address once the agent has made its port's veth. */
     const bootVm = async (netns: string, ip: string): Promise<void> => {
-      await eventually(`eth0 in ${netns}`, () =>
-        spawnSync('ip', ['-n', netns, 'link', 'show', 'eth0']).status === 0 ? true : undefined,
+      await until(
+        () => spawnSync('ip', ['-n', netns, 'link', 'show', 'eth0']).status === 0,
+        `eth0 in ${netns}`,
+        WAIT,
       );
       sh('ip', '-n', netns, 'addr', 'add', `${ip}/24`, 'dev', 'eth0');
       sh('ip', '-n', netns, 'link', 'set', 'eth0', 'up');
@@ -178,24 +163,32 @@ describe(
     });
 
     test("each VPP steers the other node's VMs to its End.DT4 SID, and traffic crosses", async () => {
-      const a = await eventually('fa steering 10.0.0.7 and 10.0.0.9 to fb', async () => {
-        const s = await dumpSteering(SOCKETS[0] as string);
-        return s.get('10 10.0.0.7/32') === 'fc00:fb::a' && s.get('10 10.0.0.9/32') === 'fc00:fb::a'
-          ? s
-          : undefined;
-      });
+      let a = new Map<string, string>();
+      await until(
+        async () => {
+          a = await dumpSteering(SOCKETS[0] as string);
+          return a.get('10 10.0.0.7/32') === 'fc00:fb::a' && a.get('10 10.0.0.9/32') === 'fc00:fb::a';
+        },
+        'fa steering 10.0.0.7 and 10.0.0.9 to fb',
+        WAIT,
+      );
       assert.equal(a.size, 2, 'fa steers nothing else');
-      const b = await eventually('fb steering 10.0.0.5 to fa', async () => {
-        const s = await dumpSteering(SOCKETS[1] as string);
-        return s.get('10 10.0.0.5/32') === 'fc00:fa::a' ? s : undefined;
-      });
+      let b = new Map<string, string>();
+      await until(
+        async () => {
+          b = await dumpSteering(SOCKETS[1] as string);
+          return b.get('10 10.0.0.5/32') === 'fc00:fa::a';
+        },
+        'fb steering 10.0.0.5 to fa',
+        WAIT,
+      );
       assert.equal(b.size, 1, 'fb steers nothing else');
       await bootVm(ns.vm1, '10.0.0.5');
       await bootVm(ns.vm2, '10.0.0.7');
       await bootVm(ns.vm3, '10.0.0.9');
-      await eventually('vm1 (fa) → vm2 (fb) over SRv6', () => (pings(ns.vm1, '10.0.0.7') ? true : undefined));
-      await eventually('vm3 (fb) → vm1 (fa) over SRv6', () => (pings(ns.vm3, '10.0.0.5') ? true : undefined));
-      await eventually('vm3 → vm2, both on fb', () => (pings(ns.vm3, '10.0.0.7') ? true : undefined));
+      await until(() => pings(ns.vm1, '10.0.0.7'), 'vm1 (fa) → vm2 (fb) over SRv6', WAIT);
+      await until(() => pings(ns.vm3, '10.0.0.5'), 'vm3 (fb) → vm1 (fa) over SRv6', WAIT);
+      await until(() => pings(ns.vm3, '10.0.0.7'), 'vm3 → vm2, both on fb', WAIT);
     });
 
     test('vm2 moves to fa with one put and one delete: both VPPs re-point, and traffic follows', async () => {
@@ -209,19 +202,23 @@ describe(
       const deleted = await runCli(['datastore', 'delete', 'ports/fb/vm2'], env);
       assert.equal(deleted.code, 0, deleted.out);
       await bootVm(ns.vm2b, '10.0.0.7');
-      await eventually('fb steering 10.0.0.7 to fa', async () =>
-        (await dumpSteering(SOCKETS[1] as string)).get('10 10.0.0.7/32') === 'fc00:fa::a' ? true : undefined,
+      await until(
+        async () => (await dumpSteering(SOCKETS[1] as string)).get('10 10.0.0.7/32') === 'fc00:fa::a',
+        'fb steering 10.0.0.7 to fa',
+        WAIT,
       );
-      await eventually('fa no longer steering 10.0.0.7 (it is local)', async () =>
-        (await dumpSteering(SOCKETS[0] as string)).has('10 10.0.0.7/32') ? undefined : true,
+      await until(
+        async () => !(await dumpSteering(SOCKETS[0] as string)).has('10 10.0.0.7/32'),
+        'fa no longer steering 10.0.0.7 (it is local)',
+        WAIT,
       );
-      await eventually("fb's old port gone from vm2's old netns", () =>
-        spawnSync('ip', ['-n', ns.vm2, 'link', 'show', 'eth0']).status !== 0 ? true : undefined,
+      await until(
+        () => spawnSync('ip', ['-n', ns.vm2, 'link', 'show', 'eth0']).status !== 0,
+        "fb's old port gone from vm2's old netns",
+        WAIT,
       );
-      await eventually('vm3 (fb) → vm2, now on fa, over SRv6', () =>
-        pings(ns.vm3, '10.0.0.7') ? true : undefined,
-      );
-      await eventually('vm1 → vm2, now both on fa', () => (pings(ns.vm1, '10.0.0.7') ? true : undefined));
+      await until(() => pings(ns.vm3, '10.0.0.7'), 'vm3 (fb) → vm2, now on fa, over SRv6', WAIT);
+      await until(() => pings(ns.vm1, '10.0.0.7'), 'vm1 → vm2, now both on fa', WAIT);
     });
   },
 );
