@@ -218,10 +218,29 @@ void describe('vppnet install-cni', () => {
     const again = sink();
     assert.equal(await installCniCommand(['--source', source, '--dest', dest], again.stream), 0);
     assert.match(again.text(), /replaced/);
-    await assert.rejects(main(['install-cni', '--dest', dest]), /--source and --dest are required/);
-    await assert.rejects(
-      main(['install-cni', '--source', source, '--dest', dest, '--force']),
-      /Unknown option/,
-    );
+    // Usage errors (exit 2) with the usage on stderr, nothing on stdout and nothing installed.
+    for (const [args, said] of [
+      [[], /--source and --dest are required/],
+      [['--dest', dest], /--source and --dest are required/],
+      [['--source', source, '--dest', dest, '--force'], /Unknown option '--force'/],
+    ] as const) {
+      const o = sink();
+      const e = sink();
+      assert.equal(await main(['install-cni', ...args], o.stream, {}, e.stream), 2, args.join(' '));
+      assert.equal(o.text(), '');
+      assert.match(e.text(), said);
+      assert.match(e.text(), /\nusage:\n {2}vppnet install-cni --source FILE --dest DIR/);
+    }
+    assert.deepEqual(await readdir(dest), ['vppnet-cni']);
+  });
+
+  void it('prints its usage on stdout for --help and -h, and succeeds', async () => {
+    for (const flag of ['--help', '-h']) {
+      const o = sink();
+      const e = sink();
+      assert.equal(await main(['install-cni', flag], o.stream, {}, e.stream), 0, flag);
+      assert.match(o.text(), /^usage:\n {2}vppnet install-cni --source FILE --dest DIR/);
+      assert.equal(e.text(), '');
+    }
   });
 });

@@ -134,22 +134,40 @@ async function syncDirectory(dir: string): Promise<void> {
 export const INSTALL_CNI_USAGE = `  vppnet install-cni --source FILE --dest DIR [--name ${DEFAULT_CNI_NAME}]
       copies the vppnet-cni executable into a CNI bin dir atomically (temp file, fsync, rename)`;
 
-/** The subcommand: `args` are the words after `install-cni`. */
+/**
+ * The subcommand: `args` are the words after `install-cni`. --help prints the usage on `out` and
+ * succeeds; a command line it cannot run (no arguments, a missing or unknown option) is a usage
+ * error (exit 2), with the usage, so that a broken init container says what it was missing.
+ */
 export async function installCniCommand(
   args: readonly string[],
   out: NodeJS.WritableStream = process.stdout,
+  err: NodeJS.WritableStream = process.stderr,
 ): Promise<number> {
-  const { values } = parseArgs({
-    args: [...args],
-    options: {
-      source: { type: 'string' },
-      dest: { type: 'string' },
-      name: { type: 'string', default: DEFAULT_CNI_NAME },
-    },
-    allowPositionals: false,
-  });
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...args],
+      options: {
+        source: { type: 'string' },
+        dest: { type: 'string' },
+        name: { type: 'string', default: DEFAULT_CNI_NAME },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      allowPositionals: false,
+      strict: true,
+    }));
+  } catch (e) {
+    err.write(`vppnet install-cni: ${(e as Error).message}\nusage:\n${INSTALL_CNI_USAGE}\n`);
+    return 2;
+  }
+  if (values.help) {
+    out.write(`usage:\n${INSTALL_CNI_USAGE}\n`);
+    return 0;
+  }
   if (values.source === undefined || values.dest === undefined) {
-    throw new InstallCniError(`--source and --dest are required\nusage:\n${INSTALL_CNI_USAGE}`);
+    err.write(`vppnet install-cni: --source and --dest are required\nusage:\n${INSTALL_CNI_USAGE}\n`);
+    return 2;
   }
   const result = await installCni({ source: values.source, dest: values.dest, name: values.name });
   out.write(

@@ -3,10 +3,10 @@
  * vppnet: the operator's CLI.
  *   vppnet plan   [--config FILE | --datastore etcd --node-name NODE] [--vpp SOCKET] [--state-dir DIR] [--json] [--verbose]
  *   vppnet status --config FILE | --datastore etcd --node-name NODE [--vpp SOCKET] [--state-dir DIR] [--json]
- *   vppnet version
+ *   vppnet version | --version | -V
  *   vppnet install-cni --source FILE --dest DIR [--name vppnet-cni]
- * Without --vpp, plan uses the bundled example (examples/hypervisor-1.yaml) unless --config is
- * given. Against a live VPP (status, plan --vpp) the bundled example would only produce a
+ * Without --vpp, plan uses the bundled example (examples/hypervisor-1.yaml) unless --config or
+ * VPPNET_CONFIG is given. Against a live VPP (status, plan --vpp) the bundled example would only produce a
  * meaningless diff, so there the config must be named (--config, or the agent's VPPNET_CONFIG).
  * Settings the agent also has (state dir, VPP socket, datastore, node name, etcd connection)
  * default as the agent's do, environment variables included, so the CLI run next to an agent sees
@@ -27,7 +27,7 @@ import { SR_GLOBALS_FILE, SrGlobalsFileStore } from '../agent/sr-globals-file-st
 import type { AgentConfig } from '../config/model.js';
 import type { VppApi } from '../vpp/client/vpp-api.js';
 import { VppClient, DEFAULT_SOCKET_PATH } from '../vpp/client/vpp-client.js';
-import { VppnetError } from '../util/errors.js';
+import { versionLine } from '../util/version.js';
 import { msg } from '../vpp/messages/index.js';
 import { formatPlan, planToJson } from './format-plan.js';
 import { INSTALL_CNI_USAGE, installCniCommand } from './install-cni.js';
@@ -40,6 +40,8 @@ import {
 } from './datastore.js';
 import { nodeConfigFromDatastore } from './datastore-config.js';
 import { srGlobalsNotes } from './sr-globals-notes.js';
+import { CliUsageError } from './usage-error.js';
+import { errorLine, exitCodeOf } from './exit-status.js';
 import { underlayAnnouncementNotes } from './underlay-announcement-notes.js';
 
 export const EXAMPLE_CONFIG = fileURLToPath(new URL('../../../examples/hypervisor-1.yaml', import.meta.url));
@@ -55,8 +57,8 @@ ${CONNECTION_HELP}`;
 
 export const PLAN_USAGE = `usage: vppnet plan [--config FILE | --datastore etcd --node-name NODE] [--vpp SOCKET] [--state-dir DIR] [--json] [--verbose]
   The ordered VPP operations for a fresh VPP, or with --vpp the diff against a live one. Changes nothing.
-  --config FILE     the agent config; without --vpp default: the bundled example; with --vpp
-                    required (or env VPPNET_CONFIG), unless --datastore etcd
+  --config FILE     the agent config (env VPPNET_CONFIG); without --vpp and without either, the
+                    bundled example; with --vpp required, unless --datastore etcd
   --vpp SOCKET      diff against the VPP behind this API socket (read only)
 ${STATE_DIR_HELP}
   --json            the plan as JSON
@@ -81,26 +83,24 @@ const USAGE = `usage:
   vppnet datastore put|get|delete|import ...
       the fleet's records in etcd (vppnet datastore --help)
   vppnet COMMAND --help
-  vppnet version
-${INSTALL_CNI_USAGE}`;
+  vppnet -h | --help | help
+  vppnet version | --version | -V
+${INSTALL_CNI_USAGE}
+exit status: 0 done (or the help asked for), 1 failed (invalid config or records, VPP or etcd
+not reachable), 2 usage error`;
 
-/** A command line the CLI cannot run; the executable exits 2. */
-export class CliUsageError extends VppnetError<'VPPNET_ERR_USAGE'> {
-  override readonly name = 'CliUsageError';
-  constructor(message: string) {
-    super('VPPNET_ERR_USAGE', message);
-  }
-}
+export { CliUsageError };
 
 export async function main(
   argv: readonly string[],
   out: NodeJS.WritableStream = process.stdout,
   env: NodeJS.ProcessEnv = process.env,
+  err: NodeJS.WritableStream = process.stderr,
 ): Promise<number> {
   const [command, ...rest] = argv;
   // Its own options (--source, --dest, --name), which the other commands do not take.
-  if (command === 'install-cni') return installCniCommand(rest, out);
-  if (command === 'datastore') return datastoreCommand(rest, out, env);
+  if (command === 'install-cni') return installCniCommand(rest, out, err);
+  if (command === 'datastore') return datastoreCommand(rest, out, env, err);
   const write = (s: string): void => void out.write(s.endsWith('\n') ? s : `${s}\n`);
   switch (command) {
     case 'plan': {
@@ -176,7 +176,9 @@ export async function main(
           write(`VPP ${summary.vpp.version} (pid ${summary.vpp.pid}) at ${socket}`);
           write(`config ${desired.source}`);
           write('objects vppnet owns:');
-          const width = Math.max(16, ...Object.keys(summary.owned).map((k) => k.length));
+          // A loop, not Math.max(...kinds): the list is short, but a spread of it need not stay so.
+          let width = 16;
+          for (const kind of Object.keys(summary.owned)) width = Math.max(width, kind.length);
           for (const [kind, n] of Object.entries(summary.owned)) write(`  ${kind.padEnd(width)} ${n}`);
           for (const n of notes) write(`note: ${n}`);
           write(
@@ -192,14 +194,19 @@ export async function main(
       write(configReferenceMarkdown());
       return 0;
     case 'version':
-      write('vppnet 0.1.0 (VPP API 26.06)');
+    case '--version':
+    case '-V':
+      write(versionLine('vppnet'));
+      return 0;
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      write(USAGE);
       return 0;
     default:
-      if (command === undefined || command === 'help' || command === '--help') {
-        write(USAGE);
-        return 0;
-      }
-      process.stderr.write(`${USAGE}\n`);
+      // Named, so that a typo is told apart from a command this version does not have.
+      err.write(`vppnet: unknown command ${JSON.stringify(command)}\n${USAGE}\n`);
       return 2;
   }
 }
@@ -298,9 +305,9 @@ async function desiredConfigOf(
       if (values[flag as keyof CommandValues] !== undefined)
         throw new CliUsageError(`${command}: --${flag} goes with --datastore etcd`);
     }
-    const configPath = live ? liveConfigPath(command, values.config, env) : (values.config ?? EXAMPLE_CONFIG);
+    const configPath = live ? liveConfigPath(command, values.config, env) : configPathOf(values.config, env);
     return {
-      config: await loadConfigFile(configPath),
+      config: await loadNamedConfig(configPath, values.config === undefined),
       source: configPath,
       args: `--config ${configPath}`,
       notes: [],
@@ -334,6 +341,26 @@ async function desiredConfigOf(
     args: `--datastore etcd --node-name ${node}`,
     notes: derived.problems.map((p) => `left out: ${p}`),
   };
+}
+
+/**
+ * Without a live VPP: --config, else VPPNET_CONFIG, else the bundled example. A VPPNET_CONFIG that
+ * is set is used even when it names nothing: planning the example instead would answer a question
+ * nobody asked (the error then names the path and the variable).
+ */
+function configPathOf(flag: string | undefined, env: NodeJS.ProcessEnv): string {
+  return flag ?? nonEmptyEnv(env, 'VPPNET_CONFIG') ?? EXAMPLE_CONFIG;
+}
+
+/** The config file, its errors naming VPPNET_CONFIG when that is where the path came from. */
+async function loadNamedConfig(configPath: string, fromEnv: boolean): Promise<AgentConfig> {
+  try {
+    return await loadConfigFile(configPath);
+  } catch (err) {
+    if (fromEnv && configPath !== EXAMPLE_CONFIG && err instanceof ConfigError)
+      throw new ConfigError(err.problems, `${configPath} (named by env VPPNET_CONFIG)`);
+    throw err;
+  }
 }
 
 function noteLinesOf(notes: readonly string[]): string {
@@ -390,23 +417,23 @@ if (
   fileURLToPath(import.meta.url) === (await import('node:fs')).realpathSync(process.argv[1])
 ) {
   // A reader that stopped early (`vppnet status | head -1`) has what it wanted: end quietly, as
-  // other Unix tools do on SIGPIPE, instead of dying on an unhandled 'error' event. The CLI only
-  // reads, so there is nothing to undo.
+  // other Unix tools do on SIGPIPE, instead of dying on an unhandled 'error' event. What was to be
+  // written to etcd has been by the time anything is printed, so there is nothing to undo.
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(0);
     process.stderr.write(`vppnet: stdout: ${err.message}\n`);
     process.exit(1);
   });
+  // process.exitCode, never process.exit(): output into a pipe is written asynchronously, and
+  // process.exit() would drop whatever the reader has not taken yet (a plan cut at the pipe's
+  // 64 KiB). The process ends once stdout and stderr are flushed and every connection is closed.
   main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
+    (code) => {
+      process.exitCode = code;
+    },
     (err: unknown) => {
-      if (err instanceof CliUsageError || err instanceof DatastoreUsageError) {
-        process.stderr.write(`vppnet ${err.message}\n`);
-        process.exit(2);
-      }
-      if (err instanceof ConfigError) process.stderr.write(`vppnet: ${err.message}\n`);
-      else process.stderr.write(`vppnet: ${(err as Error).message}\n`);
-      process.exit(1);
+      process.stderr.write(`vppnet${errorLine(err)}\n`);
+      process.exitCode = exitCodeOf(err);
     },
   );
 }
