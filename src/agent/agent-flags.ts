@@ -5,7 +5,8 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_AGENT_SOCKET } from '../agent-api/protocol.js';
 import { isNodeName } from '../config/validate.js';
-import { AGENT_CONNECTION_FLAGS, type ConnectionFlags } from '../datastore/connection-settings.js';
+import { CONNECTION_FLAGS, CONNECTION_OPTIONS, connectionFlagsOf } from '../datastore/connection-flags.js';
+import type { ConnectionFlags } from '../datastore/connection-settings.js';
 import { DEFAULT_PREFIX } from '../datastore/keys.js';
 import { VppnetError } from '../util/errors.js';
 import { DEFAULT_SOCKET_PATH } from '../vpp/client/vpp-client.js';
@@ -37,7 +38,8 @@ export const USAGE = `usage: vppnet-agent [options]
   --drift-interval DUR   period of the drift check, e.g. 60s, 500ms, 5m; 0 disables
                          (env VPPNET_DRIFT_INTERVAL; default ${DEFAULT_DRIFT_INTERVAL_MS / 1000}s)
   --log-level LEVEL      ${LOG_LEVELS.join(', ')} (env VPPNET_LOG_LEVEL; default info)
-  --help`;
+  --version, -V          print the version and exit
+  --help, -h`;
 
 export class UsageError extends VppnetError<'VPPNET_ERR_USAGE'> {
   override readonly name = 'UsageError';
@@ -64,8 +66,11 @@ export interface AgentFlags {
   readonly logLevel: LogLevel;
 }
 
-/** The settings, or 'help' when --help was given. */
-export function parseAgentFlags(argv: readonly string[], env: NodeJS.ProcessEnv): AgentFlags | 'help' {
+/** The settings, or 'help' / 'version' when --help / --version was given. */
+export function parseAgentFlags(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+): AgentFlags | 'help' | 'version' {
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
@@ -74,13 +79,8 @@ export function parseAgentFlags(argv: readonly string[], env: NodeJS.ProcessEnv)
         config: { type: 'string' },
         datastore: { type: 'string' },
         'node-name': { type: 'string' },
-        'etcd-endpoints': { type: 'string' },
-        'datastore-prefix': { type: 'string' },
-        'etcd-ca': { type: 'string' },
-        'etcd-cert': { type: 'string' },
-        'etcd-key': { type: 'string' },
-        'etcd-user': { type: 'string' },
-        'etcd-password-file': { type: 'string' },
+        // Spelled as vppnet spells them (connection-flags.ts).
+        ...CONNECTION_OPTIONS,
         'vpp-socket': { type: 'string' },
         'state-dir': { type: 'string' },
         'agent-socket': { type: 'string' },
@@ -88,6 +88,7 @@ export function parseAgentFlags(argv: readonly string[], env: NodeJS.ProcessEnv)
         'drift-interval': { type: 'string' },
         'log-level': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'V' },
       },
       allowPositionals: false,
       strict: true,
@@ -97,6 +98,7 @@ export function parseAgentFlags(argv: readonly string[], env: NodeJS.ProcessEnv)
     throw new UsageError((err as Error).message);
   }
   if (values.help === true) return 'help';
+  if (values.version === true) return 'version';
   const setting = (flag: string, envName: string): string | undefined => {
     const v = values[flag];
     if (typeof v === 'string') return nonEmpty(v, `--${flag}`);
@@ -135,20 +137,10 @@ function etcdFlags(
   if (!isNodeName(nodeName))
     throw new UsageError(`--node-name: '${nodeName}' is not a Kubernetes node name (lowercase RFC 1123)`);
   // The environment's share of these is read by connectionSettingsOf, with the files.
-  const flag = (name: keyof ConnectionFlags): Partial<ConnectionFlags> => {
-    const v = values[AGENT_CONNECTION_FLAGS[name].slice(2)];
-    return typeof v === 'string' ? { [name]: nonEmpty(v, AGENT_CONNECTION_FLAGS[name]) } : {};
-  };
-  const names: (keyof ConnectionFlags)[] = [
-    'endpoints',
-    'prefix',
-    'ca',
-    'cert',
-    'key',
-    'user',
-    'passwordFile',
-  ];
-  return { nodeName, connection: Object.assign({}, ...names.map(flag)) as ConnectionFlags };
+  const connection = connectionFlagsOf(values, { aliases: false });
+  for (const [name, v] of Object.entries(connection) as [keyof ConnectionFlags, string][])
+    nonEmpty(v, CONNECTION_FLAGS[name]);
+  return { nodeName, connection };
 }
 
 /** `HOST:PORT`, `[IPv6]:PORT` or `:PORT` (all interfaces). */

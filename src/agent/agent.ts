@@ -50,6 +50,7 @@ import { AgentMetrics } from './metrics.js';
 import { portScope, type PortOf } from './port-scope.js';
 import { reconcile, REQUIRED_MESSAGES, type ReconcileOptions, type ReconcileOutcome } from './reconciler.js';
 import { SR_GLOBALS_FILE, SrGlobalsFileStore } from './sr-globals-file-store.js';
+import { VPP_API_RELEASE, VPPNET_VERSION } from '../util/version.js';
 import {
   readinessOf,
   type AgentStatus,
@@ -291,6 +292,9 @@ export class Agent {
     this.metrics.setConnectionState(this.#client.state);
     this.#logger.info(
       {
+        // Which release is running, for whoever reads the log of a node behaving differently.
+        version: VPPNET_VERSION,
+        vppApi: VPP_API_RELEASE,
         ...(this.#fleet ? { datastore: this.#configPath } : { config: this.#configPath }),
         vppSocket: this.#socketPath,
         stateFile: this.#globals.path,

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import { VPP_API_RELEASE, VPPNET_VERSION, versionLine } from '../util/version.js';
 import { configYaml, makeTempDir } from './testing/agent-fixtures.js';
 
 const MAIN = fileURLToPath(new URL('./main.js', import.meta.url));
@@ -86,6 +87,12 @@ describe('vppnet-agent (main)', () => {
       'debug',
     ]);
     const exited = exitOf(child);
+    const starting = await waitFor(/^vppnet-agent starting$/);
+    assert.deepEqual(
+      { version: starting.version, vppApi: starting.vppApi },
+      { version: VPPNET_VERSION, vppApi: VPP_API_RELEASE },
+      'the start line says which release runs',
+    );
     const serving = await waitFor(/^serving /);
     const port = serving.port as number;
     await waitFor(/^config loaded$/);
@@ -114,5 +121,19 @@ describe('vppnet-agent (main)', () => {
     assert.equal(code, 2);
     assert.match(stderr, /^vppnet-agent: --listen: expected HOST:PORT/);
     assert.match(stderr, /usage: vppnet-agent/);
+  });
+
+  it('prints its version line for --version and -V, and exits 0 without starting', async () => {
+    for (const flag of ['--version', '-V']) {
+      const child = spawn(process.execPath, [MAIN, flag], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+      const { code, stderr } = await exitOf(child);
+      assert.deepEqual(
+        { code, stdout, stderr },
+        { code: 0, stdout: `${versionLine('vppnet-agent')}\n`, stderr: '' },
+        flag,
+      );
+    }
   });
 });

@@ -16,6 +16,7 @@ import {
 import { etcdSource } from './datastore-source.js';
 import type { FleetDesired } from './fleet-desired.js';
 import { errorMessage } from './logger.js';
+import { versionLine } from '../util/version.js';
 
 /** Below Kubernetes' default 30 s grace period, so we report a stuck shutdown before SIGKILL. */
 const SHUTDOWN_DEADLINE_MS = 25_000;
@@ -31,6 +32,10 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   }
   if (flags === 'help') {
     process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (flags === 'version') {
+    process.stdout.write(`${versionLine('vppnet-agent')}\n`);
     return 0;
   }
 

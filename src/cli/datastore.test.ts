@@ -14,7 +14,7 @@ const skip = existsSync(ETCD_BINARY) ? false : `no etcd at ${ETCD_BINARY} (apt-g
 test('vppnet datastore: a connection setting error is a usage error naming its flag', async () => {
   await assert.rejects(runCli(['datastore', 'get', '--cert', 'c.pem'], {}), (err: unknown) => {
     assert.ok(err instanceof DatastoreUsageError, String(err));
-    assert.equal(err.message, '--cert and --key go together');
+    assert.equal(err.message, 'datastore get: --etcd-cert and --etcd-key go together');
     return true;
   });
 });

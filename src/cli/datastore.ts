@@ -7,37 +7,60 @@ import { parseArgs } from 'node:util';
 import { dump } from 'js-yaml';
 import { loadConfigFile } from '../config/load.js';
 import {
-  CLI_CONNECTION_FLAGS,
+  CONNECTION_ALIAS_OPTIONS,
+  CONNECTION_FLAG_ALIASES,
+  CONNECTION_FLAGS,
+  CONNECTION_OPTIONS as CANONICAL_CONNECTION_OPTIONS,
+  ConnectionFlagConflictError,
+  connectionFlagsOf,
+} from '../datastore/connection-flags.js';
+import {
   ConnectionSettingsError,
   connectionSettingsOf,
+  type ConnectionFlags,
   type ConnectionSettings,
 } from '../datastore/connection-settings.js';
 import { EtcdStore } from '../datastore/etcd-store.js';
 import { DEFAULT_PREFIX, type KeySchema } from '../datastore/keys.js';
-import { importConfig, putRecordsFile } from '../datastore/operations.js';
+import { importConfig, readRecordsFile } from '../datastore/operations.js';
 import { parseRecord, RecordError } from '../datastore/records.js';
-import type { KeyValue } from '../datastore/store.js';
+import { StoreUnavailableError, type KeyValue, type WriteOp } from '../datastore/store.js';
+import { etcdUnreachableError } from './etcd-unreachable.js';
 
-export const CONNECTION_HELP = `  --endpoints URLS   etcd endpoints, comma-separated: host:port or http(s)://host:port
-                     (env VPPNET_ETCD_ENDPOINTS; default http://127.0.0.1:2379)
-  --prefix PREFIX    the key prefix (env VPPNET_DATASTORE_PREFIX; default ${DEFAULT_PREFIX})
-  --ca FILE          CA of etcd's server certificate, PEM (env VPPNET_ETCD_CA); implies https
-  --cert FILE        client certificate, PEM (env VPPNET_ETCD_CERT)
-  --key FILE         client key, PEM (env VPPNET_ETCD_KEY)
-  --user NAME        etcd user (env VPPNET_ETCD_USER); the password from --password-file or env
-  --password-file F  VPPNET_ETCD_PASSWORD`;
+/** How long one etcd call may wait for an endpoint that does not answer. */
+export const ETCD_CALL_DEADLINE_MS = 5000;
+
+const ALIAS_LINES = (Object.keys(CONNECTION_FLAGS) as (keyof ConnectionFlags)[])
+  .map((k) => `    ${CONNECTION_FLAG_ALIASES[k]} is an alias of ${CONNECTION_FLAGS[k]}`)
+  .join('\n');
+
+export const CONNECTION_HELP = `  --etcd-endpoints URLS     etcd endpoints, comma-separated: host:port or http(s)://host:port
+                            (env VPPNET_ETCD_ENDPOINTS; default http://127.0.0.1:2379)
+  --datastore-prefix PREFIX the key prefix (env VPPNET_DATASTORE_PREFIX; default ${DEFAULT_PREFIX})
+  --etcd-ca FILE            CA of etcd's server certificate, PEM (env VPPNET_ETCD_CA); implies https
+  --etcd-cert FILE          client certificate, PEM (env VPPNET_ETCD_CERT)
+  --etcd-key FILE           client key, PEM (env VPPNET_ETCD_KEY)
+  --etcd-user NAME          etcd user (env VPPNET_ETCD_USER); the password from
+  --etcd-password-file F    this file, else env VPPNET_ETCD_PASSWORD
+  The names are vppnet-agent's; vppnet's earlier names are still accepted:
+${ALIAS_LINES}`;
 
 export const DATASTORE_USAGE = `usage: vppnet datastore COMMAND [options]
-  vppnet datastore put -f FILE          write the records of FILE (YAML), all or none
+  vppnet datastore put -f FILE [--dry-run]
+                                        write the records of FILE (YAML), all or none; a file of
+                                        no records is refused
   vppnet datastore get [KEY-PREFIX]     print the records under the prefix (or under
                                         PREFIX + KEY-PREFIX, e.g. endpoints/vpc-a/) as a records file
-  vppnet datastore delete KEY...        delete these records (KEY relative to the prefix, e.g.
+  vppnet datastore delete KEY... [--dry-run]
+                                        delete these records (KEY relative to the prefix, e.g.
                                         ports/hv1/vm1), in one transaction
   vppnet datastore import --config FILE [--dry-run]
                                         a node's agent config file as records: its node, VPCs and
                                         ports, an endpoint per port, and its remote routes as
                                         endpoints of the nodes whose locators hold their SIDs
                                         (refused when a SID is not that node's SID for the VPC)
+  --dry-run                             validate and print what would be written or deleted;
+                                        nothing is written (put and delete do not contact etcd)
 ${CONNECTION_HELP}
 
 Key schema, version 1 (every value is JSON, validated as the same section of an agent config
@@ -66,15 +89,8 @@ Records file (put -f):
   endpoints: { VPC: { A.B.C.D/LEN: NODE, X:Y::Z/LEN: NODE } }
   a record given as null (e.g. ports: { hv2: { vm2: null } }) is deleted in the same transaction`;
 
-export const CONNECTION_OPTIONS = {
-  endpoints: { type: 'string' },
-  prefix: { type: 'string' },
-  ca: { type: 'string' },
-  cert: { type: 'string' },
-  key: { type: 'string' },
-  user: { type: 'string' },
-  'password-file': { type: 'string' },
-} as const;
+/** parseArgs options of the connection flags: the agent's names, and their aliases. */
+export const CONNECTION_OPTIONS = { ...CANONICAL_CONNECTION_OPTIONS, ...CONNECTION_ALIAS_OPTIONS } as const;
 
 /** Where the store is, from the connection flags, else the environment (connection-settings.ts). */
 export function connectionOf(
@@ -82,21 +98,10 @@ export function connectionOf(
   e: NodeJS.ProcessEnv,
 ): ConnectionSettings {
   try {
-    return connectionSettingsOf(
-      {
-        endpoints: values.endpoints,
-        prefix: values.prefix,
-        ca: values.ca,
-        cert: values.cert,
-        key: values.key,
-        user: values.user,
-        passwordFile: values['password-file'],
-      },
-      CLI_CONNECTION_FLAGS,
-      e,
-    );
+    return connectionSettingsOf(connectionFlagsOf(values, { aliases: true }), CONNECTION_FLAGS, e);
   } catch (err) {
-    if (err instanceof ConnectionSettingsError) throw new DatastoreUsageError(err.message);
+    if (err instanceof ConnectionSettingsError || err instanceof ConnectionFlagConflictError)
+      throw new DatastoreUsageError(err.message);
     throw err;
   }
 }
@@ -167,15 +172,45 @@ export async function datastoreCommand(
   }
   if (!['put', 'get', 'delete', 'import'].includes(sub))
     throw new DatastoreUsageError(`datastore: unknown command ${sub} (see vppnet datastore --help)`);
-  const connection = connectionOf(values, e);
+  let connection: ConnectionSettings;
+  try {
+    connection = connectionOf(values, e);
+  } catch (e2) {
+    if (e2 instanceof DatastoreUsageError) throw new DatastoreUsageError(`datastore ${sub}: ${e2.message}`);
+    throw e2;
+  }
   const schema = connection.schema;
-  const store = new EtcdStore(connection.store);
+  const dryRun = values['dry-run'];
+  // Everything that needs no store is checked before one is opened: a bad command line or file
+  // changes nothing, and a dry run of put or delete never contacts etcd.
+  let writes: WriteOp[] | undefined;
+  if (sub === 'put') {
+    if (values.file === undefined || positionals.length)
+      throw new DatastoreUsageError('datastore put: -f FILE is required, and nothing else');
+    writes = await readRecordsFile(schema, values.file);
+  } else if (sub === 'delete') {
+    if (positionals.length === 0) throw new DatastoreUsageError('datastore delete: name at least one KEY');
+    writes = positionals.map((k) => ({ type: 'delete', key: k.startsWith('/') ? k : schema.prefix + k }));
+    for (const { key } of writes) {
+      const parsedKey = schema.parse(key);
+      if ('error' in parsedKey) throw new RecordError([{ key, path: '(key)', message: parsedKey.error }]);
+    }
+  } else if (sub === 'get') {
+    if (positionals.length > 1) throw new DatastoreUsageError('datastore get: at most one KEY-PREFIX');
+    if (dryRun) throw new DatastoreUsageError('datastore get: --dry-run is for put, delete and import');
+  } else if (values.config === undefined || positionals.length)
+    throw new DatastoreUsageError('datastore import: --config FILE is required, and nothing else');
+
+  if (writes !== undefined && dryRun) {
+    write(dryRunReport(schema, writes));
+    return 0;
+  }
+  const store = new EtcdStore({ ...connection.store, callTimeoutMs: ETCD_CALL_DEADLINE_MS });
   try {
     switch (sub) {
       case 'put': {
-        if (values.file === undefined || positionals.length)
-          throw new DatastoreUsageError('datastore put: -f FILE is required, and nothing else');
-        const ops = await putRecordsFile(store, schema, values.file);
+        const ops = writes ?? [];
+        await store.commit(ops);
         const deleted = ops.filter((o) => o.type === 'delete').length;
         write(
           `wrote ${ops.length - deleted} records${deleted ? ` and deleted ${deleted}` : ''} in one transaction`,
@@ -183,7 +218,6 @@ export async function datastoreCommand(
         return 0;
       }
       case 'get': {
-        if (positionals.length > 1) throw new DatastoreUsageError('datastore get: at most one KEY-PREFIX');
         const listing = await store.list({ key: schema.prefix + (positionals[0] ?? ''), prefix: true });
         for (const kv of listing.kvs) {
           const r = parseRecord(schema, kv.key, kv.value);
@@ -198,41 +232,47 @@ export async function datastoreCommand(
         return 0;
       }
       case 'delete': {
-        if (positionals.length === 0)
-          throw new DatastoreUsageError('datastore delete: name at least one KEY');
-        const keys = positionals.map((k) => (k.startsWith('/') ? k : schema.prefix + k));
-        for (const key of keys) {
-          const parsedKey = schema.parse(key);
-          if ('error' in parsedKey) throw new RecordError([{ key, path: '(key)', message: parsedKey.error }]);
-        }
-        await store.commit(keys.map((key) => ({ type: 'delete', key })));
-        write(`deleted ${keys.length} keys in one transaction`);
+        const ops = writes ?? [];
+        await store.commit(ops);
+        write(`deleted ${ops.length} keys in one transaction`);
         return 0;
       }
-      case 'import': {
-        if (values.config === undefined || positionals.length)
-          throw new DatastoreUsageError('datastore import: --config FILE is required, and nothing else');
-        const config = await loadConfigFile(values.config);
-        const dryRun = values['dry-run'];
+      default: {
+        const config = await loadConfigFile(values.config as string);
         const ops = await importConfig(store, schema, config, { dryRun });
-        if (dryRun)
-          write(
-            dump(
-              recordsFileOf(
-                schema,
-                ops.flatMap((o) => (o.type === 'put' ? [{ ...o, modRevision: 0 }] : [])),
-              ),
-              { lineWidth: 120 },
-            ),
-          );
+        if (dryRun) write(dumpPuts(schema, ops));
         write(
           `${dryRun ? 'would write' : 'wrote'} ${ops.length} records for node ${config.node.name}${dryRun ? '' : ' in one transaction'}`,
         );
         return 0;
       }
     }
-    return 2;
+  } catch (e2) {
+    if (e2 instanceof StoreUnavailableError)
+      throw await etcdUnreachableError(connection.store.endpoints, ETCD_CALL_DEADLINE_MS, e2);
+    throw e2;
   } finally {
     await store.close();
   }
+}
+
+/** What a dry run of put or delete would do: the records to write as a records file, the keys to delete. */
+function dryRunReport(schema: KeySchema, ops: readonly WriteOp[]): string {
+  const deletes = ops.filter((o) => o.type === 'delete').map((o) => o.key);
+  const puts = ops.length - deletes.length;
+  return [
+    ...(puts > 0 ? [dumpPuts(schema, ops).trimEnd()] : []),
+    ...deletes.map((k) => `# would delete ${k}`),
+    `would write ${puts} records and delete ${deletes.length} (dry run: nothing written)`,
+  ].join('\n');
+}
+
+function dumpPuts(schema: KeySchema, ops: readonly WriteOp[]): string {
+  return dump(
+    recordsFileOf(
+      schema,
+      ops.flatMap((o) => (o.type === 'put' ? [{ ...o, modRevision: 0 }] : [])),
+    ),
+    { lineWidth: 120 },
+  );
 }

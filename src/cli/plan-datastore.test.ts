@@ -44,7 +44,7 @@ test('plan: the datastore flags are refused without --datastore etcd, and with -
   );
   await assert.rejects(
     runCli(['status', '--datastore', 'etcd', '--node-name', 'hv1', '--cert', 'c.pem'], {}),
-    usage(/--cert and --key go together/),
+    usage(/--etcd-cert and --etcd-key go together/),
   );
   // The agent's VPPNET_DATASTORE does not override an explicit --config.
   const { code, out } = await runCli(['plan', '--config', EXAMPLE_CONFIG], { VPPNET_DATASTORE: 'etcd' });

@@ -211,23 +211,19 @@ export async function main(
   }
 }
 
-interface CommandValues {
+interface CommandFlags {
   readonly config?: string;
   readonly vpp?: string;
   readonly 'state-dir'?: string;
   readonly datastore?: string;
   readonly 'node-name'?: string;
-  readonly endpoints?: string;
-  readonly prefix?: string;
-  readonly ca?: string;
-  readonly cert?: string;
-  readonly key?: string;
-  readonly user?: string;
-  readonly 'password-file'?: string;
   readonly json: boolean;
   readonly verbose: boolean;
   readonly help: boolean;
 }
+
+/** With the connection flags, in both spellings (datastore.ts). */
+type CommandValues = CommandFlags & { readonly [K in keyof typeof CONNECTION_OPTIONS]?: string };
 
 function parseCommandArgs(command: 'plan' | 'status', args: readonly string[]): CommandValues {
   let values: Record<string, string | boolean | undefined>;

@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   AGENT_CONNECTION_FLAGS,
-  CLI_CONNECTION_FLAGS,
   ConnectionSettingsError,
   connectionSettingsOf,
 } from './connection-settings.js';
@@ -35,7 +34,7 @@ test('defaults, then the environment, then the flags', () => {
   assert.equal(fromEnv.schema.prefix, '/env/v1/');
   const fromFlags = connectionSettingsOf(
     { endpoints: 'https://e:2379', prefix: '/flag/v1/', user: 'op' },
-    CLI_CONNECTION_FLAGS,
+    AGENT_CONNECTION_FLAGS,
     env,
   );
   assert.deepEqual(fromFlags.store, {
@@ -108,10 +107,10 @@ test("TLS files and the password file are read; errors name the caller's flags",
       rejects(/^VPPNET_DATASTORE_PREFIX: datastore prefix/),
     );
     assert.throws(agent({ endpoints: ' , ' }), rejects(/^--etcd-endpoints: names no endpoint$/));
-    // The CLI's spelling.
+    // Whatever names the caller gives its flags.
     assert.throws(
-      () => connectionSettingsOf({ ca, cert }, CLI_CONNECTION_FLAGS, {}),
-      rejects(/^--cert and --key go together$/),
+      () => connectionSettingsOf({ ca, cert }, { ...AGENT_CONNECTION_FLAGS, cert: '-C', key: '-K' }, {}),
+      rejects(/^-C and -K go together$/),
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });

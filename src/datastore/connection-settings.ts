@@ -1,9 +1,9 @@
 /**
  * Where the datastore is and how to log in: etcd endpoints, key prefix, TLS files, user and
  * password, from the caller's flags, else the environment. The operator CLI and the agent read
- * the same environment variables through this one parser; each spells its own flags
- * (`vppnet datastore --endpoints`, `vppnet-agent --etcd-endpoints`), and the errors name the
- * caller's flag, or the environment variable the value came from.
+ * the same environment variables through this one parser, and spell their flags the same
+ * (connection-flags.ts: `--etcd-endpoints`, …); the errors name the flag, or the environment
+ * variable the value came from.
  *
  *   VPPNET_ETCD_ENDPOINTS    comma-separated host:port or http(s)://host:port
  *   VPPNET_DATASTORE_PREFIX  the key prefix (default /vppnet/v1/)
@@ -32,25 +32,11 @@ export interface ConnectionFlags {
 /** How the caller spells each flag, for its errors. */
 export type ConnectionFlagNames = { readonly [K in keyof Required<ConnectionFlags>]: string };
 
-export const CLI_CONNECTION_FLAGS: ConnectionFlagNames = {
-  endpoints: '--endpoints',
-  prefix: '--prefix',
-  ca: '--ca',
-  cert: '--cert',
-  key: '--key',
-  user: '--user',
-  passwordFile: '--password-file',
-};
-
-export const AGENT_CONNECTION_FLAGS: ConnectionFlagNames = {
-  endpoints: '--etcd-endpoints',
-  prefix: '--datastore-prefix',
-  ca: '--etcd-ca',
-  cert: '--etcd-cert',
-  key: '--etcd-key',
-  user: '--etcd-user',
-  passwordFile: '--etcd-password-file',
-};
+/**
+ * The agent's spelling, which is vppnet's too (connection-flags.ts); the name stays for the
+ * callers that branch on the agent's flags.
+ */
+export { CONNECTION_FLAGS as AGENT_CONNECTION_FLAGS } from './connection-flags.js';
 
 /** The environment variable of each setting (deploy/ renders the DaemonSet's env from these). */
 export const CONNECTION_ENV = {

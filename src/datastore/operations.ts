@@ -3,7 +3,7 @@
  * Everything is validated before anything is written, and written in one transaction.
  */
 import { readFile } from 'node:fs/promises';
-import { CORE_SCHEMA, load } from 'js-yaml';
+import { CORE_SCHEMA, load, YAMLException } from 'js-yaml';
 import type { AgentConfig, PortAttachment } from '../config/model.js';
 import { DT6_SID_OFFSET } from '../config/defaults.js';
 import { ip6IndexInPrefix, ip6InPrefix, parseIp6Prefix } from '../net/ip.js';
@@ -73,13 +73,44 @@ export function recordsFileOps(schema: KeySchema, raw: unknown, source = '(file)
   return ops;
 }
 
+/**
+ * A records file's writes, validated, without touching the store. Its YAML errors name the file
+ * and the place (FILE:LINE:COLUMN). A file of no records is refused: written, it would change
+ * nothing and say so, when what the operator has is almost always a mistake (a truncated pipe, the
+ * wrong file).
+ */
+export async function readRecordsFile(schema: KeySchema, file: string): Promise<WriteOp[]> {
+  let raw: unknown;
+  try {
+    raw = load(await readFile(file, 'utf8'), { schema: CORE_SCHEMA, filename: file });
+  } catch (err) {
+    if (err instanceof YAMLException) {
+      const where = err.mark ? `${file}:${err.mark.line + 1}:${err.mark.column + 1}` : file;
+      throw new RecordError([{ key: where, path: '(yaml)', message: err.reason || 'YAML syntax error' }]);
+    }
+    throw new RecordError([{ key: file, path: '(file)', message: (err as Error).message }]);
+  }
+  const ops = recordsFileOps(schema, raw, file);
+  if (ops.length === 0)
+    throw new RecordError([
+      {
+        key: file,
+        path: '(file)',
+        message:
+          'holds no records (nodes, vpcs, ports or endpoints): refused, as an empty file is usually a mistake (a truncated pipe, the wrong file)',
+      },
+    ]);
+  return ops;
+}
+
+/** A records file's writes and deletes, all in one transaction; nothing on any problem. */
 export async function putRecordsFile(
   store: KeyValueStore,
   schema: KeySchema,
   file: string,
 ): Promise<WriteOp[]> {
-  const ops = recordsFileOps(schema, load(await readFile(file, 'utf8'), { schema: CORE_SCHEMA }), file);
-  if (ops.length) await store.commit(ops);
+  const ops = await readRecordsFile(schema, file);
+  await store.commit(ops);
   return ops;
 }
 
