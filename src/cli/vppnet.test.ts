@@ -238,7 +238,7 @@ describe('vppnet CLI', () => {
       await rm(dir, { recursive: true, force: true });
     });
 
-    it('shows the diff against a live VPP, changes nothing, and says "in sync" once converged (without the agent\'s state dir only the advertisement is unknown)', async () => {
+    it('shows the diff against a live VPP, changes nothing, and says "in sync" once converged, also without the agent\'s state dir (the advertisement then unknown, not a difference)', async () => {
       const env = envWithout({ VPPNET_STATE_DIR: absentStateDir });
       const before = await run(['plan', '--config', configPath, '--vpp', target.socketPath], env);
       assert.match(before.out, /create {2}sr-steering:ip4:10:10\.0\.0\.7\/32/);
@@ -261,23 +261,34 @@ describe('vppnet CLI', () => {
         await client.close();
       }
       // Without the agent's memory only the underlay's neighbour advertisement is unknown: it
-      // leaves nothing in VPP to read, so it counts as not sent, and a note says so.
+      // leaves nothing in VPP to read. Unknown is not a difference: status says in sync, and
+      // names the one item it could not check, in a note and in "unknown".
       const blind = JSON.parse(
         (await run(['status', '--config', configPath, '--vpp', target.socketPath, '--json'], env)).out,
       ) as {
         inSync: boolean;
         pendingOps: number;
+        unknown: string[];
         notes: string[];
       };
+      assert.equal(blind.unknown.length, 1);
+      assert.match(blind.unknown[0]!, /^neighbor-announcement:/);
       assert.deepEqual(
         { inSync: blind.inSync, pendingOps: blind.pendingOps },
-        { inSync: false, pendingOps: 1 },
+        { inSync: true, pendingOps: 0 },
       );
       assert.equal(blind.notes.length, 1);
-      assert.match(
-        blind.notes[0]!,
-        /neighbour advertisement cannot be read from VPP.*neighbor-announcement:/,
+      assert.ok(blind.notes[0]!.startsWith(`${blind.unknown[0]} not checked: `), blind.notes[0]);
+      assert.match(blind.notes[0]!, /neighbour advertisement cannot be read from VPP/);
+      const blindText = (await run(['status', '--config', configPath, '--vpp', target.socketPath], env)).out;
+      assert.ok(
+        blindText.endsWith(`\nin sync with the config (not checked: ${blind.unknown[0]}; see the note)\n`),
+        blindText,
       );
+      assert.ok(blindText.includes(`\nnote: ${blind.notes[0]}\n`));
+      // plan still lists it: the agent may need to send it.
+      const blindPlan = (await run(['plan', '--config', configPath, '--vpp', target.socketPath], env)).out;
+      assert.ok(blindPlan.includes(` ${blind.unknown[0]} `), blindPlan);
 
       env.VPPNET_STATE_DIR = agentStateDir;
       const status = await run(['status', '--config', configPath, '--vpp', target.socketPath, '--json'], env);
@@ -286,13 +297,14 @@ describe('vppnet CLI', () => {
         owned: Record<string, number>;
         inSync: boolean;
         pendingOps: number;
+        unknown: string[];
         notes: string[];
       };
       assert.equal(s.owned['sr-steering'], 1);
       assert.equal(s.owned['sr-policy'], 1);
       assert.deepEqual(
-        { inSync: s.inSync, pendingOps: s.pendingOps, notes: s.notes, config: s.config },
-        { inSync: true, pendingOps: 0, notes: [], config: configPath },
+        { inSync: s.inSync, pendingOps: s.pendingOps, notes: s.notes, unknown: s.unknown, config: s.config },
+        { inSync: true, pendingOps: 0, notes: [], unknown: [], config: configPath },
       );
 
       const text = await run(['status', '--config', configPath, '--vpp', target.socketPath], env);

@@ -42,7 +42,7 @@ import { nodeConfigFromDatastore } from './datastore-config.js';
 import { srGlobalsNotes } from './sr-globals-notes.js';
 import { CliUsageError } from './usage-error.js';
 import { errorLine, exitCodeOf } from './exit-status.js';
-import { underlayAnnouncementNotes } from './underlay-announcement-notes.js';
+import { knownOps, underlayAnnouncementUnknowns, type UnknownItem } from './underlay-announcement-notes.js';
 
 export const EXAMPLE_CONFIG = fileURLToPath(new URL('../../../examples/hypervisor-1.yaml', import.meta.url));
 
@@ -163,12 +163,15 @@ export async function main(
         const planned = await planAgainst(client, socket, config, stateDirOf(values['state-dir'], env));
         const { plan, owned } = planned.outcome;
         const notes = [...desired.notes, ...planned.notes];
+        // What could not be checked is neither in sync nor a difference: it is reported apart.
+        const pending = knownOps(plan, planned.unknown);
         const summary = {
           vpp: { socket, version: version.version, pid: client.vppPid },
           config: desired.source,
           owned: Object.fromEntries([...owned].sort()),
-          inSync: plan.ops.length === 0,
-          pendingOps: plan.ops.length,
+          inSync: pending.length === 0,
+          pendingOps: pending.length,
+          unknown: planned.unknown.map((u) => u.key),
           notes,
         };
         if (values.json) write(JSON.stringify(summary, null, 2));
@@ -181,10 +184,12 @@ export async function main(
           for (const kind of Object.keys(summary.owned)) width = Math.max(width, kind.length);
           for (const [kind, n] of Object.entries(summary.owned)) write(`  ${kind.padEnd(width)} ${n}`);
           for (const n of notes) write(`note: ${n}`);
+          const unchecked =
+            summary.unknown.length > 0 ? ` (not checked: ${summary.unknown.join(', ')}; see the note)` : '';
           write(
             summary.inSync
-              ? 'in sync with the config'
-              : `${plan.ops.length} operations away from the config (see vppnet plan ${desired.args} --vpp ${socket})`,
+              ? `in sync with the config${unchecked}`
+              : `${pending.length} operations away from the config${unchecked} (see vppnet plan ${desired.args} --vpp ${socket})`,
           );
         }
         return 0;
@@ -382,7 +387,7 @@ async function planAgainst(
   socket: string,
   config: AgentConfig,
   stateDir: string,
-): Promise<{ outcome: ReconcileOutcome; notes: string[] }> {
+): Promise<{ outcome: ReconcileOutcome; notes: string[]; unknown: UnknownItem[] }> {
   const globals = new SrGlobalsFileStore(path.join(stateDir, SR_GLOBALS_FILE), undefined, { readOnly: true });
   const outcome = await reconcile(config, {
     client,
@@ -391,11 +396,9 @@ async function planAgainst(
     planOnly: true,
   });
   const memory = await globals.load();
-  const notes = [
-    ...srGlobalsNotes(outcome.snapshot, config, memory, globals),
-    ...underlayAnnouncementNotes(outcome.plan, memory, globals),
-  ];
-  return { outcome, notes };
+  const unknown = underlayAnnouncementUnknowns(outcome.plan, memory, globals);
+  const notes = [...srGlobalsNotes(outcome.snapshot, config, memory, globals), ...unknown.map((u) => u.note)];
+  return { outcome, notes, unknown };
 }
 
 async function withVpp(socket: string, fn: (client: VppApi) => Promise<number>): Promise<number> {
