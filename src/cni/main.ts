@@ -8,16 +8,23 @@
 import { createPlugin } from './plugin.js';
 import { runCni } from './skel.js';
 import { SUPPORTED_CNI_VERSIONS } from './version.js';
+import { versionLine } from '../util/version.js';
 
-void runCni(
-  {
-    env: process.env,
-    stdin: process.stdin.isTTY ? '' : process.stdin,
-    stdout: process.stdout,
-    stderr: process.stderr,
-  },
-  createPlugin(),
-  SUPPORTED_CNI_VERSIONS,
-).then((code) => {
-  process.exitCode = code;
-});
+// `vppnet-cni --version` for a person: runtimes pass no arguments and set CNI_COMMAND (whose
+// VERSION is the spec's own answer), so only a bare invocation with that one flag is taken.
+if (process.argv[2] === '--version' && process.argv.length === 3 && !process.env.CNI_COMMAND) {
+  process.stdout.write(`${versionLine('vppnet-cni')}\n`);
+} else {
+  void runCni(
+    {
+      env: process.env,
+      stdin: process.stdin.isTTY ? '' : process.stdin,
+      stdout: process.stdout,
+      stderr: process.stderr,
+    },
+    createPlugin(),
+    SUPPORTED_CNI_VERSIONS,
+  ).then((code) => {
+    process.exitCode = code;
+  });
+}
