@@ -6,9 +6,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
+import type { AlertRules } from './metrics-objects.js';
 import { renderedFilesIn } from './output-dir.js';
-import { renderFiles } from './render.js';
+import { renderFiles, type RenderSource } from './render.js';
 import { placeholderProblems } from './placeholders.js';
 import { mergeValues, parseValues, parseValuesYaml, ValuesError, type Values } from './values.js';
 
@@ -17,6 +18,14 @@ export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const VALUES_DIR = join(REPO_ROOT, 'deploy', 'values');
 export const MANIFESTS_DIR = join(REPO_ROOT, 'deploy', 'manifests');
 export const BASE_OVERLAY = 'default';
+/** The alert rules, rendered as a PrometheusRule with metrics.prometheusRule. */
+export const ALERT_RULES_FILE = join(REPO_ROOT, 'deploy', 'monitoring', 'vppnet-alerts.yaml');
+
+/** The render's inputs besides the values: the alert rules, read only when they are rendered. */
+function renderSource(values: Values, source: string): RenderSource {
+  if (!values.metrics.prometheusRule) return { valuesFiles: source };
+  return { valuesFiles: source, alertRules: parse(readFileSync(ALERT_RULES_FILE, 'utf8')) as AlertRules };
+}
 
 /** The overlays in deploy/values, `default` first. */
 export function overlayNames(valuesDir = VALUES_DIR): string[] {
@@ -60,7 +69,7 @@ export function loadValuesFiles(
 /** Renders the base values with an overlay file (none for the base itself). */
 export function renderValuesFiles(basePath: string, overlayPath: string | undefined): Map<string, string> {
   const { values, source } = loadValuesFiles(basePath, overlayPath);
-  return renderFiles(values, { valuesFiles: source });
+  return renderFiles(values, renderSource(values, source));
 }
 
 /**
@@ -75,7 +84,7 @@ export function renderSiteValuesFile(basePath: string, sitePath: string): Map<st
       problems.map((p) => ({ ...p, message: `${p.message} (required: the base's value is a placeholder)` })),
       source,
     );
-  return renderFiles(values, { valuesFiles: source });
+  return renderFiles(values, renderSource(values, source));
 }
 
 /** The placeholders a repository overlay renders (its manifests are examples): paths only. */
