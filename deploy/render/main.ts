@@ -55,8 +55,10 @@ function main(argv: readonly string[]): number {
     }
     const valuesFile = resolve(flags.values);
     // A mistyped path is a usage error: one line naming it, not a stack trace.
-    if (!statSync(valuesFile, { throwIfNoEntry: false })?.isFile()) {
-      process.stderr.write(`deploy:render: --values ${flags.values}: no such file\n`);
+    const stat = statSync(valuesFile, { throwIfNoEntry: false });
+    if (stat === undefined || !stat.isFile()) {
+      const why = stat === undefined ? 'no such file' : 'not a file';
+      process.stderr.write(`deploy:render: --values ${flags.values}: ${why}\n`);
       return 2;
     }
     jobs.push({
