@@ -55,7 +55,16 @@ export const NAMES = {
   agent: 'vppnet-agent',
   agentConfig: 'vppnet-agent-config',
   serviceExamples: 'vppnet-service-example',
+  metricsService: 'vppnet-agent-metrics',
 } as const;
+
+/**
+ * metrics.serviceMonitor: the agent's second listener (--metrics-listen), on the node's IP from
+ * the downward API, and the name of its port in the container, the Service and the ServiceMonitor.
+ */
+export const METRICS_LISTEN_FLAG = '--metrics-listen';
+export const HOST_IP_ENV = 'HOST_IP';
+export const METRICS_PORT_NAME = 'node-metrics';
 
 /**
  * Fleet mode (`datastore.mode: etcd`, docs/datastore.md): the agent's datastore settings, passed

@@ -2,17 +2,18 @@
  * `npm run deploy:render`: renders deploy/values into deploy/manifests (or checks that the
  * committed manifests are what the values give, with --check).
  */
+import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { OutputDirError, compareWithDirectory, writeDirectory } from './output-dir.js';
 import {
   BASE_OVERLAY,
   MANIFESTS_DIR,
   VALUES_DIR,
-  compareWithDirectory,
   overlayNames,
+  overlayPlaceholders,
   renderOverlay,
-  renderValuesFiles,
-  writeDirectory,
+  renderSiteValuesFile,
 } from './overlays.js';
 import { ValuesError } from './values.js';
 
@@ -38,7 +39,13 @@ function main(argv: readonly string[]): number {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const jobs: { label: string; dir: string; render: () => Map<string, string> }[] = [];
+  const jobs: {
+    label: string;
+    dir: string;
+    render: () => Map<string, string>;
+    /** A repository overlay's placeholders, said after writing: its manifests are examples. */
+    placeholders?: () => string[];
+  }[] = [];
   if (flags.values !== undefined || flags.out !== undefined) {
     if (flags.values === undefined || flags.out === undefined || positionals.length > 0) {
       process.stderr.write(
@@ -47,10 +54,17 @@ function main(argv: readonly string[]): number {
       return 2;
     }
     const valuesFile = resolve(flags.values);
+    // A mistyped path is a usage error: one line naming it, not a stack trace.
+    const stat = statSync(valuesFile, { throwIfNoEntry: false });
+    if (stat === undefined || !stat.isFile()) {
+      const why = stat === undefined ? 'no such file' : 'not a file';
+      process.stderr.write(`deploy:render: --values ${flags.values}: ${why}\n`);
+      return 2;
+    }
     jobs.push({
       label: flags.values,
       dir: resolve(flags.out),
-      render: () => renderValuesFiles(join(VALUES_DIR, `${BASE_OVERLAY}.yaml`), valuesFile),
+      render: () => renderSiteValuesFile(join(VALUES_DIR, `${BASE_OVERLAY}.yaml`), valuesFile),
     });
   } else {
     const known = overlayNames();
@@ -59,7 +73,12 @@ function main(argv: readonly string[]): number {
         process.stderr.write(`deploy:render: no overlay ${name} (known: ${known.join(', ')})\n`);
         return 2;
       }
-      jobs.push({ label: name, dir: join(MANIFESTS_DIR, name), render: () => renderOverlay(name) });
+      jobs.push({
+        label: name,
+        dir: join(MANIFESTS_DIR, name),
+        render: () => renderOverlay(name),
+        placeholders: () => overlayPlaceholders(name),
+      });
     }
   }
 
@@ -80,8 +99,20 @@ function main(argv: readonly string[]): number {
       if (diffs.length > 0) failed = true;
       else process.stdout.write(`${job.label}: ${job.dir} is up to date (${files.size} files)\n`);
     } else {
-      writeDirectory(files, job.dir);
-      process.stdout.write(`${job.label}: wrote ${files.size} files to ${job.dir}\n`);
+      try {
+        writeDirectory(files, job.dir);
+      } catch (err) {
+        if (!(err instanceof OutputDirError)) throw err;
+        process.stderr.write(`deploy:render: ${job.label}: ${err.message}\n`);
+        failed = true;
+        continue;
+      }
+      const placeholders = job.placeholders?.() ?? [];
+      const note =
+        placeholders.length > 0
+          ? ` (an example: placeholders in ${placeholders.join(', ')}; a site renders its own values with --values)`
+          : '';
+      process.stdout.write(`${job.label}: wrote ${files.size} files to ${job.dir}${note}\n`);
     }
   }
   if (failed && flags.check)

@@ -3,21 +3,29 @@
  * each other deploy/values/NAME.yaml is an overlay merged over it and renders into
  * deploy/manifests/NAME/ (default.yaml alone renders into deploy/manifests/default/).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseAllDocuments } from 'yaml';
-import { renderFiles } from './render.js';
-import { mergeValues, parseValues, parseValuesYaml, type Values } from './values.js';
+import { parse, parseAllDocuments } from 'yaml';
+import type { AlertRules } from './metrics-objects.js';
+import { renderedFilesIn } from './output-dir.js';
+import { renderFiles, type RenderSource } from './render.js';
+import { placeholderProblems } from './placeholders.js';
+import { mergeValues, parseValues, parseValuesYaml, ValuesError, type Values } from './values.js';
 
 /** The repository root, from dist/deploy/render/ (Node 20 runs the compiled files only). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const VALUES_DIR = join(REPO_ROOT, 'deploy', 'values');
 export const MANIFESTS_DIR = join(REPO_ROOT, 'deploy', 'manifests');
 export const BASE_OVERLAY = 'default';
+/** The alert rules, rendered as a PrometheusRule with metrics.prometheusRule. */
+export const ALERT_RULES_FILE = join(REPO_ROOT, 'deploy', 'monitoring', 'vppnet-alerts.yaml');
 
-/** Files the renderer owns in an output directory: `NN-name.yaml`. */
-const RENDERED_FILE = /^\d\d-[a-z0-9-]+\.yaml$/;
+/** The render's inputs besides the values: the alert rules, read only when they are rendered. */
+function renderSource(values: Values, source: string): RenderSource {
+  if (!values.metrics.prometheusRule) return { valuesFiles: source };
+  return { valuesFiles: source, alertRules: parse(readFileSync(ALERT_RULES_FILE, 'utf8')) as AlertRules };
+}
 
 /** The overlays in deploy/values, `default` first. */
 export function overlayNames(valuesDir = VALUES_DIR): string[] {
@@ -29,25 +37,60 @@ export function overlayNames(valuesDir = VALUES_DIR): string[] {
   return [BASE_OVERLAY, ...names];
 }
 
+/** A values file's text; a file it cannot read is a ValuesError naming it, never a stack trace. */
+function readValuesFile(path: string, source: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (code ?? String(err));
+    throw new ValuesError([{ path: '(file)', message: `cannot read ${path}: ${why}` }], source);
+  }
+}
+
 /** The base values with an overlay file (none for the base itself), checked. */
 export function loadValuesFiles(
   basePath: string,
   overlayPath: string | undefined,
-): { values: Values; source: string } {
+): { values: Values; source: string; overlay: unknown } {
   const rel = (p: string) => relative(REPO_ROOT, p).split('\\').join('/');
-  let raw = parseValuesYaml(readFileSync(basePath, 'utf8'), rel(basePath));
+  let raw = parseValuesYaml(readValuesFile(basePath, rel(basePath)), rel(basePath));
   let source = rel(basePath);
+  let overlay: unknown;
   if (overlayPath !== undefined) {
-    raw = mergeValues(raw, parseValuesYaml(readFileSync(overlayPath, 'utf8'), rel(overlayPath)));
+    overlay = parseValuesYaml(readValuesFile(overlayPath, rel(overlayPath)), rel(overlayPath));
+    raw = mergeValues(raw, overlay);
     source = `${rel(basePath)} + ${rel(overlayPath)}`;
   }
-  return { values: parseValues(raw, source), source };
+  return { values: parseValues(raw, source), source, overlay };
 }
 
 /** Renders the base values with an overlay file (none for the base itself). */
 export function renderValuesFiles(basePath: string, overlayPath: string | undefined): Map<string, string> {
   const { values, source } = loadValuesFiles(basePath, overlayPath);
-  return renderFiles(values, { valuesFiles: source });
+  return renderFiles(values, renderSource(values, source));
+}
+
+/**
+ * A site's own values (`--values FILE`): rendered like an overlay, but refused while a
+ * placeholder of the base is left in them (placeholders.ts), each one named.
+ */
+export function renderSiteValuesFile(basePath: string, sitePath: string): Map<string, string> {
+  const { values, source, overlay } = loadValuesFiles(basePath, sitePath);
+  const problems = placeholderProblems(values, overlay);
+  if (problems.length > 0)
+    throw new ValuesError(
+      problems.map((p) => ({ ...p, message: `${p.message} (required: the base's value is a placeholder)` })),
+      source,
+    );
+  return renderFiles(values, renderSource(values, source));
+}
+
+/** The placeholders a repository overlay renders (its manifests are examples): paths only. */
+export function overlayPlaceholders(name: string, valuesDir = VALUES_DIR): string[] {
+  const { values, overlay } = loadValuesFiles(...overlayPaths(name, valuesDir));
+  return placeholderProblems(values, overlay).map((p) => p.path);
 }
 
 function overlayPaths(name: string, valuesDir: string): [string, string | undefined] {
@@ -64,27 +107,6 @@ export function renderOverlay(name: string, valuesDir = VALUES_DIR): Map<string,
   return renderValuesFiles(...overlayPaths(name, valuesDir));
 }
 
-/** Differences between rendered files and a directory, one line each; [] when identical. */
-export function compareWithDirectory(files: ReadonlyMap<string, string>, dir: string): string[] {
-  const diffs: string[] = [];
-  const present = existsSync(dir) ? readdirSync(dir).filter((f) => RENDERED_FILE.test(f)) : [];
-  for (const [name, text] of files) {
-    const path = join(dir, name);
-    if (!existsSync(path)) diffs.push(`${path}: missing`);
-    else if (readFileSync(path, 'utf8') !== text) diffs.push(`${path}: differs from the rendering`);
-  }
-  for (const name of present) if (!files.has(name)) diffs.push(`${join(dir, name)}: not rendered any more`);
-  return diffs;
-}
-
-/** Writes the files and removes rendered files that are no longer produced. */
-export function writeDirectory(files: ReadonlyMap<string, string>, dir: string): void {
-  mkdirSync(dir, { recursive: true });
-  for (const name of readdirSync(dir))
-    if (RENDERED_FILE.test(name) && !files.has(name)) rmSync(join(dir, name));
-  for (const [name, text] of files) writeFileSync(join(dir, name), text);
-}
-
 export interface ManifestDocument {
   /** `NN-name.yaml` */
   readonly file: string;
@@ -94,9 +116,7 @@ export interface ManifestDocument {
 /** Every object in a manifests directory, in file order; a YAML error or a non-object throws. */
 export function loadManifestDirectory(dir: string): ManifestDocument[] {
   const out: ManifestDocument[] = [];
-  for (const file of readdirSync(dir)
-    .filter((f) => RENDERED_FILE.test(f))
-    .sort()) {
+  for (const file of renderedFilesIn(dir)) {
     for (const doc of parseAllDocuments(readFileSync(join(dir, file), 'utf8'), { uniqueKeys: true })) {
       if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors.map((e) => e.message).join('; ')}`);
       const object: unknown = doc.toJS();

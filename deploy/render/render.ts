@@ -13,6 +13,7 @@ import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { INamespace } from 'kubernetes-models/v1/Namespace';
 import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
 import type { IServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
+import type { IService } from 'kubernetes-models/v1/Service';
 import type { IVolume } from 'kubernetes-models/v1/Volume';
 import type { ServicesConfig } from '../../src/config/model.js';
 import {
@@ -36,7 +37,18 @@ import {
   NAD_KIND,
   NAMES,
   AGENT_SOCKET,
+  HOST_IP_ENV,
+  METRICS_LISTEN_FLAG,
+  METRICS_PORT_NAME,
 } from './contract.js';
+import {
+  metricsService,
+  prometheusRule,
+  serviceMonitor,
+  type AlertRules,
+  type PrometheusRule,
+  type ServiceMonitor,
+} from './metrics-objects.js';
 import { checkNetworkAttachment, type NetworkAttachmentDefinition, type StaticIpam } from './nad.js';
 import {
   ValuesError,
@@ -48,7 +60,14 @@ import {
 import { toPlainYaml, toYamlFile, type Commented } from './yaml-out.js';
 
 export type ManifestObject =
-  INamespace | IServiceAccount | IConfigMap | IDaemonSet | NetworkAttachmentDefinition;
+  | INamespace
+  | IServiceAccount
+  | IConfigMap
+  | IDaemonSet
+  | NetworkAttachmentDefinition
+  | IService
+  | ServiceMonitor
+  | PrometheusRule;
 
 export interface ManifestFile {
   /** e.g. `30-agent-daemonset.yaml` */
@@ -59,6 +78,8 @@ export interface ManifestFile {
 export interface RenderSource {
   /** How the header names the values files, e.g. `deploy/values/default.yaml + deploy/values/lab.yaml`. */
   readonly valuesFiles: string;
+  /** deploy/monitoring/vppnet-alerts.yaml, parsed: needed with metrics.prometheusRule. */
+  readonly alertRules?: AlertRules;
 }
 
 type Labels = Record<string, string>;
@@ -229,7 +250,7 @@ function configMapFile(
 }
 
 function agentDaemonSet(values: Values): Commented<IDaemonSet> {
-  const { agent, image, placement, host } = values;
+  const { agent, image, placement, host, metrics } = values;
   const imageRef = `${image.repository}:${image.tag}`;
   const selector = { 'app.kubernetes.io/name': NAMES.agent };
   const listen = `${agent.listen.host.includes(':') ? `[${agent.listen.host}]` : agent.listen.host}:${agent.listen.port}`;
@@ -274,14 +295,24 @@ function agentDaemonSet(values: Values): Commented<IDaemonSet> {
       agent.driftInterval,
       '--log-level',
       agent.logLevel,
+      // Brackets: the one form parseListenAddress takes for an IPv4 and an IPv6 host IP alike.
+      ...(metrics.serviceMonitor ? [METRICS_LISTEN_FLAG, `[$(${HOST_IP_ENV})]:${metrics.port}`] : []),
     ],
     env: [
       ...(etcd === undefined
         ? [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }]
         : fleetEnv(etcd)),
       ...(agent.nodeOptions !== '' ? [{ name: 'NODE_OPTIONS', value: agent.nodeOptions }] : []),
+      ...(metrics.serviceMonitor
+        ? [{ name: HOST_IP_ENV, valueFrom: { fieldRef: { fieldPath: 'status.hostIP' } } }]
+        : []),
     ],
-    ports: [{ name: 'metrics', containerPort: agent.listen.port, protocol: 'TCP' }],
+    ports: [
+      { name: 'metrics', containerPort: agent.listen.port, protocol: 'TCP' },
+      ...(metrics.serviceMonitor
+        ? [{ name: METRICS_PORT_NAME, containerPort: metrics.port, protocol: 'TCP' as const }]
+        : []),
+    ],
     readinessProbe: { ...probe('/readyz'), periodSeconds: 10, timeoutSeconds: 2, failureThreshold: 3 },
     livenessProbe: {
       ...probe('/healthz'),
@@ -708,6 +739,44 @@ function exampleServicesFile(values: Values, services: ServicesConfig): Manifest
   return { name: '50-service-examples.yaml', docs };
 }
 
+function metricsFile(values: Values, source: RenderSource): ManifestFile {
+  const agentLabels = labels(NAMES.agent, 'agent');
+  const docs: Commented<ManifestObject>[] = [];
+  if (values.metrics.serviceMonitor) {
+    docs.push({
+      object: metricsService(values, agentLabels),
+      comment: [
+        `Every agent's /metrics on its node's IP, port ${values.metrics.port} (--metrics-listen; /healthz, /readyz and`,
+        '/status stay on 127.0.0.1). Headless: Prometheus scrapes each agent. The agents use the host',
+        "network, so this port is open on the node's IP: restrict it to Prometheus in the node's firewall.",
+      ].join('\n'),
+    });
+    docs.push({
+      object: serviceMonitor(values, agentLabels),
+      comment:
+        'For the Prometheus Operator (its CRDs must be installed). `node` is the Kubernetes node name.',
+    });
+  }
+  if (values.metrics.prometheusRule) {
+    if (source.alertRules === undefined)
+      throw new ValuesError(
+        [
+          {
+            path: 'metrics.prometheusRule',
+            message: 'needs deploy/monitoring/vppnet-alerts.yaml (not given to the renderer)',
+          },
+        ],
+        'render',
+      );
+    docs.push({
+      object: prometheusRule(values, agentLabels, source.alertRules),
+      comment:
+        'deploy/monitoring/vppnet-alerts.yaml as a PrometheusRule; runbooks: docs/operations.md "Troubleshooting".',
+    });
+  }
+  return { name: '60-agent-metrics.yaml', docs };
+}
+
 /** All files of one installation, in apply order. Throws ValuesError for a bad node config. */
 export function renderManifests(values: Values, source: RenderSource): ManifestFile[] {
   const fleet = values.datastore.mode === 'etcd';
@@ -724,6 +793,7 @@ export function renderManifests(values: Values, source: RenderSource): ManifestF
     networkAttachmentsFile(values, services),
   ];
   if (values.examples.enabled) files.push(exampleServicesFile(values, services));
+  if (values.metrics.serviceMonitor || values.metrics.prometheusRule) files.push(metricsFile(values, source));
   return files;
 }
 

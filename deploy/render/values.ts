@@ -121,8 +121,22 @@ export interface Values {
     readonly resources: ComputeResources;
   };
   readonly datastore: DatastoreValues;
+  readonly metrics: MetricsValues;
   /** Kubernetes node name → that hypervisor's agent config without `services`, raw; empty in fleet mode. */
   readonly nodes: ReadonlyMap<string, Readonly<Record<string, unknown>>>;
+}
+
+/**
+ * Prometheus in the cluster. Off by default: the agent's listener is on the node's loopback. With
+ * serviceMonitor the agent also serves /metrics alone on the node's IP at `port`, behind a
+ * headless Service and a ServiceMonitor; prometheusRule renders the alert rules as a PrometheusRule.
+ */
+export interface MetricsValues {
+  readonly serviceMonitor: boolean;
+  readonly prometheusRule: boolean;
+  readonly port: number;
+  /** The ServiceMonitor's scrape interval, e.g. `30s`. */
+  readonly interval: string;
 }
 
 type Obj = Record<string, unknown>;
@@ -282,6 +296,7 @@ const TOP_LEVEL = [
   'serviceNetworks',
   'examples',
   'datastore',
+  'metrics',
   'nodes',
 ] as const;
 
@@ -290,7 +305,8 @@ export function parseValues(raw: unknown, source: string): Values {
   const c = new Checker();
   const root = c.object(raw, '(root)', TOP_LEVEL);
   for (const key of TOP_LEVEL)
-    if (root[key] === undefined && key !== 'nodes' && key !== 'datastore') c.fail(key, 'is required');
+    if (root[key] === undefined && key !== 'nodes' && key !== 'datastore' && key !== 'metrics')
+      c.fail(key, 'is required');
 
   const namespace = c.string(
     root.namespace,
@@ -483,6 +499,25 @@ export function parseValues(raw: unknown, source: string): Values {
 
   const datastore = parseDatastore(c, root.datastore ?? { mode: 'file' });
 
+  // Values without the section (older site files) keep the metrics on loopback, as before.
+  const m = c.object(root.metrics ?? {}, 'metrics', ['serviceMonitor', 'prometheusRule', 'port', 'interval']);
+  const metrics: MetricsValues = {
+    serviceMonitor: c.boolean(m.serviceMonitor ?? false, 'metrics.serviceMonitor'),
+    prometheusRule: c.boolean(m.prometheusRule ?? false, 'metrics.prometheusRule'),
+    port: c.int(m.port ?? 9465, 'metrics.port', 1024, 65535),
+    interval: c.string(
+      m.interval ?? '30s',
+      'metrics.interval',
+      /^[1-9]\d*(s|m)$/,
+      'a scrape interval such as 30s or 1m',
+    ),
+  };
+  if (metrics.serviceMonitor && metrics.port === listen.port)
+    c.fail(
+      'metrics.port',
+      `is agent.listen's port ${listen.port}: the node-IP metrics listener needs a port of its own`,
+    );
+
   const nodes = new Map<string, Record<string, unknown>>();
   if (datastore.mode === 'etcd') {
     // The agents derive their configs from etcd's records: a `nodes` left over from the base would
@@ -517,6 +552,7 @@ export function parseValues(raw: unknown, source: string): Values {
     serviceNetworks,
     examples,
     datastore,
+    metrics,
     nodes,
   };
 }

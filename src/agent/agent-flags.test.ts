@@ -114,3 +114,26 @@ describe('parseListenAddress', () => {
     assert.throws(() => parseListenAddress('::1:9464'), UsageError);
   });
 });
+
+describe('--metrics-listen', () => {
+  it('is off by default, read from the flag or VPPNET_METRICS_LISTEN, and named in its error', () => {
+    const flags = (argv: string[], env: NodeJS.ProcessEnv = {}) => {
+      const f = parseAgentFlags(argv, env);
+      assert.notEqual(f, 'help');
+      return f === 'help' ? undefined : f;
+    };
+    assert.equal(flags([])?.metricsListen, undefined);
+    assert.deepEqual(flags([], { VPPNET_METRICS_LISTEN: '10.0.0.7:9465' })?.metricsListen, {
+      host: '10.0.0.7',
+      port: 9465,
+    });
+    assert.deepEqual(flags(['--metrics-listen', '[2001:db8::7]:9465'])?.metricsListen, {
+      host: '2001:db8::7',
+      port: 9465,
+    });
+    assert.throws(
+      () => parseAgentFlags(['--metrics-listen', '10.0.0.7'], {}),
+      /^UsageError: --metrics-listen: expected HOST:PORT/,
+    );
+  });
+});

@@ -35,6 +35,8 @@ export const USAGE = `usage: vppnet-agent [options]
   --agent-socket PATH    local API for vppnet-cni and the service map, mode 0600
                          (env VPPNET_AGENT_SOCKET; default ${DEFAULT_AGENT_SOCKET})
   --listen HOST:PORT     metrics and health endpoints (env VPPNET_LISTEN; default ${DEFAULT_LISTEN_HOST}:${DEFAULT_LISTEN_PORT})
+  --metrics-listen HOST:PORT  also serve /metrics alone there, e.g. on the node's IP for Prometheus
+                         (env VPPNET_METRICS_LISTEN; default none)
   --drift-interval DUR   period of the drift check, e.g. 60s, 500ms, 5m; 0 disables
                          (env VPPNET_DRIFT_INTERVAL; default ${DEFAULT_DRIFT_INTERVAL_MS / 1000}s)
   --log-level LEVEL      ${LOG_LEVELS.join(', ')} (env VPPNET_LOG_LEVEL; default info)
@@ -62,6 +64,8 @@ export interface AgentFlags {
   readonly stateDir: string;
   readonly agentSocketPath: string;
   readonly listen: { readonly host: string; readonly port: number };
+  /** A second listener with /metrics only: health and /status stay on `listen` (loopback). */
+  readonly metricsListen?: { readonly host: string; readonly port: number };
   readonly driftIntervalMs: number;
   readonly logLevel: LogLevel;
 }
@@ -85,6 +89,7 @@ export function parseAgentFlags(
         'state-dir': { type: 'string' },
         'agent-socket': { type: 'string' },
         listen: { type: 'string' },
+        'metrics-listen': { type: 'string' },
         'drift-interval': { type: 'string' },
         'log-level': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -118,6 +123,7 @@ export function parseAgentFlags(
     listen: parseListenAddress(
       setting('listen', 'VPPNET_LISTEN') ?? `${DEFAULT_LISTEN_HOST}:${DEFAULT_LISTEN_PORT}`,
     ),
+    ...metricsListenOf(setting('metrics-listen', 'VPPNET_METRICS_LISTEN')),
     driftIntervalMs: withFlag('--drift-interval', () =>
       parseDuration(setting('drift-interval', 'VPPNET_DRIFT_INTERVAL') ?? `${DEFAULT_DRIFT_INTERVAL_MS}ms`),
     ),
@@ -151,6 +157,17 @@ export function parseListenAddress(text: string): { host: string; port: number }
     throw new UsageError(`--listen: expected HOST:PORT, [IPV6]:PORT or :PORT, got '${text}'`);
   const host = m[1] ?? m[2] ?? '';
   return { host: host === '' ? '::' : host, port };
+}
+
+function metricsListenOf(text: string | undefined): Pick<AgentFlags, 'metricsListen'> {
+  if (text === undefined) return {};
+  try {
+    return { metricsListen: parseListenAddress(text) };
+  } catch (err) {
+    if (err instanceof UsageError)
+      throw new UsageError(err.message.replace(/^--listen:/, '--metrics-listen:'));
+    throw err;
+  }
 }
 
 const DURATION_UNITS_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };

@@ -268,9 +268,10 @@ export class Agent {
           });
     if (this.#fleet) {
       const fleet = this.#fleet;
-      this.metrics.watchDatastore(() => fleet.health());
+      this.metrics.watchDatastore(() => ({ ...fleet.health(), rejectedKeys: fleet.rejected().size }));
     }
     this.#runner = new CoalescingRunner((triggers) => this.#pass(triggers));
+    this.metrics.watchReadiness(() => this.readiness().ready);
     this.#configStatus = { path: this.#configPath, valid: false, problems: [] };
   }
 

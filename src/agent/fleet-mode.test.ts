@@ -364,6 +364,7 @@ describe('vppnet-agent in fleet mode, two nodes on one etcd', { skip }, () => {
       { key: `${PREFIX}ports/hv1/vm1`, reason: 'mac: must be a MAC address like 52:54:00:12:34:56' },
     ]);
     assert.match(await hv1.agent.metrics.text(), /^vppnet_datastore_rejected_total 1$/m);
+    assert.match(await hv1.agent.metrics.text(), /^vppnet_datastore_rejected_keys 1$/m);
     await hv1.agent.reconcileNow();
     const vhost = await hv1.observer.dump(msg.sw_interface_vhost_user_dump, { sw_if_index: 0xffffffff });
     assert.ok(
@@ -372,6 +373,7 @@ describe('vppnet-agent in fleet mode, two nodes on one etcd', { skip }, () => {
     );
     await commit([{ type: 'put', key: schema.port('hv1', 'vm1'), value: port(hv1, 'vm1', '10.0.0.5') }]);
     await until(() => hv1.agent.status().datastore?.rejected.length === 0, 'the record valid again');
+    assert.match(await hv1.agent.metrics.text(), /^vppnet_datastore_rejected_keys 0$/m);
   });
 
   it('etcd down for 30 s: no VPP operation meanwhile, Ready says so, convergence after', async () => {

@@ -178,4 +178,25 @@ describe('AgentHttpServer', () => {
     assert.equal(post.headers.allow, 'GET');
     assert.equal((await call(port, '/metrics', 'DELETE')).status, 405);
   });
+
+  it('metricsOnly: /metrics and nothing else (health and status stay on loopback)', async () => {
+    const metricsServer = new AgentHttpServer({
+      host: '127.0.0.1',
+      port: 0,
+      status: () => agent.status(),
+      metrics: agent.metrics,
+      metricsOnly: true,
+    });
+    const metricsPort = (await metricsServer.listen()).port;
+    try {
+      const metrics = await call(metricsPort, '/metrics');
+      assert.equal(metrics.status, 200);
+      assert.match(metrics.body, /^# TYPE vppnet_reconcile_total counter$/m);
+      for (const path of ['/status', '/readyz', '/healthz'])
+        assert.equal((await call(metricsPort, path)).status, 404, path);
+      assert.equal((await call(port, '/status')).status, 200, 'the main listener still has them');
+    } finally {
+      await metricsServer.close();
+    }
+  });
 });

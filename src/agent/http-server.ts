@@ -9,7 +9,9 @@
  *                 connection succeeded; else 503 with the reasons as JSON.
  * - GET /status   the agent's status as JSON.
  *
- * Unknown paths answer 404, other methods on known paths 405.
+ * Unknown paths answer 404, other methods on known paths 405. With `metricsOnly` the server has
+ * /metrics and nothing else: the listener Prometheus reaches on the node's IP, while health and
+ * /status (which names the node's configuration) stay on loopback.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,6 +33,8 @@ export interface AgentHttpServerOptions {
   readonly status: () => AgentStatus;
   readonly metrics: MetricsSource;
   readonly logger?: AgentLogger;
+  /** Serve /metrics only (every other path is 404). */
+  readonly metricsOnly?: boolean;
 }
 
 type Handler = (res: ServerResponse) => Promise<void> | void;
@@ -50,12 +54,17 @@ export class AgentHttpServer {
     this.#status = opts.status;
     this.#metrics = opts.metrics;
     this.#logger = opts.logger ?? silentLogger;
-    this.#routes = new Map<string, Handler>([
-      ['/metrics', (res) => this.#serveMetrics(res)],
-      ['/healthz', (res) => send(res, 200, 'text/plain; charset=utf-8', 'ok\n')],
-      ['/readyz', (res) => this.#serveReadiness(res)],
-      ['/status', (res) => sendJson(res, 200, this.#status())],
-    ]);
+    const metrics: [string, Handler] = ['/metrics', (res) => this.#serveMetrics(res)];
+    this.#routes = new Map<string, Handler>(
+      opts.metricsOnly === true
+        ? [metrics]
+        : [
+            metrics,
+            ['/healthz', (res) => send(res, 200, 'text/plain; charset=utf-8', 'ok\n')],
+            ['/readyz', (res) => this.#serveReadiness(res)],
+            ['/status', (res) => sendJson(res, 200, this.#status())],
+          ],
+    );
     this.#server = createServer((req, res) => this.#handle(req, res));
   }
 

@@ -82,19 +82,33 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
     metrics: agent.metrics,
     logger,
   });
-  try {
-    const address = await server.listen();
-    logger.info(
-      { address: address.address, port: address.port },
-      'serving /metrics, /healthz, /readyz and /status',
-    );
-  } catch (err) {
-    logger.fatal(
-      { listen: flags.listen, err: errorMessage(err) },
-      `cannot listen on ${flags.listen.host}:${flags.listen.port}`,
-    );
-    await agent.stop();
-    return 1;
+  // Prometheus off the node (deploy's metrics.serviceMonitor): /metrics alone on that address.
+  const metricsServer =
+    flags.metricsListen === undefined
+      ? undefined
+      : new AgentHttpServer({
+          host: flags.metricsListen.host,
+          port: flags.metricsListen.port,
+          status: () => agent.status(),
+          metrics: agent.metrics,
+          logger,
+          metricsOnly: true,
+        });
+  const listeners: [AgentHttpServer, { host: string; port: number }, string][] = [
+    [server, flags.listen, '/metrics, /healthz, /readyz and /status'],
+  ];
+  if (metricsServer !== undefined && flags.metricsListen !== undefined)
+    listeners.push([metricsServer, flags.metricsListen, '/metrics']);
+  for (const [listener, listen, what] of listeners) {
+    try {
+      const address = await listener.listen();
+      logger.info({ address: address.address, port: address.port }, `serving ${what}`);
+    } catch (err) {
+      logger.fatal({ listen, err: errorMessage(err) }, `cannot listen on ${listen.host}:${listen.port}`);
+      await agent.stop();
+      await server.close();
+      return 1;
+    }
   }
 
   const signalled = new Promise<NodeJS.Signals>((resolve) => {
@@ -131,6 +145,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
 
   await agent.stop();
   await server.close();
+  await metricsServer?.close();
   clearTimeout(deadline);
   if (fatal !== undefined) {
     logger.fatal({ reason: fatal }, 'vppnet-agent cannot continue; exiting so that it is restarted');

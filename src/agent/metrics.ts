@@ -12,6 +12,7 @@ import type { OpDiagnostic } from '../reconcile/executor.js';
 import { ATTACHMENT_CHANNEL, type AttachmentDiagnostic } from '../attachments/attachment-timing.js';
 import type { ConnectionState } from '../vpp/client/connection-state.js';
 import type { RequestDiagnostic } from '../vpp/client/vpp-client.js';
+import { VPP_API_RELEASE, VPPNET_VERSION } from '../util/version.js';
 import { LabelTally } from './label-tally.js';
 import type { ReconcileSummary } from './status.js';
 
@@ -34,6 +35,13 @@ const CONNECTION_STATES = Object.keys({
   closed: true,
 } satisfies Record<ConnectionState, true>) as ConnectionState[];
 
+/** What the datastore gauges show; `rejectedKeys` is the number of keys rejected now. */
+export interface DatastoreHealth {
+  readonly synced: boolean;
+  readonly stale: boolean;
+  readonly rejectedKeys?: number;
+}
+
 export class AgentMetrics {
   readonly registry = new Registry();
   readonly #reconcileDuration: Histogram<'outcome'>;
@@ -51,14 +59,35 @@ export class AgentMetrics {
   readonly #datastoreSynced: Gauge;
   readonly #datastoreStale: Gauge;
   readonly #datastoreRejected: Counter;
+  readonly #datastoreRejectedKeys: Gauge;
+  readonly #ready: Gauge;
+  readonly #drift: Counter;
   readonly #attachmentDuration: Histogram<'op' | 'outcome'>;
   readonly #attachmentPhase: Histogram<'op' | 'phase'>;
   #subscribed = false;
-  #datastoreHealth: (() => { readonly synced: boolean; readonly stale: boolean }) | undefined;
+  #datastoreHealth: (() => DatastoreHealth) | undefined;
+  #readiness: (() => boolean) | undefined;
 
   constructor() {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
+    // Which release a series came from, for dashboards across a rolling update; always 1.
+    new Gauge({
+      name: 'vppnet_build_info',
+      help: 'The running release: labels version (vppnet) and vpp_api (the VPP release its API messages are generated from); always 1.',
+      labelNames: ['version', 'vpp_api'],
+      registers,
+    }).set({ version: VPPNET_VERSION, vpp_api: VPP_API_RELEASE }, 1);
+    // Read at each scrape, like /readyz: readiness changes with time (a stale store) as well as events.
+    this.#ready = new Gauge({
+      name: 'vppnet_ready',
+      help: 'The /readyz verdict: 1 when the config is valid, VPP is connected and the last reconcile on this connection converged; else 0 (the reasons are in /readyz).',
+      registers,
+      collect: () => {
+        const ready = this.#readiness?.();
+        if (ready !== undefined) this.#ready.set(ready ? 1 : 0);
+      },
+    });
     this.#reconcileDuration = new Histogram({
       name: 'vppnet_reconcile_duration_seconds',
       help: 'Duration of reconcile passes (snapshot, plan, apply).',
@@ -116,11 +145,11 @@ export class AgentMetrics {
       registers,
     });
     // Arrow functions: prom-client calls collect with the gauge as `this`.
-    const datastoreGauge = (gauge: () => Gauge, of: (h: { synced: boolean; stale: boolean }) => boolean) => ({
+    const datastoreGauge = (gauge: () => Gauge, of: (h: DatastoreHealth) => number | boolean) => ({
       registers,
       collect: () => {
         const h = this.#datastoreHealth?.();
-        if (h) gauge().set(of(h) ? 1 : 0);
+        if (h) gauge().set(Number(of(h)));
       },
     });
     this.#datastoreSynced = new Gauge({
@@ -142,6 +171,19 @@ export class AgentMetrics {
     this.#datastoreRejected = new Counter({
       name: 'vppnet_datastore_rejected_total',
       help: 'Fleet mode: datastore values rejected as invalid (each logged with its key and reason; the last good value stays).',
+      registers,
+    });
+    this.#datastoreRejectedKeys = new Gauge({
+      name: 'vppnet_datastore_rejected_keys',
+      help: 'Fleet mode: keys whose current value is rejected (listed in /status; their last good value is in force).',
+      ...datastoreGauge(
+        () => this.#datastoreRejectedKeys,
+        (h) => h.rejectedKeys ?? 0,
+      ),
+    });
+    this.#drift = new Counter({
+      name: 'vppnet_drift_detected_total',
+      help: 'Full passes run by the drift check alone that found VPP different from the desired state and planned changes to repair it (someone else changed VPP, or a change was missed).',
       registers,
     });
     this.#attachmentDuration = new Histogram({
@@ -180,10 +222,17 @@ export class AgentMetrics {
     return this.registry.metrics();
   }
 
-  observeReconcile(summary: Pick<ReconcileSummary, 'outcome' | 'durationMs' | 'brokenPorts'>): void {
+  observeReconcile(
+    summary: Pick<ReconcileSummary, 'outcome' | 'durationMs' | 'brokenPorts' | 'triggers' | 'planned'> &
+      Partial<Pick<ReconcileSummary, 'kind'>>,
+  ): void {
     this.#reconcileDuration.observe({ outcome: summary.outcome }, summary.durationMs / 1000);
     this.#reconciles.inc({ outcome: summary.outcome });
     this.#brokenPorts.set(summary.brokenPorts.length);
+    // Only a pass the drift check alone asked for: one coalesced with a config change or a
+    // datastore event plans that change, which is no drift.
+    const driftOnly = summary.triggers.length > 0 && summary.triggers.every((t) => t === 'drift');
+    if (summary.kind !== 'routes' && driftOnly && summary.planned > 0) this.#drift.inc();
   }
 
   setConnectionState(current: ConnectionState): void {
@@ -201,8 +250,13 @@ export class AgentMetrics {
   }
 
   /** Fleet mode: the datastore gauges read `health` at each scrape (staleness has no event). */
-  watchDatastore(health: () => { readonly synced: boolean; readonly stale: boolean }): void {
+  watchDatastore(health: () => DatastoreHealth): void {
     this.#datastoreHealth = health;
+  }
+
+  /** `vppnet_ready` reads `ready` at each scrape: the same verdict as /readyz. */
+  watchReadiness(ready: () => boolean): void {
+    this.#readiness = ready;
   }
 
   countDatastoreRejection(): void {

@@ -21,6 +21,8 @@ import { ServiceAccount, type IServiceAccount } from 'kubernetes-models/v1/Servi
 import { parseAgentFlags, type AgentFlags } from '../../src/agent/agent-flags.js';
 import { AGENT_CONNECTION_FLAGS, etcdOptionsOf } from '../../src/datastore/connection-settings.js';
 import { parseNetworkConfig } from '../../src/cni/config.js';
+import { MIN_VERSION_FOR_COMMAND } from '../../src/cni/skel.js';
+import { compareVersions } from '../../src/cni/version.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { AgentConfig } from '../../src/config/model.js';
 import {
@@ -180,7 +182,12 @@ for (const overlay of overlayNames()) {
         assert.deepEqual(checkNetworkAttachment(nad), [], nameOf(nad));
         const config = parseNetworkConfig((nad.spec as Obj).config as string);
         assert.equal(config.type, CNI_TYPE);
-        assert.equal(config.cniVersion, '1.0.0');
+        // STATUS (and GC) exist from 1.1.0 on: an older version answers "config version does not
+        // allow STATUS" instead of the agent's verdict.
+        assert.ok(
+          compareVersions(config.cniVersion, MIN_VERSION_FOR_COMMAND.STATUS ?? '') >= 0,
+          `${nameOf(nad)}: cniVersion ${config.cniVersion} allows STATUS`,
+        );
         assert.equal(config.agentSocket, AGENT_SOCKET);
       }
     });

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { VPP_API_RELEASE, VPPNET_VERSION } from '../util/version.js';
+import { RecordingVppApi } from '../vpp/client/testing/recording-vpp-api.js';
+import { Agent } from './agent.js';
+import { AgentMetrics } from './metrics.js';
+import type { ReconcileSummary } from './status.js';
+import { configYaml, FakeReconciler, makeTempDir } from './testing/agent-fixtures.js';
+
+type Pass = Parameters<AgentMetrics['observeReconcile']>[0];
+
+function pass(over: Partial<ReconcileSummary>): Pass {
+  return { outcome: 'ok', durationMs: 5, brokenPorts: [], triggers: ['drift'], planned: 0, ...over };
+}
+
+describe('AgentMetrics', () => {
+  it('vppnet_build_info names the release and the VPP API it speaks', async () => {
+    const text = await new AgentMetrics().text();
+    assert.match(
+      text,
+      new RegExp(`^vppnet_build_info\\{version="${VPPNET_VERSION}",vpp_api="${VPP_API_RELEASE}"\\} 1$`, 'm'),
+    );
+  });
+
+  it('vppnet_drift_detected_total counts drift-check passes that planned changes, nothing else', async () => {
+    const m = new AgentMetrics();
+    m.observeReconcile(pass({ planned: 0 }));
+    assert.match(await m.text(), /^vppnet_drift_detected_total 0$/m, 'in sync is no drift');
+    m.observeReconcile(pass({ planned: 3 }));
+    m.observeReconcile(pass({ planned: 2, triggers: ['drift', 'config-change'] }));
+    m.observeReconcile(pass({ planned: 2, triggers: ['datastore'] }));
+    m.observeReconcile(pass({ planned: 2, kind: 'routes' }));
+    assert.match(await m.text(), /^vppnet_drift_detected_total 1$/m);
+  });
+
+  it('the datastore gauges read the health at each scrape, rejected keys included', async () => {
+    const m = new AgentMetrics();
+    let health = { synced: true, stale: false, rejectedKeys: 2 };
+    m.watchDatastore(() => health);
+    let text = await m.text();
+    assert.match(text, /^vppnet_datastore_rejected_keys 2$/m);
+    assert.match(text, /^vppnet_datastore_stale 0$/m);
+    health = { synced: true, stale: true, rejectedKeys: 0 };
+    text = await m.text();
+    assert.match(text, /^vppnet_datastore_rejected_keys 0$/m);
+    assert.match(text, /^vppnet_datastore_stale 1$/m);
+  });
+
+  it("vppnet_ready is the agent's /readyz verdict at the time of the scrape", async () => {
+    const tmp = await makeTempDir();
+    const client = new RecordingVppApi();
+    await mkdir(join(tmp.dir, 'etc'));
+    await writeFile(join(tmp.dir, 'etc', 'config.yaml'), configYaml());
+    const agent = new Agent({
+      configPath: join(tmp.dir, 'etc', 'config.yaml'),
+      stateDir: join(tmp.dir, 'state'),
+      client,
+      reconcileFn: new FakeReconciler().fn,
+      driftIntervalMs: 0,
+    });
+    try {
+      await agent.start();
+      assert.equal(agent.readiness().ready, false, 'VPP not connected yet');
+      assert.match(await agent.metrics.text(), /^vppnet_ready 0$/m);
+      client.handshake();
+      await agent.whenIdle();
+      assert.equal(agent.readiness().ready, true);
+      assert.match(await agent.metrics.text(), /^vppnet_ready 1$/m);
+    } finally {
+      await agent.stop();
+      await tmp.remove();
+    }
+  });
+});
