@@ -326,14 +326,33 @@ export function validateVhostUserDefaults(c: Checker, raw: unknown): VhostUserDe
   if (!v) return undefined;
   const uid = c.id(v.uid, 'node.vhostUser.uid');
   const gid = c.id(v.gid, 'node.vhostUser.gid');
-  const mode = c.mode(v.mode, 'node.vhostUser.mode', NODE_DEFAULTS.vhostSocketMode);
+  const mode = socketMode(c, v.mode, 'node.vhostUser.mode');
+  const directory =
+    v.directory === undefined
+      ? NODE_DEFAULTS.vhostSocketDirectory
+      : validateAbsolutePath(c, v.directory, 'node.vhostUser.directory', 'directory');
   const directoryMode = c.mode(
     v.directoryMode,
     'node.vhostUser.directoryMode',
     NODE_DEFAULTS.vhostDirectoryMode,
   );
-  if (uid === null || gid === null || mode === undefined || directoryMode === undefined) return undefined;
-  return { uid, gid, mode, directoryMode };
+  if (uid === null || gid === null || mode === undefined || directoryMode === undefined || !directory)
+    return undefined;
+  return { uid, gid, mode, directoryMode, directory };
+}
+
+/**
+ * A vhost-user socket's mode: read and write for owner and group at most. Whoever may connect
+ * while the VM's QEMU is away is its frontend: a 0666 socket lets any local user be the VM.
+ */
+function socketMode(c: Checker, v: unknown, path: string): number | undefined {
+  const mode = c.mode(v, path, NODE_DEFAULTS.vhostSocketMode);
+  if (mode !== undefined && (mode & ~0o660) !== 0)
+    return c.fail(
+      path,
+      `${mode.toString(8).padStart(4, '0')} is more than 0660: other users (or execute bits) may not reach a VM's socket`,
+    );
+  return mode;
 }
 
 export function validateServices(c: Checker, raw: unknown): ServicesConfig | undefined {
@@ -682,13 +701,13 @@ function validateAttachment(
   switch (base.type) {
     case 'vhost-user': {
       c.object(raw, path, ['type', 'socket', 'uid', 'gid', 'mode']);
-      const socket = validateSocketPath(c, base.socket, `${path}.socket`);
+      const socket = validateSocketPath(c, base.socket, `${path}.socket`, vhostDefaults?.directory);
       const uid = c.id(base.uid, `${path}.uid`);
       const gid = c.id(base.gid, `${path}.gid`);
       const mode =
         base.mode === undefined
           ? vhostDefaults?.mode
-          : c.mode(base.mode, `${path}.mode`, NODE_DEFAULTS.vhostSocketMode);
+          : socketMode(c, base.mode, `${path}.mode`);
       if (!socket || uid === null || gid === null || mode === undefined || !vhostDefaults) return undefined;
       const access: SocketAccess = { uid: uid ?? vhostDefaults.uid, gid: gid ?? vhostDefaults.gid, mode };
       return { type: 'vhost-user', socket, access };
@@ -722,16 +741,39 @@ function validateAttachment(
 /** sun_path holds 108 bytes with the NUL; VPP copies sock_filename into it. */
 const MAX_SOCKET_PATH = 107;
 
-function validateSocketPath(c: Checker, v: unknown, path: string): string | undefined {
-  if (typeof v !== 'string' || !v.startsWith('/')) return c.fail(path, 'must be an absolute path');
-  if (Buffer.byteLength(v) > MAX_SOCKET_PATH)
+/**
+ * A vhost-user socket: inside the node's socket directory. VPP unlinks the path before it binds
+ * (a record naming /run/containerd/containerd.sock as a VM's socket would delete it), so a port
+ * may only name a file where nothing but VMs' sockets live.
+ */
+function validateSocketPath(
+  c: Checker,
+  v: unknown,
+  path: string,
+  directory: string | undefined,
+): string | undefined {
+  const socket = validateAbsolutePath(c, v, path, 'file');
+  if (socket === undefined) return undefined;
+  if (Buffer.byteLength(socket) > MAX_SOCKET_PATH)
     return c.fail(path, `is longer than a Unix socket path may be (${MAX_SOCKET_PATH} bytes)`);
+  if (directory !== undefined && directory !== '/' && !socket.startsWith(`${directory}/`))
+    return c.fail(
+      path,
+      `is outside the node's vhost-user socket directory ${directory} (node.vhostUser.directory): VPP replaces whatever is at the path`,
+    );
+  return socket;
+}
+
+/** An absolute, normalized path: what is checked is what is opened. */
+function validateAbsolutePath(c: Checker, v: unknown, path: string, what: 'file' | 'directory'): string | undefined {
+  if (typeof v !== 'string' || !v.startsWith('/')) return c.fail(path, 'must be an absolute path');
   if (
-    v.endsWith('/') ||
+    (v.endsWith('/') && v !== '/') ||
     v.split('/').some((part, i) => i > 0 && (part === '' || part === '.' || part === '..'))
   ) {
-    return c.fail(path, 'must be a normalized path to a file (no //, . or .. parts, no trailing /)');
+    return c.fail(path, `must be a normalized path to a ${what} (no //, . or .. parts, no trailing /)`);
   }
+  if (what === 'directory' && v === '/') return c.fail(path, 'must not be / itself');
   return detached(v);
 }
 

@@ -169,7 +169,9 @@ export function validateRecord(key: string, k: ParsedKey, raw: unknown): Datasto
       const vpc = c.name(v.vpc, 'ports[0].vpc');
       // The node's vhost-user defaults are not known here: the built-in ones stand in, the
       // derivation (derive.ts) validates the port again with its node's.
-      const defaults = validateVhostUserDefaults(c, undefined);
+      // The node's socket directory is not known either: '/' lets any absolute path through here.
+      const builtIn = validateVhostUserDefaults(c, undefined);
+      const defaults = builtIn && { ...builtIn, directory: '/' };
       validatePorts(c, [{ ...v, name: k.port }], [], new Set([v.vpc as string]), defaults);
       if (c.problems.length || !vpc) return problems('ports[0].');
       return { kind: 'port', node: k.node, name: k.port, raw: v, vpc, ip: v.ip as string | undefined };
