@@ -21,6 +21,7 @@ function configYaml(underlay: string, routes: number, vhostDir: string): string 
     node: {
       name: 'hv1',
       underlay: { interface: underlay, address: '2001:db8::1/64', gateway: '2001:db8::2' },
+      vhostUser: { directory: vhostDir },
       srv6: { locator: 'fc00:1::/48' },
     },
     vpcs: [{ name: 'vpc-a', id: 10, subnets: ['10.0.0.0/24'], gateway: '10.0.0.1' }],

@@ -71,6 +71,7 @@ function makeConfig(f: Fixture, shape: Shape): AgentConfig {
     node: {
       name: 'hv1',
       underlay: { interface: f.underlay.name, address: '2001:db8::1/64', gateway: '2001:db8::2' },
+      vhostUser: { directory: f.dir },
       srv6: { locator: 'fc00:1::/48' },
     },
     vpcs: shape.vpcs.map((_, i) => ({

@@ -39,9 +39,11 @@ const until = (cond: () => boolean | Promise<boolean>, what: string): Promise<vo
 
 const PREFIX = '/fleet-test/v1/';
 const schema = new KeySchema(PREFIX);
-const nodeRecord = (n: number) =>
+/** Node n's record; its VMs' sockets live under the test's temporary root. */
+const nodeRecordIn = (root: string, n: number) =>
   JSON.stringify({
     underlay: { interface: 'loop0', address: `2001:db8::${n}/64`, gateway: '2001:db8::ff' },
+    vhostUser: { directory: root },
     srv6: { locator: `fc00:${n}::/48` },
   });
 const vpcA = JSON.stringify({ id: 10, subnets: ['10.0.0.0/24'], gateway: '10.0.0.1' });
@@ -59,6 +61,7 @@ describe('vppnet-agent in fleet mode, two nodes on one etcd', { skip }, () => {
   let writer: EtcdStore;
   let root: string;
   const hvs: Hypervisor[] = [];
+  const nodeRecord = (n: number) => nodeRecordIn(root, n);
   const port = (hv: Hypervisor, vm: string, ip: string) =>
     JSON.stringify({
       vpc: 'vpc-a',

@@ -65,6 +65,7 @@ function rawConfig(
     node: {
       name: 'hv1',
       underlay: { interface: f.underlay, address: '2001:db8::1/64', gateway: '2001:db8::2' },
+      vhostUser: { directory: f.dir },
       srv6: { locator: 'fc00:1::/48' },
     },
     vpcs,

@@ -6,7 +6,7 @@
  * /tmp).
  */
 import assert from 'node:assert/strict';
-import { lstat, mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
+import { lstat, mkdtemp, readFile, rm, symlink, writeFile, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -86,7 +86,7 @@ describe('VM ports: vhost-user sockets and MTU', () => {
           gateway: '2001:db8::2',
           ...(opts.underlayMtu && { mtu: opts.underlayMtu }),
         },
-        vhostUser: { gid: QEMU_GID, mode: '0660', directoryMode: '0750' },
+        vhostUser: { gid: QEMU_GID, mode: '0660', directoryMode: '0750', directory: dir },
         srv6: { locator: 'fc00:1::/48' },
       },
       vpcs: [
@@ -223,11 +223,64 @@ describe('VM ports: vhost-user sockets and MTU', () => {
     assert.deepEqual((await l3Mtus()).get(tags.vmPort('vm1')), [8000, 0, 0, 0]);
   });
 
+  it('never lets VPP replace a file that is not a socket, and blames only that port', async () => {
+    const precious = path.join(dir, 'precious.sock');
+    await writeFile(precious, 'not a socket');
+    const linked = path.join(dir, 'linked.sock');
+    await symlink(precious, linked);
+    const cfg = config({
+      ports: [
+        {
+          name: 'vm1',
+          vpc: 'vpc-a',
+          mac: '52:54:00:00:00:01',
+          ip: '10.0.0.5',
+          attach: { type: 'vhost-user', socket: socketOf('vm1') },
+        },
+        {
+          name: 'vm5',
+          vpc: 'vpc-a',
+          mac: '52:54:00:00:00:05',
+          ip: '10.0.0.9',
+          attach: { type: 'vhost-user', socket: precious },
+        },
+        {
+          name: 'vm6',
+          vpc: 'vpc-a',
+          mac: '52:54:00:00:00:06',
+          ip: '10.0.0.10',
+          attach: { type: 'vhost-user', socket: linked },
+        },
+      ],
+    });
+    try {
+      const outcome = await run(cfg);
+      const byKey = new Map((outcome.result?.failed ?? []).map((x) => [x.op.resource.key, x.error.message]));
+      for (const [vm, socket] of [
+        ['vm5', precious],
+        ['vm6', linked],
+      ] as const)
+        assert.match(
+          byKey.get(`interface:${tags.vmPort(vm)}`) ?? '',
+          new RegExp(
+            `vhost-user socket ${socket}: refusing to create it: the path exists and is not a socket`,
+          ),
+          vm,
+        );
+      assert.equal(await readFile(precious, 'utf8'), 'not a socket', 'the file is untouched');
+      assert.ok((await lstat(linked)).isSymbolicLink(), 'the symlink is untouched');
+      assert.ok((await lstat(socketOf('vm1'))).isSocket(), 'the other port is made');
+    } finally {
+      await rm(precious, { force: true });
+      await rm(linked, { force: true });
+    }
+  });
+
   it(
     'names the socket and the cause when VPP cannot bind it, and blames only that port',
     { skip: SIM_ONLY },
     async () => {
-      // The socket path is taken by a directory: VPP's bind() fails (SYSCALL_ERROR_2).
+      // The socket path is taken by a directory: vppnet refuses before VPP would try.
       const taken = path.join(dir, 'taken');
       await mkdir(path.join(taken, 'vm3.sock'), { recursive: true });
       const blocked = path.join(dir, 'file-not-dir');
@@ -262,7 +315,7 @@ describe('VM ports: vhost-user sockets and MTU', () => {
       assert.match(
         byKey.get(`interface:${tags.vmPort('vm3')}`) ?? '',
         new RegExp(
-          `vhost-user socket ${path.join(taken, 'vm3.sock')}: create_vhost_user_if_v2: VPP returned -12 \\(SYSCALL_ERROR_2\\): .* exists and is not a socket`,
+          `vhost-user socket ${path.join(taken, 'vm3.sock')}: refusing to create it: the path exists and is a directory`,
         ),
       );
       assert.match(

@@ -91,7 +91,7 @@ describe('vppnet CLI', () => {
               vpc: 'vpc-a',
               mac: '52:54:00:61:0a:01',
               ip: '10.0.0.5',
-              attach: { type: 'vhost-user', socket: '/run/vppnet/vm1.sock' },
+              attach: { type: 'vhost-user', socket: '/run/vppnet/vhost/vm1.sock' },
             },
           ],
           remoteRoutes: [{ vpc: 'vpc-a', prefix: '2001:db8:a:0:5054:ff:fe62:a01/128', sid: 'fc00:2::100:a' }],

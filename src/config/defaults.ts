@@ -25,6 +25,8 @@ export const NODE_DEFAULTS = {
   underlayMtu: 1500,
   /** Read and write for the owner and the group: what a connecting QEMU needs, nobody else. */
   vhostSocketMode: '0660',
+  /** The only directory VM sockets may be in: VPP replaces whatever is at a socket's path. */
+  vhostSocketDirectory: '/run/vppnet/vhost',
   /** Searchable by all, so a QEMU reaches the socket whatever its user; writable by root only. */
   vhostDirectoryMode: '0755',
 } as const;

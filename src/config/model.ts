@@ -78,6 +78,11 @@ export interface SocketAccess {
 }
 
 export interface VhostUserDefaults extends SocketAccess {
+  /**
+   * Every port's socket lies inside it: VPP unlinks a socket's path before it binds, so a port
+   * naming any other file would have VPP delete it.
+   */
+  readonly directory: string;
   /** Mode of the socket directories vppnet creates (existing ones are left as they are). */
   readonly directoryMode: number;
 }

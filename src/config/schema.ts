@@ -90,7 +90,15 @@ export const CONFIG_FIELDS: readonly FieldDoc[] = [
     required: false,
     default: `'${NODE_DEFAULTS.vhostSocketMode}'`,
     description:
-      'Permission bits of each socket, quoted (YAML reads 0660 unquoted as decimal 660). Connecting needs write permission.',
+      "Permission bits of each socket, quoted (YAML reads 0660 unquoted as decimal 660). Connecting needs write permission. At most '0660': whoever may connect while the VM's QEMU is away becomes the VM's frontend.",
+  },
+  {
+    path: 'node.vhostUser.directory',
+    type: 'absolute path',
+    required: false,
+    default: NODE_DEFAULTS.vhostSocketDirectory,
+    description:
+      "The directory every port's vhost-user socket must lie in (subdirectories allowed). VPP removes whatever is at a socket's path before it binds, so no other file may be named; mount it into VPP and the agent at the same path.",
   },
   {
     path: 'node.vhostUser.directoryMode',
@@ -252,7 +260,7 @@ export const CONFIG_FIELDS: readonly FieldDoc[] = [
     type: 'octal string',
     required: false,
     default: 'node.vhostUser.mode',
-    description: "vhost-user only: the socket's permission bits.",
+    description: "vhost-user only: the socket's permission bits, at most '0660'.",
   },
   {
     path: 'ports[].attach.netns',

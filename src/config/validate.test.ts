@@ -33,7 +33,7 @@ function base(): RawConfig {
         vpc: 'vpc-a',
         mac: '52:54:00:00:00:05',
         ip: '10.0.0.5',
-        attach: { type: 'vhost-user', socket: '/run/vm1.sock' },
+        attach: { type: 'vhost-user', socket: '/run/vppnet/vhost/vm1.sock' },
       },
     ],
     remoteRoutes: [{ vpc: 'vpc-a', prefix: '10.0.0.7/32', sid: 'fc00:2::a' }],
@@ -306,10 +306,16 @@ describe('config validation: MTU and vhost-user sockets', () => {
         vpc: 'vpc-a',
         mac: '52:54:00:00:00:06',
         ip: '10.0.0.6',
-        attach: { type: 'vhost-user', socket: '/run/vm2.sock', uid: 64055, mode: '0600' },
+        attach: { type: 'vhost-user', socket: '/run/vppnet/vhost/vm2.sock', uid: 64055, mode: '0600' },
       });
     });
-    assert.deepEqual(cfg.node.vhostUser, { uid: undefined, gid: 107, mode: 0o660, directoryMode: 0o755 });
+    assert.deepEqual(cfg.node.vhostUser, {
+      uid: undefined,
+      gid: 107,
+      mode: 0o660,
+      directoryMode: 0o755,
+      directory: '/run/vppnet/vhost',
+    });
     const [vm1, vm2] = cfg.ports.map((p) => (p.attach.type === 'vhost-user' ? p.attach.access : undefined));
     assert.deepEqual(vm1, { uid: undefined, gid: 107, mode: 0o660 });
     assert.deepEqual(vm2, { uid: 64055, gid: 107, mode: 0o600 });
@@ -333,6 +339,60 @@ describe('config validation: MTU and vhost-user sockets', () => {
     );
   });
 
+  it("keeps every socket inside the node's socket directory, where VPP may replace files", () => {
+    const socketProblem = (socket: string, directory?: string): string | undefined =>
+      problems((c) => {
+        if (directory !== undefined) c.node.vhostUser = { directory };
+        c.ports[0]!.attach = { type: 'vhost-user', socket };
+      }).find((x) => x.path === 'ports[0].attach.socket')?.message;
+    for (const hostFile of [
+      '/run/containerd/containerd.sock',
+      '/run/vpp/api.sock',
+      '/run/vppnet/vhost.sock', // a sibling with the directory's name as its prefix
+      '/run/vppnet/vhost',
+    ])
+      assert.match(
+        socketProblem(hostFile) ?? '',
+        /outside the node's vhost-user socket directory \/run\/vppnet\/vhost/,
+        hostFile,
+      );
+    assert.equal(socketProblem('/run/vppnet/vhost/vm1.sock'), undefined);
+    assert.equal(
+      socketProblem('/run/vppnet/vhost/tenant-7/vm1.sock'),
+      undefined,
+      'subdirectories are inside',
+    );
+    assert.equal(socketProblem('/srv/vms/vm1.sock', '/srv/vms'), undefined, 'a directory of its own');
+    assert.match(socketProblem('/run/vppnet/vhost/vm1.sock', '/srv/vms') ?? '', /outside .* \/srv\/vms/);
+    for (const bad of ['srv/vms', '/srv/vms/', '/srv/../vms', '/'])
+      assert.equal(
+        problems((c) => (c.node.vhostUser = { directory: bad }))[0]?.path,
+        'node.vhostUser.directory',
+        bad,
+      );
+  });
+
+  it('refuses a socket mode that lets other users, or anyone with execute, reach a VM', () => {
+    for (const mode of ['0666', '0662', '0670', '0770', '0700', '0777']) {
+      const p = problems((c) => {
+        c.node.vhostUser = { mode };
+        c.ports[0]!.attach = { type: 'vhost-user', socket: '/run/vppnet/vhost/vm1.sock', mode };
+      });
+      assert.deepEqual(
+        p.map((x) => x.path),
+        ['node.vhostUser.mode', 'ports[0].attach.mode'],
+        mode,
+      );
+      assert.match(p[0]?.message ?? '', /more than 0660/);
+    }
+    for (const mode of ['0660', '0600', '0640', '0620'])
+      assert.deepEqual(
+        problems((c) => (c.node.vhostUser = { mode })),
+        [],
+        mode,
+      );
+  });
+
   it('treats two ports on one socket as one attachment whatever their access', () => {
     const p = problems((c) => {
       c.ports.push({
@@ -340,7 +400,7 @@ describe('config validation: MTU and vhost-user sockets', () => {
         vpc: 'vpc-a',
         mac: '52:54:00:00:00:06',
         ip: '10.0.0.6',
-        attach: { type: 'vhost-user', socket: '/run/vm1.sock', mode: '0600' },
+        attach: { type: 'vhost-user', socket: '/run/vppnet/vhost/vm1.sock', mode: '0600' },
       });
     });
     assert.deepEqual(
@@ -385,7 +445,7 @@ describe('config validation: dual-stack and IPv6-only VPCs', () => {
       name: 'vm2',
       vpc: 'vpc-b',
       mac: '52:54:00:61:0a:02',
-      attach: { type: 'vhost-user', socket: '/run/vm2.sock' },
+      attach: { type: 'vhost-user', socket: '/run/vppnet/vhost/vm2.sock' },
     });
     return c;
   }
@@ -632,7 +692,7 @@ describe('config validation: dual-stack and IPv6-only VPCs', () => {
           vpc: 'vpc-b',
           mac: '52:54:00:61:0a:03',
           ip6: '2001:db8:a:0:5054:ff:fe61:a02',
-          attach: { type: 'vhost-user', socket: '/run/vm3.sock' },
+          attach: { type: 'vhost-user', socket: '/run/vppnet/vhost/vm3.sock' },
         }),
       'ports[2].ip6',
       /address vpc-b\/2001:db8:a:0:5054:ff:fe61:a02 is already used by ports\[1\]\.ip6/,

@@ -26,6 +26,15 @@ import {
   type Ip6Prefix,
 } from '../net/ip.js';
 import { eui64Address } from '../net/eui64.js';
+import {
+  LINK_LOCAL6,
+  localAddressesOf,
+  localPortOf,
+  localWinsMessage,
+  reservedIp4Overlap,
+  reservedIp6Overlap,
+  type LocalAddresses,
+} from './lanes.js';
 import { MIN_TENANT_MTU, NODE_DEFAULTS, SERVICE_DEFAULTS, SRV6_ENCAP_OVERHEAD } from './defaults.js';
 import { DT6_SID_OFFSET, MAX_IP6_LOCATOR_LEN, VPC_DEFAULTS } from './defaults.js';
 import { UNDERLAY_NEIGHBOR_DEFAULTS } from './defaults.js';
@@ -74,6 +83,7 @@ const IFNAME_RE = /^[A-Za-z0-9_.-]{1,15}$/;
 const NETNS_RE = /^[A-Za-z0-9_.-]{1,64}$/;
 
 export { SERVICE_DEFAULTS };
+export { reservedIp6Overlap };
 
 type Obj = Record<string, unknown>;
 
@@ -218,7 +228,10 @@ export function validateConfig(raw: unknown, source?: string): AgentConfig {
       .filter((n): n is string => typeof n === 'string'),
   );
   const ports = validatePorts(c, root.ports, vpcs, declared, node?.vhostUser, node);
-  const remoteRoutes = validateRemoteRoutes(c, root.remoteRoutes, vpcs, node, declared);
+  const remoteRoutes = validateRemoteRoutes(c, root.remoteRoutes, vpcs, node, declared, {
+    local: localAddressesOf(ports),
+    servicesGateway: services?.gateway,
+  });
 
   if (c.problems.length || !node) throw new ConfigError(c.problems, source);
   return { node, vpcs, ports, remoteRoutes, services };
@@ -313,14 +326,33 @@ export function validateVhostUserDefaults(c: Checker, raw: unknown): VhostUserDe
   if (!v) return undefined;
   const uid = c.id(v.uid, 'node.vhostUser.uid');
   const gid = c.id(v.gid, 'node.vhostUser.gid');
-  const mode = c.mode(v.mode, 'node.vhostUser.mode', NODE_DEFAULTS.vhostSocketMode);
+  const mode = socketMode(c, v.mode, 'node.vhostUser.mode');
+  const directory =
+    v.directory === undefined
+      ? NODE_DEFAULTS.vhostSocketDirectory
+      : validateAbsolutePath(c, v.directory, 'node.vhostUser.directory', 'directory');
   const directoryMode = c.mode(
     v.directoryMode,
     'node.vhostUser.directoryMode',
     NODE_DEFAULTS.vhostDirectoryMode,
   );
-  if (uid === null || gid === null || mode === undefined || directoryMode === undefined) return undefined;
-  return { uid, gid, mode, directoryMode };
+  if (uid === null || gid === null || mode === undefined || directoryMode === undefined || !directory)
+    return undefined;
+  return { uid, gid, mode, directoryMode, directory };
+}
+
+/**
+ * A vhost-user socket's mode: read and write for owner and group at most. Whoever may connect
+ * while the VM's QEMU is away is its frontend: a 0666 socket lets any local user be the VM.
+ */
+function socketMode(c: Checker, v: unknown, path: string): number | undefined {
+  const mode = c.mode(v, path, NODE_DEFAULTS.vhostSocketMode);
+  if (mode !== undefined && (mode & ~0o660) !== 0)
+    return c.fail(
+      path,
+      `${mode.toString(8).padStart(4, '0')} is more than 0660: other users (or execute bits) may not reach a VM's socket`,
+    );
+  return mode;
 }
 
 export function validateServices(c: Checker, raw: unknown): ServicesConfig | undefined {
@@ -521,76 +553,9 @@ export function validateVpcs(
   return out;
 }
 
-const LINK_LOCAL6: Ip6Prefix = { address: 'fe80::', len: 10 };
-const MULTICAST6: Ip6Prefix = { address: 'ff00::', len: 8 };
-
 /** A subnet or route written in IPv6: IPv4 text never holds a colon. */
 function isWrittenIp6(v: unknown): boolean {
   return typeof v === 'string' && v.includes(':');
-}
-
-/**
- * Why an IPv6 prefix of a VPC (a subnet, a VM's /128, a remote route) cannot be one: it overlaps
- * what this node's table 0 routes itself (the underlay, the locator, the BSIDs), or is link-local
- * or multicast. Undefined: it can. A node may carry 100k IPv6 routes: the reserved prefixes are
- * read once per node, each route's address once.
- */
-export function reservedIp6Overlap(p: Ip6Prefix, node: NodeConfig | undefined): string | undefined {
-  const addr = ip6ToBigInt(p.address);
-  for (const r of reservedIp6(node)) {
-    const len = Math.min(p.len, r.len);
-    const shift = BigInt(128 - len);
-    if (len === 0 || addr >> shift === r.network >> shift) return r.why;
-  }
-  return undefined;
-}
-
-interface ReservedIp6 {
-  readonly network: bigint;
-  readonly len: number;
-  readonly why: string;
-}
-
-const ALWAYS_RESERVED_IP6: readonly ReservedIp6[] = [
-  {
-    network: ip6ToBigInt(LINK_LOCAL6.address),
-    len: LINK_LOCAL6.len,
-    why: 'overlaps the link-local range fe80::/10',
-  },
-  {
-    network: ip6ToBigInt(MULTICAST6.address),
-    len: MULTICAST6.len,
-    why: 'overlaps the multicast range ff00::/8',
-  },
-];
-const reservedByNode = new WeakMap<NodeConfig, readonly ReservedIp6[]>();
-
-function reservedIp6(node: NodeConfig | undefined): readonly ReservedIp6[] {
-  if (!node) return ALWAYS_RESERVED_IP6;
-  let list = reservedByNode.get(node);
-  if (!list) {
-    const underlay = { address: node.underlay.address, len: node.underlay.prefixLength };
-    const { locator, bsidPrefix } = node.srv6;
-    const entry = (q: Ip6Prefix, why: string): ReservedIp6 => ({
-      network: ip6ToBigInt(q.address),
-      len: q.len,
-      why,
-    });
-    list = [
-      ...ALWAYS_RESERVED_IP6,
-      entry(
-        underlay,
-        `overlaps the underlay prefix ${ip6Network(underlay)}/${underlay.len} (node.underlay.address)`,
-      ),
-      entry(locator, `overlaps the locator ${locator.address}/${locator.len} (node.srv6.locator)`),
-      entry(
-        bsidPrefix,
-        `overlaps the BSID prefix ${bsidPrefix.address}/${bsidPrefix.len} (node.srv6.bsidPrefix)`,
-      ),
-    ];
-    reservedByNode.set(node, list);
-  }
-  return list;
 }
 
 function validateSubnet6(
@@ -736,13 +701,13 @@ function validateAttachment(
   switch (base.type) {
     case 'vhost-user': {
       c.object(raw, path, ['type', 'socket', 'uid', 'gid', 'mode']);
-      const socket = validateSocketPath(c, base.socket, `${path}.socket`);
+      const socket = validateSocketPath(c, base.socket, `${path}.socket`, vhostDefaults?.directory);
       const uid = c.id(base.uid, `${path}.uid`);
       const gid = c.id(base.gid, `${path}.gid`);
       const mode =
         base.mode === undefined
           ? vhostDefaults?.mode
-          : c.mode(base.mode, `${path}.mode`, NODE_DEFAULTS.vhostSocketMode);
+          : socketMode(c, base.mode, `${path}.mode`);
       if (!socket || uid === null || gid === null || mode === undefined || !vhostDefaults) return undefined;
       const access: SocketAccess = { uid: uid ?? vhostDefaults.uid, gid: gid ?? vhostDefaults.gid, mode };
       return { type: 'vhost-user', socket, access };
@@ -776,16 +741,39 @@ function validateAttachment(
 /** sun_path holds 108 bytes with the NUL; VPP copies sock_filename into it. */
 const MAX_SOCKET_PATH = 107;
 
-function validateSocketPath(c: Checker, v: unknown, path: string): string | undefined {
-  if (typeof v !== 'string' || !v.startsWith('/')) return c.fail(path, 'must be an absolute path');
-  if (Buffer.byteLength(v) > MAX_SOCKET_PATH)
+/**
+ * A vhost-user socket: inside the node's socket directory. VPP unlinks the path before it binds
+ * (a record naming /run/containerd/containerd.sock as a VM's socket would delete it), so a port
+ * may only name a file where nothing but VMs' sockets live.
+ */
+function validateSocketPath(
+  c: Checker,
+  v: unknown,
+  path: string,
+  directory: string | undefined,
+): string | undefined {
+  const socket = validateAbsolutePath(c, v, path, 'file');
+  if (socket === undefined) return undefined;
+  if (Buffer.byteLength(socket) > MAX_SOCKET_PATH)
     return c.fail(path, `is longer than a Unix socket path may be (${MAX_SOCKET_PATH} bytes)`);
+  if (directory !== undefined && directory !== '/' && !socket.startsWith(`${directory}/`))
+    return c.fail(
+      path,
+      `is outside the node's vhost-user socket directory ${directory} (node.vhostUser.directory): VPP replaces whatever is at the path`,
+    );
+  return socket;
+}
+
+/** An absolute, normalized path: what is checked is what is opened. */
+function validateAbsolutePath(c: Checker, v: unknown, path: string, what: 'file' | 'directory'): string | undefined {
+  if (typeof v !== 'string' || !v.startsWith('/')) return c.fail(path, 'must be an absolute path');
   if (
-    v.endsWith('/') ||
+    (v.endsWith('/') && v !== '/') ||
     v.split('/').some((part, i) => i > 0 && (part === '' || part === '.' || part === '..'))
   ) {
-    return c.fail(path, 'must be a normalized path to a file (no //, . or .. parts, no trailing /)');
+    return c.fail(path, `must be a normalized path to a ${what} (no //, . or .. parts, no trailing /)`);
   }
+  if (what === 'directory' && v === '/') return c.fail(path, 'must not be / itself');
   return detached(v);
 }
 
@@ -795,6 +783,7 @@ function validateRemoteRoutes(
   vpcs: readonly VpcConfig[],
   node: NodeConfig | undefined,
   declared: ReadonlySet<string>,
+  lane: { readonly local: LocalAddresses; readonly servicesGateway: Ip4Prefix | undefined },
 ): RemoteRouteConfig[] {
   const out: RemoteRouteConfig[] = [];
   // Per VPC, each prefix (as written: a valid prefix has one spelling) → the index of its route.
@@ -813,10 +802,16 @@ function validateRemoteRoutes(
     if (!vpc && !declared.has(r.vpc as string))
       c.fail(`${path}.vpc`, `no VPC named ${JSON.stringify(r.vpc)}`);
     const family = isWrittenIp6(r.prefix) ? 6 : 4;
-    const prefix =
+    let prefix =
       family === 4
         ? c.ip4Prefix(r.prefix, `${path}.prefix`, true)
         : validateRoutePrefix6(c, r.prefix, `${path}.prefix`, node);
+    if (prefix && family === 4) {
+      const reserved = reservedIp4Overlap(prefix, vpc?.gateway, lane.servicesGateway);
+      if (reserved) prefix = c.fail(`${path}.prefix`, reserved);
+    }
+    const holder = prefix && vpc ? localPortOf(lane.local, vpc.name, prefix, family) : undefined;
+    if (prefix && holder !== undefined) prefix = c.fail(`${path}.prefix`, localWinsMessage(holder, prefix));
     if (prefix && vpc && (family === 4 ? vpc.subnets : vpc.subnets6).length === 0)
       c.fail(`${path}.prefix`, `is IPv${family}, but VPC ${vpc.name} has no IPv${family} subnet`);
     let checked = typeof r.sid === 'string' ? checkedSids.get(r.sid) : undefined;

@@ -64,6 +64,7 @@ async function createInterface(ctx: DataplaneContext, v: InterfaceValue): Promis
         })
       ).sw_if_index;
     case 'vhost-user':
+      await refuseToReplace(ctx, v.socket);
       try {
         return (
           await c.call(msg.create_vhost_user_if_v2, {
@@ -97,6 +98,19 @@ async function createInterface(ctx: DataplaneContext, v: InterfaceValue): Promis
     case 'external':
       throw new Error(`interface ${v.name} is not vppnet's to create`);
   }
+}
+
+/**
+ * VPP unlinks a vhost-user socket's path before it binds, whatever is there. vppnet lets it
+ * replace a socket (its own from before a restart) and nothing else: not a file, a directory or
+ * a symlink (checked without following it), which config validation alone cannot see.
+ */
+async function refuseToReplace(ctx: DataplaneContext, socket: string): Promise<void> {
+  const facts = await ctx.files.stat(socket);
+  if (facts !== undefined && facts.type !== 'socket')
+    throw new Error(
+      `vhost-user socket ${socket}: refusing to create it: the path exists and is ${facts.type === 'directory' ? 'a directory' : 'not a socket (a file or a symlink)'}, which VPP would delete`,
+    );
 }
 
 /**

@@ -132,7 +132,7 @@ test('without its node record a node derives nothing', () => {
   ]);
 });
 
-test("a remote SID inside the own locator, or beyond the remote's locator, is that endpoint's problem", () => {
+test("a remote locator inside the own one refuses that node; a SID beyond the remote's locator is that endpoint's problem", () => {
   const v = view({
     ports: [port('vm1', '10.0.0.5', '52:54:00:00:00:05')],
     endpoints: [ep('10.0.0.7', 'hv2'), ep('10.0.0.8', 'hv3'), ep('10.0.0.9', 'hv4')],
@@ -169,7 +169,8 @@ test("a remote SID inside the own locator, or beyond the remote's locator, is th
   assert.deepEqual(
     d.problems.map((p) => `${p.key}: ${p.path}: ${p.message}`),
     [
-      "/vppnet/v1/endpoints/blue/10.0.0.8_32: node: node hv3's SID for VPC blue, fc00:1:0:3::1:0, is inside this node's own locator fc00:1::/48",
+      "/vppnet/v1/nodes/hv3: srv6: its locator fc00:1:0:3::/64 lies inside this node's locator fc00:1::/48 (/vppnet/v1/nodes/hv1): this node keeps its own",
+      "/vppnet/v1/endpoints/blue/10.0.0.8_32: node: node hv3's record (/vppnet/v1/nodes/hv3) is refused: its locator fc00:1:0:3::/64 lies inside this node's locator fc00:1::/48 (/vppnet/v1/nodes/hv1): this node keeps its own",
       "/vppnet/v1/endpoints/blue/10.0.0.9_32: node: node hv4's locator fc00:4::/112 cannot hold VPC blue's SID index 65536",
     ],
   );

@@ -22,8 +22,18 @@ import {
   reservedIp6Overlap,
   validateConfig,
   validateNode,
+  validateServices,
 } from '../config/validate.js';
-import { ip6AddressInPrefix, ip6InPrefix } from '../net/ip.js';
+import {
+  localAddressesOf,
+  localPortOf,
+  localWinsMessage,
+  NO_LOCAL_ADDRESSES,
+  reservedIp4Overlap,
+  type LocalAddresses,
+} from '../config/lanes.js';
+import { ip6AddressInPrefix, ip6InPrefix, type Ip4Prefix } from '../net/ip.js';
+import { NO_REFUSED_NODES, refusedNodes, type RefusedNodes } from './node-lanes.js';
 import type { KeySchema } from './keys.js';
 import type { EndpointRecord, NodeRecord, PortRecord, RecordProblem, VpcRecord } from './records.js';
 
@@ -47,7 +57,20 @@ export interface Derivation {
    * anew (as concatenations those cost ~160 bytes each).
    */
   readonly routeKeys: readonly string[];
+  /** What the routes were checked against; the incremental path checks its routes the same. */
+  readonly lanes: RouteLanes;
 }
+
+/**
+ * What remote routes stay out of beyond the records themselves (lanes.ts, node-lanes.ts): the
+ * addresses this node's ports hold (local wins) and the node records refused for overlapping.
+ */
+export interface RouteLanes {
+  readonly local: LocalAddresses;
+  readonly refusedNodes: RefusedNodes;
+}
+
+export const OPEN_LANES: RouteLanes = { local: NO_LOCAL_ADDRESSES, refusedNodes: NO_REFUSED_NODES };
 
 /** A node's End.DT4 SID for a VPC. */
 export function vpcSid(node: NodeRecord, vpc: VpcRecord): string {
@@ -80,22 +103,29 @@ export function remoteRouteOf(
   vpc: VpcRecord,
   key: string,
   ep: EndpointRecord,
+  lanes: RouteLanes,
 ): RemoteRouteVerdict {
   if (ep.node === self.name) return LOCAL;
   const remote = nodes.get(ep.node);
-  const refused = (message: string): RemoteRouteVerdict => ({
+  const refused = (message: string, path = 'node'): RemoteRouteVerdict => ({
     sid: undefined,
-    problem: { key, path: 'node', message },
+    problem: { key, path, message },
   });
   if (!remote) return refused(`node ${ep.node} has no record (${schema.node(ep.node)})`);
+  const nodeRefused = lanes.refusedNodes.get(ep.node);
+  if (nodeRefused !== undefined)
+    return refused(`node ${ep.node}'s record (${schema.node(ep.node)}) is refused: ${nodeRefused}`);
   if (ep.family === 6) {
     const why = ip6EndpointProblem(self, vpc, ep);
-    if (why) return { sid: undefined, problem: { key, path: '(key) prefix', message: why } };
+    if (why) return refused(why, '(key) prefix');
   } else if (!vpc.hasSubnets4)
-    return {
-      sid: undefined,
-      problem: { key, path: '(key) prefix', message: `is IPv4, but VPC ${vpc.name} has no IPv4 subnet` },
-    };
+    return refused(`is IPv4, but VPC ${vpc.name} has no IPv4 subnet`, '(key) prefix');
+  else {
+    const why = reservedIp4Overlap(ep.prefix, vpc.gateway, ownServicesGateway(self));
+    if (why) return refused(why, '(key) prefix');
+  }
+  const holder = localPortOf(lanes.local, vpc.name, ep.prefix, ep.family);
+  if (holder !== undefined) return refused(localWinsMessage(holder, ep.prefix));
   const verdict = sidVerdict(self, remote, vpc);
   const sid = ep.family === 6 ? verdict.dt6() : verdict.dt4;
   return typeof sid === 'string' ? refused(sid) : sid;
@@ -105,6 +135,20 @@ export function remoteRouteOf(
 function ip6EndpointProblem(self: NodeRecord, vpc: VpcRecord, ep: EndpointRecord): string | undefined {
   if (!vpc.hasSubnets6) return `is IPv6, but VPC ${vpc.name} has no IPv6 subnet`;
   return reservedIp6Overlap(ep.prefix, ownNodeConfig(self));
+}
+
+/** The own node's service bridge prefix, which no endpoint may overlap (read once per record). */
+const ownServicesGateways = new WeakMap<NodeRecord, Ip4Prefix | undefined>();
+
+function ownServicesGateway(self: NodeRecord): Ip4Prefix | undefined {
+  if (!ownServicesGateways.has(self)) {
+    const services = self.raw.services;
+    ownServicesGateways.set(
+      self,
+      services === undefined ? undefined : validateServices(new Checker(), services)?.gateway,
+    );
+  }
+  return ownServicesGateways.get(self);
 }
 
 /** The own node's config, for the prefixes its table 0 routes (read once per record). */
@@ -187,8 +231,14 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
       config: undefined,
       problems: [{ key: nodeKey, path: '(record)', message: 'is missing: the node has no record' }],
       routeKeys: [],
+      lanes: OPEN_LANES,
     };
   const problems: RecordProblem[] = [];
+  const refused = refusedNodes(schema, view.nodes, nodeName);
+  for (const [name, why] of [...refused].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    problems.push({ key: schema.node(name), path: 'srv6', message: why });
+  // Local ports are known once the config is validated: the routes are checked against them then.
+  const unvalidatedLanes: RouteLanes = { local: NO_LOCAL_ADDRESSES, refusedNodes: refused };
   const dropped = new Set<string>();
   // validateConfig would blame the node's locator for an IPv6 VPC's DT6 SID: the VPC is what the
   // node cannot serve, its other VPCs go on.
@@ -239,7 +289,7 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
       for (const key of [...endpoints.keys()].sort()) {
         if (dropped.has(key)) continue;
         const ep = endpoints.get(key) as EndpointRecord;
-        const route = remoteRouteOf(schema, node, view.nodes, vpc, key, ep);
+        const route = remoteRouteOf(schema, node, view.nodes, vpc, key, ep, unvalidatedLanes);
         if (route.problem) routeProblems.push(route.problem);
         if (route.sid === undefined) continue;
         remoteRoutes.push({ vpc: vpc.name, prefix: ep.prefix, family: ep.family, sid: route.sid });
@@ -268,8 +318,11 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
       remoteRoutes: [],
     };
     try {
-      const config: AgentConfig = { ...validateConfig(raw), remoteRoutes };
-      return { config, problems: [...problems, ...routeProblems], routeKeys };
+      const validated = validateConfig(raw);
+      const lanes: RouteLanes = { local: localAddressesOf(validated.ports), refusedNodes: refused };
+      const kept = localWins(lanes.local, remoteRoutes, routeKeys, routeProblems);
+      const config: AgentConfig = { ...validated, remoteRoutes: kept.routes };
+      return { config, problems: [...problems, ...routeProblems], routeKeys: kept.keys, lanes };
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       let nodeBroken = false;
@@ -291,8 +344,33 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
         dropped.add(key);
         problems.push({ key, path: m?.[3] || '(record)', message: p.message });
       }
-      if (nodeBroken) return { config: undefined, problems, routeKeys: [] };
+      if (nodeBroken) return { config: undefined, problems, routeKeys: [], lanes: OPEN_LANES };
     }
   }
-  return { config: undefined, problems, routeKeys: [] };
+  return { config: undefined, problems, routeKeys: [], lanes: OPEN_LANES };
+}
+
+/**
+ * The routes without those whose address a local port holds, each left out as its endpoint's
+ * problem (logged and counted with the others): remoteRouteOf's local-wins rule, applied once
+ * the local ports are known.
+ */
+function localWins(
+  local: LocalAddresses,
+  routes: RemoteRouteConfig[],
+  keys: string[],
+  problems: RecordProblem[],
+): { routes: RemoteRouteConfig[]; keys: string[] } {
+  if (local.size === 0) return { routes, keys };
+  const keptRoutes: RemoteRouteConfig[] = [];
+  const keptKeys: string[] = [];
+  routes.forEach((r, i) => {
+    const key = keys[i] as string;
+    const holder = localPortOf(local, r.vpc, r.prefix, r.family);
+    if (holder === undefined) {
+      keptRoutes.push(r);
+      keptKeys.push(key);
+    } else problems.push({ key, path: 'node', message: localWinsMessage(holder, r.prefix) });
+  });
+  return { routes: keptRoutes, keys: keptKeys };
 }

@@ -466,13 +466,19 @@ describe('the fleet source against a real etcd', { skip }, () => {
     const vpcs = ['vpc-a', 'vpc-b', 'vpc-c'];
     const nets: Record<string, string> = { 'vpc-a': '10.0.7', 'vpc-b': '10.1.7', 'vpc-c': '10.2.7' };
     const nodes = ['hv1', 'hv2', 'hv3', 'hv4', 'hv9'];
-    const locators: readonly Record<string, string>[] = [
-      { locator: 'fc00:2::/48' },
-      { locator: 'fc00:3::/48' },
-      { locator: 'fc00:40::/48' },
-      { locator: 'fc00:1:0:7::/64' }, // inside hv1's fc00:1::/48: refused as a route
-      { locator: 'fc00:a0::/112', bsidPrefix: 'fc00:b0::/64' }, // too short for vpc-b's index
-    ];
+    // Mostly a node's own locators; now and then one inside hv1's (refused as this node's), one
+    // too short for vpc-b's index, or, for hv3, hv2's first one (equal: both refused).
+    const locatorsOf = (name: string): readonly Record<string, string>[] => {
+      const n = Number(name.slice(2));
+      return [
+        { locator: `fc00:${n}::/48` },
+        { locator: `fc00:${n}0::/48` },
+        { locator: `fc00:${n}1::/48` },
+        { locator: 'fc00:1:0:7::/64' },
+        { locator: `fc00:a${n}::/112`, bsidPrefix: `fc00:b${n}::/64` },
+        ...(name === 'hv3' ? [{ locator: 'fc00:2::/48' }] : []),
+      ];
+    };
     const held = new Map<string, string>();
     const reset = () => {
       held.clear();
@@ -495,7 +501,7 @@ describe('the fleet source against a real etcd', { skip }, () => {
       const fresh = deriveAgentConfig(schema, 'hv1', source.view);
       for (const p of fresh.problems)
         if (p.key.includes('/endpoints/'))
-          refusals.add(p.message.replace(/.* (has no record|cannot hold|is inside).*/, '$1'));
+          refusals.add(p.message.replace(/.* (has no record|cannot hold|is inside|is refused).*/, '$1'));
       assert.deepEqual(
         [...held].map(([k, sid]) => `${k} > ${sid}`).sort(),
         (fresh.config?.remoteRoutes ?? []).map(show).sort(),
@@ -522,7 +528,7 @@ describe('the fleet source against a real etcd', { skip }, () => {
         await until(() => !endpoints()?.has(key), `step ${step}: endpoint delete`);
       } else if (r < 0.75) {
         const name = pick(nodes.slice(1));
-        const srv6 = pick(locators);
+        const srv6 = pick(locatorsOf(name));
         await store.commit([
           { type: 'put', key: schema.node(name), value: nodeValue(Number(name.slice(2)), srv6) },
         ]);
@@ -561,9 +567,73 @@ describe('the fleet source against a real etcd', { skip }, () => {
     );
     assert.deepEqual(
       [...refusals].sort(),
-      ['cannot hold', 'has no record', 'is inside'],
+      ['cannot hold', 'has no record', 'is refused'],
       'every refusal met',
     );
     assert.ok(held.size > 5, `${held.size} routes held at the end`);
+  });
+
+  test('hostile records stay in their lane on the incremental path, as in a full derivation', async () => {
+    const schema = new KeySchema('/fs/lanes/');
+    const { source } = await sourceOver(
+      schema.prefix,
+      fleet(schema, [
+        { type: 'put', key: schema.endpoint('vpc-a', prefix32('10.0.0.7')), value: epValue('hv2') },
+      ]),
+    );
+    const localClaim = schema.endpoint('vpc-a', prefix32('10.0.0.5'));
+    const metadata = schema.endpoint('vpc-a', prefix32('169.254.169.254'));
+    // An endpoint naming hv2 for vm1's own address (local wins), one for the metadata address.
+    await store.commit([
+      { type: 'put', key: localClaim, value: epValue('hv2') },
+      { type: 'put', key: metadata, value: epValue('hv2') },
+    ]);
+    await until(
+      () => source.view.endpoints.get('vpc-a')?.has(localClaim) === true && source.rejected.has(metadata),
+      'the two endpoints',
+    );
+    assert.match(source.rejected.get(metadata) ?? '', /169\.254\.0\.0\/16/, 'refused as it is put');
+    const changes = source.takeChanges();
+    assert.deepEqual(changes, { structural: false, routes: [] }, "vm1's local route stays the only one");
+    assert.match(
+      showProblems(source.problems).join('\n'),
+      /10\.0\.0\.5_32: node: 10\.0\.0\.5\/32 is held by port vm1 on this node: the local route wins/,
+    );
+    // A node record whose locator covers the fleet's: a full derivation, and it alone is refused.
+    await store.commit([
+      { type: 'put', key: schema.node('hv9'), value: nodeValue(9, { locator: 'fc00::/16' }) },
+      { type: 'put', key: schema.endpoint('vpc-a', prefix32('10.0.0.9')), value: epValue('hv9') },
+    ]);
+    // Nodes and endpoints are watched apart: wait for both, the changes accumulate meanwhile.
+    const nine = schema.endpoint('vpc-a', prefix32('10.0.0.9'));
+    await until(
+      () => source.view.nodes.has('hv9') && source.view.endpoints.get('vpc-a')?.has(nine) === true,
+      'the node record and its endpoint',
+    );
+    assert.equal(source.takeChanges().structural, true, 'a new refusal is structural');
+    const d = source.derive();
+    assert.deepEqual(
+      d.config?.remoteRoutes.map((r) => `${r.prefix.address} > ${r.sid}`),
+      ['10.0.0.7 > fc00:2::a'],
+    );
+    assert.ok(
+      showProblems(d.problems).some((p) =>
+        p.startsWith(`${schema.node('hv9')}: srv6: its locator fc00::/16 covers`),
+      ),
+      showProblems(d.problems).join('\n'),
+    );
+    // The incremental path agrees with a fresh derivation, and the refusal lifts when fixed.
+    await store.commit([{ type: 'put', key: schema.node('hv9'), value: nodeValue(9) }]);
+    await until(() => source.view.nodes.get('hv9')?.locator.address === 'fc00:9::', 'the fixed node record');
+    assert.equal(source.takeChanges().structural, true, 'a lifted refusal is structural too');
+    const fixed = source.derive();
+    assert.deepEqual(fixed.config?.remoteRoutes.map((r) => `${r.prefix.address} > ${r.sid}`).sort(), [
+      '10.0.0.7 > fc00:2::a',
+      '10.0.0.9 > fc00:9::a',
+    ]);
+    assert.deepEqual(
+      showProblems(fixed.problems),
+      showProblems(deriveAgentConfig(schema, 'hv1', source.view).problems),
+    );
   });
 });

@@ -21,7 +21,15 @@
 import type { RemoteRouteChange } from '../hypervisor/route-delta.js';
 import type { Ip4Prefix } from '../net/ip.js';
 import { nextTurn } from '../util/next-turn.js';
-import { deriveAgentConfig, remoteRouteOf, type Derivation, type NodeView } from './derive.js';
+import {
+  deriveAgentConfig,
+  OPEN_LANES,
+  remoteRouteOf,
+  type Derivation,
+  type NodeView,
+  type RouteLanes,
+} from './derive.js';
+import { refusedNodes, sameRefusals } from './node-lanes.js';
 import type { KeySchema } from './keys.js';
 import type { NodeRecord, RecordProblem } from './records.js';
 import type { KeyValueStore } from './store.js';
@@ -74,6 +82,8 @@ export class FleetSource {
   private told = false;
   /** Endpoint key → its VPC: the routes to evaluate at the next take. */
   private readonly marked = new Map<string, string>();
+  /** The last derivation's lanes: local addresses and refused node records. */
+  private lanes: RouteLanes = OPEN_LANES;
   /** Node → endpoint key → VPC, for every endpoint in the view: a locator change's reach. */
   private readonly endpointsByNode = new Map<string, Map<string, string>>();
 
@@ -146,6 +156,7 @@ export class FleetSource {
     this.held.clear();
     this.routeProblems.clear();
     this.live = new Set(d.config?.vpcs.map((v) => v.name));
+    this.lanes = d.lanes;
     const routes = d.config?.remoteRoutes ?? [];
     routes.forEach((r, i) => this.held.set(d.routeKeys[i] as string, r.sid));
     const others: RecordProblem[] = [];
@@ -171,7 +182,7 @@ export class FleetSource {
       // Without its own record or the VPC's, the change would have been structural.
       if (ep && vpc && self) {
         this.routeEvaluations++;
-        const route = remoteRouteOf(this.schema, self, this.records.nodes, vpc, key, ep);
+        const route = remoteRouteOf(this.schema, self, this.records.nodes, vpc, key, ep, this.lanes);
         if (route.problem) this.routeProblems.set(key, route.problem);
         else this.routeProblems.delete(key);
         sid = route.sid;
@@ -215,7 +226,7 @@ export class FleetSource {
         }
         const ep = endpoints.get(key);
         if (!self || !vpc || !ep || this.marked.has(key) || !this.live.has(vpcName)) continue;
-        const route = remoteRouteOf(this.schema, self, this.records.nodes, vpc, key, ep);
+        const route = remoteRouteOf(this.schema, self, this.records.nodes, vpc, key, ep, this.lanes);
         if (this.held.get(key) !== route.sid) found.push(this.markFound(key, vpcName));
       }
     }
@@ -246,6 +257,7 @@ export class FleetSource {
   /** One batch of the view: index it, mark what it touched, and say so if anything is pending. */
   private follow(changes: readonly ViewChange[]): void {
     const ownKey = this.schema.node(this.nodeName);
+    let nodesChanged = false;
     for (const c of changes) {
       switch (c.kind) {
         case 'endpoint': {
@@ -261,7 +273,8 @@ export class FleetSource {
         }
         case 'node': {
           if (c.key === ownKey) this.structural = true;
-          else if (!sameLocator(c.old, c.new))
+          else nodesChanged = true;
+          if (c.key !== ownKey && !sameLocator(c.old, c.new))
             for (const [key, vpc] of this.endpointsByNode.get((c.new ?? c.old).name) ?? [])
               this.mark(key, vpc);
           break;
@@ -272,10 +285,22 @@ export class FleetSource {
           break;
       }
     }
+    // Once per batch: a fleet's node records may all change in one.
+    if (nodesChanged && !this.structural && this.refusalsChanged()) this.structural = true;
     if (!this.told && (this.structural || this.marked.size > 0)) {
       this.told = true;
       this.options.onChange();
     }
+  }
+
+  /**
+   * Whether the node records refused for overlapping prefixes differ from the last derivation's:
+   * a refusal is a problem of a node key and withdraws every route to that node, which the full
+   * derivation reports and does. Node records change rarely; the check is one sort of them.
+   */
+  private refusalsChanged(): boolean {
+    const now = refusedNodes(this.schema, this.records.nodes, this.nodeName);
+    return !sameRefusals(now, this.lanes.refusedNodes);
   }
 
   private mark(key: string, vpc: string): void {

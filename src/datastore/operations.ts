@@ -154,6 +154,7 @@ export async function importConfig(
       ...(n.vhostUser.gid !== undefined && { gid: n.vhostUser.gid }),
       mode: octal(n.vhostUser.mode),
       directoryMode: octal(n.vhostUser.directoryMode),
+      directory: n.vhostUser.directory,
     },
     srv6: {
       locator: prefixText(n.srv6.locator),

@@ -12,6 +12,7 @@ import {
   validateVhostUserDefaults,
   validateVpcs,
 } from '../config/validate.js';
+import { reservedIp4Overlap, reservedIp6Overlap } from '../config/lanes.js';
 import type { EndpointPrefix, KeySchema, ParsedKey } from './keys.js';
 
 export type RawValue = Record<string, unknown>;
@@ -25,6 +26,8 @@ export interface NodeRecord {
    */
   readonly raw: RawValue;
   readonly locator: { readonly address: string; readonly len: number };
+  /** Where its policies' binding SIDs come from: no other node's prefixes may overlap it. */
+  readonly bsidPrefix: { readonly address: string; readonly len: number };
 }
 
 export interface VpcRecord {
@@ -37,6 +40,8 @@ export interface VpcRecord {
    * SID its locator + 2^24 + this.
    */
   readonly sidIndex: number;
+  /** The VMs' IPv4 gateway: no endpoint may cover it. Undefined for an IPv6-only VPC. */
+  readonly gateway: string | undefined;
   /** Whether the VPC has IPv4 subnets: its IPv4 endpoints are routes. */
   readonly hasSubnets4: boolean;
   /** Whether the VPC has IPv6 subnets: its IPv6 endpoints are routes. */
@@ -136,7 +141,13 @@ export function validateRecord(key: string, k: ParsedKey, raw: unknown): Datasto
       const config = validateNode(c, { ...node, name: k.node });
       if (services !== undefined) validateServices(c, services);
       if (c.problems.length || !config) return problems('node.');
-      return { kind: 'node', name: k.node, raw: v, locator: config.srv6.locator };
+      return {
+        kind: 'node',
+        name: k.node,
+        raw: v,
+        locator: config.srv6.locator,
+        bsidPrefix: config.srv6.bsidPrefix,
+      };
     }
     case 'vpc': {
       c.name(k.vpc, '(key) VPC name');
@@ -149,14 +160,18 @@ export function validateRecord(key: string, k: ParsedKey, raw: unknown): Datasto
       const subnets = vpc.subnets as readonly string[];
       const hasSubnets6 = subnets.some((s) => s.includes(':'));
       const hasSubnets4 = subnets.some((s) => !s.includes(':'));
-      return { kind: 'vpc', name: k.vpc, raw: v, id, sidIndex, hasSubnets4, hasSubnets6 };
+      // Valid by now: an IPv4 address exactly when the VPC has an IPv4 subnet.
+      const gateway = typeof vpc.gateway === 'string' ? vpc.gateway : undefined;
+      return { kind: 'vpc', name: k.vpc, raw: v, id, sidIndex, gateway, hasSubnets4, hasSubnets6 };
     }
     case 'port': {
       c.nodeName(k.node, '(key) node name');
       const vpc = c.name(v.vpc, 'ports[0].vpc');
       // The node's vhost-user defaults are not known here: the built-in ones stand in, the
       // derivation (derive.ts) validates the port again with its node's.
-      const defaults = validateVhostUserDefaults(c, undefined);
+      // The node's socket directory is not known either: '/' lets any absolute path through here.
+      const builtIn = validateVhostUserDefaults(c, undefined);
+      const defaults = builtIn && { ...builtIn, directory: '/' };
       validatePorts(c, [{ ...v, name: k.port }], [], new Set([v.vpc as string]), defaults);
       if (c.problems.length || !vpc) return problems('ports[0].');
       return { kind: 'port', node: k.node, name: k.port, raw: v, vpc, ip: v.ip as string | undefined };
@@ -164,8 +179,17 @@ export function validateRecord(key: string, k: ParsedKey, raw: unknown): Datasto
     case 'endpoint': {
       c.name(k.vpc, '(key) VPC name');
       const written = `${k.prefix.address}/${k.prefix.len}`;
-      if (k.family === 4) c.ip4Prefix(written, '(key) prefix', true);
-      else c.ip6Prefix(written, '(key) prefix', true);
+      // The ranges that are never a VM's are refused here, at `datastore put`; what depends on
+      // the VPC and the node (its gateway, locator, local ports) is the derivation's (lanes.ts).
+      if (k.family === 4) {
+        const p = c.ip4Prefix(written, '(key) prefix', true);
+        const reserved = p && reservedIp4Overlap(p);
+        if (reserved) c.fail('(key) prefix', reserved);
+      } else {
+        const p = c.ip6Prefix(written, '(key) prefix', true);
+        const reserved = p && reservedIp6Overlap(p, undefined);
+        if (reserved) c.fail('(key) prefix', reserved);
+      }
       const node = c.nodeName(v.node, 'node');
       if (c.problems.length || !node) return problems('');
       return { kind: 'endpoint', vpc: k.vpc, prefix: k.prefix, family: k.family, node };

@@ -243,7 +243,7 @@ export class DatastoreView implements NodeView {
     this.changed = true;
     switch (record.kind) {
       case 'node': {
-        // Of another node only its name and locator are ever read (its SIDs): a fleet's 10k node
+        // Of another node only its name, locator and BSID prefix are ever read (its SIDs, node-lanes.ts): a fleet's 10k node
         // records kept whole were ~5 MiB of an agent's heap.
         const kept = record.name === this.nodeName ? record : { ...record, raw: REMOTE_NODE_RAW };
         this.batch.push({ type: 'put', kind: 'node', key, old: this.nodes.get(record.name), new: kept });

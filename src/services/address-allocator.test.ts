@@ -151,7 +151,7 @@ void describe('ServiceAddresses (persisted)', () => {
         vpc: 'vpc-a',
         mac: `52:54:00:00:00:${name.slice(2).padStart(2, '0')}`,
         ip: `10.0.0.${Number(name.slice(2)) + 4}`,
-        attach: { type: 'vhost-user', socket: `/run/vppnet/${name}.sock` },
+        attach: { type: 'vhost-user', socket: `/run/vppnet/vhost/${name}.sock` },
       })),
       remoteRoutes: [],
       services: { addressHoldSeconds: holdSeconds },

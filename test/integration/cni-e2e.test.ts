@@ -337,6 +337,7 @@ void describe(
             address: '2001:db8::1/64',
             gateway: '2001:db8::2',
           },
+          vhostUser: { directory: dir },
           srv6: { locator: 'fc00:1::/48' },
         },
         vpcs: [{ name: 'vpc-a', id: 10, subnets: ['10.0.0.0/24'], gateway: '10.0.0.1' }],

@@ -1,0 +1,170 @@
+/**
+ * The lane a route from elsewhere stays in: what a remote route of the config file, or an
+ * endpoint record naming another node, may never claim in a VPC's tables.
+ *
+ * SR steering outranks API routes of the same prefix in VPP's FIB, and a more specific prefix
+ * wins by longest match, so a route that overlaps these takes traffic the node itself must
+ * handle: one endpoint record `vpc-a/169.254.169.254_32 → hv9` would send every VM's metadata
+ * requests in vpc-a, on every hypervisor, to hv9. So a remote prefix must not overlap
+ * - link-local and service space: 169.254.0.0/16 (the service bridge, metadata, DNS, DHCP relay),
+ *   fe80::/10, and loopback and multicast, which are never a VM's;
+ * - the service bridge's own prefix when the node moved it out of 169.254.0.0/16;
+ * - the VPC's IPv4 gateway (its IPv6 gateway is link-local, covered above);
+ * - what the node's table 0 routes itself: the underlay prefix, the locator, the BSID prefix;
+ * and a remote route for an address a port on this node holds never overrides the local route
+ * (local wins: localPortOf).
+ *
+ * Overlap is refused in both directions, as the IPv6 rules always were: a covering prefix
+ * (0.0.0.0/0, ::/0) is refused too. A default route through an appliance on another node is
+ * therefore not expressible as an endpoint today; that needs an explicit, separately checked
+ * kind of route rather than a hole in this rule.
+ */
+import {
+  ip4InPrefix,
+  ip4PrefixesOverlap,
+  ip6Network,
+  ip6ToBigInt,
+  type Ip4Prefix,
+  type Ip6Prefix,
+} from '../net/ip.js';
+import type { NodeConfig, PortConfig } from './model.js';
+
+interface ReservedIp4 {
+  readonly prefix: Ip4Prefix;
+  readonly why: string;
+}
+
+const ALWAYS_RESERVED_IP4: readonly ReservedIp4[] = [
+  {
+    prefix: { address: '169.254.0.0', len: 16 },
+    why: 'overlaps the link-local and service range 169.254.0.0/16 (metadata, DNS and DHCP live there)',
+  },
+  { prefix: { address: '127.0.0.0', len: 8 }, why: 'overlaps the loopback range 127.0.0.0/8' },
+  { prefix: { address: '224.0.0.0', len: 4 }, why: 'overlaps the multicast range 224.0.0.0/4' },
+];
+
+/**
+ * Why an IPv4 prefix from elsewhere cannot be a route of a VPC whose gateway is `gateway` on a
+ * node whose service bridge is `servicesGateway`; undefined: it can. Without the VPC or the node
+ * (a record checked alone), only the ranges that are never a VM's are checked.
+ */
+export function reservedIp4Overlap(
+  p: Ip4Prefix,
+  gateway?: string,
+  servicesGateway?: Ip4Prefix,
+): string | undefined {
+  for (const r of ALWAYS_RESERVED_IP4) if (ip4PrefixesOverlap(p, r.prefix)) return r.why;
+  if (servicesGateway && ip4PrefixesOverlap(p, servicesGateway))
+    return `overlaps the service bridge ${servicesGateway.address}/${servicesGateway.len} (services.gateway)`;
+  if (gateway !== undefined && ip4InPrefix(gateway, p)) return `covers the VPC's gateway ${gateway}`;
+  return undefined;
+}
+
+export const LINK_LOCAL6: Ip6Prefix = { address: 'fe80::', len: 10 };
+const MULTICAST6: Ip6Prefix = { address: 'ff00::', len: 8 };
+
+interface ReservedIp6 {
+  readonly network: bigint;
+  readonly len: number;
+  readonly why: string;
+}
+
+const ALWAYS_RESERVED_IP6: readonly ReservedIp6[] = [
+  {
+    network: ip6ToBigInt(LINK_LOCAL6.address),
+    len: LINK_LOCAL6.len,
+    why: 'overlaps the link-local range fe80::/10',
+  },
+  {
+    network: ip6ToBigInt(MULTICAST6.address),
+    len: MULTICAST6.len,
+    why: 'overlaps the multicast range ff00::/8',
+  },
+];
+const reservedByNode = new WeakMap<NodeConfig, readonly ReservedIp6[]>();
+
+/**
+ * Why an IPv6 prefix of a VPC (a subnet, a VM's /128, a remote route) cannot be one: it overlaps
+ * what this node's table 0 routes itself (the underlay, the locator, the BSIDs), or is link-local
+ * or multicast. Undefined: it can. A node may carry 100k IPv6 routes: the reserved prefixes are
+ * read once per node, each route's address once.
+ */
+export function reservedIp6Overlap(p: Ip6Prefix, node: NodeConfig | undefined): string | undefined {
+  const addr = ip6ToBigInt(p.address);
+  for (const r of reservedIp6(node)) {
+    const len = Math.min(p.len, r.len);
+    const shift = BigInt(128 - len);
+    if (len === 0 || addr >> shift === r.network >> shift) return r.why;
+  }
+  return undefined;
+}
+
+function reservedIp6(node: NodeConfig | undefined): readonly ReservedIp6[] {
+  if (!node) return ALWAYS_RESERVED_IP6;
+  let list = reservedByNode.get(node);
+  if (!list) {
+    const underlay = { address: node.underlay.address, len: node.underlay.prefixLength };
+    const { locator, bsidPrefix } = node.srv6;
+    const entry = (q: Ip6Prefix, why: string): ReservedIp6 => ({
+      network: ip6ToBigInt(q.address),
+      len: q.len,
+      why,
+    });
+    list = [
+      ...ALWAYS_RESERVED_IP6,
+      entry(
+        underlay,
+        `overlaps the underlay prefix ${ip6Network(underlay)}/${underlay.len} (node.underlay.address)`,
+      ),
+      entry(locator, `overlaps the locator ${locator.address}/${locator.len} (node.srv6.locator)`),
+      entry(
+        bsidPrefix,
+        `overlaps the BSID prefix ${bsidPrefix.address}/${bsidPrefix.len} (node.srv6.bsidPrefix)`,
+      ),
+    ];
+    reservedByNode.set(node, list);
+  }
+  return list;
+}
+
+/** VPC + address → the local port holding it: what local-wins looks up, per host route. */
+export type LocalAddresses = ReadonlyMap<string, string>;
+
+export const NO_LOCAL_ADDRESSES: LocalAddresses = new Map();
+
+function localKey(vpc: string, address: string): string {
+  return `${vpc} ${address}`;
+}
+
+/** The addresses this node's ports hold (IPv4 and IPv6, canonical), by VPC. */
+export function localAddressesOf(ports: readonly PortConfig[]): LocalAddresses {
+  const out = new Map<string, string>();
+  for (const p of ports) {
+    if (p.ip !== undefined) out.set(localKey(p.vpc, p.ip), p.name);
+    if (p.ip6 !== undefined) out.set(localKey(p.vpc, p.ip6), p.name);
+  }
+  return out;
+}
+
+/**
+ * The local port whose address a remote host route (a /32 or /128) claims, or undefined. Shorter
+ * prefixes lose to the port's own /32 and /128 by longest match and need no check. `address` is
+ * canonical (IPv6 as canonicalIp6 writes it).
+ */
+export function localPortOf(
+  local: LocalAddresses,
+  vpc: string,
+  prefix: { readonly address: string; readonly len: number },
+  family: 4 | 6,
+): string | undefined {
+  if (local.size === 0 || prefix.len !== (family === 4 ? 32 : 128)) return undefined;
+  return local.get(localKey(vpc, prefix.address));
+}
+
+/** The message of a remote route refused because a local port holds its address. */
+export function localWinsMessage(
+  port: string,
+  prefix: { readonly address: string; readonly len: number },
+): string {
+  return `${prefix.address}/${prefix.len} is held by port ${port} on this node: the local route wins, the remote one is ignored`;
+}
