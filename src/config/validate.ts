@@ -704,10 +704,7 @@ function validateAttachment(
       const socket = validateSocketPath(c, base.socket, `${path}.socket`, vhostDefaults?.directory);
       const uid = c.id(base.uid, `${path}.uid`);
       const gid = c.id(base.gid, `${path}.gid`);
-      const mode =
-        base.mode === undefined
-          ? vhostDefaults?.mode
-          : socketMode(c, base.mode, `${path}.mode`);
+      const mode = base.mode === undefined ? vhostDefaults?.mode : socketMode(c, base.mode, `${path}.mode`);
       if (!socket || uid === null || gid === null || mode === undefined || !vhostDefaults) return undefined;
       const access: SocketAccess = { uid: uid ?? vhostDefaults.uid, gid: gid ?? vhostDefaults.gid, mode };
       return { type: 'vhost-user', socket, access };
@@ -765,7 +762,12 @@ function validateSocketPath(
 }
 
 /** An absolute, normalized path: what is checked is what is opened. */
-function validateAbsolutePath(c: Checker, v: unknown, path: string, what: 'file' | 'directory'): string | undefined {
+function validateAbsolutePath(
+  c: Checker,
+  v: unknown,
+  path: string,
+  what: 'file' | 'directory',
+): string | undefined {
   if (typeof v !== 'string' || !v.startsWith('/')) return c.fail(path, 'must be an absolute path');
   if (
     (v.endsWith('/') && v !== '/') ||

@@ -42,8 +42,8 @@ function agentFlags(ds: IDaemonSet, env: Record<string, string>) {
     a.replace(/\$\(([A-Z_]+)\)/g, (_, n: string) => env[n] ?? ''),
   );
   const flags = parseAgentFlags(args, {});
-  assert.notEqual(flags, 'help');
-  return flags === 'help' ? undefined : flags;
+  assert.ok(flags !== 'help' && flags !== 'version');
+  return flags;
 }
 
 describe('deploy values metrics.serviceMonitor / metrics.prometheusRule', () => {
