@@ -117,14 +117,14 @@ export function nodeConfigs(values: Values): {
       const valid = validateConfig(config, `nodes.${node}`);
       services ??= valid.services;
       // The agent creates the socket's directory and sets its owner in its own view of the host:
-      // only the run directory is the host's, and the same inside the agent's container.
-      valid.ports.forEach((port, i) => {
-        if (port.attach.type === 'vhost-user' && !port.attach.socket.startsWith(`${HOST_PATHS.runDir}/`))
-          problems.push({
-            path: `nodes.${node}.ports[${i}].attach.socket`,
-            message: `must be under ${HOST_PATHS.runDir}/, the host directory the agent mounts (e.g. ${HOST_PATHS.runDir}/vhost/${port.name}.sock)`,
-          });
-      });
+      // only the run directory is the host's, and the same inside the agent's container. The
+      // agent keeps every socket inside node.vhostUser.directory, so that is what must be there.
+      const { directory } = valid.node.vhostUser;
+      if (!directory.startsWith(`${HOST_PATHS.runDir}/`))
+        problems.push({
+          path: `nodes.${node}.vhostUser.directory`,
+          message: `${directory} must be under ${HOST_PATHS.runDir}/, the host directory the agent mounts (e.g. ${HOST_PATHS.runDir}/vhost)`,
+        });
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       for (const p of err.problems) {

@@ -160,3 +160,16 @@ test('of two other nodes, the one whose prefix covers the other is refused; equa
     "/vppnet/v1/nodes/hv5: srv6: its locator fc00:2::/48 is also node hv2's locator fc00:2::/48 (/vppnet/v1/nodes/hv2): both records are refused",
   ]);
 });
+
+test('nodes may share a BSID prefix: binding SIDs never leave their node', () => {
+  const shared = { bsidPrefix: 'fd00:b51d::/64' };
+  const v = view(
+    [ep('10.0.0.7/32', 'hv3'), ep('10.0.0.8/32', 'hv4')],
+    [
+      nodeRecord('hv3', 3, { locator: 'fc00:3::/48', ...shared }),
+      nodeRecord('hv4', 4, { locator: 'fc00:4::/48', ...shared }),
+    ],
+  );
+  assert.deepEqual(routes(v), ['10.0.0.7/32 > fc00:3::a', '10.0.0.8/32 > fc00:4::a']);
+  assert.deepEqual(problems(v), []);
+});

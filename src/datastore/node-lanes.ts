@@ -1,5 +1,6 @@
 /**
- * Node records stay in their lane: no node's locator or BSID prefix may overlap another node's.
+ * Node records stay in their lane: no node's locator may overlap another node's locator or BSID
+ * prefix (a remote SID inside this node's BSIDs would be steered into a local policy).
  * A node whose locator covers another's would make its agent take the other's SIDs and policies
  * for its own (ownership is read by prefix), and routes to either would be ambiguous.
  *
@@ -23,6 +24,7 @@ interface Span {
   readonly len: number;
   readonly node: string;
   readonly what: string;
+  readonly bsid: boolean;
 }
 
 /** Node name → why its record is refused. Empty when no prefixes overlap. */
@@ -30,7 +32,11 @@ export type RefusedNodes = ReadonlyMap<string, string>;
 
 export const NO_REFUSED_NODES: RefusedNodes = new Map();
 
-function span(node: string, what: string, p: { readonly address: string; readonly len: number }): Span {
+function span(
+  node: string,
+  what: 'locator' | 'BSID prefix',
+  p: { readonly address: string; readonly len: number },
+): Span {
   const start = ip6ToBigInt(p.address) & ~((1n << BigInt(128 - p.len)) - 1n);
   return {
     start,
@@ -38,6 +44,7 @@ function span(node: string, what: string, p: { readonly address: string; readonl
     len: p.len,
     node,
     what: `${what} ${p.address}/${p.len}`,
+    bsid: what === 'BSID prefix',
   };
 }
 
@@ -64,7 +71,9 @@ export function refusedNodes(
   for (const s of spans) {
     while (open.length > 0 && (open[open.length - 1] as Span).end < s.start) open.pop();
     for (const outer of open) {
-      if (outer.node === s.node) continue;
+      // Binding SIDs are local to their node's VPP and never routed between nodes: two nodes may
+      // use the same BSID prefix (bench/fleet's nodes all do). A locator may meet neither.
+      if (outer.node === s.node || (outer.bsid && s.bsid)) continue;
       if (outer.start === s.start && outer.len === s.len) {
         const outcome =
           s.node === self || outer.node === self ? 'this node keeps its own' : 'both records are refused';

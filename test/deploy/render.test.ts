@@ -233,11 +233,15 @@ describe('deploy/render', () => {
     }
   });
 
-  it('refuses a vhost-user socket outside the run directory the agent mounts', () => {
+  it('refuses a vhost-user socket directory outside the run directory the agent mounts', () => {
     const raw = parseValuesYaml(readFileSync(join(VALUES_DIR, 'default.yaml'), 'utf8'), 'default.yaml') as {
-      nodes: Record<string, { ports: { attach: { socket?: string } }[] }>;
+      nodes: Record<
+        string,
+        { node: { vhostUser?: Record<string, unknown> }; ports: { attach: { socket?: string } }[] }
+      >;
     };
     const hv1 = Object.values(raw.nodes)[0]!;
+    hv1.node.vhostUser = { ...hv1.node.vhostUser, directory: '/var/lib/libvirt/qemu' };
     hv1.ports[0]!.attach.socket = '/var/lib/libvirt/qemu/vm1.sock';
     const values = parseValues(raw, 'default.yaml');
     assert.throws(
@@ -246,8 +250,20 @@ describe('deploy/render', () => {
         err instanceof ValuesError &&
         err.problems.some(
           (p) =>
-            /^nodes\.[a-z0-9-]+\.ports\[0\]\.attach\.socket$/.test(p.path) &&
+            /^nodes\.[a-z0-9-]+\.vhostUser\.directory$/.test(p.path) &&
             /must be under \/run\/vppnet\//.test(p.message),
+        ),
+    );
+    // A socket outside the node's directory is the agent's own refusal, named by the same path.
+    hv1.node.vhostUser = {};
+    assert.throws(
+      () => nodeConfigs(parseValues(raw, 'default.yaml')),
+      (err: unknown) =>
+        err instanceof ValuesError &&
+        err.problems.some(
+          (p) =>
+            /\.ports\[0\]\.attach\.socket$/.test(p.path) &&
+            /outside the node's vhost-user socket directory/.test(p.message),
         ),
     );
   });
