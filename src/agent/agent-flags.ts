@@ -30,6 +30,8 @@ export const USAGE = `usage: vppnet-agent [options]
   --etcd-key FILE        etcd mode: client key, PEM (env VPPNET_ETCD_KEY)
   --etcd-user NAME       etcd mode: etcd user (env VPPNET_ETCD_USER)
   --etcd-password-file F etcd mode: the user's password (else env VPPNET_ETCD_PASSWORD)
+  --etcd-insecure        etcd mode: accept etcd without TLS beyond loopback (env
+                         VPPNET_ETCD_INSECURE=true); refused otherwise, logged as a warning
   --vpp-socket PATH      VPP binary API socket (env VPPNET_VPP_SOCKET; default ${DEFAULT_SOCKET_PATH})
   --state-dir DIR        state kept across restarts (env VPPNET_STATE_DIR; default ${DEFAULT_STATE_DIR})
   --agent-socket PATH    local API for vppnet-cni and the service map, mode 0600
@@ -144,8 +146,8 @@ function etcdFlags(
     throw new UsageError(`--node-name: '${nodeName}' is not a Kubernetes node name (lowercase RFC 1123)`);
   // The environment's share of these is read by connectionSettingsOf, with the files.
   const connection = connectionFlagsOf(values, { aliases: false });
-  for (const [name, v] of Object.entries(connection) as [keyof ConnectionFlags, string][])
-    nonEmpty(v, CONNECTION_FLAGS[name]);
+  for (const [name, v] of Object.entries(connection) as [keyof ConnectionFlags, string | boolean][])
+    if (name !== 'insecure') nonEmpty(v as string, CONNECTION_FLAGS[name]);
   return { nodeName, connection };
 }
 

@@ -136,4 +136,38 @@ describe('vppnet-agent (main)', () => {
       );
     }
   });
+
+  it('refuses etcd without TLS beyond loopback, and with --etcd-insecure starts warning of it', async () => {
+    const base = [
+      '--datastore',
+      'etcd',
+      '--node-name',
+      'hv1',
+      '--etcd-endpoints',
+      '192.0.2.1:2379', // TEST-NET-1: never reached, the refusal comes first
+      '--agent-socket',
+      join(tmp.dir, 'agent.sock'),
+      '--vpp-socket',
+      join(tmp.dir, 'no-vpp.sock'),
+      '--state-dir',
+      join(tmp.dir, 'state'),
+      '--listen',
+      '127.0.0.1:0',
+    ];
+    const refused = spawn(process.execPath, [MAIN, ...base], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const { code, stderr } = await exitOf(refused);
+    assert.equal(code, 2);
+    assert.match(stderr, /^vppnet-agent: etcd at 192\.0\.2\.1:2379 without TLS: .*--etcd-insecure/);
+
+    const { child, lines, waitFor } = startAgent([...base, '--etcd-insecure']);
+    const exited = exitOf(child);
+    const warning = await waitFor(/^etcd without TLS beyond loopback/);
+    assert.equal(warning.level, 40, 'a warning');
+    assert.deepEqual(warning.insecureEndpoints, ['192.0.2.1:2379']);
+    // Logged after the signal handlers are in place (serving ... is logged just before them).
+    await waitFor(/^local API listening$/);
+    child.kill('SIGTERM');
+    assert.equal((await exited).code, 0);
+    assert.ok(lines.some((l) => l.msg === 'vppnet-agent exited cleanly'));
+  });
 });

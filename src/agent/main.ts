@@ -56,10 +56,13 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   let fleet: FleetDesired | undefined;
   if (flags.etcd) {
     try {
-      fleet = etcdSource(
-        connectionSettingsOf(flags.etcd.connection, AGENT_CONNECTION_FLAGS, env),
-        flags.etcd.nodeName,
-      );
+      const settings = connectionSettingsOf(flags.etcd.connection, AGENT_CONNECTION_FLAGS, env);
+      if (settings.insecureEndpoints.length > 0)
+        logger.warn(
+          { insecureEndpoints: settings.insecureEndpoints },
+          `etcd without TLS beyond loopback (${settings.insecureEndpoints.join(', ')}), accepted by --etcd-insecure: the fleet's records cross the network in clear text and anyone on the path can rewrite them`,
+        );
+      fleet = etcdSource(settings, flags.etcd.nodeName);
     } catch (err) {
       // A setting that cannot work (a file it cannot read, an endpoint that is no address).
       const usage = err instanceof ConnectionSettingsError ? `\n${USAGE}` : '';

@@ -17,7 +17,7 @@ import {
 import {
   ConnectionSettingsError,
   connectionSettingsOf,
-  type ConnectionFlags,
+  type ConnectionValueSetting,
   type ConnectionSettings,
 } from '../datastore/connection-settings.js';
 import { EtcdStore } from '../datastore/etcd-store.js';
@@ -30,7 +30,7 @@ import { etcdUnreachableError } from './etcd-unreachable.js';
 /** How long one etcd call may wait for an endpoint that does not answer. */
 export const ETCD_CALL_DEADLINE_MS = 5000;
 
-const ALIAS_LINES = (Object.keys(CONNECTION_FLAGS) as (keyof ConnectionFlags)[])
+const ALIAS_LINES = (Object.keys(CONNECTION_FLAGS) as ConnectionValueSetting[])
   .map((k) => `    ${CONNECTION_FLAG_ALIASES[k]} is an alias of ${CONNECTION_FLAGS[k]}`)
   .join('\n');
 
@@ -42,6 +42,8 @@ export const CONNECTION_HELP = `  --etcd-endpoints URLS     etcd endpoints, comm
   --etcd-key FILE           client key, PEM (env VPPNET_ETCD_KEY)
   --etcd-user NAME          etcd user (env VPPNET_ETCD_USER); the password from
   --etcd-password-file F    this file, else env VPPNET_ETCD_PASSWORD
+  --etcd-insecure           accept etcd without TLS beyond loopback (env VPPNET_ETCD_INSECURE=true);
+                            refused otherwise: records and password would cross in clear text
   The names are vppnet-agent's; vppnet's earlier names are still accepted:
 ${ALIAS_LINES}`;
 
@@ -94,7 +96,7 @@ export const CONNECTION_OPTIONS = { ...CANONICAL_CONNECTION_OPTIONS, ...CONNECTI
 
 /** Where the store is, from the connection flags, else the environment (connection-settings.ts). */
 export function connectionOf(
-  values: { readonly [K in keyof typeof CONNECTION_OPTIONS]?: string | undefined },
+  values: { readonly [K in keyof typeof CONNECTION_OPTIONS]?: string | boolean | undefined },
   e: NodeJS.ProcessEnv,
 ): ConnectionSettings {
   try {

@@ -56,7 +56,7 @@ test('an unreachable etcd is an error naming it, after the listing timeout', asy
   const port = await freePort();
   await assert.rejects(
     nodeConfigFromDatastore(
-      { store: { endpoints: [`127.0.0.1:${port}`] }, schema: new KeySchema('/x/v1/') },
+      { store: { endpoints: [`127.0.0.1:${port}`] }, schema: new KeySchema('/x/v1/'), insecureEndpoints: [] },
       'hv1',
       300,
     ),

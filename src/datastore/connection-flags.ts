@@ -4,7 +4,7 @@
  * connection-settings.ts). vppnet spelled them shorter before (--endpoints, --prefix, --ca, …);
  * it still accepts those as aliases, so that scripts written for it keep working.
  */
-import type { ConnectionFlagNames, ConnectionFlags } from './connection-settings.js';
+import type { ConnectionFlagNames, ConnectionFlags, ConnectionValueSetting } from './connection-settings.js';
 
 /** node:util parseArgs options of the flags, by their one name. */
 export const CONNECTION_OPTIONS = {
@@ -15,6 +15,8 @@ export const CONNECTION_OPTIONS = {
   'etcd-key': { type: 'string' },
   'etcd-user': { type: 'string' },
   'etcd-password-file': { type: 'string' },
+  /** A switch: plaintext etcd beyond loopback is refused without it (connection-settings.ts). */
+  'etcd-insecure': { type: 'boolean' },
 } as const;
 
 /** parseArgs options of vppnet's earlier spellings. */
@@ -39,7 +41,7 @@ const OPTION_OF = {
   key: 'etcd-key',
   user: 'etcd-user',
   passwordFile: 'etcd-password-file',
-} as const satisfies { readonly [K in keyof Required<ConnectionFlags>]: OptionName };
+} as const satisfies { readonly [K in ConnectionValueSetting]: OptionName };
 
 const ALIAS_OF = {
   endpoints: 'endpoints',
@@ -49,9 +51,9 @@ const ALIAS_OF = {
   key: 'key',
   user: 'user',
   passwordFile: 'password-file',
-} as const satisfies { readonly [K in keyof Required<ConnectionFlags>]: AliasName };
+} as const satisfies { readonly [K in ConnectionValueSetting]: AliasName };
 
-const SETTINGS = Object.keys(OPTION_OF) as (keyof Required<ConnectionFlags>)[];
+const SETTINGS = Object.keys(OPTION_OF) as ConnectionValueSetting[];
 
 /** Each setting's flag, as errors name it: `--etcd-endpoints`, …. */
 export const CONNECTION_FLAGS: ConnectionFlagNames = flagNames(OPTION_OF);
@@ -85,7 +87,7 @@ export function connectionFlagsOf(
     const given = value ?? alias;
     if (given !== undefined) flags[setting] = given;
   }
-  return flags;
+  return values['etcd-insecure'] === true ? { ...flags, insecure: true } : flags;
 }
 
 /** Every spelling of the flags a command line may give, for "goes with --datastore etcd" checks. */
@@ -101,7 +103,7 @@ function stringValue(v: unknown): string | undefined {
 }
 
 function flagNames(options: {
-  readonly [K in keyof Required<ConnectionFlags>]: string;
+  readonly [K in ConnectionValueSetting]: string;
 }): ConnectionFlagNames {
   return Object.fromEntries(SETTINGS.map((s) => [s, `--${options[s]}`])) as unknown as ConnectionFlagNames;
 }

@@ -25,6 +25,7 @@ test('defaults, then the environment, then the flags', () => {
     VPPNET_DATASTORE_PREFIX: '/env/v1/',
     VPPNET_ETCD_USER: 'agent',
     VPPNET_ETCD_PASSWORD: 'envpw',
+    VPPNET_ETCD_INSECURE: 'true',
   };
   const fromEnv = connectionSettingsOf({}, AGENT_CONNECTION_FLAGS, env);
   assert.deepEqual(fromEnv.store, {
@@ -32,6 +33,7 @@ test('defaults, then the environment, then the flags', () => {
     auth: { user: 'agent', password: 'envpw' },
   });
   assert.equal(fromEnv.schema.prefix, '/env/v1/');
+  assert.deepEqual(fromEnv.insecureEndpoints, ['http://10.0.0.1:2379', '10.0.0.2:2379']);
   const fromFlags = connectionSettingsOf(
     { endpoints: 'https://e:2379', prefix: '/flag/v1/', user: 'op' },
     AGENT_CONNECTION_FLAGS,
@@ -115,4 +117,64 @@ test("TLS files and the password file are read; errors name the caller's flags",
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('etcd without TLS beyond loopback is refused unless --etcd-insecure accepts it', () => {
+  for (const endpoints of [
+    'http://10.0.0.1:2379',
+    '10.0.0.1:2379',
+    'http://[2001:db8::5]:2379',
+    'etcd.example:2379',
+  ])
+    assert.throws(
+      () => connectionSettingsOf({ endpoints }, AGENT_CONNECTION_FLAGS, {}),
+      rejects(
+        new RegExp(
+          `etcd at ${endpoints.replace(/[[\].]/g, '\\$&')} without TLS: .*--etcd-ca .*--etcd-insecure`,
+        ),
+      ),
+      endpoints,
+    );
+  // One plaintext remote among secure ones is enough to refuse; the password is named then.
+  assert.throws(
+    () =>
+      connectionSettingsOf(
+        { endpoints: 'https://a:2379,http://b:2379', user: 'agent' },
+        AGENT_CONNECTION_FLAGS,
+        { VPPNET_ETCD_PASSWORD: 'pw' },
+      ),
+    rejects(/^etcd at http:\/\/b:2379 without TLS: the fleet's records and the etcd password/),
+  );
+  for (const endpoints of [
+    '127.0.0.1:2379',
+    'http://127.3.4.5:2379',
+    'localhost:2379',
+    'http://[::1]:2379',
+    'https://e:2379',
+  ])
+    assert.deepEqual(
+      connectionSettingsOf({ endpoints }, AGENT_CONNECTION_FLAGS, {}).insecureEndpoints,
+      [],
+      endpoints,
+    );
+  const accepted = connectionSettingsOf(
+    { endpoints: '10.0.0.1:2379', insecure: true },
+    AGENT_CONNECTION_FLAGS,
+    {},
+  );
+  assert.deepEqual(accepted.insecureEndpoints, ['10.0.0.1:2379'], 'accepted, and reported for the warning');
+  assert.deepEqual(
+    connectionSettingsOf({ endpoints: '10.0.0.1:2379' }, AGENT_CONNECTION_FLAGS, {
+      VPPNET_ETCD_INSECURE: 'true',
+    }).insecureEndpoints,
+    ['10.0.0.1:2379'],
+  );
+  assert.throws(
+    () =>
+      connectionSettingsOf({ endpoints: '10.0.0.1:2379' }, AGENT_CONNECTION_FLAGS, {
+        VPPNET_ETCD_INSECURE: 'yes please',
+      }),
+    rejects(/without TLS/),
+    'only true or 1 accepts it',
+  );
 });

@@ -11,6 +11,12 @@
  *   VPPNET_ETCD_CERT/KEY     client certificate and key, PEM
  *   VPPNET_ETCD_USER         etcd user; its password from the password file flag, else
  *   VPPNET_ETCD_PASSWORD
+ *   VPPNET_ETCD_INSECURE     "true": accept etcd without TLS beyond loopback (--etcd-insecure)
+ *
+ * etcd without TLS is accepted on loopback only: elsewhere the records (every VPC, port and
+ * endpoint of the fleet) and the etcd password cross the network in clear text, and whoever
+ * is on the path can rewrite what the agents apply. --etcd-insecure accepts it knowingly (a
+ * lab); the agent logs it as a warning at start.
  */
 import { readFileSync } from 'node:fs';
 import { readEtcdTls, type EtcdStoreOptions } from './etcd-store.js';
@@ -20,6 +26,8 @@ export const DEFAULT_ENDPOINTS = 'http://127.0.0.1:2379';
 
 /** The flag values as parsed by the caller (undefined: not given). */
 export interface ConnectionFlags {
+  /** --etcd-insecure: plaintext etcd beyond loopback is accepted. */
+  readonly insecure?: boolean | undefined;
   readonly endpoints?: string | undefined;
   readonly prefix?: string | undefined;
   readonly ca?: string | undefined;
@@ -29,8 +37,14 @@ export interface ConnectionFlags {
   readonly passwordFile?: string | undefined;
 }
 
+/** The settings that take a value (the others are switches). */
+export type ConnectionValueSetting = Exclude<keyof ConnectionFlags, 'insecure'>;
+
 /** How the caller spells each flag, for its errors. */
-export type ConnectionFlagNames = { readonly [K in keyof Required<ConnectionFlags>]: string };
+export type ConnectionFlagNames = { readonly [K in ConnectionValueSetting]: string };
+
+/** The switch accepting plaintext etcd beyond loopback, as both programs spell it. */
+export const INSECURE_FLAG = '--etcd-insecure';
 
 /**
  * The agent's spelling, which is vppnet's too (connection-flags.ts); the name stays for the
@@ -48,8 +62,9 @@ export const CONNECTION_ENV = {
   user: 'VPPNET_ETCD_USER',
   /** The password itself (a file is named only by the flag). */
   password: 'VPPNET_ETCD_PASSWORD',
+  insecure: 'VPPNET_ETCD_INSECURE',
 } as const;
-const ENV: { readonly [K in keyof Required<ConnectionFlags>]?: string } = CONNECTION_ENV;
+const ENV: { readonly [K in ConnectionValueSetting]?: string } = CONNECTION_ENV;
 
 export class ConnectionSettingsError extends Error {
   override readonly name = 'ConnectionSettingsError';
@@ -59,6 +74,8 @@ export class ConnectionSettingsError extends Error {
 export interface ConnectionSettings {
   readonly store: EtcdStoreOptions;
   readonly schema: KeySchema;
+  /** Endpoints beyond loopback reached without TLS, accepted by --etcd-insecure: warn of them. */
+  readonly insecureEndpoints: readonly string[];
 }
 
 /** The store options and the key schema, from flags, else environment variables. */
@@ -67,7 +84,37 @@ export function connectionSettingsOf(
   names: ConnectionFlagNames,
   env: NodeJS.ProcessEnv,
 ): ConnectionSettings {
-  return { store: etcdOptionsOf(flags, names, env), schema: keySchemaOf(flags, names, env) };
+  const store = etcdOptionsOf(flags, names, env);
+  return {
+    store,
+    schema: keySchemaOf(flags, names, env),
+    insecureEndpoints: plaintextRemoteEndpoints(store),
+  };
+}
+
+/**
+ * The endpoints the client would reach without TLS that are not on loopback. An endpoint is
+ * secure when written https://, or without a scheme when a CA is given (etcd-store.ts).
+ */
+export function plaintextRemoteEndpoints(options: EtcdStoreOptions): string[] {
+  return options.endpoints.filter((e) => {
+    const m = /^(?:(https?):\/\/)?([^/]+)\/?$/.exec(e);
+    if (!m) return false; // etcd-store refuses it with its own message
+    const secure = m[1] === 'https' || (m[1] === undefined && options.tls !== undefined);
+    return !secure && !isLoopbackTarget(m[2] as string);
+  });
+}
+
+/** host:port on loopback: 127.0.0.0/8, [::1] or localhost. */
+function isLoopbackTarget(target: string): boolean {
+  const host = target.startsWith('[') ? target.slice(1, target.indexOf(']')) : target.replace(/:\d+$/, '');
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+function insecureAccepted(flags: ConnectionFlags, env: NodeJS.ProcessEnv): boolean {
+  if (flags.insecure === true) return true;
+  const v = env[CONNECTION_ENV.insecure];
+  return v === 'true' || v === '1';
 }
 
 /** The key schema under the prefix of the flag, else VPPNET_DATASTORE_PREFIX, else the default. */
@@ -127,11 +174,17 @@ export function etcdOptionsOf(
       );
     }
   }
-  return {
+  const options: EtcdStoreOptions = {
     endpoints,
     ...(tls && { tls }),
     ...(user !== undefined && password !== undefined && { auth: { user: user.value, password } }),
   };
+  const plaintext = plaintextRemoteEndpoints(options);
+  if (plaintext.length > 0 && !insecureAccepted(flags, env))
+    throw new ConnectionSettingsError(
+      `etcd at ${plaintext.join(', ')} without TLS: the fleet's records${user ? ' and the etcd password' : ''} would cross the network in clear text, and anyone on the path could rewrite them. Give ${names.ca} (https, and ${names.cert}/${names.key} for a client certificate), or ${INSECURE_FLAG} (${CONNECTION_ENV.insecure}=true) to accept it`,
+    );
+  return options;
 }
 
 /** A setting's value and where it came from: the caller's flag, or the environment variable. */
@@ -139,7 +192,7 @@ function setting(
   flags: ConnectionFlags,
   names: ConnectionFlagNames,
   env: NodeJS.ProcessEnv,
-  name: keyof ConnectionFlags,
+  name: ConnectionValueSetting,
 ): { readonly value: string; readonly from: string } | undefined {
   const flag = flags[name];
   if (flag !== undefined) return { value: flag, from: names[name] };
