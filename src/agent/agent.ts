@@ -268,7 +268,11 @@ export class Agent {
           });
     if (this.#fleet) {
       const fleet = this.#fleet;
-      this.metrics.watchDatastore(() => ({ ...fleet.health(), rejectedKeys: fleet.rejected().size }));
+      this.metrics.watchDatastore(() => ({
+        ...fleet.health(),
+        rejectedKeys: fleet.rejected().size,
+        leftOut: fleet.leftOut(),
+      }));
     }
     this.#runner = new CoalescingRunner((triggers) => this.#pass(triggers));
     this.metrics.watchReadiness(() => this.readiness().ready);

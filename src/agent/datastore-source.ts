@@ -50,6 +50,7 @@ export function storeSource(
     whenSynced: () => started().whenSynced(),
     rejectedTotal: () => source?.rejectedTotal ?? 0,
     rejected: () => source?.rejected ?? new Map<string, string>(),
+    leftOut: () => new Set(source?.problems.map((p) => p.key)).size,
     derive: () => started().derive(),
     takeChanges: () => started().takeChanges(),
     audit: (yieldNow) => started().audit(yieldNow),

@@ -49,6 +49,11 @@ export interface FleetDesired {
   rejectedTotal(): number;
   /** Keys whose current value is rejected, with why (their last good value is in force). */
   rejected(): ReadonlyMap<string, string>;
+  /**
+   * Valid records the config as held leaves out for a rule across records (a route out of its
+   * lane, a local address claimed from elsewhere, a node with overlapping prefixes, ...).
+   */
+  leftOut(): number;
   /** The whole config (undefined without a valid node record); pending changes are in it. */
   derive(): { readonly config: AgentConfig | undefined; readonly problems: readonly FleetProblem[] };
   /** What changed since the last take or derive(), and forgets it. */

@@ -379,6 +379,31 @@ describe('vppnet-agent in fleet mode, two nodes on one etcd', { skip }, () => {
     assert.match(await hv1.agent.metrics.text(), /^vppnet_datastore_rejected_keys 0$/m);
   });
 
+  it("an endpoint naming another node for a local VM's address never takes its traffic; it is counted", async () => {
+    const [hv1] = hvs as [Hypervisor, Hypervisor];
+    await idle();
+    const steeredBefore = await steering(hv1);
+    assert.ok(!steeredBefore.some((e) => e.startsWith('10.0.0.5/')), 'vm1 is local to hv1');
+    await commit([{ type: 'put', key: ep('10.0.0.5'), value: JSON.stringify({ node: 'hv2' }) }]);
+    await until(
+      () => hv1.agent.status().config.problems.some((p) => p.path.startsWith(`${ep('10.0.0.5')}:`)),
+      'the conflict reported',
+    );
+    await hv1.agent.reconcileNow();
+    await idle();
+    assert.deepEqual(await steering(hv1), steeredBefore, "hv1 steers nothing to hv2 for vm1's address");
+    assert.match(
+      hv1.agent.status().config.problems.find((p) => p.path.startsWith(ep('10.0.0.5')))?.message ?? '',
+      /is held by port vm1 on this node: the local route wins/,
+    );
+    assert.match(await hv1.agent.metrics.text(), /^vppnet_datastore_records_left_out 1$/m);
+    await commit([{ type: 'put', key: ep('10.0.0.5'), value: JSON.stringify({ node: 'hv1' }) }]);
+    await until(
+      async () => /^vppnet_datastore_records_left_out 0$/m.test(await hv1.agent.metrics.text()),
+      'the conflict gone',
+    );
+  });
+
   it('etcd down for 30 s: no VPP operation meanwhile, Ready says so, convergence after', async () => {
     const [hv1, hv2] = hvs as [Hypervisor, Hypervisor];
     // Agents with a drift check, so that passes do run during the outage.

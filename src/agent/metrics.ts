@@ -40,6 +40,8 @@ export interface DatastoreHealth {
   readonly synced: boolean;
   readonly stale: boolean;
   readonly rejectedKeys?: number;
+  /** Valid records the applied config leaves out for a rule across records. */
+  readonly leftOut?: number;
 }
 
 export class AgentMetrics {
@@ -60,6 +62,7 @@ export class AgentMetrics {
   readonly #datastoreStale: Gauge;
   readonly #datastoreRejected: Counter;
   readonly #datastoreRejectedKeys: Gauge;
+  readonly #datastoreLeftOut: Gauge;
   readonly #ready: Gauge;
   readonly #drift: Counter;
   readonly #attachmentDuration: Histogram<'op' | 'outcome'>;
@@ -179,6 +182,14 @@ export class AgentMetrics {
       ...datastoreGauge(
         () => this.#datastoreRejectedKeys,
         (h) => h.rejectedKeys ?? 0,
+      ),
+    });
+    this.#datastoreLeftOut = new Gauge({
+      name: 'vppnet_datastore_records_left_out',
+      help: "Fleet mode: valid records the applied config leaves out for a rule across records (an endpoint out of its lane or claiming a local port's address, a node record whose locator overlaps another node's); each is in /status and the log with its key and reason.",
+      ...datastoreGauge(
+        () => this.#datastoreLeftOut,
+        (h) => h.leftOut ?? 0,
       ),
     });
     this.#drift = new Counter({

@@ -170,6 +170,12 @@ describe('config validation', () => {
     ],
     ['hop limit 0', (c) => (c.node.srv6.hopLimit = 0), 'node.srv6.hopLimit', /from 1 to 255/],
     [
+      'a VM port on the underlay interface',
+      (c) => (c.ports[0]!.attach = { type: 'interface', name: 'memif1/0' }),
+      'ports[0].attach.name',
+      /is the underlay interface/,
+    ],
+    [
       'services range overlapping the bridge',
       (c) => (c.services = { vmAddressRange: '169.254.169.0/25' }),
       'services.vmAddressRange',

@@ -642,7 +642,12 @@ export function validatePorts(
     }
     const ip6 = validatePortIp6(c, p.ip6, `${path}.ip6`, vpc, mac, node);
     if (ip6 && vpc) c.unique(ips6, `${vpc.name}/${ip6}`, `${path}.ip6`, 'address');
-    const attach = validateAttachment(c, p.attach, `${path}.attach`, vhostDefaults);
+    let attach = validateAttachment(c, p.attach, `${path}.attach`, vhostDefaults);
+    if (attach?.type === 'interface' && node && attach.name === node.underlay.interface)
+      attach = c.fail(
+        `${path}.attach.name`,
+        `is the underlay interface (node.underlay.interface): a VM there would sit on the fleet's network, its table and addresses replaced`,
+      );
     // A socket is one VM's however its access is set.
     const attachKey =
       attach?.type === 'vhost-user' ? `vhost-user socket ${attach.socket}` : JSON.stringify(attach);
