@@ -72,10 +72,15 @@ export const METRICS_PORT_NAME = 'node-metrics';
  * read under the same names.
  */
 export const DATASTORE_FLAG = { flag: '--datastore', etcd: 'etcd' } as const;
+/**
+ * The variables the DaemonSet may set. Not VPPNET_ETCD_INSECURE: a rendered fleet talks to etcd
+ * over TLS, or on loopback (values.ts refuses anything else).
+ */
+const { insecure: _insecure, ...RENDERED_CONNECTION_ENV } = CONNECTION_ENV;
 export const FLEET_ENV = {
   /** The node whose records the agent takes: the Kubernetes node name (downward API). */
   nodeName: 'VPPNET_NODE_NAME',
-  ...CONNECTION_ENV,
+  ...RENDERED_CONNECTION_ENV,
 } as const;
 
 /** Where the etcd client Secret is mounted, read-only. */

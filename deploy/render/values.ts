@@ -8,6 +8,7 @@
  * here: the agent's validator (src/config/validate.ts) checks them in render.ts, where the
  * service bridge is merged into each node's config.
  */
+import { plaintextRemoteEndpoints } from '../../src/datastore/connection-settings.js';
 import { parse, YAMLParseError } from 'yaml';
 import type { IToleration } from 'kubernetes-models/v1/Toleration';
 import {
@@ -625,6 +626,11 @@ function parseDatastore(c: Checker, raw: unknown): DatastoreValues {
       c.fail(
         path,
         'is https:// but datastore.etcd.tls.enabled is false: the agent would have no CA to check the server with',
+      );
+    else if (!tlsEnabled && plaintextRemoteEndpoints({ endpoints: [text] }).length > 0)
+      c.fail(
+        path,
+        'is beyond loopback without TLS: the agent refuses it (records and credentials in clear text); enable datastore.etcd.tls',
       );
   });
 

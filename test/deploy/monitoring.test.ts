@@ -88,6 +88,7 @@ describe('deploy/monitoring', () => {
       'VppnetVppDisconnected',
       'VppnetDatastoreStale',
       'VppnetDatastoreRecordsRejected',
+      'VppnetDatastoreRecordsLeftOut',
       'VppnetReconcileFailing',
       'VppnetDriftFound',
       'VppnetVmPortsBroken',

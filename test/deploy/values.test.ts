@@ -195,6 +195,23 @@ describe('deploy values', () => {
     assert.equal(problems.length, 8, problems.join('\n'));
   });
 
+  it('fleet mode: refuses etcd beyond loopback without TLS, as the agent would', () => {
+    const values = (endpoints: string[]) =>
+      fleet({
+        endpoints,
+        tls: { enabled: false, secretName: null },
+        user: null,
+        passwordSecret: { name: null },
+      });
+    assert.deepEqual(
+      problemsOf(() => parseValues(values(['http://etcd-1.example.com:2379']), 'test')),
+      [
+        'datastore.etcd.endpoints[0]: is beyond loopback without TLS: the agent refuses it (records and credentials in clear text); enable datastore.etcd.tls',
+      ],
+    );
+    assert.doesNotThrow(() => parseValues(values(['http://127.0.0.1:2379']), 'test'), 'loopback is accepted');
+  });
+
   it('fleet mode: needs endpoints, and refuses the per-node configs of file mode', () => {
     const b = base();
     const problems = problemsOf(() => parseValues(fleet({ endpoints: [] }, { nodes: b.nodes }), 'test'));
