@@ -217,6 +217,8 @@ export class Agent {
   #lastReconcile: ReconcileSummary | undefined;
   #owned: ReadonlyMap<string, number> = new Map();
   #driftTimer: Timer | undefined;
+  /** The drift check under way, if any: stop() waits for it to end. */
+  #driftInFlight: Promise<void> | undefined;
   #retryTimer: Timer | undefined;
   #retryAttempt = 0;
   #nextRetryAt: number | undefined;
@@ -363,6 +365,8 @@ export class Agent {
     this.#watcher?.close();
     this.#linkWatch?.close();
     this.#clearTimers();
+    // A drift check under way ends at its next turn; its reads must not outlive the connection.
+    await this.#driftInFlight;
     // No new attachments; the socket file is removed, the CNI plugin waits for the next agent.
     await this.#services?.localApi.close();
     await this.#runner.close();
@@ -837,7 +841,14 @@ export class Agent {
     if (this.#driftIntervalMs <= 0 || this.#phase !== 'running') return;
     this.#driftTimer = this.#timers.after(this.#driftIntervalMs, () => {
       this.#driftTimer = undefined;
-      void this.#driftCheck();
+      const check = this.#driftCheck().catch((err: unknown) => {
+        if (this.#phase === 'running')
+          this.#logger.warn({ err: errorMessage(err) }, 'drift check failed; retried at the next one');
+      });
+      const tracked = check.finally(() => {
+        if (this.#driftInFlight === tracked) this.#driftInFlight = undefined;
+      });
+      this.#driftInFlight = tracked;
     });
   }
 
@@ -922,6 +933,7 @@ export class Agent {
       if (this.#routePassesFinished < this.#routePassesStarted)
         await this.#nextRoutePass(this.#routePassesStarted, 5_000);
     } catch (err) {
+      if (this.#phase !== 'running') return;
       this.#logger.warn({ err: errorMessage(err) }, 'drift check failed; a full pass instead');
       this.#kick('drift');
       return;
@@ -992,6 +1004,8 @@ export class Agent {
    * reads and comparisons took the CPU from the route deltas, which then queued for seconds.
    */
   #driftCheckTurn(): Promise<void> {
+    // A stopping agent ends the check at its next turn rather than reading on.
+    if (this.#phase !== 'running') return Promise.reject(new Error('the agent is stopping'));
     return this.#runner.giveWay(DRIFT_CHECK_YIELD_MAX_MS, this.#timers) ?? nextTurn();
   }
 

@@ -176,8 +176,9 @@ export async function loadSnapshot(
   // The steering dump (100k entries on a busy node) last, once the requests that wait for the two
   // dumps above are written (their callbacks run first, registered first): VPP answers those
   // while the client decodes, and the long stream the client decodes at its own pace comes after
-  // them instead of keeping them waiting behind it.
-  const dependentsAsked = Promise.all([ifDetailsRead, tablesRead]);
+  // them instead of keeping them waiting behind it. Only asked for when steering is read: a
+  // promise nobody awaits would turn a closed connection into an unhandled rejection.
+  const afterDependents = (): Promise<unknown> => Promise.all([ifDetailsRead, tablesRead]);
   const [
     ifDetails,
     tableDetails,
@@ -204,7 +205,7 @@ export async function loadSnapshot(
       }),
       readSrEncaps(client),
       withSteering
-        ? dependentsAsked.then(() =>
+        ? afterDependents().then(() =>
             client.dumpEach(
               msg.sr_steering_pol_dump,
               {},
