@@ -481,6 +481,19 @@ export class Fib {
     return undefined;
   }
 
+  /**
+   * The forwarding lookup of one address (ip4_fib_forwarding_lookup's mtrie,
+   * ip6_fib_table_fwding_lookup): the longest prefix in the table that covers it. Every entry of
+   * the model is installed in forwarding, as every entry with a load-balance is in VPP.
+   */
+  longestMatch(t: FibTable, addr: Buffer): FibEntry | undefined {
+    for (let len = t.af === 4 ? 32 : 128; len >= 0; len--) {
+      const e = this.lookupExact(t, { af: t.af, addr, len });
+      if (e) return e;
+    }
+    return undefined;
+  }
+
   #insert(t: FibTable, e: FibEntry): void {
     if (t.af === 4) {
       let h = t.hashes[e.prefix.len];

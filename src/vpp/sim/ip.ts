@@ -489,6 +489,8 @@ export class Ip {
     for (const af of [4, 6] as const) {
       const fi = s.fibIndex[afIndex(af)];
       const t = this.fib.byIndex(af, fi);
+      // fib_table_bind (proto, sw_if_index, 0): the table_bind_callbacks first, then the unlock
+      if (fi !== 0) this.#vpp.onTableBind(sw.swIfIndex, af, 0, fi);
       if (fi !== 0 && t) this.fib.unlock(t, FibSource.INTERFACE);
     }
     // ip6_link_interface_add_del: a forced ip6_link_last_lock_gone

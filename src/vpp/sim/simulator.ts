@@ -7,8 +7,10 @@
 import { ApiServer, type Registration, type SimConnection } from './api-server.js';
 import { Dispatcher, VppCrash } from './dispatcher.js';
 import { realHost, type HostOps } from './host.js';
+import { ip4Bytes, ip6Bytes } from './ip-addr.js';
 import { MessageTable } from './message-table.js';
 import { snapshot, type SimState } from './state.js';
+import type { UrpfVerdict } from './urpf.js';
 import { Vpp, type FaultSettings, type InitialInterface, type VppProcessOptions } from './vpp.js';
 import { existsSync } from 'node:fs';
 
@@ -264,6 +266,37 @@ export class VppSimulator {
     this.#vpp.interfaces.setLink(sw, up);
     this.#vpp.interfaces.flushEvents();
     this.#server.flushAll();
+  }
+
+  /**
+   * What VPP's uRPF node would do with one packet (see Urpf.verdict in urpf.ts for what is and
+   * is not modelled): 'no-check' when no uRPF check is enabled on the interface for that family
+   * and direction, else 'pass' or 'drop'. The source is looked up in the configured table (the
+   * interface's, or urpf_update_v2's table_id; urpf_update v1 always uses table 0). Throws where
+   * VPP's behaviour is undefined (a freed custom table, an SR BSID as the source).
+   */
+  urpfVerdict(p: {
+    swIfIndex: number;
+    af: 4 | 6;
+    src: string;
+    dst: string;
+    /** Default true: the RX check on the receiving interface; false: TX on the sending one. */
+    isInput?: boolean;
+    /** TX only: a packet VPP itself originated. */
+    locallyOriginated?: boolean;
+  }): UrpfVerdict {
+    const bytes = (text: string): Buffer => {
+      if (text.includes(':') !== (p.af === 6)) throw new Error(`${text} is not an IPv${p.af} address`);
+      return p.af === 6 ? ip6Bytes(text) : ip4Bytes(text);
+    };
+    return this.#vpp.urpf.verdict({
+      swIfIndex: p.swIfIndex,
+      af: p.af,
+      src: bytes(p.src),
+      dst: bytes(p.dst),
+      ...(p.isInput !== undefined ? { isInput: p.isInput } : {}),
+      ...(p.locallyOriginated !== undefined ? { locallyOriginated: p.locallyOriginated } : {}),
+    });
   }
 
   /** Makes cursor `_get` services answer EAGAIN after `n` details (0: never, the default). */

@@ -5,6 +5,7 @@
 import type { FibEntry } from './fib.js';
 import { ipText } from './ip-addr.js';
 import type { NeighborDbConfig, SentAdvertisement } from './ip-neighbor.js';
+import type { UrpfEntrySnapshot } from './urpf.js';
 import type { Vpp } from './vpp.js';
 
 export interface InterfaceSnapshot {
@@ -113,6 +114,12 @@ export interface SimState {
     readonly vss: string | undefined;
   }[];
   readonly proxyArp: readonly { readonly tableId: number; readonly low: string; readonly high: string }[];
+  /**
+   * uRPF configuration (urpf_cfgs) a dump could list: mode not OFF or a custom table, by
+   * sw_if_index, then IPv4/IPv6, then RX/TX. Includes entries a deleted interface left behind
+   * (interfaceExists false); `checking` says whether the node really checks packets.
+   */
+  readonly urpf: readonly UrpfEntrySnapshot[];
   /** The neighbour database's configuration per family, and the advertisements sent (arping GARP/NA). */
   readonly neighbors: {
     readonly config: { readonly ip4: NeighborDbConfig; readonly ip6: NeighborDbConfig };
@@ -324,6 +331,7 @@ export function snapshot(
       low: ipText(p.lo),
       high: ipText(p.hi),
     })),
+    urpf: vpp.urpf.entries(),
     neighbors: {
       config: { ip4: { ...vpp.ipNeighbor.config[4] }, ip6: { ...vpp.ipNeighbor.config[6] } },
       entries: ([4, 6] as const).flatMap((af) =>

@@ -19,6 +19,7 @@ import { macBytes, type Af } from './ip-addr.js';
 import { L2 } from './l2.js';
 import { Nat } from './nat.js';
 import { Sr } from './sr.js';
+import { Urpf } from './urpf.js';
 import { Vpe } from './vpe.js';
 
 export interface VppProcessOptions {
@@ -73,6 +74,7 @@ export class Vpp {
   readonly sr: Sr;
   readonly nat: Nat;
   readonly acl: AclPlugin;
+  readonly urpf: Urpf;
   readonly dhcp: Dhcp;
   readonly arping: Arping;
   readonly devices: Devices;
@@ -101,6 +103,7 @@ export class Vpp {
     this.sr = new Sr(this);
     this.nat = new Nat(this);
     this.acl = new AclPlugin(this);
+    this.urpf = new Urpf(this);
     this.dhcp = new Dhcp(this);
     this.arping = new Arping(this);
     this.devices = new Devices(this, a.host);
@@ -121,6 +124,7 @@ export class Vpp {
     this.sr.register(d);
     this.nat.register(d);
     this.acl.register(d);
+    this.urpf.register(d);
     this.dhcp.register(d);
     this.arping.register(d);
     this.devices.register(d);
@@ -131,9 +135,9 @@ export class Vpp {
     // Nothing the simulator models depends on it yet.
   }
 
-  /** table_bind_callbacks */
-  onTableBind(_swIfIndex: number, _af: Af, _fibIndex: number, _oldFibIndex: number): void {
-    // Nothing the simulator models depends on it yet.
+  /** table_bind_callbacks (fib_table_bind): uRPF's urpf_table_bind_v4/v6. */
+  onTableBind(swIfIndex: number, af: Af, fibIndex: number, _oldFibIndex: number): void {
+    this.urpf.onTableBind(swIfIndex, af, fibIndex);
   }
 
   #addInitial(i: InitialInterface): void {
