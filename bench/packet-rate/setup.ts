@@ -11,7 +11,7 @@ import { keys, tags } from '../../src/dataplane/keys.js';
 import { execute } from '../../src/reconcile/executor.js';
 import { plan as makePlan } from '../../src/reconcile/planner.js';
 import type { Resource } from '../../src/reconcile/resource.js';
-import { AclRegistry } from '../../src/services/acl-registry.js';
+import { AclRegistry } from '../../src/dataplane/acl-registry.js';
 import { PORT_TYPE } from '../../src/services/bridge-descriptors.js';
 import { podDescriptors } from '../../src/services/descriptors.js';
 import type { VppClient } from '../../src/vpp/client/vpp-client.js';

@@ -17,7 +17,7 @@ import type { VppApi } from '../vpp/client/vpp-api.js';
 import type { Message } from '../vpp/codec/schema.js';
 import { VppnetError } from '../util/errors.js';
 import { msg } from '../vpp/messages/index.js';
-import { AclRegistry } from '../services/acl-registry.js';
+import { AclRegistry } from '../dataplane/acl-registry.js';
 import { actualServices } from '../services/actual.js';
 import type { ServicesContext } from '../services/context.js';
 import { podDescriptors } from '../services/descriptors.js';

@@ -4,13 +4,13 @@
  * (ACL_IN_USE_INBOUND/OUTBOUND), so bindings depend on their ACLs.
  */
 import { defineKind } from '../reconcile/kind.js';
-import { keys } from '../dataplane/keys.js';
+import { keys } from './keys.js';
 import type { Message } from '../vpp/codec/schema.js';
 import { msg } from '../vpp/messages/index.js';
 import { NO_INDEX } from '../vpp/messages/sentinels.js';
-import { vppPrefix } from '../dataplane/ip-values.js';
-import { formatPrefix } from '../dataplane/snapshot.js';
-import type { ServicesContext } from './context.js';
+import { vppPrefix } from './ip-values.js';
+import { formatPrefix } from './snapshot.js';
+import type { AclContext } from './context.js';
 
 export type AclAction = 'deny' | 'permit' | 'permit+reflect';
 
@@ -92,7 +92,7 @@ function ruleToApi(r: AclRuleValue): object {
   };
 }
 
-async function addReplace(ctx: ServicesContext, aclIndex: number, v: AclValue): Promise<number> {
+async function addReplace(ctx: AclContext, aclIndex: number, v: AclValue): Promise<number> {
   const reply = await ctx.client.call(msg.acl_add_replace, {
     acl_index: aclIndex,
     tag: v.tag,
@@ -103,7 +103,7 @@ async function addReplace(ctx: ServicesContext, aclIndex: number, v: AclValue): 
 
 /** ~0: "create a new ACL" in acl_add_replace. */
 
-export const aclDescriptor = defineKind<AclValue, ServicesContext>({
+export const aclDescriptor = defineKind<AclValue, AclContext>({
   kind: 'acl',
   // A duplicate found in VPP goes by its registry name, so that it has a key of its own.
   key: (v) => keys.acl(v.duplicateName ?? v.tag),
@@ -131,7 +131,7 @@ export interface AclBindingValue {
 }
 
 async function setAclList(
-  ctx: ServicesContext,
+  ctx: AclContext,
   iface: string,
   input: readonly number[],
   output: readonly number[],
@@ -143,7 +143,7 @@ async function setAclList(
   });
 }
 
-export const aclBindingDescriptor = defineKind<AclBindingValue, ServicesContext>({
+export const aclBindingDescriptor = defineKind<AclBindingValue, AclContext>({
   kind: 'acl-binding',
   key: (v) => keys.aclBinding(v.iface),
   deps: (v) => [keys.interface(v.iface)],

@@ -3,8 +3,8 @@
  * created, so descriptors and bindings name ACLs by tag and resolve the index here. Built from the
  * snapshot and kept current as ACLs are created and deleted, like the InterfaceRegistry.
  */
-import { isOwnedTag } from '../dataplane/keys.js';
-import { NameIndex } from '../dataplane/name-index.js';
+import { isOwnedTag } from './keys.js';
+import { NameIndex } from './name-index.js';
 
 export class AclRegistry extends NameIndex {
   constructor() {

@@ -3,6 +3,7 @@
  * and the host-side operations for links VPP takes over (veth pairs into network namespaces).
  */
 import type { VppApi } from '../vpp/client/vpp-api.js';
+import type { AclRegistry } from './acl-registry.js';
 import type { InterfaceRegistry } from './interface-registry.js';
 
 export interface HostLinks {
@@ -59,3 +60,11 @@ export const NO_HOST_FILES: HostFiles = {
   makeDirectory: (path) => Promise.reject(new Error(`no host files in this context (mkdir ${path})`)),
   setAccess: (path) => Promise.reject(new Error(`no host files in this context (chown ${path})`)),
 };
+
+/**
+ * The dataplane context with the ACL registry: ACL indexes are VPP's choice, so ACLs are looked
+ * up by tag at the moment of use.
+ */
+export interface AclContext extends DataplaneContext {
+  readonly acls: AclRegistry;
+}

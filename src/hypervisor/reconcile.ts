@@ -15,7 +15,7 @@ import { execute, type ExecutionResult } from '../reconcile/executor.js';
 import { inPlaceByKind } from '../reconcile/in-place.js';
 import { plan as makePlan } from '../reconcile/planner.js';
 import type { Plan, Resource } from '../reconcile/resource.js';
-import { AclRegistry } from '../services/acl-registry.js';
+import { AclRegistry } from '../dataplane/acl-registry.js';
 import { actualServices, serviceAddressesInVpp } from '../services/actual.js';
 import { memoryAddressBookStore } from '../services/address-store.js';
 import type { ServicesContext } from '../services/context.js';

@@ -16,8 +16,8 @@ import {
   ruleFromApi,
   type AclBindingValue,
   type AclValue,
-} from './acl-descriptors.js';
-import { AclRegistry } from './acl-registry.js';
+} from '../dataplane/acl-descriptors.js';
+import { AclRegistry } from '../dataplane/acl-registry.js';
 import {
   bridgeDomainDescriptor,
   bridgePortDescriptor,

@@ -1,10 +1,7 @@
 /**
- * What the service bridge's descriptors act with: the dataplane context plus the ACL registry
- * (ACL indexes are VPP's choice, so they are looked up by tag at the moment of use).
+ * What the service bridge's descriptors act with: the dataplane context with the ACL registry.
+ * The ACL kinds themselves are the dataplane's (the SRv6 ingress filter uses them too).
  */
-import type { DataplaneContext } from '../dataplane/context.js';
-import type { AclRegistry } from './acl-registry.js';
+import type { AclContext } from '../dataplane/context.js';
 
-export interface ServicesContext extends DataplaneContext {
-  readonly acls: AclRegistry;
-}
+export type ServicesContext = AclContext;

@@ -16,7 +16,7 @@ import {
 } from '../dataplane/interface-descriptors.js';
 import type { Descriptor } from '../reconcile/descriptor.js';
 import { KindRegistry } from '../reconcile/registry.js';
-import { aclBindingDescriptor, aclDescriptor } from './acl-descriptors.js';
+import { aclBindingDescriptor, aclDescriptor } from '../dataplane/acl-descriptors.js';
 import { bridgeDomainDescriptor, bridgePortDescriptor } from './bridge-descriptors.js';
 import type { ServicesContext } from './context.js';
 import { dhcpProxyDescriptor, dhcpVssDescriptor } from './dhcp-descriptors.js';

@@ -18,7 +18,7 @@ import { ipTableDescriptor, routeDescriptor } from '../dataplane/ip-descriptors.
 import { keys, tableNames, tags } from '../dataplane/keys.js';
 import type { Resource } from '../reconcile/resource.js';
 import { derivedMac } from '../dataplane/names.js';
-import { aclDescriptor, ipRule, type AclValue } from './acl-descriptors.js';
+import { aclDescriptor, ipRule, type AclValue } from '../dataplane/acl-descriptors.js';
 import { bridgeDomainDescriptor, bridgePortDescriptor, PORT_TYPE } from './bridge-descriptors.js';
 import { dhcpProxyDescriptor, dhcpVssDescriptor } from './dhcp-descriptors.js';
 import {

@@ -15,7 +15,7 @@ import {
 import { keys, tags } from '../dataplane/keys.js';
 import type { Resource } from '../reconcile/resource.js';
 import { derivedMac } from '../dataplane/names.js';
-import { aclBindingDescriptor } from './acl-descriptors.js';
+import { aclBindingDescriptor } from '../dataplane/acl-descriptors.js';
 import { bridgePortDescriptor, PORT_TYPE } from './bridge-descriptors.js';
 
 export type PodPortMode = 'tap' | 'veth';
