@@ -74,7 +74,7 @@ file is, with the same field-named errors):
                                  IPv4 and IPv6 /64s); every node's End.DT4 SID for the VPC is its
                                  locator + sidIndex (default: the id), its End.DT6 SID its
                                  locator + 2^24 + sidIndex
-  PREFIX ports/NODE/PORT         vpc, mac, ip, ip6, attach: a VM port on NODE
+  PREFIX ports/NODE/PORT         vpc, mac, ip, ip6, attach, sourceCheck, allowedPrefixes: a VM port on NODE
   PREFIX endpoints/VPC/A.B.C.D_LEN
   PREFIX endpoints/VPC/X:Y::Z_LEN
                                  node: the node hosting the prefix (a VM's /32 or /128, or a

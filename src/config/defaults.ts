@@ -47,3 +47,15 @@ export const VPC_DEFAULTS = {
 export const DT6_SID_OFFSET = 1n << 24n;
 /** The longest locator that holds End.DT6 SIDs: 2^24 + a 24-bit index needs 25 bits. */
 export const MAX_IP6_LOCATOR_LEN = 103;
+
+/**
+ * IPv6 source tables: VPC v's is this + v.id, holding only what each of its ports may send from
+ * (docs/source-validation.md). vppnet's own: a VPC or the services may not use these table ids.
+ */
+export const SOURCE_TABLE_BASE = 0xc0000000;
+export const SOURCE_TABLE_LAST = SOURCE_TABLE_BASE + 0xffffff;
+
+/** The IPv6 source table of the VPC with this id. */
+export function sourceTableOf(vpcId: number): number {
+  return SOURCE_TABLE_BASE + vpcId;
+}

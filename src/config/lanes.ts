@@ -127,7 +127,10 @@ function reservedIp6(node: NodeConfig | undefined): readonly ReservedIp6[] {
   return list;
 }
 
-/** VPC + address → the local port holding it: what local-wins looks up, per host route. */
+/**
+ * VPC + address → the local port holding it: what local-wins looks up, per host route; and VPC +
+ * prefix → the port it is an allowed prefix of, for the other lengths.
+ */
 export type LocalAddresses = ReadonlyMap<string, string>;
 
 export const NO_LOCAL_ADDRESSES: LocalAddresses = new Map();
@@ -136,20 +139,32 @@ function localKey(vpc: string, address: string): string {
   return `${vpc} ${address}`;
 }
 
-/** The addresses this node's ports hold (IPv4 and IPv6, canonical), by VPC. */
+function localPrefixKey(vpc: string, prefix: { readonly address: string; readonly len: number }): string {
+  return `${vpc} ${prefix.address}/${prefix.len}`;
+}
+
+/**
+ * The addresses this node's ports hold (IPv4 and IPv6, canonical) and the prefixes routed to them
+ * as allowed prefixes, by VPC.
+ */
 export function localAddressesOf(ports: readonly PortConfig[]): LocalAddresses {
   const out = new Map<string, string>();
   for (const p of ports) {
     if (p.ip !== undefined) out.set(localKey(p.vpc, p.ip), p.name);
     if (p.ip6 !== undefined) out.set(localKey(p.vpc, p.ip6), p.name);
+    for (const a of p.allowedPrefixes)
+      out.set(
+        a.len === (a.family === 4 ? 32 : 128) ? localKey(p.vpc, a.address) : localPrefixKey(p.vpc, a),
+        p.name,
+      );
   }
   return out;
 }
 
 /**
- * The local port whose address a remote host route (a /32 or /128) claims, or undefined. Shorter
- * prefixes lose to the port's own /32 and /128 by longest match and need no check. `address` is
- * canonical (IPv6 as canonicalIp6 writes it).
+ * The local port whose address (a /32 or /128) or allowed prefix (exactly) a remote route claims,
+ * or undefined. Other prefixes lose to the port's own routes by longest match or win over them
+ * only where the port has none. `address` is canonical (IPv6 as canonicalIp6 writes it).
  */
 export function localPortOf(
   local: LocalAddresses,
@@ -157,8 +172,35 @@ export function localPortOf(
   prefix: { readonly address: string; readonly len: number },
   family: 4 | 6,
 ): string | undefined {
-  if (local.size === 0 || prefix.len !== (family === 4 ? 32 : 128)) return undefined;
+  if (local.size === 0) return undefined;
+  if (prefix.len !== (family === 4 ? 32 : 128)) return local.get(localPrefixKey(vpc, prefix));
   return local.get(localKey(vpc, prefix.address));
+}
+
+/**
+ * Why a port's allowed prefix lies inside what is never a VM's to send from: link-local and
+ * service space, loopback, multicast, or what the node's table 0 routes (underlay, locator,
+ * BSIDs). Covering them is allowed: inside a VPC's tables their more specific entries win, for
+ * forwarding and for the source check alike. Undefined: it may be allowed.
+ */
+export function reservedRangeHolding(
+  p: { readonly address: string; readonly len: number },
+  family: 4 | 6,
+  node: NodeConfig | undefined,
+): string | undefined {
+  if (family === 4) {
+    for (const r of ALWAYS_RESERVED_IP4)
+      if (p.len >= r.prefix.len && ip4InPrefix(p.address, r.prefix))
+        return `lies inside${r.why.slice('overlaps'.length)}`;
+    return undefined;
+  }
+  const addr = ip6ToBigInt(p.address);
+  for (const r of reservedIp6(node)) {
+    const shift = BigInt(128 - r.len);
+    if (p.len >= r.len && addr >> shift === r.network >> shift)
+      return `lies inside${r.why.slice('overlaps'.length)}`;
+  }
+  return undefined;
 }
 
 /** The message of a remote route refused because a local port holds its address. */

@@ -32,6 +32,12 @@ export interface NodeConfig {
     readonly hopLimit: number;
     /** Binding SIDs of vppnet's policies are allocated from here. */
     readonly bsidPrefix: { readonly address: string; readonly len: number };
+    /**
+     * The only underlay sources whose packets to the locator VPP accepts (the SRv6 ingress
+     * filter): the fleet's encapsulation sources. Packets to the BSID prefix are never accepted
+     * from the underlay.
+     */
+    readonly allowedSources: readonly { readonly address: string; readonly len: number }[];
   };
 }
 
@@ -110,6 +116,24 @@ export interface PortConfig {
    */
   readonly ip6: string | undefined;
   readonly attach: PortAttachment;
+  /**
+   * Whether VPP drops what the VM sends from a source that is not its own (uRPF, strict, per
+   * family the port has): on by default; off only for a port whose VM forwards for others and
+   * whose tenant accepts that it can then send as anyone (docs/source-validation.md).
+   */
+  readonly sourceCheck: boolean;
+  /**
+   * Networks behind the VM (an appliance: NAT instance, VPN gateway, router): routed to the port on
+   * this node and accepted as its sources. Endpoints for them name this node, as for any address.
+   */
+  readonly allowedPrefixes: readonly AllowedPrefix[];
+}
+
+/** A prefix a port may send from, besides its own addresses. */
+export interface AllowedPrefix {
+  readonly address: string;
+  readonly len: number;
+  readonly family: 4 | 6;
 }
 
 export interface RemoteRouteConfig {

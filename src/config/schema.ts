@@ -137,6 +137,15 @@ export const CONFIG_FIELDS: readonly FieldDoc[] = [
     description: "Binding SIDs of vppnet's policies come from here; must not overlap the locator.",
   },
   {
+    path: 'node.srv6.allowedSources',
+    type: 'list of IPv6 prefixes',
+    required: false,
+    default:
+      "file mode: the underlay address's prefix; fleet mode: every node record's encapSource, aggregated",
+    description:
+      "The SRv6 ingress filter: packets from the underlay to the locator are accepted only from these sources (the other hypervisors' encapSource), and dropped and counted otherwise; packets to the BSID prefix are never accepted from the underlay. At least one prefix; ['::/0'] turns the filter off for the locator (not for the BSIDs).",
+  },
+  {
     path: 'vpcs',
     type: 'list',
     required: false,
@@ -220,6 +229,22 @@ export const CONFIG_FIELDS: readonly FieldDoc[] = [
     default: 'the EUI-64 of mac in the first IPv6 subnet, as SLAAC forms it',
     description:
       "With an IPv6 subnet: the VM's IPv6 address, inside one of the VPC's IPv6 subnets (not its ::0), unique in the VPC. The VM must use this address: SLAAC guests with privacy or stable-privacy addresses need it configured statically.",
+  },
+  {
+    path: 'ports[].sourceCheck',
+    type: 'boolean',
+    required: false,
+    default: 'true',
+    description:
+      "Source validation: VPP drops (and counts) every packet from the VM whose source is not the port's `ip`, `ip6`, the EUI-64 link-local of `mac`, an unspecified address to a broadcast or multicast destination (DHCP, DAD) or inside `allowedPrefixes`. `false` lets the VM send as any address in its VPC's tables, other VMs' included: only for appliances whose tenant accepts that risk.",
+  },
+  {
+    path: 'ports[].allowedPrefixes',
+    type: 'list of IPv4 and IPv6 prefixes',
+    required: false,
+    default: '[]',
+    description:
+      "Networks behind the VM (NAT instance, VPN gateway, router): routed to the port in its VPC's tables on this node and accepted as its sources. Each of a family the VPC has, network form, unique in the VPC, not inside 169.254.0.0/16, fe80::/10, loopback, multicast or the node's underlay, locator or BSID prefix, and not a VPC subnet, the gateway or another port's address (a covering prefix such as 0.0.0.0/0 is allowed: the more specific routes still win). Other nodes reach them through endpoints naming this node.",
   },
   {
     path: 'ports[].attach',

@@ -4,6 +4,7 @@
  * not silently become a default.
  */
 import {
+  aggregateIp6,
   ip4InPrefix,
   ip4Network,
   ip4PrefixesOverlap,
@@ -33,15 +34,18 @@ import {
   localWinsMessage,
   reservedIp4Overlap,
   reservedIp6Overlap,
+  reservedRangeHolding,
   type LocalAddresses,
 } from './lanes.js';
 import { MIN_TENANT_MTU, NODE_DEFAULTS, SERVICE_DEFAULTS, SRV6_ENCAP_OVERHEAD } from './defaults.js';
 import { DT6_SID_OFFSET, MAX_IP6_LOCATOR_LEN, VPC_DEFAULTS } from './defaults.js';
+import { SOURCE_TABLE_BASE, SOURCE_TABLE_LAST } from './defaults.js';
 import { UNDERLAY_NEIGHBOR_DEFAULTS } from './defaults.js';
 import { fieldsUnder } from './schema.js';
 import { VppnetError } from '../util/errors.js';
 import type {
   AgentConfig,
+  AllowedPrefix,
   NodeConfig,
   PortAttachment,
   PortConfig,
@@ -95,6 +99,12 @@ type Obj = Record<string, unknown>;
  */
 function detached(s: string): string {
   return s.length < 13 ? s : Buffer.from(s, 'utf8').toString('utf8');
+}
+
+const SOURCE_TABLE_MESSAGE = `is one of vppnet's IPv6 source tables (${SOURCE_TABLE_BASE} to ${SOURCE_TABLE_LAST})`;
+
+function isSourceTable(table: number): boolean {
+  return table >= SOURCE_TABLE_BASE && table <= SOURCE_TABLE_LAST;
 }
 
 export class Checker {
@@ -292,8 +302,10 @@ export function validateNode(c: Checker, raw: unknown): NodeConfig | undefined {
       'overlaps the locator: remote hypervisors could steer traffic into local policies',
     );
   }
+  const allowedSources = validateAllowedSources(c, s.allowedSources, addr);
   if (neighborMaxAgeSeconds === undefined) return undefined;
   if (
+    !allowedSources ||
     !name ||
     !iface ||
     !addr ||
@@ -317,8 +329,28 @@ export function validateNode(c: Checker, raw: unknown): NodeConfig | undefined {
       mtu,
     },
     vhostUser,
-    srv6: { locator, encapSource, hopLimit, bsidPrefix },
+    srv6: { locator, encapSource, hopLimit, bsidPrefix, allowedSources },
   };
+}
+
+/**
+ * The SRv6 ingress filter's sources: as written, aggregated (aggregateIp6), or the underlay
+ * address's own prefix. Undefined when wrong (reported).
+ */
+function validateAllowedSources(
+  c: Checker,
+  raw: unknown,
+  underlay: Ip6Prefix | undefined,
+): Ip6Prefix[] | undefined {
+  const path = 'node.srv6.allowedSources';
+  if (raw === undefined) return underlay && [{ address: ip6Network(underlay), len: underlay.len }];
+  const before = c.problems.length;
+  const list = c.list(raw, path, false);
+  if (list.length === 0 && Array.isArray(raw))
+    return c.fail(path, "must list at least one prefix (['::/0'] accepts every source)");
+  const prefixes = list.map((v, i) => c.ip6Prefix(v, `${path}[${i}]`, true));
+  if (c.problems.length > before) return undefined;
+  return aggregateIp6(prefixes as Ip6Prefix[]);
 }
 
 export function validateVhostUserDefaults(c: Checker, raw: unknown): VhostUserDefaults | undefined {
@@ -358,7 +390,8 @@ function socketMode(c: Checker, v: unknown, path: string): number | undefined {
 export function validateServices(c: Checker, raw: unknown): ServicesConfig | undefined {
   const s = c.object(raw ?? {}, 'services', fieldsUnder('services'));
   if (!s) return undefined;
-  const table = c.int(s.table, 'services.table', 1, 0xfffffffe, SERVICE_DEFAULTS.table);
+  let table = c.int(s.table, 'services.table', 1, 0xfffffffe, SERVICE_DEFAULTS.table);
+  if (table !== undefined && isSourceTable(table)) table = c.fail('services.table', SOURCE_TABLE_MESSAGE);
   const bridgeDomain = c.int(
     s.bridgeDomain,
     'services.bridgeDomain',
@@ -443,6 +476,7 @@ export function validateVpcs(
     const table = c.int(v.table ?? id, `${path}.table`, 1, 0xfffffffe);
     if (table !== undefined && services && table === services.table)
       c.fail(`${path}.table`, 'is the services table');
+    else if (table !== undefined && isSourceTable(table)) c.fail(`${path}.table`, SOURCE_TABLE_MESSAGE);
     c.unique(names, name, `${path}.name`, 'name');
     c.unique(ids, id, `${path}.id`, 'id');
     c.unique(tables, table, `${path}.table`, 'table');
@@ -614,6 +648,7 @@ export function validatePorts(
   const ips6 = new Map<string, string>();
   const macs = new Map<string, string>();
   const attachments = new Map<string, string>();
+  const allowed: { path: string; vpc: VpcConfig; prefix: AllowedPrefix }[] = [];
   c.list(raw, 'ports').forEach((item, i) => {
     const path = `ports[${i}]`;
     const p = c.object(item, path, fieldsUnder('ports[]'));
@@ -652,17 +687,81 @@ export function validatePorts(
     const attachKey =
       attach?.type === 'vhost-user' ? `vhost-user socket ${attach.socket}` : JSON.stringify(attach);
     if (attach) c.unique(attachments, attachKey, `${path}.attach`, 'attachment');
+    let sourceCheck: boolean | undefined = true;
+    if (p.sourceCheck !== undefined && typeof p.sourceCheck !== 'boolean')
+      sourceCheck = c.fail(`${path}.sourceCheck`, 'must be true or false');
+    else if (p.sourceCheck === false) sourceCheck = false;
+    const allowedPrefixes = validateAllowedPrefixes(
+      c,
+      p.allowedPrefixes,
+      `${path}.allowedPrefixes`,
+      vpc,
+      node,
+    );
+    if (vpc && allowedPrefixes)
+      allowedPrefixes.forEach((a, j) =>
+        allowed.push({ path: `${path}.allowedPrefixes[${j}]`, vpc, prefix: a }),
+      );
     if (
       name &&
       vpc &&
       mac &&
       (ip || vpc.subnets.length === 0) &&
       (ip6 || vpc.subnets6.length === 0) &&
-      attach
+      attach &&
+      sourceCheck !== undefined &&
+      allowedPrefixes
     )
-      out.push({ name, vpc: vpc.name, mac, ip, ip6, attach });
+      out.push({ name, vpc: vpc.name, mac, ip, ip6, attach, sourceCheck, allowedPrefixes });
   });
+  // Once every port's addresses are known: an allowed prefix is routed to its port, so it may not
+  // be another route of the VPC's own (the gateway, a subnet, a VM's address) nor claimed twice.
+  const claimed = new Map<string, string>();
+  for (const { path, vpc, prefix } of allowed) {
+    const text = `${prefix.address}/${prefix.len}`;
+    const host = prefix.len === (prefix.family === 4 ? 32 : 128);
+    const holder = host ? (prefix.family === 4 ? ips : ips6).get(`${vpc.name}/${prefix.address}`) : undefined;
+    if (holder !== undefined) c.fail(path, `${text} is the address of ${holder.replace(/\.ip6?$/, '')}`);
+    else if (prefix.family === 4 && host && prefix.address === vpc.gateway)
+      c.fail(path, `${text} is the gateway of VPC ${vpc.name}`);
+    else if (
+      (prefix.family === 4 ? vpc.subnets : vpc.subnets6).some(
+        (s) =>
+          s.len === prefix.len &&
+          (prefix.family === 4 ? ip4InPrefix(prefix.address, s) : ip6InPrefix(prefix.address, s)),
+      )
+    )
+      c.fail(path, `${text} is a subnet of VPC ${vpc.name}: its VMs are routed by their own addresses`);
+    else c.unique(claimed, `${vpc.name} ${text}`, path, 'allowed prefix');
+  }
   return out;
+}
+
+/**
+ * A port's allowed prefixes: network form, of a family its VPC has, not inside a range that is
+ * never a VM's (lanes.ts). Undefined when any is wrong (each reported).
+ */
+function validateAllowedPrefixes(
+  c: Checker,
+  raw: unknown,
+  path: string,
+  vpc: VpcConfig | undefined,
+  node: NodeConfig | undefined,
+): AllowedPrefix[] | undefined {
+  const before = c.problems.length;
+  const out: AllowedPrefix[] = [];
+  c.list(raw, path).forEach((v, j) => {
+    const at = `${path}[${j}]`;
+    const family = isWrittenIp6(v) ? 6 : 4;
+    const p = family === 4 ? c.ip4Prefix(v, at, true) : c.ip6Prefix(v, at, true);
+    if (!p) return;
+    const reserved = reservedRangeHolding(p, family, node);
+    if (reserved) return c.fail(at, reserved);
+    if (vpc && (family === 4 ? vpc.subnets : vpc.subnets6).length === 0)
+      return c.fail(at, `is IPv${family}, but VPC ${vpc.name} has no IPv${family} subnet`);
+    out.push({ address: p.address, len: p.len, family });
+  });
+  return c.problems.length === before ? out : undefined;
 }
 
 /**

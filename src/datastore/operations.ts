@@ -16,7 +16,7 @@ import type { KeyValueStore, WriteOp } from './store.js';
  * A records file:
  *   nodes:     { NODE: {underlay, vhostUser, srv6, services} }
  *   vpcs:      { VPC: {id, table, subnets, gateway, gatewayLinkLocal, mtu, sidIndex} }
- *   ports:     { NODE: { PORT: {vpc, mac, ip, ip6, attach} } }
+ *   ports:     { NODE: { PORT: {vpc, mac, ip, ip6, attach, sourceCheck, allowedPrefixes} } }
  *   endpoints: { VPC: { a.b.c.d/len: NODE } }      (or { node: NODE }; IPv6: x:y::z/len)
  */
 export function recordsFileOps(schema: KeySchema, raw: unknown, source = '(file)'): WriteOp[] {
@@ -210,6 +210,12 @@ export async function importConfig(
       // Written even when it is the EUI-64 default: the endpoint below is this address.
       ...(p.ip6 !== undefined && { ip6: p.ip6 }),
       attach: attachValue(p.attach),
+      ...(!p.sourceCheck && { sourceCheck: false }),
+      // No endpoints are written for them: whether other nodes route a prefix here (0.0.0.0/0
+      // behind a NAT instance may not be an endpoint at all) is the operator's decision.
+      ...(p.allowedPrefixes.length > 0 && {
+        allowedPrefixes: p.allowedPrefixes.map((a) => `${a.address}/${a.len}`),
+      }),
     };
     if (p.ip !== undefined) endpoint(p.vpc, `${p.ip}/32`, n.name);
     if (p.ip6 !== undefined) endpoint(p.vpc, `${p.ip6}/128`, n.name);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  aggregateIp6,
   bigIntToIp6,
   canonicalIp6,
   ip4InPrefix,
@@ -68,5 +69,42 @@ describe('ip helpers', () => {
     assert.ok(ip4InPrefix('10.0.0.255', { address: '10.0.0.0', len: 24 }));
     assert.ok(!ip4InPrefix('10.0.1.0', { address: '10.0.0.0', len: 24 }));
     assert.ok(ip4PrefixesOverlap({ address: '10.0.0.0', len: 16 }, { address: '10.0.5.0', len: 24 }));
+  });
+});
+
+describe('aggregateIp6', () => {
+  const p = (s: string): { address: string; len: number } => {
+    const [address, len] = s.split('/');
+    return { address: address as string, len: Number(len) };
+  };
+  const text = (list: { address: string; len: number }[]): string[] =>
+    list.map((x) => `${x.address}/${x.len}`);
+
+  it('merges consecutive addresses into the fewest exact prefixes', () => {
+    const nodes = Array.from({ length: 16 }, (_, i) => p(`2001:db8::${(i + 16).toString(16)}/128`));
+    assert.deepEqual(text(aggregateIp6(nodes)), ['2001:db8::10/124']);
+    // 1..6: nothing outside the set is covered (::0 and ::7 are not in it).
+    const six = Array.from({ length: 6 }, (_, i) => p(`2001:db8::${i + 1}/128`));
+    assert.deepEqual(text(aggregateIp6(six)), [
+      '2001:db8::1/128',
+      '2001:db8::2/127',
+      '2001:db8::4/127',
+      '2001:db8::6/128',
+    ]);
+  });
+
+  it('drops what a listed prefix already covers, and duplicates', () => {
+    assert.deepEqual(
+      text(aggregateIp6([p('2001:db8::5/128'), p('2001:db8::/64'), p('2001:db8::5/128'), p('fc00::/7')])),
+      ['2001:db8::/64', 'fc00::/7'],
+    );
+  });
+
+  it('does not merge neighbours that are not siblings', () => {
+    // ::1 and ::2 are adjacent but ::0/127 would cover ::0, which is not in the set.
+    assert.deepEqual(text(aggregateIp6([p('2001:db8::1/128'), p('2001:db8::2/128')])), [
+      '2001:db8::1/128',
+      '2001:db8::2/128',
+    ]);
   });
 });

@@ -170,3 +170,41 @@ export function ip6IndexInPrefix(addr: string, p: Ip6Prefix): bigint {
 export function isMac(s: string): boolean {
   return /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i.test(s);
 }
+
+/**
+ * The fewest IPv6 prefixes that cover exactly the given prefixes (no address more): contained
+ * prefixes are dropped and sibling pairs merged into their parent, repeatedly. A fleet's 10k
+ * consecutive underlay addresses become a handful of prefixes; scattered ones stay as they are.
+ */
+export function aggregateIp6(prefixes: Iterable<Ip6Prefix>): Ip6Prefix[] {
+  // As [network, length], sorted by network then length: a covering prefix comes first.
+  let list = [...prefixes]
+    .map((p): [bigint, number] => {
+      const host = BigInt(128 - p.len);
+      return [(ip6ToBigInt(p.address) >> host) << host, p.len];
+    })
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]));
+  for (let merged = true; merged;) {
+    merged = false;
+    const out: [bigint, number][] = [];
+    for (const [net, len] of list) {
+      const last = out[out.length - 1];
+      if (last) {
+        const [lastNet, lastLen] = last;
+        const lastEnd = lastNet + (1n << BigInt(128 - lastLen));
+        // Inside the previous prefix: nothing new.
+        if (net < lastEnd) continue;
+        // The previous prefix's sibling: both become their parent.
+        const size = 1n << BigInt(128 - len);
+        if (len === lastLen && lastLen > 0 && net === lastEnd && lastNet % (size * 2n) === 0n) {
+          out[out.length - 1] = [lastNet, len - 1];
+          merged = true;
+          continue;
+        }
+      }
+      out.push([net, len]);
+    }
+    list = out;
+  }
+  return list.map(([net, len]) => ({ address: bigIntToIp6(net), len }));
+}
