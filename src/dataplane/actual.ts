@@ -33,6 +33,10 @@ import {
 } from './ip6-link-descriptors.js';
 import { isOwnedTag, keys } from './keys.js';
 import { staticNeighborDescriptor } from './neighbor-descriptors.js';
+import { sourceCheckDescriptor } from './source-check-descriptors.js';
+import { msg } from '../vpp/messages/index.js';
+
+const URPF_STRICT = msg.urpf_mode_t.values.URPF_API_MODE_STRICT;
 import { formatPrefix, type Ip6LinkFacts, type RouteDetails, type VppSnapshot } from './snapshot.js';
 
 export interface ActualOptions {
@@ -130,6 +134,13 @@ export function actualDataplane(s: VppSnapshot, opts: ActualOptions): Resource[]
     }
     const proxyArp = proxyArpInterfaceDescriptor.resource({ iface: name });
     if (s.proxyArpInterfaces.has(idx) && mine(proxyArp.key)) out.push(proxyArp);
+    for (const u of s.sourceChecks) {
+      // Strict on input is the only setting vppnet makes; another is someone else's to keep.
+      if (u.sw_if_index !== idx || !u.is_input || u.mode !== URPF_STRICT) continue;
+      const family = u.af === msg.address_family_t.values.ADDRESS_IP6 ? 6 : 4;
+      const check = sourceCheckDescriptor.resource({ iface: name, family, table: u.table_id });
+      if (mine(check.key)) out.push(check);
+    }
 
     if (facts.table6 !== undefined && facts.table6 !== 0) {
       const binding6 = interfaceTableDescriptor.resource({ iface: name, table: facts.table6, ip6: true });

@@ -11,6 +11,7 @@ import { NO_INDEX } from '../vpp/messages/sentinels.js';
 import type { DataplaneContext } from './context.js';
 import { vppPrefix } from './ip-values.js';
 import { keys } from './keys.js';
+import { clearInheritedSourceChecks } from './source-check-descriptors.js';
 
 export type InterfaceValue =
   /** VPP picks the instance: a fixed one could collide with loopbacks others created. */
@@ -176,6 +177,7 @@ export const interfaceDescriptor = defineKind<InterfaceValue, DataplaneContext>(
           tag: value.name,
         });
       }
+      await clearInheritedSourceChecks(ctx, swIfIndex);
     } catch (err) {
       // An untagged interface would be invisible to the next reconcile: never leave one behind.
       await deleteInterface(ctx, value, swIfIndex).catch(() => undefined);

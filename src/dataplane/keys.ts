@@ -17,6 +17,7 @@ export const keys = {
     `route:${ip6 ? 'ip6' : 'ip4'}:${table}:${prefix}`,
   proxyArp: (table: number, low: string, hi: string): string => `proxy-arp:${table}:${low}-${hi}`,
   proxyArpInterface: (iface: string): string => `proxy-arp-intf:${iface}`,
+  sourceCheck: (iface: string, ip6 = false): string => `source-check:${ip6 ? 'ip6' : 'ip4'}:${iface}`,
   ipNeighborConfig: (ip6: boolean): string => `ip-neighbor-config:${ip6 ? 'ip6' : 'ip4'}`,
   neighborAnnouncement: (iface: string, address: string): string =>
     `neighbor-announcement:${iface}:${address}`,
@@ -59,6 +60,8 @@ export const tags = {
   podAclOut: (): string => `${TAG_PREFIX}pod-out`,
   /** ACL on a pod port's input: what the pod may send. */
   podAclIn: (): string => `${TAG_PREFIX}pod-in`,
+  /** ACL on the underlay uplink's input: who may reach the locator (the SRv6 ingress filter). */
+  srv6Ingress: (): string => `${TAG_PREFIX}srv6-ingress`,
   /** NAT identity mappings of the service bridge gateway. */
   natGateway: (): string => `${TAG_PREFIX}gw`,
 } as const;
@@ -77,6 +80,8 @@ export function podOfTag(tag: string): string | undefined {
 
 export const tableNames = {
   vpc: (vpc: string): string => `${TAG_PREFIX}vpc:${vpc}`,
+  /** A VPC's IPv6 source table: only what its ports may send from (source validation). */
+  vpcSources: (vpc: string): string => `${TAG_PREFIX}src6:${vpc}`,
   services: (): string => `${TAG_PREFIX}services`,
 } as const;
 

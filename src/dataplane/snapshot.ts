@@ -102,6 +102,8 @@ export interface VppSnapshot {
   readonly unnumbered: ReadonlyMap<number, number>;
   readonly proxyArpRanges: readonly Message<typeof msg.proxy_arp_details>['proxy'][];
   readonly proxyArpInterfaces: ReadonlySet<number>;
+  /** uRPF settings (urpf_interface_dump); empty when this VPP has no urpf plugin. */
+  readonly sourceChecks: readonly Message<typeof msg.urpf_interface_details>[];
   readonly localSids: readonly Message<typeof msg.sr_localsids_details>[];
   readonly policies: readonly Message<typeof msg.sr_policies_v2_details>[];
   /** The SRv6 encap globals, from VPP's CLI (no message reads them back). */
@@ -185,7 +187,7 @@ export async function loadSnapshot(
     facts,
     routes,
     [unnumbered, proxyArpRanges, proxyArpIntfs, localSids, policies, srEncaps],
-    [afPacket, vhostUser, taps],
+    [afPacket, vhostUser, taps, sourceChecks],
     [bridgeDomains, acls, aclBindings, natStatic, natIdentity, natOutput, dhcpProxies],
     nat,
     ip6NeighborConfig,
@@ -234,15 +236,16 @@ export async function loadSnapshot(
       optionalDump(client.supports(msg.sw_interface_tap_v2_dump), () =>
         client.dump(msg.sw_interface_tap_v2_dump, { sw_if_index: NO_INDEX }),
       ),
+      optionalDump(client.supports(msg.urpf_interface_dump), () =>
+        client.dump(msg.urpf_interface_dump, { sw_if_index: NO_INDEX }),
+      ),
     ]),
     Promise.all([
       optionalDump(svc, () =>
         client.dump(msg.bridge_domain_dump, { bd_id: NO_INDEX, sw_if_index: NO_INDEX }),
       ),
-      optionalDump(svc && client.supports(msg.acl_dump), () =>
-        client.dump(msg.acl_dump, { acl_index: NO_INDEX }),
-      ),
-      optionalDump(svc && client.supports(msg.acl_interface_list_dump), () =>
+      optionalDump(client.supports(msg.acl_dump), () => client.dump(msg.acl_dump, { acl_index: NO_INDEX })),
+      optionalDump(client.supports(msg.acl_interface_list_dump), () =>
         client.dump(msg.acl_interface_list_dump, { sw_if_index: NO_INDEX }),
       ),
       optionalDump(svc && client.supports(msg.nat44_static_mapping_dump), () =>
@@ -289,6 +292,7 @@ export async function loadSnapshot(
     unnumbered: new Map(unnumbered.map((u) => [u.sw_if_index, u.ip_sw_if_index])),
     proxyArpRanges: proxyArpRanges.map((p) => p.proxy),
     proxyArpInterfaces: new Set(proxyArpIntfs.map((p) => p.sw_if_index)),
+    sourceChecks,
     localSids,
     policies,
     srEncaps,
@@ -429,6 +433,7 @@ export function emptySnapshot(): VppSnapshot {
     unnumbered: new Map(),
     proxyArpRanges: [],
     proxyArpInterfaces: new Set(),
+    sourceChecks: [],
     localSids: [],
     policies: [],
     srEncaps: INITIAL_SR_ENCAPS,

@@ -32,7 +32,7 @@ import {
   reservedIp4Overlap,
   type LocalAddresses,
 } from '../config/lanes.js';
-import { ip6AddressInPrefix, ip6InPrefix, type Ip4Prefix } from '../net/ip.js';
+import { aggregateIp6, ip6AddressInPrefix, ip6InPrefix, type Ip4Prefix } from '../net/ip.js';
 import { NO_REFUSED_NODES, refusedNodes, type RefusedNodes } from './node-lanes.js';
 import type { KeySchema } from './keys.js';
 import type { EndpointRecord, NodeRecord, PortRecord, RecordProblem, VpcRecord } from './records.js';
@@ -299,7 +299,7 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
 
     const { services, ...nodeFields } = node.raw;
     const raw = {
-      node: { ...nodeFields, name: nodeName },
+      node: { ...nodeFields, name: nodeName, srv6: withFleetSources(nodeFields.srv6, view.nodes) },
       ...(services !== undefined && { services }),
       vpcs: usedVpcs.map((v) => {
         const { sidIndex: _, ...fields } = v.raw;
@@ -348,6 +348,32 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
     }
   }
   return { config: undefined, problems, routeKeys: [], lanes: OPEN_LANES };
+}
+
+/**
+ * A node record's srv6 section with the SRv6 ingress filter's sources filled in, unless the record
+ * names its own: the fleet's sources (fleetSources), as a file's default is its own underlay prefix.
+ */
+function withFleetSources(srv6: unknown, nodes: ReadonlyMap<string, NodeRecord>): unknown {
+  if (srv6 === null || typeof srv6 !== 'object' || 'allowedSources' in srv6) return srv6;
+  return { ...srv6, allowedSources: fleetSources(nodes) };
+}
+
+/**
+ * Where the fleet's SRv6 packets come from: every node record's underlay prefix (and an
+ * encapsulation source outside it), aggregated. Nodes sharing a prefix share one rule, and a node
+ * that joins or leaves a prefix others still use changes nothing: the filter follows the fleet
+ * without re-deriving every node for every node that comes or goes.
+ */
+export function fleetSources(nodes: ReadonlyMap<string, NodeRecord>): string[] {
+  const all = new Set<string>();
+  for (const n of nodes.values()) for (const s of n.sources) all.add(s);
+  return aggregateIp6(
+    [...all].map((s) => {
+      const slash = s.indexOf('/');
+      return { address: s.slice(0, slash), len: Number(s.slice(slash + 1)) };
+    }),
+  ).map((p) => `${p.address}/${p.len}`);
 }
 
 /**

@@ -23,6 +23,7 @@ import type { Ip4Prefix } from '../net/ip.js';
 import { nextTurn } from '../util/next-turn.js';
 import {
   deriveAgentConfig,
+  fleetSources,
   OPEN_LANES,
   remoteRouteOf,
   type Derivation,
@@ -67,6 +68,8 @@ export class FleetSource {
   routeEvaluations = 0;
   /** Nothing derived yet, or a structural change since the last derive(). */
   private structural = true;
+  /** The fleet's SRv6 sources the last derivation saw (fleetSources); undefined before it. */
+  private lastConfigSources: readonly string[] | undefined;
   /** The VPCs of the last derived config: only their endpoints have routes. */
   private live = new Set<string>();
   /**
@@ -157,6 +160,7 @@ export class FleetSource {
     this.routeProblems.clear();
     this.live = new Set(d.config?.vpcs.map((v) => v.name));
     this.lanes = d.lanes;
+    this.lastConfigSources = fleetSources(this.records.nodes);
     const routes = d.config?.remoteRoutes ?? [];
     routes.forEach((r, i) => this.held.set(d.routeKeys[i] as string, r.sid));
     const others: RecordProblem[] = [];
@@ -286,7 +290,8 @@ export class FleetSource {
       }
     }
     // Once per batch: a fleet's node records may all change in one.
-    if (nodesChanged && !this.structural && this.refusalsChanged()) this.structural = true;
+    if (nodesChanged && !this.structural && (this.refusalsChanged() || this.sourcesChanged()))
+      this.structural = true;
     if (!this.told && (this.structural || this.marked.size > 0)) {
       this.told = true;
       this.options.onChange();
@@ -301,6 +306,18 @@ export class FleetSource {
   private refusalsChanged(): boolean {
     const now = refusedNodes(this.schema, this.records.nodes, this.nodeName);
     return !sameRefusals(now, this.lanes.refusedNodes);
+  }
+
+  /**
+   * Whether the fleet's SRv6 sources differ from the last derivation's: they are this node's
+   * ingress filter, which a full pass applies. They change only when a node brings a new underlay
+   * prefix or takes the last one of a prefix away.
+   */
+  private sourcesChanged(): boolean {
+    const config = this.lastConfigSources;
+    if (config === undefined) return false;
+    const now = fleetSources(this.records.nodes);
+    return now.length !== config.length || now.some((s, i) => s !== config[i]);
   }
 
   private mark(key: string, vpc: string): void {

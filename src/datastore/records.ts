@@ -13,6 +13,8 @@ import {
   validateVpcs,
 } from '../config/validate.js';
 import { reservedIp4Overlap, reservedIp6Overlap } from '../config/lanes.js';
+import type { NodeConfig } from '../config/model.js';
+import { ip6InPrefix, ip6Network } from '../net/ip.js';
 import type { EndpointPrefix, KeySchema, ParsedKey } from './keys.js';
 
 export type RawValue = Record<string, unknown>;
@@ -28,6 +30,11 @@ export interface NodeRecord {
   readonly locator: { readonly address: string; readonly len: number };
   /** Where its policies' binding SIDs come from: no other node's prefixes may overlap it. */
   readonly bsidPrefix: { readonly address: string; readonly len: number };
+  /**
+   * Where its SRv6 packets come from, what other nodes' ingress filters accept: its underlay
+   * address's prefix, and its encapsulation source when that lies outside it. As text, "addr/len".
+   */
+  readonly sources: readonly string[];
 }
 
 export interface VpcRecord {
@@ -100,7 +107,15 @@ export const VPC_RECORD_FIELDS = [
   'mtu',
   'sidIndex',
 ] as const;
-export const PORT_RECORD_FIELDS = ['vpc', 'mac', 'ip', 'ip6', 'attach'] as const;
+export const PORT_RECORD_FIELDS = [
+  'vpc',
+  'mac',
+  'ip',
+  'ip6',
+  'attach',
+  'sourceCheck',
+  'allowedPrefixes',
+] as const;
 export const ENDPOINT_RECORD_FIELDS = ['node'] as const;
 
 /** Parses and validates one stored value; returns the record or its problems. */
@@ -147,6 +162,7 @@ export function validateRecord(key: string, k: ParsedKey, raw: unknown): Datasto
         raw: v,
         locator: config.srv6.locator,
         bsidPrefix: config.srv6.bsidPrefix,
+        sources: nodeSources(config),
       };
     }
     case 'vpc': {
@@ -214,4 +230,12 @@ export function recordKey(schema: KeySchema, r: DatastoreRecord): string {
 /** The stored value of a record: its raw fields, as written. */
 export function recordValue(r: DatastoreRecord): RawValue {
   return r.kind === 'endpoint' ? { node: r.node } : r.raw;
+}
+
+/** A node's SRv6 sources (NodeRecord.sources). */
+function nodeSources(config: NodeConfig): string[] {
+  const underlay = { address: config.underlay.address, len: config.underlay.prefixLength };
+  const network = `${ip6Network(underlay)}/${underlay.len}`;
+  const encap = config.srv6.encapSource;
+  return ip6InPrefix(encap, underlay) ? [network] : [network, `${encap}/128`];
 }

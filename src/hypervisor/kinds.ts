@@ -26,6 +26,7 @@ import {
   neighborAnnouncementDescriptor,
   staticNeighborDescriptor,
 } from '../dataplane/neighbor-descriptors.js';
+import { sourceCheckDescriptor } from '../dataplane/source-check-descriptors.js';
 import { KindRegistry } from '../reconcile/registry.js';
 import type { ServicesContext } from '../services/context.js';
 import { servicesDescriptors } from '../services/descriptors.js';
@@ -52,6 +53,7 @@ export const hypervisorKinds = new KindRegistry<ServicesContext>().register(
   addressDescriptor,
   unnumberedDescriptor,
   proxyArpInterfaceDescriptor,
+  sourceCheckDescriptor,
   ipNeighborConfigDescriptor,
   neighborAnnouncementDescriptor,
   ip6EnableDescriptor,

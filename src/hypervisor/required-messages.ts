@@ -38,4 +38,14 @@ export const REQUIRED_MESSAGES = [
   msg.sr_policies_v2_dump,
   msg.sr_steering_add_del,
   msg.sr_steering_pol_dump,
+  // Source validation is on for every VM port by default: a VPP without the urpf plugin would run
+  // VMs that can send as anyone, so it is refused at connect rather than per port.
+  msg.urpf_update_v2,
+  msg.urpf_interface_dump,
+  // The SRv6 ingress filter on the uplink (an ACL), on for every node.
+  msg.acl_add_replace,
+  msg.acl_del,
+  msg.acl_dump,
+  msg.acl_interface_set_acl_list,
+  msg.acl_interface_list_dump,
 ] as const;

@@ -7,7 +7,11 @@
  * underlay NIC gets its address and IPv6 default route. Facts: ../shared/vpp-srv6.md,
  * vpp-services.md and docs/dual-stack.md.
  */
-import type { AgentConfig, RemoteRouteConfig, VpcConfig } from '../config/model.js';
+import { sourceTableOf } from '../config/defaults.js';
+import type { AgentConfig, PortConfig, RemoteRouteConfig, VpcConfig } from '../config/model.js';
+import { sourceCheckDescriptor } from '../dataplane/source-check-descriptors.js';
+import { aclBindingDescriptor, aclDescriptor, ipRule } from '../dataplane/acl-descriptors.js';
+import { eui64Address } from '../net/eui64.js';
 import {
   hostDirectoryDescriptor,
   socketAccessDescriptor,
@@ -218,6 +222,7 @@ function makeConfigOnlyOverlay(config: AgentConfig): Resource[] {
     ),
   );
   out.push(...desiredUnderlayNeighbours(config));
+  out.push(...desiredIngressFilter(config));
 
   // SRv6 globals, before any policy (VPP copies them into each policy at creation).
   out.push(encapSourceDescriptor.resource({ address: node.srv6.encapSource }));
@@ -231,6 +236,14 @@ function makeConfigOnlyOverlay(config: AgentConfig): Resource[] {
       // The IPv6 table before its End.DT6 SID and any steering into it: VPP 26.06 crashes on
       // either without it (docs/dual-stack.md, trap 1). Both depend on it.
       out.push(ipTableDescriptor.resource({ table: vpc.table, ip6: true, name: tableNames.vpc(vpc.name) }));
+      if (config.ports.some((p) => p.vpc === vpc.name && p.sourceCheck))
+        out.push(
+          ipTableDescriptor.resource({
+            table: sourceTableOf(vpc.id),
+            ip6: true,
+            name: tableNames.vpcSources(vpc.name),
+          }),
+        );
       if (vpc.sid6 !== undefined) {
         out.push(
           localSidDescriptor.resource({
@@ -364,19 +377,110 @@ function makeConfigOnlyOverlay(config: AgentConfig): Resource[] {
       out.push(unnumbered);
       out.push(proxyArpInterfaceDescriptor.resource({ iface: name }));
       // Local VM-to-VM traffic is routed in VPP by these /32s, never encapsulated.
+      const after = { after: [tableKey, ifKey, unnumbered.key] };
       out.push(
         routeDescriptor.resource(
           { table: vpc.table, ip6: false, prefix: `${ip}/32`, paths: [{ iface: name, nh: ip }] },
-          { after: [tableKey, ifKey, unnumbered.key] },
+          after,
         ),
       );
+      // The networks behind an appliance, through the VM; the source check then accepts them too.
+      for (const a of port.allowedPrefixes) {
+        if (a.family !== 4) continue;
+        out.push(
+          routeDescriptor.resource(
+            {
+              table: vpc.table,
+              ip6: false,
+              prefix: `${a.address}/${a.len}`,
+              paths: [{ iface: name, nh: ip }],
+            },
+            after,
+          ),
+        );
+      }
+      // The VPC table is the source table: only this /32 and the allowed prefixes lead to the port.
+      if (port.sourceCheck)
+        out.push(
+          sourceCheckDescriptor.resource(
+            { iface: name, family: 4, table: vpc.table },
+            { after: [unnumbered.key] },
+          ),
+        );
     }
     if (port.ip6 !== undefined && vpc.subnets6.length > 0) {
       out.push(...desiredPortIp6(vpc, name, port.ip6, port.mac, mtu.key));
+      out.push(...desiredSourceCheck6(vpc, port, name, port.ip6));
     }
   }
   return out;
 }
+
+/**
+ * The SRv6 ingress filter (RFC 8754 §5.1, RFC 8986 §9: an SR domain drops, at its edge, packets to
+ * its SIDs from outside it): an ACL on the uplink's input that passes packets to the locator only
+ * from the allowed sources and never passes packets to the BSID prefix, whose policies would
+ * otherwise encapsulate an outsider's packet towards another node as if this node had sent it.
+ * Everything else on the uplink passes. VPP counts the denied packets per rule
+ * (docs/source-validation.md, metrics).
+ */
+function desiredIngressFilter(config: AgentConfig): Resource[] {
+  const { srv6, underlay } = config.node;
+  const locator = `${srv6.locator.address}/${srv6.locator.len}`;
+  const acl = aclDescriptor.resource({
+    tag: tags.srv6Ingress(),
+    rules: [
+      ipRule('deny', '::/0', `${srv6.bsidPrefix.address}/${srv6.bsidPrefix.len}`),
+      ...srv6.allowedSources.map((s) => ipRule('permit', `${s.address}/${s.len}`, locator)),
+      ipRule('deny', '::/0', locator),
+      ipRule('permit', '::/0', '::/0'),
+      ipRule('permit', '0.0.0.0/0', '0.0.0.0/0'),
+    ],
+  });
+  const binding = aclBindingDescriptor.resource(
+    { iface: underlay.interface, input: [tags.srv6Ingress()], output: [] },
+    { after: [acl.key] },
+  );
+  return [acl, binding];
+}
+
+/**
+ * A port's IPv6 allowed prefixes and source check. The check looks sources up in the VPC's IPv6
+ * source table (docs/source-validation.md), not in its forwarding table: a VM's link-local source
+ * (its unicast neighbour probes to the gateway) must pass, and a link-local /128 in the forwarding
+ * table would route link-local traffic between VMs. The source table holds, per port, its address,
+ * the EUI-64 link-local of its MAC and its allowed prefixes, each through the port.
+ */
+function desiredSourceCheck6(vpc: VpcConfig, port: PortConfig, name: string, vmAddress: string): Resource[] {
+  const out: Resource[] = [];
+  const address = canonicalIp6(vmAddress);
+  const via = [{ iface: name, nh: address }];
+  const after = { after: [keys.interface(name), keys.ifaceTable(name, true)] };
+  const allowed = port.allowedPrefixes.filter((a) => a.family === 6).map((a) => `${a.address}/${a.len}`);
+  for (const prefix of allowed)
+    out.push(
+      routeDescriptor.resource(
+        { table: vpc.table, ip6: true, prefix, paths: via },
+        { after: [...after.after, keys.ipTable(vpc.table, true)] },
+      ),
+    );
+  if (!port.sourceCheck) return out;
+  const sourceTable = sourceTableOf(vpc.id);
+  const linkLocal = eui64Address(LINK_LOCAL_64, port.mac);
+  // After their table, and deleted before it: VPP's FIB breaks when a table goes with API routes.
+  const inSourceTable = { after: [...after.after, keys.ipTable(sourceTable, true)] };
+  for (const prefix of [`${address}/128`, `${linkLocal}/128`, ...allowed])
+    out.push(routeDescriptor.resource({ table: sourceTable, ip6: true, prefix, paths: via }, inSourceTable));
+  out.push(
+    sourceCheckDescriptor.resource(
+      { iface: name, family: 6, table: sourceTable },
+      { after: [keys.ip6Enable(name)] },
+    ),
+  );
+  return out;
+}
+
+const LINK_LOCAL_64 = { address: 'fe80::', len: 64 };
 
 /**
  * A VM port's IPv6 side, in the order VPP needs (docs/dual-stack.md, "VM ports"): the IPv6 table

@@ -30,6 +30,7 @@ const PLUGIN_OF_API: Readonly<Record<string, string | undefined>> = {
   memif: undefined,
   nat44_ed: 'nat_plugin.so', // src/plugins/nat/nat44-ed is part of the nat plugin
   tapv2: 'tap_plugin.so',
+  urpf: 'urpf_plugin.so',
   vhost_user: 'vhost_plugin.so',
 };
 
