@@ -1,12 +1,14 @@
 /**
  * The ACL plugin's lists and interface bindings (src/plugins/acl/acl.c in VPP 26.06): ACLs in a
  * pool (index = acl_index, freed indices reused), rules stored decoded and dumped re-encoded,
- * per-interface input and output lists.
+ * per-interface input and output lists, and the session table those bindings clear (the
+ * sessions themselves and the nodes' verdicts: acl-sessions.ts, acl-dataplane.ts).
  */
 import type { Message } from '../codec/schema.js';
 import { msg } from '../messages/index.js';
 import type { Dispatcher } from './dispatcher.js';
 import { apiAddress, fromApiAddress, masked } from './ip-addr.js';
+import { AclSessions } from './acl-sessions.js';
 import { Rv } from './retval.js';
 import type { Vpp } from './vpp.js';
 import { VppPool } from './vpp-pool.js';
@@ -39,14 +41,32 @@ export class AclPlugin {
   readonly acls = new VppPool<Acl>();
   readonly input = new Map<number, number[]>();
   readonly output = new Map<number, number[]>();
+  readonly sessions = new AclSessions();
 
   constructor(vpp: Vpp) {
     this.#vpp = vpp;
     vpp.interfaces.deleteHooks.push((sw) => {
-      // GUESS: a deleted interface's ACL bindings go with it (acl_interface_add_del callback)
+      // acl_sw_interface_add_del: both lists reset (acl_interface_reset_inout_acls), sessions
+      // cleared (see acl-sessions.ts for why clearing at once is what a verdict can see)
       this.input.delete(sw.swIfIndex);
       this.output.delete(sw.swIfIndex);
+      this.sessions.clearInterface(sw.swIfIndex);
     });
+  }
+
+  /**
+   * acl_interface_set_inout_acl_list after its checks: the new list; when the *set* of ACLs
+   * changed (not just their order), every session of the interface is cleared, once per API
+   * call (may_clear_sessions).
+   */
+  #setList(lists: Map<number, number[]>, sw: number, acls: number[], mayClear: { v: boolean }): void {
+    const old = new Set(lists.get(sw) ?? []);
+    const changed = old.size !== new Set(acls).size || acls.some((a) => !old.has(a));
+    lists.set(sw, acls);
+    if (changed && mayClear.v) {
+      this.sessions.clearInterface(sw);
+      mayClear.v = false;
+    }
   }
 
   #usedBy(aclIndex: number, lists: Map<number, number[]>): boolean {
@@ -145,11 +165,13 @@ export class AclPlugin {
       const ins = m.acls.slice(0, m.n_input).map((x) => x >>> 0);
       const outs = m.acls.slice(m.n_input).map((x) => x >>> 0);
       // acl_interface_set_inout_acl_list, output first then input: an ACL twice in one list fails
+      // with ENTRY_ALREADY_EXISTS, which the handler's `rv = rv || set (input)` turns into 1.
       const dup = (l: number[]): boolean => new Set(l).size !== l.length;
-      if (dup(outs)) return call.reply({ retval: Rv.ENTRY_ALREADY_EXISTS });
-      this.output.set(m.sw_if_index, outs);
-      if (dup(ins)) return call.reply({ retval: Rv.ENTRY_ALREADY_EXISTS });
-      this.input.set(m.sw_if_index, ins);
+      const mayClear = { v: true };
+      if (dup(outs)) return call.reply({ retval: 1 });
+      this.#setList(this.output, m.sw_if_index, outs, mayClear);
+      if (dup(ins)) return call.reply({ retval: 1 });
+      this.#setList(this.input, m.sw_if_index, ins, mayClear);
       call.reply({ retval: 0 });
     });
 

@@ -15,13 +15,16 @@
  * devices (af_packet, tap, vhost-user, memif), ip (tables, routes, addresses, unnumbered, proxy
  * ARP, the lock-counted IPv6 link), ip6-ra (router advertisements), ip6-nd-proxy, ip-neighbor
  * (static neighbours), fib (entries, sources, load-balances, walk order) with vpp-hash and
- * vpp-pool, sr, l2, nat, acl, urpf (its configuration and a model of its check), dhcp, host
- * (kernel side effects), state (snapshots), simulator (lifecycle, faults).
+ * vpp-pool, sr, l2, nat, acl (lists and bindings) with acl-sessions and acl-dataplane (a model
+ * of its nodes), urpf (its configuration and a model of its check), error-counters (`show
+ * errors`), dhcp, host (kernel side effects), state (snapshots), simulator (lifecycle, faults).
  * Each follows the VPP source it cites; what could not be read from the source is marked GUESS.
  */
 export { VppSimulator, permissiveHost, realHost } from './simulator.js';
 export type { VppSimulatorOptions, InitialInterface, HostOps, TapSpec } from './simulator.js';
 export type { SimState, InterfaceSnapshot, RouteSnapshot, TableSnapshot } from './state.js';
 export type { UrpfVerdict, UrpfEntrySnapshot } from './urpf.js';
+export type { AclVerdict } from './acl-dataplane.js';
+export type { ErrorCounterSnapshot } from './error-counters.js';
 export { Rv } from './retval.js';
 export { VPP_SEND_CHUNK } from './api-server.js';

@@ -496,7 +496,10 @@ export class Ip {
     // ip6_link_interface_add_del: a forced ip6_link_last_lock_gone
     if (s.ll) this.#ip6LinkLastLockGone(sw);
     if (s.llTable) this.fib.unlock(s.llTable, FibSource.IP6_ND);
-    this.proxyArpEnabled.delete(sw.swIfIndex);
+    // arp_proxy.c keeps enabled_by_sw_if_index past the interface (no delete hook): the flag stays,
+    // proxy_arp_intfc_dump still lists the index, and an interface that reuses it inherits the
+    // flag while its arp-proxy feature is off (an enable then changes nothing). The feature
+    // itself went with the interface, which the simulator does not model.
     this.#ifs.delete(sw.swIfIndex);
   }
 

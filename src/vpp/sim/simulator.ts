@@ -10,6 +10,7 @@ import { realHost, type HostOps } from './host.js';
 import { ip4Bytes, ip6Bytes } from './ip-addr.js';
 import { MessageTable } from './message-table.js';
 import { snapshot, type SimState } from './state.js';
+import type { AclVerdict } from './acl-dataplane.js';
 import type { UrpfVerdict } from './urpf.js';
 import { Vpp, type FaultSettings, type InitialInterface, type VppProcessOptions } from './vpp.js';
 import { existsSync } from 'node:fs';
@@ -297,6 +298,37 @@ export class VppSimulator {
       ...(p.isInput !== undefined ? { isInput: p.isInput } : {}),
       ...(p.locallyOriginated !== undefined ? { locallyOriginated: p.locallyOriginated } : {}),
     });
+  }
+
+  /**
+   * What the ACL plugin's node on `swIfIndex` would do with one packet (see acl-dataplane.ts for
+   * what is and is not modelled): 'no-acl' when the interface has no ACL in that direction, else
+   * 'permit' (a permit or permit+reflect rule, or a session a permit+reflect rule left) or 'deny'
+   * (a deny rule, or no rule matching: the implicit deny). Counts on the node as VPP does
+   * (`show errors`): "checked packets" always, then "ACL deny packets", "ACL permit packets",
+   * "new sessions added" or "existing session packets". The node is acl-plugin-in/out-ip4/ip6-fa
+   * on an L3 interface, -l2 on a bridge port.
+   */
+  aclVerdict(p: {
+    swIfIndex: number;
+    af: 4 | 6;
+    src: string;
+    dst: string;
+    /** The IP protocol; default 0 (matches only rules with proto 0, "any"). */
+    proto?: number;
+    /** TCP/UDP ports, ICMP type (srcPort) and code (dstPort); default 0. */
+    srcPort?: number;
+    dstPort?: number;
+    /** TCP only: the flags byte, for rules with tcp_flags_mask; default 0. */
+    tcpFlags?: number;
+    /** Default true: the input ACLs of the receiving interface; false: output ACLs of the sending one. */
+    isInput?: boolean;
+  }): AclVerdict {
+    const bytes = (text: string): Buffer => {
+      if (text.includes(':') !== (p.af === 6)) throw new Error(`${text} is not an IPv${p.af} address`);
+      return p.af === 6 ? ip6Bytes(text) : ip4Bytes(text);
+    };
+    return this.#vpp.aclDataplane.verdict({ ...p, src: bytes(p.src), dst: bytes(p.dst) });
   }
 
   /** Makes cursor `_get` services answer EAGAIN after `n` details (0: never, the default). */

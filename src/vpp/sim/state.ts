@@ -2,6 +2,7 @@
  * Read-only snapshots of a simulated VPP's state, for tests and demos. Plain data, detached from
  * the simulator: taking one never changes anything, and later changes do not show in it.
  */
+import type { ErrorCounterSnapshot } from './error-counters.js';
 import type { FibEntry } from './fib.js';
 import { ipText } from './ip-addr.js';
 import type { NeighborDbConfig, SentAdvertisement } from './ip-neighbor.js';
@@ -107,6 +108,13 @@ export interface SimState {
     readonly input: readonly number[];
     readonly output: readonly number[];
   }[];
+  /** The ACL plugin's sessions (permit+reflect), as aclVerdict made them. */
+  readonly aclSessions: number;
+  /**
+   * vlib error counters the models incremented (urpfVerdict, aclVerdict), in `show errors`
+   * order: `count` since the last `clear errors`, `total` since the process started.
+   */
+  readonly errors: readonly ErrorCounterSnapshot[];
   readonly dhcpProxies: readonly {
     readonly rxTableId: number;
     readonly src: string;
@@ -311,6 +319,8 @@ export function snapshot(
         input: [...(vpp.acl.input.get(sw) ?? [])],
         output: [...(vpp.acl.output.get(sw) ?? [])],
       })),
+    aclSessions: vpp.acl.sessions.size,
+    errors: vpp.errors.snapshot(),
     dhcpProxies: ([0, 1] as const).flatMap((i) =>
       [...vpp.dhcp.proxies[i].values()].map((p) => {
         const af = i === 0 ? 4 : 6;

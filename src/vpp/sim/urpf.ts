@@ -40,6 +40,7 @@
  */
 import { msg } from '../messages/index.js';
 import type { Dispatcher } from './dispatcher.js';
+import { URPF_ERROR } from './error-counters.js';
 import { DpoProto, FibSource, PathCfg, PathType, type FibEntry, type FibPath } from './fib.js';
 import type { Af } from './ip-addr.js';
 import { Rv } from './retval.js';
@@ -355,6 +356,8 @@ export class Urpf {
    *   passes whatever the list (in VPP multicast normally takes the multicast arc and never
    *   reaches the node; 255.255.255.255 does reach it).
    *
+   * A drop counts "uRPF Drop" on the mode's node, ip4/ip6-rx/tx-urpf-strict/loose (`show errors`).
+   *
    * Not modelled: the other features on the arc (ip4-not-enabled, ACLs...) and whether VPP would
    * deliver the packet at all (interface up, IP enabled); the TX header offset; interpose sources,
    * attached-export, MPLS. Throws when the stored fib_index names a table that no longer exists
@@ -389,6 +392,12 @@ export class Urpf {
     } else {
       pass ||= list.length > 0;
     }
-    return pass ? 'pass' : 'drop';
+    if (pass) return 'pass';
+    // b->error = node->errors[URPF_ERROR_DROP] → ip4/ip6-drop → error-drop → drop counts it
+    this.#vpp.errors.count(
+      `ip${p.af}-${isInput ? 'rx' : 'tx'}-urpf-${d.mode === UrpfMode.STRICT ? 'strict' : 'loose'}`,
+      URPF_ERROR.DROP,
+    );
+    return 'drop';
   }
 }

@@ -2,7 +2,8 @@
  * The API's own housekeeping and the vpe messages: the socket handshake (sockclnt_create,
  * sockclnt_delete), control_ping, memclnt_keepalive, get_api_json, show_version and cli_inband
  * (src/vlibmemory/socket_api.c, memclnt_api.c, memory_api.c, vlib_api.c, src/vpp/api/api.c,
- * src/vpp/app/version.c in VPP 26.06; the SR encaps commands from src/vnet/srv6/sr_policy_rewrite.c).
+ * src/vpp/app/version.c in VPP 26.06; the SR encaps commands from src/vnet/srv6/sr_policy_rewrite.c;
+ * show/clear errors from src/vlib/error.c, printed by error-counters.ts).
  */
 import { encodeMessage } from '../codec/message-codec.js';
 import type { MessageDef } from '../codec/schema.js';
@@ -102,9 +103,37 @@ export class Vpe {
       return { rv: -1, out: `${parent ? `${parent}: ` : ''}unknown input \`${shown}'\n` };
     };
     if (words.length === 0) return { rv: 0, out: '' };
+    // vlib_cli_input dispatches what a command left unread as the next command (`clear errors
+    // show errors` clears, then shows); an error ends the loop.
+    const then = (out: string, rest: readonly string[]): { rv: number; out: string } => {
+      if (rest.length === 0) return { rv: 0, out };
+      const r = this.cli(rest.join(' '));
+      return { rv: r.rv, out: out + r.out };
+    };
+    // error.c: "clear errors" / "clear node counters" (clear_error_counters, no output). Only
+    // the full "clear": what top-level words "cl"/"cle" would be unique among is not modelled.
+    if (words[0] === 'clear') {
+      const [w1, w2] = [words[1] ?? '', words[2] ?? ''];
+      const n = errorsCommand(w1, w2, 1);
+      if (n === 0) return unknown('clear', words.slice(1).join(' '));
+      this.#vpp.errors.clear();
+      return then('', words.slice(1 + n));
+    }
     if (!'show'.startsWith(words[0] as string) || (words[0] as string).length < 2)
       return unknown(undefined, cmd.trimStart());
     const sub = words.slice(1).join(' ');
+    const nErr = errorsCommand(words[1] ?? '', words[2] ?? '', 2);
+    if (nErr > 0) {
+      // show_errors reads "verbose [N]" and leaves anything else unread
+      const rest = words.slice(1 + nErr);
+      if (rest[0] === 'verbose')
+        return { rv: -1, out: 'show errors verbose: not modelled by the simulator (error heap indices)\n' };
+      return then(this.#vpp.errors.show(), rest);
+    }
+    // "show e" is ambiguous (errors, event-logger). The matcher read up to the end of the input,
+    // and unformat_user does not rewind an input left at UNFORMAT_END_OF_INPUT, so nothing is
+    // left to quote; followed by more words it rewinds and quotes them all.
+    if (words[1] === 'e' && words.length === 2) return unknown('show', '');
     if (/^ver(s(i(on?)?)?)?$/.test(words[1] ?? '')) {
       return {
         rv: 0,
@@ -177,6 +206,18 @@ export class Vpe {
     }
     return `${rows.join('\n')}\n`;
   }
+}
+
+/**
+ * How many words name the errors command after "show" / "clear": "errors" or an abbreviation of
+ * it at least `min` long (1; prefix matching in vlib_cli_sub_command_match: "show e" is
+ * ambiguous with "show event-logger", "show er" is not; no other "clear e..." command exists in
+ * VPP 26.06), or "node counters" (2; "node" spelled out), else 0.
+ */
+function errorsCommand(w1: string, w2: string, min: number): number {
+  if (w1.length >= min && 'errors'.startsWith(w1)) return 1;
+  if (w1 === 'node' && w2.length >= 1 && 'counters'.startsWith(w2)) return 2;
+  return 0;
 }
 
 /**

@@ -3,11 +3,13 @@
  * modules and the few cross-area hooks VPP implements with callback registrations.
  */
 import { AclPlugin } from './acl.js';
+import { AclDataplane } from './acl-dataplane.js';
 import { Arping } from './arping.js';
 import type { Registration } from './api-server.js';
 import { Devices } from './devices.js';
 import { Dhcp } from './dhcp.js';
 import type { Dispatcher } from './dispatcher.js';
+import { ErrorCounters } from './error-counters.js';
 import { Fib } from './fib.js';
 import type { HostOps } from './host.js';
 import { Interfaces, type InterfaceKind } from './interfaces.js';
@@ -65,6 +67,8 @@ export class Vpp {
   readonly faults: FaultSettings;
   readonly registrationFor: (clientIndex: number) => Registration | undefined;
   readonly fib = new Fib();
+  /** vlib error counters (`show errors`), per process: a restart starts them at zero. */
+  readonly errors = new ErrorCounters();
   readonly interfaces: Interfaces;
   readonly ip: Ip;
   readonly ipNeighbor: IpNeighbor;
@@ -74,6 +78,7 @@ export class Vpp {
   readonly sr: Sr;
   readonly nat: Nat;
   readonly acl: AclPlugin;
+  readonly aclDataplane: AclDataplane;
   readonly urpf: Urpf;
   readonly dhcp: Dhcp;
   readonly arping: Arping;
@@ -103,6 +108,7 @@ export class Vpp {
     this.sr = new Sr(this);
     this.nat = new Nat(this);
     this.acl = new AclPlugin(this);
+    this.aclDataplane = new AclDataplane(this);
     this.urpf = new Urpf(this);
     this.dhcp = new Dhcp(this);
     this.arping = new Arping(this);
