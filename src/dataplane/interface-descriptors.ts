@@ -177,7 +177,7 @@ export const interfaceDescriptor = defineKind<InterfaceValue, DataplaneContext>(
           tag: value.name,
         });
       }
-      await clearInheritedSourceChecks(ctx, swIfIndex);
+      await clearInheritedSettings(ctx, swIfIndex);
     } catch (err) {
       // An untagged interface would be invisible to the next reconcile: never leave one behind.
       await deleteInterface(ctx, value, swIfIndex).catch(() => undefined);
@@ -191,6 +191,20 @@ export const interfaceDescriptor = defineKind<InterfaceValue, DataplaneContext>(
     ctx.interfaces.remove(value.name);
   },
 });
+
+/**
+ * Clears what a new interface inherits from a deleted one with the same sw_if_index: VPP keeps
+ * uRPF settings (urpf.c) and the proxy-ARP flag (arp_proxy.c enabled_by_sw_if_index) per index
+ * past the interface's deletion, listed by their dumps while nothing checks or answers, and an
+ * enable that finds the flag set changes nothing. An interface deleted behind vppnet's back (an
+ * operator's interface a port was attached to) would otherwise pass them to vppnet's next one.
+ */
+async function clearInheritedSettings(ctx: DataplaneContext, swIfIndex: number): Promise<void> {
+  await Promise.all([
+    clearInheritedSourceChecks(ctx, swIfIndex),
+    ctx.client.call(msg.proxy_arp_intfc_enable_disable, { sw_if_index: swIfIndex, enable: false }),
+  ]);
+}
 
 /** The veth pair behind an af_packet VM port (tests and demos). */
 export interface HostVethValue {
