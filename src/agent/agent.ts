@@ -21,6 +21,7 @@ import { loadConfigFile } from '../config/load.js';
 import type { AgentConfig } from '../config/model.js';
 import { ConfigError, type ConfigProblem } from '../config/validate.js';
 import type { HostLinks } from '../dataplane/context.js';
+import { readDropCounts } from '../dataplane/drop-counters.js';
 import type { ConnectionState } from '../vpp/client/connection-state.js';
 import type { ManagedVppApi, VppApi, VppClientEvents } from '../vpp/client/vpp-api.js';
 import { DEFAULT_SOCKET_PATH, VppClient } from '../vpp/client/vpp-client.js';
@@ -278,6 +279,9 @@ export class Agent {
     }
     this.#runner = new CoalescingRunner((triggers) => this.#pass(triggers));
     this.metrics.watchReadiness(() => this.readiness().ready);
+    this.metrics.watchDrops(() =>
+      this.#client.state === 'ready' ? readDropCounts(this.#client) : Promise.resolve(undefined),
+    );
     this.#configStatus = { path: this.#configPath, valid: false, problems: [] };
   }
 

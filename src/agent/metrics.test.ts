@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { VPP_API_RELEASE, VPPNET_VERSION } from '../util/version.js';
 import { RecordingVppApi } from '../vpp/client/testing/recording-vpp-api.js';
 import { Agent } from './agent.js';
+import type { DropCounts } from '../dataplane/drop-counters.js';
 import { AgentMetrics } from './metrics.js';
 import type { ReconcileSummary } from './status.js';
 import { configYaml, FakeReconciler, makeTempDir } from './testing/agent-fixtures.js';
@@ -46,6 +47,27 @@ describe('AgentMetrics', () => {
     text = await m.text();
     assert.match(text, /^vppnet_datastore_rejected_keys 0$/m);
     assert.match(text, /^vppnet_datastore_stale 1$/m);
+  });
+
+  it("vppnet_dataplane_drops_total shows VPP's counts at each scrape, and keeps them while VPP cannot answer", async () => {
+    const m = new AgentMetrics();
+    let counts: DropCounts | undefined = { spoofedSource4: 3, spoofedSource6: 1, srv6Ingress: 7 };
+    m.watchDrops(() => Promise.resolve(counts));
+    let text = await m.text();
+    assert.match(text, /^vppnet_dataplane_drops_total\{reason="spoofed_source",family="ipv4"\} 3$/m);
+    assert.match(text, /^vppnet_dataplane_drops_total\{reason="spoofed_source",family="ipv6"\} 1$/m);
+    assert.match(text, /^vppnet_dataplane_drops_total\{reason="srv6_outside_fleet",family="ipv6"\} 7$/m);
+    counts = undefined;
+    text = await m.text();
+    assert.match(
+      text,
+      /^vppnet_dataplane_drops_total\{reason="spoofed_source",family="ipv4"\} 3$/m,
+      'the last figures',
+    );
+    // A restarted VPP counts from 0 again: Prometheus takes the lower value as a counter reset.
+    counts = { spoofedSource4: 1, spoofedSource6: 0, srv6Ingress: 0 };
+    text = await m.text();
+    assert.match(text, /^vppnet_dataplane_drops_total\{reason="spoofed_source",family="ipv4"\} 1$/m);
   });
 
   it("vppnet_ready is the agent's /readyz verdict at the time of the scrape", async () => {

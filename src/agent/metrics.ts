@@ -8,6 +8,7 @@
  */
 import diagnostics from 'node:diagnostics_channel';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { DropCounts } from '../dataplane/drop-counters.js';
 import type { OpDiagnostic } from '../reconcile/executor.js';
 import { ATTACHMENT_CHANNEL, type AttachmentDiagnostic } from '../attachments/attachment-timing.js';
 import type { ConnectionState } from '../vpp/client/connection-state.js';
@@ -65,6 +66,9 @@ export class AgentMetrics {
   readonly #datastoreLeftOut: Gauge;
   readonly #ready: Gauge;
   readonly #drift: Counter;
+  readonly #drops: Counter<'reason' | 'family'>;
+  /** Undefined, or answering undefined: nothing to read now (the last figures stay). */
+  #dropCounts: (() => Promise<DropCounts | undefined>) | undefined;
   readonly #attachmentDuration: Histogram<'op' | 'outcome'>;
   readonly #attachmentPhase: Histogram<'op' | 'phase'>;
   #subscribed = false;
@@ -192,6 +196,22 @@ export class AgentMetrics {
         (h) => h.leftOut ?? 0,
       ),
     });
+    // Read from VPP at each scrape: VPP counts, vppnet only reports (a VPP restart or `clear
+    // errors` starts them again from 0, which Prometheus takes as a counter reset).
+    this.#drops = new Counter({
+      name: 'vppnet_dataplane_drops_total',
+      help: "Packets VPP dropped at the tenant edge, from VPP's error counters: reason spoofed_source (a VM port's source check, family ipv4 or ipv6) or srv6_outside_fleet (the uplink's SRv6 ingress filter: to the locator from outside the allowed sources, or to a BSID).",
+      labelNames: ['reason', 'family'],
+      registers,
+      collect: async () => {
+        const counts = await this.#dropCounts?.().catch(() => undefined);
+        if (counts === undefined) return;
+        this.#drops.reset();
+        this.#drops.inc({ reason: 'spoofed_source', family: 'ipv4' }, counts.spoofedSource4);
+        this.#drops.inc({ reason: 'spoofed_source', family: 'ipv6' }, counts.spoofedSource6);
+        this.#drops.inc({ reason: 'srv6_outside_fleet', family: 'ipv6' }, counts.srv6Ingress);
+      },
+    });
     this.#drift = new Counter({
       name: 'vppnet_drift_detected_total',
       help: 'Full passes run by the drift check alone that found VPP different from the desired state and planned changes to repair it (someone else changed VPP, or a change was missed).',
@@ -263,6 +283,11 @@ export class AgentMetrics {
   /** Fleet mode: the datastore gauges read `health` at each scrape (staleness has no event). */
   watchDatastore(health: () => DatastoreHealth): void {
     this.#datastoreHealth = health;
+  }
+
+  /** `vppnet_dataplane_drops_total` reads `counts` at each scrape. */
+  watchDrops(counts: () => Promise<DropCounts | undefined>): void {
+    this.#dropCounts = counts;
   }
 
   /** `vppnet_ready` reads `ready` at each scrape: the same verdict as /readyz. */

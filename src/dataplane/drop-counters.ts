@@ -1,0 +1,51 @@
+/**
+ * What VPP dropped at the tenant edge, from its own error counters: VPP has no API message that
+ * reads them (they live in the stats segment, which needs the stats socket and shared memory), so
+ * they are read with `show errors` over cli_inband. Non-verbose, VPP prints one line per node and
+ * reason with a non-zero count, once per thread (vlib/error.c show_errors, "%10lu%=35v%=35s%=10s":
+ * count, node, reason, severity); a node appears once per thread that counted, so counts are
+ * summed per node and reason.
+ *
+ * - Spoofed sources: the uRPF strict nodes' "uRPF Drop" (urpf_dp.h), per family. vppnet enables
+ *   uRPF on VM ports only; uRPF set elsewhere by someone else counts here too.
+ * - SRv6 from outside the fleet: the ACL plugin's IPv6 input node's "ACL deny packets": the uplink
+ *   filter is the only IPv6 input ACL vppnet binds (pod ports are IPv4).
+ */
+import type { VppApi } from '../vpp/client/vpp-api.js';
+
+export const SHOW_ERRORS_COMMAND = 'show errors';
+
+/** The counters vppnet reports, as [node, reason] in VPP 26.06's words. */
+export const DROP_COUNTERS = {
+  spoofedSource4: ['ip4-rx-urpf-strict', 'uRPF Drop'],
+  spoofedSource6: ['ip6-rx-urpf-strict', 'uRPF Drop'],
+  srv6Ingress: ['acl-plugin-in-ip6-fa', 'ACL deny packets'],
+} as const satisfies Record<string, readonly [string, string]>;
+
+export type DropCounts = Readonly<Record<keyof typeof DROP_COUNTERS, number>>;
+
+/**
+ * Counts per "node\treason" in `show errors`'s answer, summed over threads. A line that is not
+ * "count node reason… severity" (the header, a thread heading) is skipped.
+ */
+export function parseShowErrors(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const words = line.trim().split(/\s+/);
+    if (words.length < 4 || !/^\d+$/.test(words[0] as string)) continue;
+    const key = `${words[1]}\t${words.slice(2, -1).join(' ')}`;
+    out.set(key, (out.get(key) ?? 0) + Number(words[0]));
+  }
+  return out;
+}
+
+/** The tenant edge's drop counters of this VPP process (zero for a counter VPP does not show). */
+export async function readDropCounts(client: VppApi): Promise<DropCounts> {
+  const counts = parseShowErrors(await client.cli(SHOW_ERRORS_COMMAND));
+  const count = ([node, reason]: readonly [string, string]): number => counts.get(`${node}\t${reason}`) ?? 0;
+  return {
+    spoofedSource4: count(DROP_COUNTERS.spoofedSource4),
+    spoofedSource6: count(DROP_COUNTERS.spoofedSource6),
+    srv6Ingress: count(DROP_COUNTERS.srv6Ingress),
+  };
+}
