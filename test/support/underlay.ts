@@ -1,7 +1,8 @@
 /**
  * The "underlay NIC" of reconciler tests: a loopback that a second client creates, as someone
  * else's interface would be, and removes again with the IPv6 default route vppnet put through it
- * (VPP keeps an API route whose interface is deleted), so a real VPP is left as found.
+ * (VPP keeps an API route whose interface is deleted) and the ingress filter's ACL, so a real VPP
+ * is left as found.
  */
 import { ignoreRetval } from '../../src/vpp/client/retval-error.js';
 import type { VppApi } from '../../src/vpp/client/vpp-api.js';
@@ -35,4 +36,16 @@ export async function removeUnderlay(
     })
     .catch(ignoreRetval);
   await client.call(msg.delete_loopback, { sw_if_index: u.swIfIndex }).catch(ignoreRetval);
+  await removeIngressFilter(client);
+}
+
+/**
+ * The SRv6 ingress filter vppnet bound to the underlay: an empty config still has a node, so its
+ * ACL outlives the other objects, unbound once the underlay is gone.
+ */
+export async function removeIngressFilter(client: VppApi): Promise<void> {
+  const acls = await client.dump(msg.acl_dump, { acl_index: 0xffffffff }).catch(() => []);
+  for (const a of acls)
+    if (a.tag === 'vppnet:srv6-ingress')
+      await client.call(msg.acl_del, { acl_index: a.acl_index }).catch(ignoreRetval);
 }

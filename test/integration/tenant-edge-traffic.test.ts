@@ -1,0 +1,366 @@
+/**
+ * The tenant edge against real packets on a real VPP 26.06: VMs are network namespaces on veth
+ * ports, the underlay a veth pair whose VPP end is an af_packet interface; attacks are frames
+ * crafted with scapy (Debian's python3-scapy) and sent from inside a VM or from the underlay, and
+ * what arrives is what a UDP listener inside the target VM receives. After each attack a
+ * legitimate packet on the same path is sent and awaited, so "not received" is never a timeout:
+ * frames on one path arrive in order.
+ *
+ * Needs VPP_API_SOCKET (a VPP of its own, left as found), root, iproute2 and /usr/bin/python3 with
+ * scapy. CI has no VPP: the same scenarios run there against the simulator's models
+ * (src/agent/source-validation.test.ts).
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { linuxHostLinks } from '../../src/agent/host-links.js';
+import { memoryStore, reconcile } from '../../src/agent/reconciler.js';
+import { validateConfig } from '../../src/config/validate.js';
+import { parseShowErrors, readDropCounts, type DropCounts } from '../../src/dataplane/drop-counters.js';
+import { eui64Address } from '../../src/net/eui64.js';
+import { ignoreRetval } from '../../src/vpp/client/retval-error.js';
+import { VppClient } from '../../src/vpp/client/vpp-client.js';
+import { msg } from '../../src/vpp/messages/index.js';
+import { until } from '../../src/util/testing/until.js';
+import { removeIngressFilter } from '../support/underlay.js';
+
+const SOCKET = process.env.VPP_API_SOCKET;
+const PY = '/usr/bin/python3';
+const PACKETS = fileURLToPath(new URL('../../../test/support/packets/', import.meta.url));
+const hasScapy = (): boolean => spawnSync(PY, ['-c', 'import scapy.all']).status === 0;
+const has = (cmd: string): boolean => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
+const skip = !SOCKET
+  ? 'needs a real VPP 26.06: VPP_API_SOCKET'
+  : process.getuid?.() !== 0
+    ? 'needs root (network namespaces, veth pairs)'
+    : !hasScapy()
+      ? `needs ${PY} with scapy (Debian's python3-scapy)`
+      : !has('ping')
+        ? 'needs ping (iputils-ping)'
+        : false;
+
+/** One ICMP echo answered. */
+function pings(netns: string, to: string): boolean {
+  return spawnSync('ip', ['netns', 'exec', netns, 'ping', '-c', '1', '-W', '1', to]).status === 0;
+}
+
+const tag = randomBytes(2).toString('hex');
+const MAC = (n: number): string => `52:54:00:00:0a:${n.toString(16).padStart(2, '0')}`;
+const SUBNET6 = { address: '2001:db8:a::', len: 64 };
+const ip6Of = (n: number): string => eui64Address(SUBNET6, MAC(n));
+const linkLocalOf = (n: number): string => eui64Address({ address: 'fe80::', len: 64 }, MAC(n));
+const ns = (n: number | string): string => `te${tag}${n}`;
+const UNDERLAY_NS = ns('ul');
+const UPLINK_HOST = `teu${tag}a`;
+const UPLINK_PEER = `teu${tag}b`;
+const PORT = 9999;
+
+function sh(...args: string[]): string {
+  const r = spawnSync(args[0] as string, args.slice(1), { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${args.join(' ')}: ${r.stderr || r.stdout}`);
+  return r.stdout;
+}
+
+/** A UDP listener inside a VM: every datagram it got, as "source payload". */
+class Listener {
+  readonly got: string[] = [];
+  readonly #proc: ChildProcessWithoutNullStreams;
+  readonly #waiters: { text: string; resolve: () => void }[] = [];
+  readonly ready: Promise<void>;
+
+  constructor(netns: string) {
+    this.#proc = spawn('ip', ['netns', 'exec', netns, PY, path.join(PACKETS, 'listen.py'), String(PORT)]);
+    let readyResolve: () => void = () => undefined;
+    this.ready = new Promise((r) => (readyResolve = r));
+    createInterface({ input: this.#proc.stdout }).on('line', (line) => {
+      if (line === 'ready') return readyResolve();
+      this.got.push(line);
+      for (const w of [...this.#waiters]) if (line.endsWith(` ${w.text}`)) w.resolve();
+    });
+  }
+
+  /** Resolves when a datagram with this payload has arrived (rejects after 10 s: lost). */
+  receives(text: string): Promise<void> {
+    if (this.got.some((l) => l.endsWith(` ${text}`))) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`${text} never arrived; got ${this.got.join(', ')}`)),
+        10_000,
+      );
+      this.#waiters.push({ text, resolve: () => (clearTimeout(timer), resolve()) });
+    });
+  }
+
+  has(text: string): boolean {
+    return this.got.some((l) => l.endsWith(` ${text}`));
+  }
+
+  close(): void {
+    this.#proc.stdin.end();
+    this.#proc.kill();
+  }
+}
+
+function send(netns: string, iface: string, ...frames: string[]): void {
+  sh('ip', 'netns', 'exec', netns, PY, path.join(PACKETS, 'send.py'), iface, ...frames);
+}
+
+describe('the tenant edge against real packets', { skip }, () => {
+  let client: VppClient;
+  let dir: string;
+  let uplinkIndex = 0;
+  let uplinkMac = '';
+  const portMac = new Map<number, string>();
+  const listeners = new Map<number, Listener>();
+  const host = linuxHostLinks(`te${tag}`);
+  const vms = [1, 2, 3, 4, 5];
+
+  const raw = (): unknown => ({
+    node: {
+      name: 'hv1',
+      underlay: { interface: `host-${UPLINK_HOST}`, address: '2001:db8::1/64', gateway: '2001:db8::2' },
+      srv6: { locator: 'fc00:1::/48' },
+    },
+    vpcs: [
+      { name: 'vpc-a', id: 10, subnets: ['10.0.0.0/24', '2001:db8:a::/64'], gateway: '10.0.0.1' },
+      { name: 'vpc-b', id: 20, subnets: ['10.0.0.0/24', '2001:db8:a::/64'], gateway: '10.0.0.1' },
+    ],
+    ports: [
+      { n: 1, vpc: 'vpc-a', ip: '10.0.0.5' },
+      { n: 2, vpc: 'vpc-a', ip: '10.0.0.6' },
+      { n: 3, vpc: 'vpc-a', ip: '10.0.0.7', allowedPrefixes: ['192.168.0.0/16', '2001:db8:c::/48'] },
+      { n: 4, vpc: 'vpc-a', ip: '10.0.0.8', sourceCheck: false },
+      { n: 5, vpc: 'vpc-b', ip: '10.0.0.5' },
+    ].map(({ n, ...p }) => ({
+      name: `vm${n}`,
+      mac: MAC(n),
+      attach: { type: 'veth', netns: ns(n), ifname: 'eth0' },
+      ...p,
+    })),
+    remoteRoutes: [{ vpc: 'vpc-a', prefix: '10.0.1.0/24', sid: 'fc00:2::a' }],
+  });
+
+  const counts = (): Promise<DropCounts> => readDropCounts(client);
+
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'vppnet-te-'));
+    client = new VppClient({
+      socketPath: SOCKET as string,
+      clientName: 'vppnet-te',
+      healthCheckIntervalMs: 0,
+    });
+    await client.connect();
+    for (const n of vms) sh('ip', 'netns', 'add', ns(n));
+    // The underlay: a veth pair, its peer in a namespace that plays the fabric (2001:db8::2).
+    sh('ip', 'netns', 'add', UNDERLAY_NS);
+    sh('ip', 'link', 'add', UPLINK_HOST, 'type', 'veth', 'peer', 'name', UPLINK_PEER);
+    sh('ip', 'link', 'set', UPLINK_PEER, 'netns', UNDERLAY_NS);
+    sh('ip', 'link', 'set', UPLINK_HOST, 'up');
+    sh('ip', '-n', UNDERLAY_NS, 'link', 'set', UPLINK_PEER, 'up');
+    sh('ip', '-n', UNDERLAY_NS, 'addr', 'add', '2001:db8::2/64', 'dev', UPLINK_PEER, 'nodad');
+    const afp = await client.call(msg.af_packet_create_v3, {
+      mode: 1,
+      hw_addr: '00:00:00:00:00:00',
+      use_random_hw_addr: true,
+      host_if_name: UPLINK_HOST,
+      rx_frame_size: 0,
+      tx_frame_size: 0,
+      rx_frames_per_block: 0,
+      tx_frames_per_block: 0,
+      flags: 0,
+      num_rx_queues: 1,
+      num_tx_queues: 1,
+    });
+    uplinkIndex = afp.sw_if_index;
+    const outcome = await reconcile(validateConfig(raw()), { client, host, globals: memoryStore() });
+    assert.deepEqual(
+      outcome.result?.failed.map((x) => `${x.op.resource.key}: ${x.error.message}`),
+      [],
+    );
+    const all = await client.dump(msg.sw_interface_dump, {
+      sw_if_index: 0xffffffff,
+      name_filter_valid: false,
+    });
+    uplinkMac = all.find((i) => i.sw_if_index === uplinkIndex)?.l2_address ?? '';
+    for (const n of vms) {
+      portMac.set(n, all.find((i) => i.tag === `vppnet:vm:vm${n}`)?.l2_address ?? '');
+      const v = ns(n);
+      const ip4 = n === 5 ? '10.0.0.5' : `10.0.0.${4 + n}`;
+      sh(
+        'ip',
+        'netns',
+        'exec',
+        v,
+        'sysctl',
+        '-qw',
+        'net.ipv4.conf.all.rp_filter=0',
+        'net.ipv4.conf.default.rp_filter=0',
+      );
+      sh('ip', '-n', v, 'link', 'set', 'lo', 'up');
+      sh('ip', '-n', v, 'link', 'set', 'eth0', 'up');
+      sh('ip', '-n', v, 'addr', 'add', `${ip4}/24`, 'dev', 'eth0');
+      // SLAAC from VPP's router advertisements may have formed it already.
+      sh('ip', '-n', v, 'addr', 'replace', `${ip6Of(n)}/64`, 'dev', 'eth0', 'nodad');
+      sh('ip', '-n', v, 'route', 'add', 'default', 'via', '10.0.0.1');
+      const listener = new Listener(v);
+      listeners.set(n, listener);
+      await listener.ready;
+    }
+    // VPP drops the packet that makes it resolve a neighbour: vm2's ARP entry first.
+    await until(() => pings(ns(1), '10.0.0.6'), 'vm1 reaches vm2', { timeoutMs: 15_000, everyMs: 200 });
+  });
+
+  after(async () => {
+    for (const l of listeners.values()) l.close();
+    const empty = validateConfig({ ...(raw() as object), vpcs: [], ports: [], remoteRoutes: [] });
+    await reconcile(empty, { client, host, globals: memoryStore() }).catch(() => undefined);
+    await client
+      .call(msg.ip_route_add_del, {
+        is_add: false,
+        route: {
+          table_id: 0,
+          prefix: { address: { af: 1, un: { ip6: '::' } }, len: 0 },
+          paths: [{ sw_if_index: uplinkIndex, proto: 1, nh: { address: { ip6: '2001:db8::2' } } }],
+        },
+      })
+      .catch(ignoreRetval);
+    await client.call(msg.af_packet_delete, { host_if_name: UPLINK_HOST }).catch(ignoreRetval);
+    await removeIngressFilter(client);
+    for (const n of [...vms.map(String), 'ul']) spawnSync('ip', ['netns', 'del', ns(n)]);
+    spawnSync('ip', ['link', 'del', UPLINK_HOST]);
+    await client.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A UDP frame from VM `n`'s eth0 to VPP, IPv4. */
+  const udp4 = (n: number, src: string, dst: string, payload: string, dstMac = portMac.get(n)): string =>
+    `Ether(src='${MAC(n)}', dst='${dstMac}')/IP(src='${src}', dst='${dst}')/UDP(sport=4000, dport=${PORT})/Raw(b'${payload}')`;
+  const udp6 = (n: number, src: string, dst: string, payload: string): string =>
+    `Ether(src='${MAC(n)}', dst='${portMac.get(n)}')/IPv6(src='${src}', dst='${dst}', hlim=64)/UDP(sport=4000, dport=${PORT})/Raw(b'${payload}')`;
+
+  it('drops IPv4 from a VM with any source but its own, counts it, and delivers its own', async () => {
+    const before = await counts();
+    const spoofed: [string, string][] = [
+      ['10.0.0.6', 'as-vm2'],
+      ['10.0.0.8', 'as-vm4'],
+      ['169.254.169.254', 'as-metadata'],
+      ['169.254.169.53', 'as-dns'],
+      ['10.0.1.9', 'as-remote'],
+      ['10.0.0.99', 'as-unassigned'],
+      ['8.8.8.8', 'as-foreign'],
+    ];
+    send(
+      ns(1),
+      'eth0',
+      ...spoofed.map(([src, p]) => udp4(1, src, '10.0.0.6', p)),
+      udp4(1, '10.0.0.5', '10.0.0.6', 'own-v4'),
+    );
+    await listeners.get(2)?.receives('own-v4');
+    for (const [, p] of spoofed) assert.ok(!listeners.get(2)?.has(p), `${p} reached vm2`);
+    const now = await counts();
+    assert.equal(now.spoofedSource4 - before.spoofedSource4, spoofed.length, 'each counted once');
+  });
+
+  it('keeps VPCs apart: the same address is its own only on its own port', async () => {
+    // vm5 (vpc-b) holds vm1's address: it may send as 10.0.0.5, never as vpc-a's 10.0.0.6.
+    const before = await counts();
+    send(
+      ns(5),
+      'eth0',
+      udp4(5, '10.0.0.6', '10.0.0.7', 'vm5-as-vm2'),
+      udp4(5, '10.0.0.5', '10.0.0.6', 'vm5-own'),
+    );
+    assert.equal((await counts()).spoofedSource4 - before.spoofedSource4, 1, 'only the spoofed one');
+    // vpc-b has no 10.0.0.6: vm5's own packet to it never reaches vpc-a's vm2 either.
+    send(ns(1), 'eth0', udp4(1, '10.0.0.5', '10.0.0.6', 'after-vm5'));
+    await listeners.get(2)?.receives('after-vm5');
+    assert.ok(!listeners.get(2)?.has('vm5-own') && !listeners.get(2)?.has('vm5-as-vm2'));
+  });
+
+  it('passes DHCP DISCOVER from 0.0.0.0 to the broadcast address', async () => {
+    const before = await counts();
+    send(
+      ns(1),
+      'eth0',
+      `Ether(src='${MAC(1)}', dst='ff:ff:ff:ff:ff:ff')/IP(src='0.0.0.0', dst='255.255.255.255')/UDP(sport=68, dport=67)/BOOTP(chaddr=bytes.fromhex('${MAC(1).replaceAll(':', '')}'), xid=0x1234)/DHCP(options=[('message-type','discover'),'end'])`,
+      udp4(1, '10.0.0.5', '10.0.0.6', 'after-dhcp'),
+    );
+    await listeners.get(2)?.receives('after-dhcp');
+    assert.equal((await counts()).spoofedSource4, before.spoofedSource4, 'not a uRPF drop');
+  });
+
+  it('drops IPv6 from a VM with any source but its own, and passes its own and its link-local', async () => {
+    const before = await counts();
+    const spoofed: [string, string][] = [
+      [ip6Of(2), 'v6-as-vm2'],
+      [ip6Of(4), 'v6-as-vm4'],
+      [linkLocalOf(2), 'v6-as-vm2-ll'],
+      ['2001:db8:a::1234', 'v6-as-unassigned'],
+      ['2001:db8:c::1', 'v6-as-appliance-net'],
+    ];
+    send(
+      ns(1),
+      'eth0',
+      ...spoofed.map(([src, p]) => udp6(1, src, ip6Of(2), p)),
+      udp6(1, ip6Of(1), ip6Of(2), 'own-v6'),
+    );
+    await listeners.get(2)?.receives('own-v6');
+    for (const [, p] of spoofed) assert.ok(!listeners.get(2)?.has(p), `${p} reached vm2`);
+    assert.equal((await counts()).spoofedSource6 - before.spoofedSource6, spoofed.length);
+    // Its link-local, unicast to the gateway (a neighbour probe and an echo): VPP takes them in
+    // and answers the echo. (The answer itself never reaches the VM: VPP resolves the VM's
+    // link-local by a solicitation whose advertisement the port's ND mirror proxy reflects, with
+    // or without the source check; docs/source-validation.md.)
+    const echoes = async (): Promise<number> =>
+      parseShowErrors(await client.cli('show errors')).get('ip6-icmp-input\techo replies sent') ?? 0;
+    const echoesBefore = await echoes();
+    const ll = linkLocalOf(1);
+    send(
+      ns(1),
+      'eth0',
+      `Ether(src='${MAC(1)}', dst='${portMac.get(1)}')/IPv6(src='${ll}', dst='fe80::1', hlim=255)/ICMPv6ND_NS(tgt='fe80::1')/ICMPv6NDOptSrcLLAddr(lladdr='${MAC(1)}')`,
+      `Ether(src='${MAC(1)}', dst='${portMac.get(1)}')/IPv6(src='${ll}', dst='fe80::1')/ICMPv6EchoRequest(id=7, seq=1)`,
+      `Ether(src='${MAC(1)}', dst='${portMac.get(1)}')/IPv6(src='${ll}', dst='fe80::1')/ICMPv6EchoRequest(id=7, seq=2)`,
+    );
+    await until(async () => (await echoes()) - echoesBefore === 2, 'VPP answering both echoes');
+    assert.equal((await counts()).spoofedSource6 - before.spoofedSource6, spoofed.length, 'no drop for them');
+  });
+
+  it("passes an appliance's allowed prefixes, a sourceCheck: false port's anything, and nobody else's", async () => {
+    send(ns(1), 'eth0', udp4(1, '192.168.4.4', '10.0.0.6', 'vm1-as-behind-vm3'));
+    send(
+      ns(3),
+      'eth0',
+      udp4(3, '192.168.4.4', '10.0.0.6', 'behind-vm3'),
+      udp6(3, '2001:db8:c::1', ip6Of(2), 'behind-vm3-v6'),
+    );
+    send(ns(4), 'eth0', udp4(4, '10.0.0.77', '10.0.0.6', 'vm4-unchecked'));
+    await listeners.get(2)?.receives('behind-vm3');
+    await listeners.get(2)?.receives('behind-vm3-v6');
+    await listeners.get(2)?.receives('vm4-unchecked');
+    assert.ok(!listeners.get(2)?.has('vm1-as-behind-vm3'));
+  });
+
+  it('accepts SRv6 to a SID only from the fleet, and to a BSID from nobody', async () => {
+    const before = await counts();
+    // From the fabric's side of the uplink (scapy takes the source MAC from the interface).
+    const srv6 = (src: string, dst: string, payload: string): string =>
+      `Ether(dst='${uplinkMac}')/IPv6(src='${src}', dst='${dst}')/IP(src='10.0.1.9', dst='10.0.0.6')/UDP(sport=4000, dport=${PORT})/Raw(b'${payload}')`;
+    send(
+      UNDERLAY_NS,
+      UPLINK_PEER,
+      srv6('2001:db9::66', 'fc00:1::a', 'srv6-outsider'),
+      srv6('2001:db8::7', 'fc00:1:ff::1', 'srv6-to-bsid'),
+      srv6('2001:db8::7', 'fc00:1::a', 'srv6-from-fleet'),
+    );
+    await listeners.get(2)?.receives('srv6-from-fleet');
+    assert.ok(!listeners.get(2)?.has('srv6-outsider'));
+    assert.equal((await counts()).srv6Ingress - before.srv6Ingress, 2, 'the outsider and the BSID');
+  });
+});
