@@ -5,13 +5,20 @@
  */
 import { writeFile } from 'node:fs/promises';
 import type { HostLinks } from '../dataplane/context.js';
-import { createVethIntoNetns, deleteHostLink, ownedHostLinks, ownedHostMac } from '../netns/index.js';
+import {
+  createVethIntoNetns,
+  deleteHostLink,
+  ownedHostLinks,
+  ownedHostMac,
+  refuseHostNetns,
+} from '../netns/index.js';
 
 /** Host links of `owner` (hostLinkOwner of the agent's VPP socket). */
 export function linuxHostLinks(owner: string): HostLinks {
   return {
     async createVeth({ hostName, netns, ifname, mac, mtu }) {
       const netnsPath = netns.startsWith('/') ? netns : `/run/netns/${netns}`;
+      await refuseHostNetns(netnsPath);
       await createVethIntoNetns({
         hostName,
         netnsPath,

@@ -10,6 +10,7 @@ import {
   linkExistsInNetns,
   NetnsError,
   readPodInterface,
+  refuseHostNetns,
   resolveNetns,
   type CreatedVeth,
   type CreateVethOptions,
@@ -34,7 +35,12 @@ export interface PodNetns {
 }
 
 export const linuxPodNetns: PodNetns = {
-  createVeth: (options) => createVethIntoNetns(options),
+  async createVeth(options) {
+    // A request naming the host's own namespace (/proc/self/ns/net, /proc/1/ns/net, a bind mount
+    // of either) would put the pod's link, its address and routes on the node's network.
+    await refuseHostNetns(options.netnsPath);
+    return createVethIntoNetns(options);
+  },
   deleteHostLink: (name) => deleteHostLink(name),
   configure: (config) => configurePodInterface(config),
   read: (netnsPath, ifname) => readPodInterface(netnsPath, ifname),

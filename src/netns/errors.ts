@@ -11,6 +11,8 @@ export type NetnsErrorCode =
   | 'VPPNET_ERR_NETNS_NOT_FOUND'
   /** The path exists but is no network namespace (e.g. an unmounted bind-mount target). */
   | 'VPPNET_ERR_NOT_A_NETNS'
+  /** The namespace is the host's or the agent's own: no VM or pod link goes there. */
+  | 'VPPNET_ERR_HOST_NETNS'
   /** The interface name the runtime asked for is already taken inside the netns. */
   | 'VPPNET_ERR_POD_IFNAME_EXISTS'
   /** The host-side name is taken, usually by a leftover of the same attachment. */

@@ -11,5 +11,6 @@ export {
   type PodRoute,
 } from './pod-interface.js';
 export { resolveNetns, type ResolvedNetns } from './resolve-netns.js';
+export { refuseHostNetns } from './host-netns.js';
 export { createVethIntoNetns, deleteHostLink, type CreateVethOptions, type CreatedVeth } from './veth.js';
 export { hostLinkOwner, ownedHostLinks, ownedHostMac } from './link-owner.js';
