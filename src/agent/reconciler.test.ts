@@ -201,6 +201,39 @@ describe('reconciler', () => {
     }
   });
 
+  it("never takes another program's interface for a VM port: it waits, saying whose it is", async () => {
+    const lo = await f.other.call(msg.create_loopback_instance, {});
+    await f.other.call(msg.sw_interface_tag_add_del, {
+      is_add: true,
+      sw_if_index: lo.sw_if_index,
+      tag: 'calico:uplink',
+    });
+    const [nic] = await f.other.dump(msg.sw_interface_dump, {
+      sw_if_index: lo.sw_if_index,
+      name_filter_valid: false,
+    });
+    try {
+      const raw = rawConfig(f, { vpcs: 1 });
+      const port = (raw.ports as { attach: unknown }[])[0]!;
+      port.attach = { type: 'interface', name: nic!.interface_name };
+      const { plan } = await reconcile(validateConfig(raw), {
+        client: f.client,
+        host: noHostLinks,
+        globals,
+        planOnly: true,
+      });
+      const waiting = plan.pending.filter((p) => p.resource.key.includes(nic!.interface_name));
+      assert.ok(waiting.length > 0, 'the port waits');
+      assert.ok(
+        waiting.every((p) => p.waitingFor.includes('belongs to something else (VPP tag "calico:uplink")')),
+        waiting.map((p) => p.waitingFor).join('\n'),
+      );
+      assert.ok(!plan.ops.some((o) => o.resource.key.includes(nic!.interface_name)), 'nothing touches it');
+    } finally {
+      await f.other.call(msg.delete_loopback, { sw_if_index: lo.sw_if_index });
+    }
+  });
+
   it('adds and removes a VPC, a VM port and a remote route with exactly the needed operations', async () => {
     await apply(f, config(f), globals);
     // Remove one remote route of vpc-1: its steering entry only (the policy still serves the other).

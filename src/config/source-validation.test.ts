@@ -175,3 +175,12 @@ describe('node.srv6.allowedSources', () => {
     );
   });
 });
+
+describe('ports[].attach.name', () => {
+  it("refuses one of vppnet's own interfaces, named by its tag", () => {
+    assert.deepEqual(
+      problems((c) => void ((c.ports[0] as Obj).attach = { type: 'interface', name: 'vppnet:services:bvi' })),
+      ["ports[0].attach.name: names one of vppnet's own interfaces (vppnet:…)"],
+    );
+  });
+});

@@ -678,7 +678,11 @@ export function validatePorts(
     const ip6 = validatePortIp6(c, p.ip6, `${path}.ip6`, vpc, mac, node);
     if (ip6 && vpc) c.unique(ips6, `${vpc.name}/${ip6}`, `${path}.ip6`, 'address');
     let attach = validateAttachment(c, p.attach, `${path}.attach`, vhostDefaults);
-    if (attach?.type === 'interface' && node && attach.name === node.underlay.interface)
+    if (attach?.type === 'interface' && attach.name.startsWith('vppnet:'))
+      // keys.ts's TAG_PREFIX: vppnet's own interfaces go by their tags (the service bridge's BVI,
+      // gateways, other ports); a port may not name one.
+      attach = c.fail(`${path}.attach.name`, "names one of vppnet's own interfaces (vppnet:…)");
+    else if (attach?.type === 'interface' && node && attach.name === node.underlay.interface)
       attach = c.fail(
         `${path}.attach.name`,
         `is the underlay interface (node.underlay.interface): a VM there would sit on the fleet's network, its table and addresses replaced`,

@@ -46,6 +46,8 @@ export interface ActualOptions {
   readonly hostVeths: readonly string[];
   /** Prefixes of host veth names that are vppnet's (VM ports, pods). */
   readonly hostVethPrefixes: readonly string[];
+  /** External interfaces that are VM ports (`attach: interface`): they must be untagged. */
+  readonly vmPortInterfaces?: ReadonlySet<string>;
 }
 
 const VETH_OF_INTERFACE = (hostIfName: string, prefixes: readonly string[]): boolean =>
@@ -101,7 +103,18 @@ export function actualDataplane(s: VppSnapshot, opts: ActualOptions): Resource[]
       }
       out.push(interfaceDescriptor.resource(value, { after: deps }));
     } else if (want.has(ifKey)) {
-      out.push(interfaceDescriptor.resource({ type: 'external', name }, { external: true }));
+      // A VM port on an interface another program tagged would take that program's interface
+      // into a VPC (its table, addresses and source check replaced): only untagged ones are taken.
+      const unusable =
+        d.tag !== '' && opts.vmPortInterfaces?.has(name)
+          ? `belongs to something else (VPP tag ${JSON.stringify(d.tag)}): a VM port takes only an untagged interface`
+          : undefined;
+      out.push(
+        interfaceDescriptor.resource(
+          { type: 'external', name },
+          { external: true, ...(unusable !== undefined && { unusable }) },
+        ),
+      );
     }
 
     const adminUp = adminUpDescriptor.resource({ iface: name });

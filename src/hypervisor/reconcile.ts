@@ -170,7 +170,12 @@ async function reconcilePass(given: AgentConfig, opts: ReconcileOptions): Promis
     await Promise.all(filePaths.map(async (p) => [p, await files.stat(p)] as const)),
   );
   let actual = [
-    ...actualDataplane(snapshot, { desiredKeys, hostVeths, hostVethPrefixes: vethPrefixes }),
+    ...actualDataplane(snapshot, {
+      desiredKeys,
+      hostVeths,
+      hostVethPrefixes: vethPrefixes,
+      vmPortInterfaces: attachedInterfaces(config),
+    }),
     ...actualHostFiles(desired.resources, fileFacts, snapshot),
     ...actualSrv6(snapshot, config, memory),
     ...actualUnderlayNeighbours(snapshot, memory),
@@ -254,6 +259,13 @@ function withoutPodPorts(actual: readonly Resource[], leaveAlone: (pod: string) 
       skipped.add(r.key);
   }
   return actual.filter((r) => !skipped.has(r.key) && !r.deps.some((d) => skipped.has(d)));
+}
+
+/** The VPP interfaces VM ports are attached to (`attach: interface`). */
+function attachedInterfaces(config: AgentConfig): Set<string> {
+  const out = new Set<string>();
+  for (const p of config.ports) if (p.attach.type === 'interface') out.add(p.attach.name);
+  return out;
 }
 
 function externalInterfaceNames(config: AgentConfig): string[] {

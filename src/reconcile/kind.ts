@@ -31,6 +31,8 @@ export interface ResourceOptions {
   readonly after?: readonly string[];
   /** vppnet needs it but never creates or deletes it (the underlay NIC): see Resource.external. */
   readonly external?: boolean;
+  /** With external, as found in VPP: why vppnet may not use it (Resource.unusable). */
+  readonly unusable?: string;
 }
 
 export interface Kind<V, C> extends Descriptor<V, C> {
@@ -59,7 +61,10 @@ export function defineKind<V, C>(spec: KindSpec<V, C>): Kind<V, C> {
       // No copy when one side is empty: a bulk kind's members share their group's list.
       const deps = !opts.after?.length ? own : own.length ? [...own, ...opts.after] : opts.after;
       const r: Resource<V> = { kind: spec.kind, key: spec.key(value), deps, value };
-      return opts.external ? { ...r, external: true } : r;
+      if (!opts.external) return r;
+      return opts.unusable === undefined
+        ? { ...r, external: true }
+        : { ...r, external: true, unusable: opts.unusable };
     },
     is: (r): r is Resource<V> => r.kind === spec.kind,
   };

@@ -85,7 +85,9 @@ function dependencyVerdicts(
     inProgress.add(r.key);
     let why: string | undefined;
     if (r.external) {
-      if (!have.has(r.key)) why = `${r.key} does not exist in VPP (vppnet never creates it)`;
+      const found = have.get(r.key);
+      if (!found) why = `${r.key} does not exist in VPP (vppnet never creates it)`;
+      else if (found.unusable !== undefined) why = `${r.key} ${found.unusable}`;
     } else {
       why = blockedBy(r.deps);
     }

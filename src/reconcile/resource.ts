@@ -16,6 +16,11 @@ export interface Resource<V = unknown> {
    * leave their dependents pending with a reason instead of producing operations.
    */
   readonly external?: boolean;
+  /**
+   * An external object VPP has that vppnet may not use, and why (a VM port's interface that
+   * belongs to another program): its dependents wait with this reason, as for a missing one.
+   */
+  readonly unusable?: string;
 }
 
 export type OpAction = 'create' | 'delete' | 'update';
