@@ -83,6 +83,9 @@ export const FLEET_ENV = {
   ...RENDERED_CONNECTION_ENV,
 } as const;
 
+/** Where the per-node etcd users' Secret is mounted, read-only: one file per node name. */
+export const ETCD_USERS_MOUNT_DIR = '/etc/vppnet/etcd-users';
+
 /** Where the etcd client Secret is mounted, read-only. */
 export const ETCD_TLS_MOUNT_DIR = '/etc/vppnet/etcd';
 

@@ -16,6 +16,7 @@ import type { IServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import type { IService } from 'kubernetes-models/v1/Service';
 import type { IVolume } from 'kubernetes-models/v1/Volume';
 import type { ServicesConfig } from '../../src/config/model.js';
+import { CONNECTION_FLAGS } from '../../src/datastore/connection-flags.js';
 import {
   Checker as ConfigChecker,
   ConfigError,
@@ -29,6 +30,7 @@ import {
   DATASTORE_FLAG,
   ETCD_TLS_KEYS,
   ETCD_TLS_MOUNT_DIR,
+  ETCD_USERS_MOUNT_DIR,
   FLEET_ENV,
   HOST_PATHS,
   IMAGE,
@@ -297,6 +299,10 @@ function agentDaemonSet(values: Values): Commented<IDaemonSet> {
       agent.logLevel,
       // Brackets: the one form parseListenAddress takes for an IPv4 and an IPv6 host IP alike.
       ...(metrics.serviceMonitor ? [METRICS_LISTEN_FLAG, `[$(${HOST_IP_ENV})]:${metrics.port}`] : []),
+      // The node's own password: the kubelet expands $(VPPNET_NODE_NAME) from the env below.
+      ...(etcd?.perNodeUsers !== undefined
+        ? [CONNECTION_FLAGS.passwordFile, `${ETCD_USERS_MOUNT_DIR}/$(${FLEET_ENV.nodeName})`]
+        : []),
     ],
     env: [
       ...(etcd === undefined
@@ -329,6 +335,9 @@ function agentDaemonSet(values: Values): Commented<IDaemonSet> {
         : etcd.tlsSecretName !== undefined
           ? [{ name: 'etcd-tls', mountPath: ETCD_TLS_MOUNT_DIR, readOnly: true }]
           : []),
+      ...(etcd?.perNodeUsers !== undefined
+        ? [{ name: 'etcd-users', mountPath: ETCD_USERS_MOUNT_DIR, readOnly: true }]
+        : []),
       { name: 'vpp-api', mountPath: vppDir },
       { name: 'netns', mountPath: HOST_PATHS.netnsDir, mountPropagation: 'HostToContainer' },
       { name: 'state', mountPath: HOST_PATHS.stateDir },
@@ -363,6 +372,10 @@ function agentDaemonSet(values: Values): Commented<IDaemonSet> {
         : etcd.tlsSecretName !== undefined
           ? [etcdTlsVolume(etcd.tlsSecretName)]
           : []),
+      ...(etcd?.perNodeUsers !== undefined
+        ? // Every node's password is in it; only the agent (root) reads its own.
+          [{ name: 'etcd-users', secret: { secretName: etcd.perNodeUsers.secretName, defaultMode: 0o400 } }]
+        : []),
       hostDir('vpp-api', vppDir),
       hostDir('cni-bin', host.cniBinDir),
       hostDir('netns', HOST_PATHS.netnsDir),
@@ -540,6 +553,9 @@ function fleetEnv(etcd: EtcdValues): NonNullable<IContainer['env']> {
             },
           },
         ]
+      : []),
+    ...(etcd.perNodeUsers !== undefined
+      ? [{ name: FLEET_ENV.user, value: `${etcd.perNodeUsers.userPrefix}$(${FLEET_ENV.nodeName})` }]
       : []),
   ];
 }

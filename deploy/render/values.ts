@@ -68,6 +68,11 @@ export interface EtcdValues {
   readonly auth:
     | { readonly user: string; readonly passwordSecret: { readonly name: string; readonly key: string } }
     | undefined;
+  /**
+   * Or one etcd user per node (deploy/etcd/node-users.sh): node N's agent is `userPrefix` + N, its
+   * password the Secret's key N. Exclusive with `auth`.
+   */
+  readonly perNodeUsers: { readonly secretName: string; readonly userPrefix: string } | undefined;
 }
 
 /**
@@ -574,6 +579,7 @@ function parseDatastore(c: Checker, raw: unknown): DatastoreValues {
     'tls',
     'user',
     'passwordSecret',
+    'perNodeUsers',
   ]);
 
   const endpoints = c.stringList(e.endpoints ?? [], 'datastore.etcd.endpoints');
@@ -658,6 +664,29 @@ function parseDatastore(c: Checker, raw: unknown): DatastoreValues {
       'is required when datastore.etcd.passwordSecret is set: whose password it is',
     );
 
+  let perNodeUsers: { secretName: string; userPrefix: string } | undefined;
+  if (e.perNodeUsers !== undefined && e.perNodeUsers !== null) {
+    const p = c.object(e.perNodeUsers, 'datastore.etcd.perNodeUsers', ['secretName', 'userPrefix']);
+    const name = c.string(
+      p.secretName,
+      'datastore.etcd.perNodeUsers.secretName',
+      DNS_SUBDOMAIN,
+      'a Secret name',
+    );
+    const userPrefix = c.string(
+      p.userPrefix ?? 'vppnet-',
+      'datastore.etcd.perNodeUsers.userPrefix',
+      /^[-._a-zA-Z0-9]*$/,
+      'letters, digits, ".", "_" and "-" (the node name follows it)',
+    );
+    if (user !== undefined)
+      c.fail(
+        'datastore.etcd.perNodeUsers',
+        'and datastore.etcd.user are exclusive: one user for every agent, or one per node',
+      );
+    if (name !== undefined && userPrefix !== undefined) perNodeUsers = { secretName: name, userPrefix };
+  }
+
   if (!fleet) return { mode: 'file' };
   return {
     mode: 'etcd',
@@ -669,6 +698,7 @@ function parseDatastore(c: Checker, raw: unknown): DatastoreValues {
         user !== undefined && secretName !== undefined
           ? { user, passwordSecret: { name: secretName, key: secretKey } }
           : undefined,
+      perNodeUsers,
     },
   };
 }

@@ -3,11 +3,14 @@
  * checked with the agent's own validator at render time.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { BASE_OVERLAY, VALUES_DIR } from '../../deploy/render/overlays.js';
-import { FLEET_ENV } from '../../deploy/render/contract.js';
+import { ETCD_USERS_MOUNT_DIR, FLEET_ENV } from '../../deploy/render/contract.js';
+import { parseAgentFlags } from '../../src/agent/agent-flags.js';
+import { AGENT_CONNECTION_FLAGS, etcdOptionsOf } from '../../src/datastore/connection-settings.js';
 import { renderManifests } from '../../deploy/render/render.js';
 import {
   ValuesError,
@@ -253,6 +256,79 @@ describe('deploy values', () => {
     const full = agentOf(mergeValues(base(), fleetOverlay()));
     assert.deepEqual(full.env, [...Object.values(FLEET_ENV), 'NODE_OPTIONS']);
     assert.ok(full.mounts.includes('etcd-tls'));
+  });
+
+  it('fleet mode with perNodeUsers: each agent logs in as its own node, with its own password file', () => {
+    const raw = fleet({
+      user: null,
+      passwordSecret: { name: null },
+      perNodeUsers: { secretName: 'vppnet-etcd-users' },
+    });
+    const ds = render(raw).find((f) => f.name === '30-agent-daemonset.yaml')?.docs[0]?.object as {
+      spec: {
+        template: {
+          spec: {
+            containers: {
+              args: string[];
+              env: { name: string; value?: string; valueFrom?: unknown }[];
+              volumeMounts: { name: string; mountPath: string; readOnly?: boolean }[];
+            }[];
+            volumes: { name: string; secret?: { secretName: string; defaultMode: number } }[];
+          };
+        };
+      };
+    };
+    const pod = ds.spec.template.spec;
+    const main = pod.containers[0];
+    assert.ok(main);
+    assert.deepEqual(pod.volumes.find((v) => v.name === 'etcd-users')?.secret, {
+      secretName: 'vppnet-etcd-users',
+      defaultMode: 0o400,
+    });
+    assert.deepEqual(
+      main.volumeMounts.find((m) => m.name === 'etcd-users'),
+      {
+        name: 'etcd-users',
+        mountPath: ETCD_USERS_MOUNT_DIR,
+        readOnly: true,
+      },
+    );
+    assert.equal(
+      main.env.find((e) => e.name === FLEET_ENV.password),
+      undefined,
+      'no shared password',
+    );
+    // As the kubelet runs it on node hv7: $(VPPNET_NODE_NAME) expanded in the env and the args,
+    // the Secret's key hv7 a file in the mount. The agent's own parser must take both.
+    const dir = mkdtempSync(join(tmpdir(), 'vppnet-users-'));
+    try {
+      writeFileSync(join(dir, 'hv7'), 'pw-of-hv7\n');
+      const expand = (text: string): string =>
+        text.replaceAll(`$(${FLEET_ENV.nodeName})`, 'hv7').replace(ETCD_USERS_MOUNT_DIR, dir);
+      const env: NodeJS.ProcessEnv = {};
+      for (const e of main.env) {
+        if (e.value !== undefined) env[e.name] = expand(e.value);
+        else if (e.name === FLEET_ENV.nodeName) env[e.name] = 'hv7';
+      }
+      const flags = parseAgentFlags(main.args.map(expand), env);
+      assert.ok(typeof flags === 'object' && flags.etcd, 'fleet mode');
+      const etcd = etcdOptionsOf(flags.etcd.connection, AGENT_CONNECTION_FLAGS, {
+        ...env,
+        // TLS files are another test's concern (manifests.test.ts): leave them out here.
+        [FLEET_ENV.ca]: undefined,
+        [FLEET_ENV.cert]: undefined,
+        [FLEET_ENV.key]: undefined,
+      });
+      assert.deepEqual(etcd.auth, { user: 'vppnet-hv7', password: 'pw-of-hv7' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    assert.deepEqual(
+      problemsOf(() => parseValues(fleet({ perNodeUsers: { secretName: 'u' } }), 'test')),
+      [
+        'datastore.etcd.perNodeUsers: and datastore.etcd.user are exclusive: one user for every agent, or one per node',
+      ],
+    );
   });
 
   it('values without a datastore section are file mode; etcd mode defaults to TLS and /vppnet/v1/', () => {
