@@ -200,7 +200,7 @@ export class AgentMetrics {
     // errors` starts them again from 0, which Prometheus takes as a counter reset).
     this.#drops = new Counter({
       name: 'vppnet_dataplane_drops_total',
-      help: "Packets VPP dropped at the tenant edge, from VPP's error counters: reason spoofed_source (a VM port's source check, family ipv4 or ipv6) or srv6_outside_fleet (the uplink's SRv6 ingress filter: to the locator from outside the allowed sources, or to a BSID).",
+      help: "Packets VPP dropped at the tenant edge, from VPP's error counters: reason spoofed_source (a VM port's source check, family ipv4 or ipv6) or srv6_outside_fleet (the uplink's SRv6 ingress filter: IPv6 from outside node.srv6.allowedSources).",
       labelNames: ['reason', 'family'],
       registers,
       collect: async () => {

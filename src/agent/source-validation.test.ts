@@ -1,7 +1,7 @@
 /**
  * Source validation and the SRv6 ingress filter as the reconciler leaves them in the simulator,
  * judged packet by packet with the simulator's models of VPP's checks (urpfVerdict: urpf_dp.h over
- * the simulated FIB; aclVerdict: the acl plugin's first match): CI cannot send packets through a
+ * the simulated FIB): CI cannot send packets through a
  * VPP. The same attacks with real packets against a real VPP are in
  * test/integration/tenant-edge-traffic.test.ts.
  */
@@ -198,18 +198,19 @@ describe('source validation and the SRv6 ingress filter, judged by the simulator
     assert.equal(await verdict6(4, ip6Of(2)), 'no-check');
   });
 
-  it('lets only the fleet reach the locator, and nobody the BSIDs', () => {
-    const acl = (src: string, dst: string): string =>
-      f.sim.aclVerdict({ swIfIndex: f.uplink, af: 6, src, dst });
+  it('lets only the fleet reach the node from the underlay: SIDs, BSIDs and all', () => {
+    const uplink = (src: string, dst: string): string =>
+      f.sim.urpfVerdict({ swIfIndex: f.uplink, af: 6, src, dst });
     assert.equal(
-      acl('2001:db8::7', 'fc00:1::a'),
-      'permit',
+      uplink('2001:db8::7', 'fc00:1::a'),
+      'pass',
       "a node in the underlay prefix, to vpc-a's End.DT4 SID",
     );
-    assert.equal(acl('2001:db9::1', 'fc00:1::a'), 'deny', 'an outsider to a SID');
-    assert.equal(acl('2001:db9::1', 'fc00:1::100:14'), 'deny', 'an outsider to an End.DT6 SID');
-    assert.equal(acl('2001:db8::7', 'fc00:1:ff::1'), 'deny', 'a node to a BSID');
-    assert.equal(acl('2001:db9::1', '2001:db8::1'), 'permit', 'other traffic to the node');
+    assert.equal(uplink('fe80::2', 'fc00:1::a'), 'pass', 'the gateway, from its link-local');
+    assert.equal(uplink('2001:db9::1', 'fc00:1::a'), 'drop', 'an outsider to a SID');
+    assert.equal(uplink('2001:db9::1', 'fc00:1::100:14'), 'drop', 'an outsider to an End.DT6 SID');
+    assert.equal(uplink('2001:db9::1', 'fc00:1:ff::1'), 'drop', 'an outsider to a BSID');
+    assert.equal(uplink('2001:db9::1', 'ff02::1:ff00:1'), 'pass', 'neighbour discovery to multicast');
   });
 
   it("counts each drop where the agent's metrics read them (show errors)", async () => {
@@ -217,7 +218,7 @@ describe('source validation and the SRv6 ingress filter, judged by the simulator
     await verdict4(1, '10.0.0.6');
     await verdict4(1, '169.254.169.254');
     await verdict6(1, ip6Of(2));
-    f.sim.aclVerdict({ swIfIndex: f.uplink, af: 6, src: '2001:db9::1', dst: 'fc00:1::a' });
+    f.sim.urpfVerdict({ swIfIndex: f.uplink, af: 6, src: '2001:db9::1', dst: 'fc00:1::a' });
     await verdict4(1, '10.0.0.5');
     const after = await readDropCounts(f.client);
     assert.deepEqual(
@@ -247,7 +248,7 @@ describe('source validation and the SRv6 ingress filter, judged by the simulator
     assert.equal(f.sim.urpfVerdict({ swIfIndex: vm2, af: 4, src: '10.0.0.9', dst: '10.0.0.7' }), 'no-check');
     const listed = await f.client.dump(msg.urpf_interface_dump, { sw_if_index: 0xffffffff });
     assert.ok(!listed.some((u) => u.sw_if_index === vm2), 'nothing listed for vm2');
-    // vm3 and vm5, each IPv4 and IPv6; vm4's check is off; vm1 is gone.
-    assert.equal(listed.length, 2 * 2);
+    // vm3 and vm5, each IPv4 and IPv6, and the uplink; vm4's check is off; vm1 is gone.
+    assert.equal(listed.length, 2 * 2 + 1);
   });
 });

@@ -49,11 +49,15 @@ export const DT6_SID_OFFSET = 1n << 24n;
 export const MAX_IP6_LOCATOR_LEN = 103;
 
 /**
- * IPv6 source tables: VPC v's is this + v.id, holding only what each of its ports may send from
- * (docs/source-validation.md). vppnet's own: a VPC or the services may not use these table ids.
+ * IPv6 source tables: VPC v's is this + v.id, holding only what each of its ports may send from,
+ * and the uplink's is this + 0 (docs/source-validation.md). vppnet's own: a VPC or the services
+ * may not use these table ids.
  */
 export const SOURCE_TABLE_BASE = 0xc0000000;
 export const SOURCE_TABLE_LAST = SOURCE_TABLE_BASE + 0xffffff;
+
+/** The uplink's source table (the SRv6 ingress filter): the fleet's sources only. */
+export const UNDERLAY_SOURCE_TABLE = SOURCE_TABLE_BASE;
 
 /** The IPv6 source table of the VPC with this id. */
 export function sourceTableOf(vpcId: number): number {

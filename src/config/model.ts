@@ -33,9 +33,8 @@ export interface NodeConfig {
     /** Binding SIDs of vppnet's policies are allocated from here. */
     readonly bsidPrefix: { readonly address: string; readonly len: number };
     /**
-     * The only underlay sources whose packets to the locator VPP accepts (the SRv6 ingress
-     * filter): the fleet's encapsulation sources. Packets to the BSID prefix are never accepted
-     * from the underlay.
+     * The only underlay sources, besides link-local ones, whose IPv6 packets VPP accepts on the
+     * uplink (the SRv6 ingress filter): the fleet's underlay prefixes and encapsulation sources.
      */
     readonly allowedSources: readonly { readonly address: string; readonly len: number }[];
   };

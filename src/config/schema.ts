@@ -143,7 +143,7 @@ export const CONFIG_FIELDS: readonly FieldDoc[] = [
     default:
       "file mode: the underlay address's prefix; fleet mode: every node record's encapSource, aggregated",
     description:
-      "The SRv6 ingress filter: packets from the underlay to the locator are accepted only from these sources (the other hypervisors' encapSource), and dropped and counted otherwise; packets to the BSID prefix are never accepted from the underlay. At least one prefix; ['::/0'] turns the filter off for the locator (not for the BSIDs).",
+      "The SRv6 ingress filter: IPv6 packets arriving on the underlay interface are accepted only from these sources (the hypervisors' underlay prefixes and encapSource) and link-local ones, whatever their destination (a SID, a BSID, the node's address), and dropped and counted otherwise; multicast (neighbour discovery) always passes. At least one prefix; ['::/0'] turns the filter off.",
   },
   {
     path: 'vpcs',

@@ -37,6 +37,7 @@ import { sourceCheckDescriptor } from './source-check-descriptors.js';
 import { msg } from '../vpp/messages/index.js';
 
 const URPF_STRICT = msg.urpf_mode_t.values.URPF_API_MODE_STRICT;
+const URPF_LOOSE = msg.urpf_mode_t.values.URPF_API_MODE_LOOSE;
 import { formatPrefix, type Ip6LinkFacts, type RouteDetails, type VppSnapshot } from './snapshot.js';
 
 export interface ActualOptions {
@@ -148,10 +149,12 @@ export function actualDataplane(s: VppSnapshot, opts: ActualOptions): Resource[]
     const proxyArp = proxyArpInterfaceDescriptor.resource({ iface: name });
     if (s.proxyArpInterfaces.has(idx) && mine(proxyArp.key)) out.push(proxyArp);
     for (const u of s.sourceChecks) {
-      // Strict on input is the only setting vppnet makes; another is someone else's to keep.
-      if (u.sw_if_index !== idx || !u.is_input || u.mode !== URPF_STRICT) continue;
+      // Input checks are the only ones vppnet makes; an output one is someone else's to keep.
+      if (u.sw_if_index !== idx || !u.is_input) continue;
+      const mode = u.mode === URPF_STRICT ? 'strict' : u.mode === URPF_LOOSE ? 'loose' : undefined;
+      if (mode === undefined) continue;
       const family = u.af === msg.address_family_t.values.ADDRESS_IP6 ? 6 : 4;
-      const check = sourceCheckDescriptor.resource({ iface: name, family, table: u.table_id });
+      const check = sourceCheckDescriptor.resource({ iface: name, family, table: u.table_id, mode });
       if (mine(check.key)) out.push(check);
     }
 

@@ -6,10 +6,10 @@
  * count, node, reason, severity); a node appears once per thread that counted, so counts are
  * summed per node and reason.
  *
- * - Spoofed sources: the uRPF strict nodes' "uRPF Drop" (urpf_dp.h), per family. vppnet enables
- *   uRPF on VM ports only; uRPF set elsewhere by someone else counts here too.
- * - SRv6 from outside the fleet: the ACL plugin's IPv6 input node's "ACL deny packets": the uplink
- *   filter is the only IPv6 input ACL vppnet binds (pod ports are IPv4).
+ * - Spoofed sources: the uRPF strict nodes' "uRPF Drop" (urpf_dp.h), per family: vppnet's strict
+ *   checks are on VM ports.
+ * - SRv6 from outside the fleet: the IPv6 loose uRPF node's "uRPF Drop": vppnet's one loose check
+ *   is the uplink's. uRPF that someone else sets on other interfaces counts here too.
  */
 import type { VppApi } from '../vpp/client/vpp-api.js';
 
@@ -19,7 +19,7 @@ export const SHOW_ERRORS_COMMAND = 'show errors';
 export const DROP_COUNTERS = {
   spoofedSource4: ['ip4-rx-urpf-strict', 'uRPF Drop'],
   spoofedSource6: ['ip6-rx-urpf-strict', 'uRPF Drop'],
-  srv6Ingress: ['acl-plugin-in-ip6-fa', 'ACL deny packets'],
+  srv6Ingress: ['ip6-rx-urpf-loose', 'uRPF Drop'],
 } as const satisfies Record<string, readonly [string, string]>;
 
 export type DropCounts = Readonly<Record<keyof typeof DROP_COUNTERS, number>>;

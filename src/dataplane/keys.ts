@@ -60,8 +60,6 @@ export const tags = {
   podAclOut: (): string => `${TAG_PREFIX}pod-out`,
   /** ACL on a pod port's input: what the pod may send. */
   podAclIn: (): string => `${TAG_PREFIX}pod-in`,
-  /** ACL on the underlay uplink's input: who may reach the locator (the SRv6 ingress filter). */
-  srv6Ingress: (): string => `${TAG_PREFIX}srv6-ingress`,
   /** NAT identity mappings of the service bridge gateway. */
   natGateway: (): string => `${TAG_PREFIX}gw`,
 } as const;
@@ -82,6 +80,8 @@ export const tableNames = {
   vpc: (vpc: string): string => `${TAG_PREFIX}vpc:${vpc}`,
   /** A VPC's IPv6 source table: only what its ports may send from (source validation). */
   vpcSources: (vpc: string): string => `${TAG_PREFIX}src6:${vpc}`,
+  /** The uplink's IPv6 source table: the fleet's sources (the SRv6 ingress filter). */
+  underlaySources: (): string => `${TAG_PREFIX}underlay-sources`,
   services: (): string => `${TAG_PREFIX}services`,
 } as const;
 

@@ -244,8 +244,10 @@ export async function loadSnapshot(
       optionalDump(svc, () =>
         client.dump(msg.bridge_domain_dump, { bd_id: NO_INDEX, sw_if_index: NO_INDEX }),
       ),
-      optionalDump(client.supports(msg.acl_dump), () => client.dump(msg.acl_dump, { acl_index: NO_INDEX })),
-      optionalDump(client.supports(msg.acl_interface_list_dump), () =>
+      optionalDump(svc && client.supports(msg.acl_dump), () =>
+        client.dump(msg.acl_dump, { acl_index: NO_INDEX }),
+      ),
+      optionalDump(svc && client.supports(msg.acl_interface_list_dump), () =>
         client.dump(msg.acl_interface_list_dump, { sw_if_index: NO_INDEX }),
       ),
       optionalDump(svc && client.supports(msg.nat44_static_mapping_dump), () =>

@@ -1,9 +1,10 @@
 /**
- * Source validation on an interface: VPP's uRPF (the urpf plugin) in strict mode on its input, per
- * address family. A packet whose source address VPP would not route back out of the same
- * interface, looked up in `table`, is dropped and counted ("uRPF Drop" on ip4-rx-urpf-strict /
- * ip6-rx-urpf-strict); packets to multicast destinations (and IPv4's 255.255.255.255) pass, which
- * is what DHCP DISCOVER from 0.0.0.0, DAD from :: and router solicitations need.
+ * Source validation on an interface: VPP's uRPF (the urpf plugin) on its input, per address
+ * family. In strict mode a packet whose source VPP would not route back out of the same interface,
+ * looked up in `table`, is dropped and counted ("uRPF Drop" on ip4-rx-urpf-strict /
+ * ip6-rx-urpf-strict); in loose mode one whose source has no route there (ip6-rx-urpf-loose).
+ * Packets to multicast destinations (and IPv4's 255.255.255.255) pass, which is what DHCP DISCOVER
+ * from 0.0.0.0, DAD from :: and router and neighbour solicitations need.
  *
  * The table is explicit (urpf_update_v2): the check looks where vppnet says, not wherever the
  * interface's binding points at the moment, and it reads back with its table from
@@ -21,6 +22,12 @@ export interface SourceCheckValue {
   readonly family: 4 | 6;
   /** The table the source is looked up in. */
   readonly table: number;
+  /**
+   * strict: the source's route must lead out of this interface (VM ports); loose: the source must
+   * have a route at all in `table` (the uplink, whose table holds only the fleet's sources). VPP
+   * counts each mode's drops on its own node, which keeps the two reasons apart in the metrics.
+   */
+  readonly mode: 'strict' | 'loose';
 }
 
 const AF = msg.address_family_t.values;
@@ -57,7 +64,7 @@ export const sourceCheckDescriptor = defineKind<SourceCheckValue, DataplaneConte
     await turnOff(ctx, swIfIndex, value.family);
     await ctx.client.call(msg.urpf_update_v2, {
       is_input: true,
-      mode: MODE.URPF_API_MODE_STRICT,
+      mode: value.mode === 'loose' ? MODE.URPF_API_MODE_LOOSE : MODE.URPF_API_MODE_STRICT,
       af: afOf(value.family),
       sw_if_index: swIfIndex,
       table_id: value.table,

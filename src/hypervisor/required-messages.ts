@@ -42,10 +42,4 @@ export const REQUIRED_MESSAGES = [
   // VMs that can send as anyone, so it is refused at connect rather than per port.
   msg.urpf_update_v2,
   msg.urpf_interface_dump,
-  // The SRv6 ingress filter on the uplink (an ACL), on for every node.
-  msg.acl_add_replace,
-  msg.acl_del,
-  msg.acl_dump,
-  msg.acl_interface_set_acl_list,
-  msg.acl_interface_list_dump,
 ] as const;

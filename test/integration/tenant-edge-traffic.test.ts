@@ -230,8 +230,8 @@ describe('the tenant edge against real packets', { skip }, () => {
         },
       })
       .catch(ignoreRetval);
-    await client.call(msg.af_packet_delete, { host_if_name: UPLINK_HOST }).catch(ignoreRetval);
     await removeIngressFilter(client);
+    await client.call(msg.af_packet_delete, { host_if_name: UPLINK_HOST }).catch(ignoreRetval);
     for (const n of [...vms.map(String), 'ul']) spawnSync('ip', ['netns', 'del', ns(n)]);
     spawnSync('ip', ['link', 'del', UPLINK_HOST]);
     await client.close();
@@ -347,7 +347,7 @@ describe('the tenant edge against real packets', { skip }, () => {
     assert.ok(!listeners.get(2)?.has('vm1-as-behind-vm3'));
   });
 
-  it('accepts SRv6 to a SID only from the fleet, and to a BSID from nobody', async () => {
+  it('accepts SRv6 only from the fleet: an outsider reaches neither a SID nor a BSID', async () => {
     const before = await counts();
     // From the fabric's side of the uplink (scapy takes the source MAC from the interface).
     const srv6 = (src: string, dst: string, payload: string): string =>
@@ -356,11 +356,20 @@ describe('the tenant edge against real packets', { skip }, () => {
       UNDERLAY_NS,
       UPLINK_PEER,
       srv6('2001:db9::66', 'fc00:1::a', 'srv6-outsider'),
-      srv6('2001:db8::7', 'fc00:1:ff::1', 'srv6-to-bsid'),
+      srv6('2001:db9::66', 'fc00:1:ff::1', 'srv6-to-bsid'),
       srv6('2001:db8::7', 'fc00:1::a', 'srv6-from-fleet'),
     );
     await listeners.get(2)?.receives('srv6-from-fleet');
     assert.ok(!listeners.get(2)?.has('srv6-outsider'));
-    assert.equal((await counts()).srv6Ingress - before.srv6Ingress, 2, 'the outsider and the BSID');
+    assert.equal((await counts()).srv6Ingress - before.srv6Ingress, 2, 'the outsider, to a SID and a BSID');
+    // The fabric itself still talks to the node: from its global address and from its
+    // link-local (VPP's neighbour discovery with the gateway; a ping's answer needs both ways).
+    const uplinkLinkLocal = eui64Address({ address: 'fe80::', len: 64 }, uplinkMac);
+    for (const to of ['2001:db8::1', `${uplinkLinkLocal}%${UPLINK_PEER}`])
+      await until(() => pings(UNDERLAY_NS, to), `the fabric pings the node's ${to}`, {
+        timeoutMs: 10_000,
+        everyMs: 200,
+      });
+    assert.equal((await counts()).srv6Ingress - before.srv6Ingress, 2, 'nothing of the fabric dropped');
   });
 });

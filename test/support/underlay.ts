@@ -1,9 +1,10 @@
 /**
  * The "underlay NIC" of reconciler tests: a loopback that a second client creates, as someone
  * else's interface would be, and removes again with the IPv6 default route vppnet put through it
- * (VPP keeps an API route whose interface is deleted) and the ingress filter's ACL, so a real VPP
- * is left as found.
+ * (VPP keeps an API route whose interface is deleted) and the ingress filter's source table, so a
+ * real VPP is left as found.
  */
+import { UNDERLAY_SOURCE_TABLE } from '../../src/config/defaults.js';
 import { ignoreRetval } from '../../src/vpp/client/retval-error.js';
 import type { VppApi } from '../../src/vpp/client/vpp-api.js';
 import { msg } from '../../src/vpp/messages/index.js';
@@ -35,17 +36,20 @@ export async function removeUnderlay(
       },
     })
     .catch(ignoreRetval);
-  await client.call(msg.delete_loopback, { sw_if_index: u.swIfIndex }).catch(ignoreRetval);
+  // While the interface its routes go through is there: routes through a deleted one stay.
   await removeIngressFilter(client);
+  await client.call(msg.delete_loopback, { sw_if_index: u.swIfIndex }).catch(ignoreRetval);
 }
 
 /**
- * The SRv6 ingress filter vppnet bound to the underlay: an empty config still has a node, so its
- * ACL outlives the other objects, unbound once the underlay is gone.
+ * The SRv6 ingress filter vppnet set up on the underlay: an empty config still has a node, so its
+ * source table outlives the other objects. Its routes go first: VPP's FIB breaks when a table is
+ * deleted with API routes in it.
  */
 export async function removeIngressFilter(client: VppApi): Promise<void> {
-  const acls = await client.dump(msg.acl_dump, { acl_index: 0xffffffff }).catch(() => []);
-  for (const a of acls)
-    if (a.tag === 'vppnet:srv6-ingress')
-      await client.call(msg.acl_del, { acl_index: a.acl_index }).catch(ignoreRetval);
+  const table = { table_id: UNDERLAY_SOURCE_TABLE, is_ip6: true };
+  const routes = await client.dump(msg.ip_route_dump, { table }).catch(() => []);
+  for (const r of routes)
+    await client.call(msg.ip_route_add_del, { is_add: false, route: r.route }).catch(ignoreRetval);
+  await client.call(msg.ip_table_add_del, { is_add: false, table }).catch(ignoreRetval);
 }
