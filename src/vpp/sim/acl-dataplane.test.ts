@@ -6,12 +6,11 @@
  * the simulator's (no packets are sent), so these tests need it.
  */
 import assert from 'node:assert/strict';
-import { afterEach, describe, it } from 'node:test';
-import { decodeMessage } from '../codec/message-codec.js';
-import type { MessageDef, MessageInput } from '../codec/schema.js';
+import { describe, it } from 'node:test';
 import { msg } from '../messages/index.js';
 import { RawClient } from '../../../test/support/raw-client.js';
-import { SIM_ONLY, startVppTarget, type VppTarget } from '../../../test/support/vpp-target.js';
+import { rawSessions } from '../../../test/support/raw-session.js';
+import { SIM_ONLY } from '../../../test/support/vpp-target.js';
 import type { VppSimulator } from './simulator.js';
 
 const DENY = 0;
@@ -22,25 +21,7 @@ const UDP = 17;
 const SYN = 0x02;
 const ACK = 0x10;
 
-const open: { t: VppTarget; c: RawClient }[] = [];
-let ctx = 1;
-
-afterEach(async () => {
-  for (const o of open.splice(0)) {
-    o.c.close();
-    await o.t.close();
-  }
-});
-
-async function call<M extends MessageDef>(
-  c: RawClient,
-  def: M,
-  input: MessageInput<M>,
-): Promise<Record<string, unknown>> {
-  const [p] = await c.call(def, input, ctx++);
-  assert.ok(def.reply);
-  return decodeMessage(def.reply, p as Buffer);
-}
+const { start, call } = rawSessions('acl-dataplane-test');
 
 interface Rule {
   action: number;
@@ -84,10 +65,7 @@ async function setup(): Promise<{
   bind: (sw: number, input: number[], output?: number[]) => Promise<number>;
   counters: () => [string, string, number][];
 }> {
-  const t = await startVppTarget();
-  const c = await RawClient.connect(t.socketPath);
-  await c.handshake('acl-dataplane-test');
-  open.push({ t, c });
+  const { t, c } = await start();
   const sim = t.sim as VppSimulator;
   return {
     sim,

@@ -22,12 +22,12 @@
  * (VPP_API_SOCKET); the counting tests need the simulator's verdict models.
  */
 import assert from 'node:assert/strict';
-import { afterEach, describe, it } from 'node:test';
-import { decodeMessage } from '../codec/message-codec.js';
+import { describe, it } from 'node:test';
 import type { MessageDef, MessageInput } from '../codec/schema.js';
 import { msg } from '../messages/index.js';
 import { RawClient } from '../../../test/support/raw-client.js';
-import { SIM_ONLY, startVppTarget, type VppTarget } from '../../../test/support/vpp-target.js';
+import { rawSessions } from '../../../test/support/raw-session.js';
+import { SIM_ONLY } from '../../../test/support/vpp-target.js';
 import { ACL_FA_ERROR, ErrorCounters, justify, URPF_ERROR } from './error-counters.js';
 import type { VppSimulator } from './simulator.js';
 
@@ -106,33 +106,7 @@ describe('ErrorCounters', () => {
 // ---------------------------------------------------------------------------------------------
 // Through the API
 
-const open: { t: VppTarget; c: RawClient }[] = [];
-let ctx = 1;
-
-afterEach(async () => {
-  for (const o of open.splice(0)) {
-    o.c.close();
-    await o.t.close();
-  }
-});
-
-async function start(): Promise<{ t: VppTarget; c: RawClient }> {
-  const t = await startVppTarget();
-  const c = await RawClient.connect(t.socketPath);
-  await c.handshake('error-counters-test');
-  open.push({ t, c });
-  return { t, c };
-}
-
-async function call<M extends MessageDef>(
-  c: RawClient,
-  def: M,
-  input: MessageInput<M>,
-): Promise<Record<string, unknown>> {
-  const [p] = await c.call(def, input, ctx++);
-  assert.ok(def.reply);
-  return decodeMessage(def.reply, p as Buffer);
-}
+const { start, call } = rawSessions('error-counters-test');
 
 async function cli(c: RawClient, cmd: string): Promise<{ retval: number; reply: string }> {
   const r = await call(c, msg.cli_inband, { cmd });

@@ -6,12 +6,11 @@
  * tables); the verdicts and state snapshots are the simulator's.
  */
 import assert from 'node:assert/strict';
-import { afterEach, describe, it } from 'node:test';
-import { decodeMessage } from '../codec/message-codec.js';
-import type { MessageDef, MessageInput } from '../codec/schema.js';
+import { describe, it } from 'node:test';
 import { msg } from '../messages/index.js';
 import { RawClient } from '../../../test/support/raw-client.js';
-import { SIM_ONLY, startVppTarget, type VppTarget } from '../../../test/support/vpp-target.js';
+import { rawSessions, type Obj } from '../../../test/support/raw-session.js';
+import { SIM_ONLY } from '../../../test/support/vpp-target.js';
 import type { VppSimulator } from './simulator.js';
 
 const ANY = 0xffffffff;
@@ -21,52 +20,16 @@ const STRICT = 2;
 const IP4 = 0;
 const IP6 = 1;
 
-const open: { t: VppTarget; c: RawClient }[] = [];
-let ctx = 1;
-
-afterEach(async () => {
-  for (const o of open.splice(0)) {
-    o.c.close();
-    await o.t.close();
-  }
-});
-
-async function start(): Promise<{ t: VppTarget; c: RawClient }> {
-  const t = await startVppTarget();
-  const c = await RawClient.connect(t.socketPath);
-  await c.handshake('urpf-test');
-  open.push({ t, c });
-  return { t, c };
-}
-
-type Obj = Record<string, unknown>;
-
-function strip(o: Obj): Obj {
-  const { context: _c, ...rest } = o;
-  return rest;
-}
-
-async function rv<M extends MessageDef>(c: RawClient, def: M, input: MessageInput<M>): Promise<number> {
-  const [p] = await c.call(def, input, ctx++);
-  assert.ok(def.reply);
-  return decodeMessage(def.reply, p as Buffer).retval as number;
-}
-
-async function dump<M extends MessageDef>(c: RawClient, def: M, input: MessageInput<M>): Promise<Obj[]> {
-  const ps = await c.dump(def, input, ctx++);
-  const details = def.stream as MessageDef;
-  return ps.slice(0, -1).map((p) => strip(decodeMessage(details, p) as Obj));
-}
+const { start, call, rv, dump } = rawSessions('urpf-test');
 
 async function loopback(c: RawClient): Promise<number> {
-  const [p] = await c.call(
-    msg.create_loopback_instance,
-    { mac_address: '00:00:00:00:00:00', is_specified: false, user_instance: 0 },
-    ctx++,
-  );
-  const r = decodeMessage(msg.create_loopback_instance_reply, p as Buffer);
+  const r = await call(c, msg.create_loopback_instance, {
+    mac_address: '00:00:00:00:00:00',
+    is_specified: false,
+    user_instance: 0,
+  });
   assert.equal(r.retval, 0);
-  return r.sw_if_index;
+  return r.sw_if_index as number;
 }
 
 async function up(c: RawClient, sw: number): Promise<void> {
@@ -192,10 +155,13 @@ describe('simulator: urpf_update and urpf_update_v2 retvals', () => {
       const sim = t.sim as VppSimulator;
       for (const m of ['urpf_update', 'urpf_update_v2', 'urpf_interface_dump']) sim.removeMessage(m);
       const c2 = await RawClient.connect(t.socketPath);
-      open.push({ t: { ...t, close: () => Promise.resolve() }, c: c2 });
-      await c2.handshake('urpf-missing');
-      assert.throws(() => c2.idOf(msg.urpf_update_v2), /not in the table/);
-      assert.throws(() => c2.idOf(msg.urpf_interface_dump), /not in the table/);
+      try {
+        await c2.handshake('urpf-missing');
+        assert.throws(() => c2.idOf(msg.urpf_update_v2), /not in the table/);
+        assert.throws(() => c2.idOf(msg.urpf_interface_dump), /not in the table/);
+      } finally {
+        c2.close();
+      }
     },
   );
 });
