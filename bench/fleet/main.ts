@@ -84,7 +84,7 @@ const TIMEOUT_MS = envInt('BENCH_TIMEOUT', 600) * 1000;
  */
 const ETCD_DIR = process.env.BENCH_ETCD_DIR ?? '/dev/shm';
 
-/** Targets from issue #9. */
+/** The fleet targets (bench/README.md). */
 const TARGET = { coldStartS: 10, rssBytes: 200e6, singleP99Ms: 500, rateP99Ms: 1000 };
 
 const now = (): number => performance.timeOrigin + performance.now();

@@ -1,6 +1,6 @@
 /**
  * Whether vppnet's reconciler programmed the IPv6-over-SRv6 objects the IPv6 paths need, read
- * back from VPP after the reconcile pass. The IPv6 kinds (issue #13) are written in parallel with
+ * back from VPP after the reconcile pass. The IPv6 kinds are written in parallel with
  * this benchmark; without them the dual-stack config's IPv6 fields are simply not programmed, and
  * measuring the vppnet IPv6 rows would measure packets dropped for want of a route. The rows then
  * say what is missing instead.

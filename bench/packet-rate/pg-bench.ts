@@ -76,7 +76,7 @@ function dualStackPlanError(config: AgentConfig): string | undefined {
 function missingIp6Reason(missing: readonly string[]): string | undefined {
   return missing.length === 0
     ? undefined
-    : `vppnet's reconciler did not program its IPv6 side (the IPv6 kinds of issue #13 are missing): no ${missing.join(', no ')}`;
+    : `vppnet's reconciler did not program its IPv6 side (its IPv6 kinds are missing): no ${missing.join(', no ')}`;
 }
 
 export interface Testbed {
@@ -108,7 +108,7 @@ export async function buildPgTestbed(
     vm1: pgPeerMac(pgIdOf(t.vppnet.vm1) ?? -1),
     vm2: pgPeerMac(pgIdOf(t.vppnet.vm2) ?? -1),
   };
-  // The IPv6 paths need vppnet's IPv6 kinds (issue #13). A reconciler without them cannot plan the
+  // The IPv6 paths need vppnet's IPv6 kinds. A reconciler without them cannot plan the
   // dual-stack config (it reads IPv6 routes as IPv4) or does not program its IPv6 side; then the
   // IPv4 config is programmed, and the vppnet IPv6 rows say what is missing instead of measuring
   // drops.
@@ -125,7 +125,7 @@ export async function buildPgTestbed(
   await runSteps(client, worldSteps('vppnet', t.vppnet, bvi, pgPeers));
   const why6 =
     unplannable !== undefined
-      ? `vppnet's reconciler cannot plan the dual-stack config (${unplannable}): the IPv6 kinds of issue #13 are missing`
+      ? `vppnet's reconciler cannot plan the dual-stack config (${unplannable}): its IPv6 kinds are missing`
       : missingIp6Reason(missingIp6Objects(config, VPPNET.vpc, await readIp6Found(client, VPPNET.table)));
   const notMeasured: NotMeasured[] =
     why6 === undefined

@@ -153,7 +153,7 @@ describe('pathPlans', () => {
   });
 });
 
-describe("the dual-stack side (issue #13): vppnet's config", () => {
+describe("the dual-stack side: vppnet's config", () => {
   const ipv4 = vppnetConfig(t.vppnet, { vm1: pgPeerMac(10), vm2: pgPeerMac(11) });
   const config = vppnetDualStackConfig(t.vppnet, { vm1: pgPeerMac(10), vm2: pgPeerMac(11) });
 
@@ -267,7 +267,7 @@ describe('ip6PathPlans', () => {
     );
   });
 
-  it("issue #13's target for the IPv6 paths is 5 %, the IPv4 paths keep 10 %", () => {
+  it('the target for the IPv6 paths is 5 %, the IPv4 paths keep 10 %', () => {
     assert.equal(toleranceOf('vm-to-remote-ip6'), 0.05);
     assert.equal(toleranceOf('remote-to-vm-ip6'), 0.05);
     assert.equal(toleranceOf('vm-to-remote'), 0.1);

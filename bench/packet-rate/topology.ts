@@ -481,10 +481,10 @@ export const PATH_TITLES: Readonly<Record<PathId, string>> = {
   baseline: 'IPv4 table 0 (baseline)',
 };
 
-/** The IPv6-over-SRv6 paths (issue #13). */
+/** The IPv6-over-SRv6 paths. */
 export const IP6_PATH_IDS: readonly PathId[] = ['vm-to-remote-ip6', 'remote-to-vm-ip6'];
 
-/** Issue #13's target for the IPv6 paths: vppnet within 5 % of the hand configuration. */
+/** The target for the IPv6 paths: vppnet within 5 % of the hand configuration. */
 export const IP6_TOLERANCE = 0.05;
 
 /** How close vppnet must come to the hand configuration on a path. */
