@@ -23,7 +23,7 @@ function record<T>(key: string, value: unknown): T {
   return r as T;
 }
 
-const nodeRecord = (name: string, n: number, srv6: Record<string, string> = { locator: `fc00:${n}::/48` }) =>
+const nodeRecord = (name: string, n: number, srv6: Record<string, unknown> = { locator: `fc00:${n}::/48` }) =>
   record<NodeRecord>(schema.node(name), {
     underlay: { interface: 'memif1/0', address: `2001:db8::${n}/64`, gateway: '2001:db8::ff' },
     srv6,
@@ -172,4 +172,74 @@ test('nodes may share a BSID prefix: binding SIDs never leave their node', () =>
   );
   assert.deepEqual(routes(v), ['10.0.0.7/32 > fc00:3::a', '10.0.0.8/32 > fc00:4::a']);
   assert.deepEqual(problems(v), []);
+});
+
+test("a port record's allowed prefixes: routed to it, winning over an endpoint for the same prefix, refused inside reserved space", () => {
+  const base = view([ep('192.168.0.0/16', 'hv2'), ep('192.168.7.0/24', 'hv2')]);
+  const v: NodeView = {
+    ...base,
+    ports: new Map([
+      [
+        'vm1',
+        record<PortRecord>(schema.port('hv1', 'vm1'), {
+          vpc: 'blue',
+          mac: '52:54:00:00:00:05',
+          ip: '10.0.0.5',
+          attach: { type: 'interface', name: 'if-vm1' },
+          allowedPrefixes: ['192.168.0.0/16'],
+        }),
+      ],
+    ]),
+  };
+  const derived = deriveAgentConfig(schema, 'hv1', v);
+  assert.deepEqual(derived.config?.ports[0]?.allowedPrefixes, [
+    { address: '192.168.0.0', len: 16, family: 4 },
+  ]);
+  // The same prefix elsewhere loses (local wins); a more specific one inside it is another node's.
+  assert.deepEqual(routes(v), ['192.168.7.0/24 > fc00:2::a']);
+  assert.ok(
+    problems(v).some((p) =>
+      /192\.168\.0\.0_16: node: 192\.168\.0\.0\/16 is held by port vm1 on this node/.test(p),
+    ),
+    problems(v).join('\n'),
+  );
+  const bad = parseRecord(
+    schema,
+    schema.port('hv1', 'vm9'),
+    JSON.stringify({
+      vpc: 'blue',
+      mac: '52:54:00:00:00:09',
+      ip: '10.0.0.9',
+      attach: { type: 'interface', name: 'if-vm9' },
+      allowedPrefixes: ['169.254.169.254/32'],
+    }),
+  );
+  assert.ok(Array.isArray(bad));
+  assert.match(bad[0]?.message ?? '', /lies inside the link-local and service range/);
+  assert.equal(bad[0]?.path, 'allowedPrefixes[0]');
+});
+
+test("the SRv6 ingress filter's sources are the fleet's underlay prefixes, unless the node record names its own", () => {
+  const far = nodeRecord('hv3', 3);
+  const other = record<NodeRecord>(schema.node('hv4'), {
+    underlay: { interface: 'memif1/0', address: '2001:db8:4::4/64', gateway: '2001:db8:4::ff' },
+    srv6: { locator: 'fc00:4::/48', encapSource: '2001:db8:99::4' },
+  });
+  const sources = (v: NodeView) =>
+    deriveAgentConfig(schema, 'hv1', v).config?.node.srv6.allowedSources.map((p) => `${p.address}/${p.len}`);
+  // hv1, hv2 and hv3 share 2001:db8::/64; hv4 brings its prefix and an encapsulation source outside it.
+  assert.deepEqual(sources(view([], [far, other])), [
+    '2001:db8::/64',
+    '2001:db8:4::/64',
+    '2001:db8:99::4/128',
+  ]);
+  const base = view([], [other]);
+  const own: NodeView = {
+    ...base,
+    nodes: new Map([
+      ...base.nodes,
+      ['hv1', nodeRecord('hv1', 1, { locator: 'fc00:1::/48', allowedSources: ['2001:db8::/48'] })],
+    ]),
+  };
+  assert.deepEqual(sources(own), ['2001:db8::/48']);
 });
