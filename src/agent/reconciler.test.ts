@@ -400,7 +400,11 @@ describe('reconciler', () => {
 
     const tables = await o.dump(msg.ip_table_dump, {});
     assert.ok(tables.some((t) => t.table.table_id === 77));
-    assert.ok(!tables.some((t) => t.table.name.startsWith('vppnet:')));
+    // Only the node's own: the uplink's source table (the SRv6 ingress filter) stays with the node.
+    assert.deepEqual(
+      tables.filter((t) => t.table.name.startsWith('vppnet:')).map((t) => t.table.name),
+      ['vppnet:underlay-sources'],
+    );
     const ifs = await o.dump(msg.sw_interface_dump, { sw_if_index: 0xffffffff });
     assert.ok(ifs.some((i) => i.tag === 'other:lo'));
     assert.ok(!ifs.some((i) => i.tag.startsWith('vppnet:')));

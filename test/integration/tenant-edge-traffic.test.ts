@@ -230,7 +230,7 @@ describe('the tenant edge against real packets', { skip }, () => {
         },
       })
       .catch(ignoreRetval);
-    await removeIngressFilter(client);
+    await removeIngressFilter(client, uplinkIndex);
     await client.call(msg.af_packet_delete, { host_if_name: UPLINK_HOST }).catch(ignoreRetval);
     for (const n of [...vms.map(String), 'ul']) spawnSync('ip', ['netns', 'del', ns(n)]);
     spawnSync('ip', ['link', 'del', UPLINK_HOST]);

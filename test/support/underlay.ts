@@ -37,7 +37,7 @@ export async function removeUnderlay(
     })
     .catch(ignoreRetval);
   // While the interface its routes go through is there: routes through a deleted one stay.
-  await removeIngressFilter(client);
+  await removeIngressFilter(client, u.swIfIndex);
   await client.call(msg.delete_loopback, { sw_if_index: u.swIfIndex }).catch(ignoreRetval);
 }
 
@@ -46,7 +46,17 @@ export async function removeUnderlay(
  * source table outlives the other objects. Its routes go first: VPP's FIB breaks when a table is
  * deleted with API routes in it.
  */
-export async function removeIngressFilter(client: VppApi): Promise<void> {
+export async function removeIngressFilter(client: VppApi, uplinkSwIfIndex: number): Promise<void> {
+  // The check first: VPP does not lock the table it looks in, nor forget it with the interface.
+  await client
+    .call(msg.urpf_update_v2, {
+      is_input: true,
+      mode: msg.urpf_mode_t.values.URPF_API_MODE_OFF,
+      af: msg.address_family_t.values.ADDRESS_IP6,
+      sw_if_index: uplinkSwIfIndex,
+      table_id: 0xffffffff,
+    })
+    .catch(ignoreRetval);
   const table = { table_id: UNDERLAY_SOURCE_TABLE, is_ip6: true };
   const routes = await client.dump(msg.ip_route_dump, { table }).catch(() => []);
   for (const r of routes)
