@@ -16,6 +16,7 @@ import {
 } from './ip-command.js';
 import { assertValidIfname } from './link-names.js';
 import { linkExistsInNetns, podInterfaceCommands, type PodRoute } from './pod-interface.js';
+import { isolateHostEnd } from './host-end.js';
 import { resolveNetns } from './resolve-netns.js';
 
 /** What the kernel gives a veth without an explicit mtu (ETH_DATA_LEN). */
@@ -57,7 +58,8 @@ export interface CreatedVeth {
  *   link set dev POD up
  *   addr add ... / route add ...
  *
- * One rtnetlink request creates both ends or neither, under their final names (no temporary name
+ * The host end is then cut off from the host's own stack (host-end.ts). One rtnetlink request
+ * creates both ends or neither, under their final names (no temporary name
  * can collide on the host, the pod end never shows up there), and the host end is created up. MACs
  * are chosen here (random, locally administered, as the kernel would) so nothing is read back:
  * every `ip` run costs a fork/exec and a namespace switch, and the agent attaches pods in bursts
@@ -113,6 +115,13 @@ export async function createVethIntoNetns(
     // Deleting one end removes the other, and the pod end's addresses and routes, with it.
     await runIp(runner, netns, ['link', 'del', 'dev', podIfName]).catch(() => undefined);
     throw commandError(netns, commands[failed] ?? add, result);
+  }
+  try {
+    await isolateHostEnd(hostName, runner, options.hostNetnsPath);
+  } catch (err) {
+    // A host end the pod could reach the host through is none: the pair goes.
+    await runIp(runner, netns, ['link', 'del', 'dev', podIfName]).catch(() => undefined);
+    throw err;
   }
   return { hostName, hostMac, podIfName, podMac, mtu: mtu ?? VETH_DEFAULT_MTU };
 }
