@@ -18,16 +18,27 @@ const SETTINGS = (name: string): readonly [string, string][] => [
   [`net/ipv4/conf/${name}/rp_filter`, '1'],
 ];
 
+/** Writes one /proc/sys key (`net/ipv4/conf/x/rp_filter`) of this process's network namespace. */
+export type SysctlWriter = (key: string, value: string) => Promise<void>;
+
+/** The real one: no process to start, on the path of every pod's ADD. */
+export const procSysctl: SysctlWriter = (key, value) => writeFile(`/proc/sys/${key}`, value);
+
 /**
- * Applies the settings to host end `name`: in this process's network namespace through
- * /proc/sys, in another one (`netnsPath`, tests) through `nsenter sysctl`. A kernel without IPv6
- * has no disable_ipv6 file, and nothing to turn off.
+ * Applies the settings to host end `name`: in this process's network namespace with `sysctl`, in
+ * another one (`netnsPath`, tests) through `nsenter sysctl`. A kernel without IPv6 has no
+ * disable_ipv6 file, and nothing to turn off.
  */
-export async function isolateHostEnd(name: string, runner: CommandRunner, netnsPath?: string): Promise<void> {
+export async function isolateHostEnd(
+  name: string,
+  runner: CommandRunner,
+  sysctl: SysctlWriter,
+  netnsPath?: string,
+): Promise<void> {
   if (netnsPath === undefined) {
     for (const [key, value] of SETTINGS(name)) {
       try {
-        await writeFile(`/proc/sys/${key}`, value);
+        await sysctl(key, value);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT' && key.startsWith('net/ipv6/')) continue;
         throw new NetnsError(

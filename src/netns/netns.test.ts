@@ -129,9 +129,10 @@ void describe('createVethIntoNetns', () => {
   const EEXIST = { exitCode: 2, stderr: 'RTNETLINK answers: File exists\n' };
   const HOST_NS = `/proc/${process.pid}/ns/net`;
 
-  void it('creates both ends, configures the pod end, all in one ip run', async () => {
+  void it('creates both ends, configures the pod end, all in one ip run, and cuts the host end off', async () => {
     const recorded = scriptedRunner(() => undefined);
     const { runner, lines } = recorded;
+    const written: string[] = [];
     const veth = await createVethIntoNetns(
       {
         ...options,
@@ -139,7 +140,13 @@ void describe('createVethIntoNetns', () => {
         routes: [{ dst: '169.252.252.0/24', gw: '169.254.169.1' }],
       },
       runner,
+      (key, value) => Promise.resolve(void written.push(`${key}=${value}`)),
     );
+    assert.deepEqual(written, [
+      'net/ipv6/conf/vpn0123456789ab/disable_ipv6=1',
+      'net/ipv4/conf/vpn0123456789ab/arp_ignore=8',
+      'net/ipv4/conf/vpn0123456789ab/rp_filter=1',
+    ]);
     assert.match(veth.hostMac, /^[0-9a-f][26ae](:[0-9a-f]{2}){5}$/, 'random, unicast, locally administered');
     assert.deepEqual(veth, {
       ...veth,
@@ -156,6 +163,17 @@ void describe('createVethIntoNetns', () => {
       `${IN_NETNS} route add 169.252.252.0/24 via 169.254.169.1 dev eth1`,
     ]);
     assert.equal(recorded.runs, 1);
+  });
+
+  void it('deletes the pair again when its host end cannot be cut off', async () => {
+    const { runner, lines } = scriptedRunner(() => undefined);
+    await rejectsWithCode(
+      createVethIntoNetns(options, runner, (key) =>
+        key.endsWith('/rp_filter') ? Promise.reject(new Error('EPERM')) : Promise.resolve(),
+      ),
+      'VPPNET_ERR_IP_COMMAND',
+    );
+    assert.equal(lines.at(-1), `${IN_NETNS} link del dev eth1`);
   });
 
   void it('reports a pod interface name already taken in the netns', async () => {

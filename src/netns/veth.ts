@@ -16,7 +16,7 @@ import {
 } from './ip-command.js';
 import { assertValidIfname } from './link-names.js';
 import { linkExistsInNetns, podInterfaceCommands, type PodRoute } from './pod-interface.js';
-import { isolateHostEnd } from './host-end.js';
+import { isolateHostEnd, procSysctl, type SysctlWriter } from './host-end.js';
 import { resolveNetns } from './resolve-netns.js';
 
 /** What the kernel gives a veth without an explicit mtu (ETH_DATA_LEN). */
@@ -72,6 +72,7 @@ export interface CreatedVeth {
 export async function createVethIntoNetns(
   options: CreateVethOptions,
   runner: CommandRunner = systemRunner,
+  sysctl: SysctlWriter = procSysctl,
 ): Promise<CreatedVeth> {
   const { hostName, podIfName, mtu } = options;
   assertValidIfname(hostName, 'host link name');
@@ -117,7 +118,7 @@ export async function createVethIntoNetns(
     throw commandError(netns, commands[failed] ?? add, result);
   }
   try {
-    await isolateHostEnd(hostName, runner, options.hostNetnsPath);
+    await isolateHostEnd(hostName, runner, sysctl, options.hostNetnsPath);
   } catch (err) {
     // A host end the pod could reach the host through is none: the pair goes.
     await runIp(runner, netns, ['link', 'del', 'dev', podIfName]).catch(() => undefined);
