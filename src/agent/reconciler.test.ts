@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { removeUnderlay } from '../../test/support/underlay.js';
+import { createUnderlay, removeUnderlay } from '../../test/support/underlay.js';
 import { SIM_ONLY, startVppTarget, type VppTarget } from '../../test/support/vpp-target.js';
 import type { AgentConfig } from '../config/model.js';
 import { validateConfig } from '../config/validate.js';
@@ -231,6 +231,46 @@ describe('reconciler', () => {
       assert.ok(!plan.ops.some((o) => o.resource.key.includes(nic!.interface_name)), 'nothing touches it');
     } finally {
       await f.other.call(msg.delete_loopback, { sw_if_index: lo.sw_if_index });
+    }
+  });
+
+  it("sets the uplink's source check again on a new interface that inherited it from a deleted one", async () => {
+    // An operator's NIC is replaced behind vppnet's back: the old one goes without its uRPF
+    // setting being undone, the new one gets its sw_if_index and name, and VPP lists the old
+    // setting on it while nothing runs it.
+    const first = await createUnderlay(f.other);
+    const raw = (u: string): AgentConfig =>
+      validateConfig({
+        ...rawConfig(f, { vpcs: 1, routesPerVpc: 0 }),
+        node: {
+          ...(rawConfig(f).node as object),
+          underlay: { interface: u, address: '2001:db8:77::1/64', gateway: '2001:db8:77::2' },
+        },
+      });
+    try {
+      await apply(f, raw(first.name), globals);
+      const running = async (name: string): Promise<boolean> =>
+        (await f.client.cli(`show interface features ${name}`)).includes('ip6-rx-urpf-loose');
+      assert.ok(await running(first.name), 'the filter runs on the uplink');
+      await f.other.call(msg.delete_loopback, { sw_if_index: first.swIfIndex });
+      const second = await createUnderlay(f.other);
+      assert.equal(second.swIfIndex, first.swIfIndex, 'the new NIC reuses the index');
+      const listed = await f.client.dump(msg.urpf_interface_dump, { sw_if_index: second.swIfIndex });
+      assert.ok(
+        listed.some((u) => u.af === 1 && u.mode === 1),
+        'VPP lists the old setting on it',
+      );
+      assert.equal(await running(second.name), false, 'and does not run it');
+      const ops = await planOps(f, raw(second.name), globals);
+      assert.ok(ops.includes(`create source-check:ip6:${second.name}`), ops.join('\n'));
+      await apply(f, raw(second.name), globals);
+      assert.ok(await running(second.name), 'the filter runs again');
+      assert.deepEqual(await planOps(f, raw(second.name), globals), []);
+      await apply(f, config(f), globals);
+      await removeUnderlay(f.other, second, '2001:db8:77::2');
+    } catch (err) {
+      await removeUnderlay(f.other, first, '2001:db8:77::2').catch(() => undefined);
+      throw err;
     }
   });
 

@@ -154,6 +154,9 @@ export function actualDataplane(s: VppSnapshot, opts: ActualOptions): Resource[]
       const mode = u.mode === URPF_STRICT ? 'strict' : u.mode === URPF_LOOSE ? 'loose' : undefined;
       if (mode === undefined) continue;
       const family = u.af === msg.address_family_t.values.ADDRESS_IP6 ? 6 : 4;
+      // Listed is not running on an interface that reused a deleted one's index (snapshot.ts).
+      const running = s.sourceCheckNodes.get(idx);
+      if (running !== undefined && !running.has(`ip${family}-rx-urpf-${mode}`)) continue;
       const check = sourceCheckDescriptor.resource({ iface: name, family, table: u.table_id, mode });
       if (mine(check.key)) out.push(check);
     }

@@ -104,6 +104,12 @@ export interface VppSnapshot {
   readonly proxyArpInterfaces: ReadonlySet<number>;
   /** uRPF settings (urpf_interface_dump); empty when this VPP has no urpf plugin. */
   readonly sourceChecks: readonly Message<typeof msg.urpf_interface_details>[];
+  /**
+   * For external interfaces with a uRPF setting (the uplink, `attach: interface` ports): the
+   * nodes enabled on their ip4-unicast and ip6-unicast arcs, i.e. whether the setting is really
+   * checked (see readSourceCheckNodes). Absent: not read; the setting is taken as it is listed.
+   */
+  readonly sourceCheckNodes: ReadonlyMap<number, ReadonlySet<string>>;
   readonly localSids: readonly Message<typeof msg.sr_localsids_details>[];
   readonly policies: readonly Message<typeof msg.sr_policies_v2_details>[];
   /** The SRv6 encap globals, from VPP's CLI (no message reads them back). */
@@ -280,6 +286,7 @@ export async function loadSnapshot(
   const interfaces = InterfaceRegistry.fromDump(ifDetails);
   const natEnabled = nat !== undefined && nat.sessions > 0;
   const natSessions = natEnabled && nat ? nat.sessions : 0;
+  const sourceCheckNodes = await readSourceCheckNodes(client, ifDetails, sourceChecks, scope);
   await client.ping();
 
   return {
@@ -295,6 +302,7 @@ export async function loadSnapshot(
     proxyArpRanges: proxyArpRanges.map((p) => p.proxy),
     proxyArpInterfaces: new Set(proxyArpIntfs.map((p) => p.sw_if_index)),
     sourceChecks,
+    sourceCheckNodes,
     localSids,
     policies,
     srEncaps,
@@ -436,6 +444,7 @@ export function emptySnapshot(): VppSnapshot {
     proxyArpRanges: [],
     proxyArpInterfaces: new Set(),
     sourceChecks: [],
+    sourceCheckNodes: new Map(),
     localSids: [],
     policies: [],
     srEncaps: INITIAL_SR_ENCAPS,
@@ -460,4 +469,57 @@ export function formatPrefix(p: {
   readonly len: number;
 }): string {
   return `${p.address.af === 1 ? p.address.un.ip6 : p.address.un.ip4}/${p.len}`;
+}
+
+/**
+ * VPP keeps uRPF settings per sw_if_index past an interface's deletion: an interface that reuses
+ * the index is listed by urpf_interface_dump with the old setting while its node is off, and an
+ * update that repeats it changes nothing. vppnet clears what the interfaces it creates inherit;
+ * for the external ones it configures (the uplink, an operator's interface a VM port takes) it
+ * asks VPP which nodes run on their unicast arcs, with `show interface features`, one command per
+ * such interface.
+ */
+async function readSourceCheckNodes(
+  client: VppApi,
+  ifDetails: readonly InterfaceDetails[],
+  sourceChecks: readonly Message<typeof msg.urpf_interface_details>[],
+  scope: SnapshotScope,
+): Promise<Map<number, ReadonlySet<string>>> {
+  const out = new Map<number, ReadonlySet<string>>();
+  if (!client.supports(msg.cli_inband)) return out;
+  const checked = new Set(sourceChecks.filter((u) => u.is_input).map((u) => u.sw_if_index));
+  const external = ifDetails.filter(
+    (d) =>
+      checked.has(d.sw_if_index) && !isOwnedTag(d.tag) && scope.externalInterfaces.includes(d.interface_name),
+  );
+  await Promise.all(
+    external.map(async (d) => {
+      const text = await client.cli(`show interface features ${d.interface_name}`);
+      const nodes = parseUnicastFeatures(text);
+      if (nodes !== undefined) out.set(d.sw_if_index, nodes);
+    }),
+  );
+  return out;
+}
+
+/**
+ * The nodes listed under the ip4-unicast and ip6-unicast arcs of `show interface features IF`
+ * ("ip6-unicast:" then one indented node per line); undefined when the answer has neither arc
+ * (another VPP's wording, an error): the setting is then taken as listed.
+ */
+export function parseUnicastFeatures(text: string): ReadonlySet<string> | undefined {
+  const nodes = new Set<string>();
+  let arc: string | undefined;
+  let seen = false;
+  for (const line of text.split('\n')) {
+    const header = /^(\S+):\s*$/.exec(line);
+    if (header) {
+      arc = header[1];
+      if (arc === 'ip4-unicast' || arc === 'ip6-unicast') seen = true;
+      continue;
+    }
+    const node = /^\s+(\S+)\s*$/.exec(line)?.[1];
+    if (node !== undefined && (arc === 'ip4-unicast' || arc === 'ip6-unicast')) nodes.add(node);
+  }
+  return seen ? nodes : undefined;
 }

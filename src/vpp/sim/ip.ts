@@ -97,6 +97,12 @@ export class Ip {
     vpp.interfaces.deleteHooks.push((sw) => this.#interfaceDeleted(sw));
   }
 
+  /** Whether the family's input arc runs on the interface (ip4/ip6_sw_interface_enable_disable counts). */
+  familyEnabled(swIfIndex: number, af: Af): boolean {
+    const s = this.#ifs.get(swIfIndex);
+    return s !== undefined && (af === 4 ? s.ip4Enabled : s.ip6Enabled) > 0;
+  }
+
   ipIf(swIfIndex: number): IpIf {
     let s = this.#ifs.get(swIfIndex);
     if (!s) {

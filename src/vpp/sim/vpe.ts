@@ -141,6 +141,7 @@ export class Vpe {
       };
     }
     if (/^int(e(r(f(a(ce?)?)?)?)?)?$/.test(words[1] ?? '')) {
+      if (words[2] === 'features' && words[3] !== undefined) return this.#showIntFeatures(words[3]);
       if (words[2] && 'address'.startsWith(words[2])) return { rv: 0, out: this.#showIntAddr() };
       return { rv: 0, out: this.#showInt() };
     }
@@ -153,6 +154,31 @@ export class Vpe {
     if (sub === 'sr encaps source addr')
       return { rv: 0, out: `SR encaps source addr = ${ipText(this.#vpp.sr.encapSource)}\n` };
     return unknown('show', sub);
+  }
+
+  /**
+   * `show interface features IF` (vnet/feature/feature.c show_feature_command): "Feature paths
+   * configured on IF..." then, per feature arc, the arc's name and its enabled nodes in order.
+   * Only the arcs the simulator models are printed, ip6-unicast before ip4-unicast as VPP lists
+   * them: their uRPF input node while its check runs, and "ipN-not-enabled" while the interface
+   * has no address of that family (ip6: IPv6 not enabled) — the simulator's approximation.
+   */
+  #showIntFeatures(name: string): { rv: number; out: string } {
+    const sw = [...this.#vpp.interfaces.pool.values()].find((i) => i.name === name);
+    if (!sw) return { rv: -1, out: `show interface features: unknown input \`${name}'\n` };
+    const arc = (af: 4 | 6): string[] => {
+      const nodes = this.#vpp.urpf
+        .entries()
+        .filter((e) => e.swIfIndex === sw.swIfIndex && e.af === af && e.isInput && e.checking)
+        .map((e) => `ip${af}-rx-urpf-${e.mode}`);
+      if (!this.#vpp.ip.familyEnabled(sw.swIfIndex, af)) nodes.push(`ip${af}-not-enabled`);
+      return [
+        `ip${af}-unicast:`,
+        ...(nodes.length > 0 ? nodes.map((n) => `  ${n}`) : ['  none configured']),
+        '',
+      ];
+    };
+    return { rv: 0, out: [`Feature paths configured on ${name}...`, '', ...arc(6), ...arc(4)].join('\n') };
   }
 
   #showInt(): string {
