@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { afterEach } from 'node:test';
 import { decodeMessage } from '../../src/vpp/codec/message-codec.js';
 import type { MessageDef, MessageInput } from '../../src/vpp/codec/schema.js';
+import { msg } from '../../src/vpp/messages/index.js';
 import { RawClient } from './raw-client.js';
 import { startVppTarget, type VppTarget } from './vpp-target.js';
 
@@ -28,6 +29,8 @@ export function rawSessions(clientName: string): {
   call: <M extends MessageDef>(c: RawClient, def: M, input: MessageInput<M>) => Promise<Obj>;
   rv: <M extends MessageDef>(c: RawClient, def: M, input: MessageInput<M>) => Promise<number>;
   dump: <M extends MessageDef>(c: RawClient, def: M, input: MessageInput<M>) => Promise<Obj[]>;
+  /** A new loopback (VPP picks its instance and MAC); its sw_if_index. */
+  loopback: (c: RawClient) => Promise<number>;
 } {
   const open: RawSession[] = [];
   let ctx = 1;
@@ -53,6 +56,15 @@ export function rawSessions(clientName: string): {
     call,
     async rv(c, def, input) {
       return (await call(c, def, input)).retval as number;
+    },
+    async loopback(c) {
+      const r = await call(c, msg.create_loopback_instance, {
+        mac_address: '00:00:00:00:00:00',
+        is_specified: false,
+        user_instance: 0,
+      });
+      assert.equal(r.retval, 0);
+      return r.sw_if_index as number;
     },
     async dump(c, def, input) {
       const ps = await c.dump(def, input, ctx++);

@@ -21,7 +21,7 @@ const UDP = 17;
 const SYN = 0x02;
 const ACK = 0x10;
 
-const { start, call } = rawSessions('acl-dataplane-test');
+const { start, call, loopback } = rawSessions('acl-dataplane-test');
 
 interface Rule {
   action: number;
@@ -70,15 +70,7 @@ async function setup(): Promise<{
   return {
     sim,
     c,
-    loopback: async () => {
-      const r = await call(c, msg.create_loopback_instance, {
-        mac_address: '00:00:00:00:00:00',
-        is_specified: false,
-        user_instance: 0,
-      });
-      assert.equal(r.retval, 0);
-      return r.sw_if_index as number;
-    },
+    loopback: () => loopback(c),
     acl: async (...rules) => {
       const r = await call(c, msg.acl_add_replace, { acl_index: 0xffffffff, tag: '', r: rules.map(apiRule) });
       assert.equal(r.retval, 0);

@@ -106,7 +106,7 @@ describe('ErrorCounters', () => {
 // ---------------------------------------------------------------------------------------------
 // Through the API
 
-const { start, call } = rawSessions('error-counters-test');
+const { start, call, loopback } = rawSessions('error-counters-test');
 
 async function cli(c: RawClient, cmd: string): Promise<{ retval: number; reply: string }> {
   const r = await call(c, msg.cli_inband, { cmd });
@@ -115,16 +115,6 @@ async function cli(c: RawClient, cmd: string): Promise<{ retval: number; reply: 
 
 async function ok<M extends MessageDef>(c: RawClient, def: M, input: MessageInput<M>): Promise<void> {
   assert.equal((await call(c, def, input)).retval, 0, def.name);
-}
-
-async function loopback(c: RawClient): Promise<number> {
-  const r = await call(c, msg.create_loopback_instance, {
-    mac_address: '00:00:00:00:00:00',
-    is_specified: false,
-    user_instance: 0,
-  });
-  assert.equal(r.retval, 0);
-  return r.sw_if_index as number;
 }
 
 async function addr(c: RawClient, sw: number, text: string): Promise<void> {

@@ -20,17 +20,7 @@ const STRICT = 2;
 const IP4 = 0;
 const IP6 = 1;
 
-const { start, call, rv, dump } = rawSessions('urpf-test');
-
-async function loopback(c: RawClient): Promise<number> {
-  const r = await call(c, msg.create_loopback_instance, {
-    mac_address: '00:00:00:00:00:00',
-    is_specified: false,
-    user_instance: 0,
-  });
-  assert.equal(r.retval, 0);
-  return r.sw_if_index as number;
-}
+const { start, rv, dump, loopback } = rawSessions('urpf-test');
 
 async function up(c: RawClient, sw: number): Promise<void> {
   assert.equal(await rv(c, msg.sw_interface_set_flags, { sw_if_index: sw, flags: 1 }), 0);
