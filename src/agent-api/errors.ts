@@ -23,6 +23,8 @@ export const AgentErrorCode = {
   ATTACHMENT_NOT_FOUND: 101,
   /** The agent cannot open CNI_NETNS on ADD/CHECK. */
   NETNS_NOT_FOUND: 102,
+  /** ADD: another attachment on this node holds an address the request claims. */
+  ADDRESS_TAKEN: 103,
   INTERNAL: 999,
 } as const;
 
@@ -55,6 +57,7 @@ export function httpStatusOf(code: number): number {
     case AgentErrorCode.NETNS_NOT_FOUND:
       return 404;
     case AgentErrorCode.POD_IFNAME_EXISTS:
+    case AgentErrorCode.ADDRESS_TAKEN:
       return 409;
     case AgentErrorCode.TRY_AGAIN_LATER:
     case AgentErrorCode.PLUGIN_NOT_AVAILABLE:

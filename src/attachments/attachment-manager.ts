@@ -34,6 +34,7 @@ import type { VppApi } from '../vpp/client/vpp-api.js';
 import { isNoVhostNet, toAttachError, withUndoProblems } from './attach-error.js';
 import { KeyedLocks } from './async-lock.js';
 import { validateAttachRequest } from './attach-request.js';
+import { checkAddressClaims } from './address-claims.js';
 import { AttachmentTimer } from './attachment-timing.js';
 import type { AttachmentRecord, AttachmentStore } from './attachment-store.js';
 import { PodDataplane } from './pod-dataplane.js';
@@ -170,6 +171,13 @@ export class AttachmentManager implements PodAttachmentSource {
       routes: req.routes,
       createdAt: new Date(this.#clock()).toISOString(),
     };
+    // Checked and claimed with no await in between: two ADDs for one address cannot both pass.
+    checkAddressClaims(
+      id,
+      req.ips,
+      services,
+      [...this.#entries.values()].map((e) => e.record),
+    );
     // In progress from here on: a full reconcile running meanwhile leaves what this ADD creates alone.
     const entry: Entry = { record, state: 'adding' };
     this.#entries.set(id, entry);

@@ -250,6 +250,7 @@ function podRequest(
   containerId: string,
   ifname = 'net1',
   mode: AttachRequest['mode'] = 'veth',
+  address = '169.254.169.103/24',
 ): AttachRequest {
   return {
     network: NETWORK,
@@ -257,7 +258,7 @@ function podRequest(
     ifname,
     netns: ns.path,
     mode,
-    ips: [{ address: '169.254.169.103/24', gateway: '169.254.169.1' }],
+    ips: [{ address, gateway: '169.254.169.1' }],
     routes: [{ dst: '169.252.252.0/24', gw: '169.254.169.1' }],
   };
 }
@@ -412,7 +413,10 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
 
   void it('serves pods that wait for the dataplane lock in one batch, each on its own', async () => {
     const namespacesOf = [netns(), netns(), netns()];
-    const requests = namespacesOf.map((ns, i) => podRequest(ns, `c-batch-${i}`));
+    // One address each: a service address has one holder.
+    const requests = namespacesOf.map((ns, i) =>
+      podRequest(ns, `c-batch-${i}`, 'net1', 'veth', `169.254.169.${110 + i}/24`),
+    );
     const dumps: string[] = [];
     const count = (m: unknown): void => {
       const name = (m as { name: string }).name;
@@ -510,6 +514,31 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
     assert.equal(existsSync(`/sys/class/net/${mine}`), false, 'ours, no longer wanted: removed');
     assert.equal(existsSync(`/sys/class/net/${theirs}`), true, "the other agent's: untouched");
     assert.deepEqual(await planOps(f), []);
+  });
+
+  void it('refuses a second holder of a service address, naming the first, leaving nothing behind', async () => {
+    const first = podRequest(netns(), 'c-metadata', 'net1', 'veth', '169.254.169.254/24');
+    await f.manager.attach(first);
+    const ns = netns();
+    const thief = podRequest(ns, 'c-thief', 'net1', 'veth', '169.254.169.254/24');
+    await assert.rejects(f.manager.attach(thief), (err: unknown) => {
+      assert.ok(err instanceof AgentApiError);
+      assert.equal(err.code, AgentErrorCode.ADDRESS_TAKEN);
+      assert.match(`${err.msg} ${err.details ?? ''}`, /169\.254\.169\.254 .* container c-metadata/);
+      return true;
+    });
+    // Nor an address off the bridge, or its gateway.
+    for (const address of ['10.0.0.5/24', '169.254.169.1/24'])
+      await assert.rejects(
+        f.manager.attach(podRequest(ns, 'c-thief', 'net1', 'veth', address)),
+        (err: unknown) => err instanceof AgentApiError && err.code === AgentErrorCode.INVALID_NETWORK_CONFIG,
+      );
+    assert.equal(ns.hasLink('net1'), false);
+    assert.deepEqual(await traces(f, 'c-thief', 'net1'), []);
+    assert.deepEqual(
+      f.manager.list().map((r) => r.containerId),
+      ['c-metadata'],
+    );
   });
 
   void it('refuses an ifname the netns already has, touching nothing', async () => {
@@ -626,7 +655,7 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
   void it('collects the attachments of its network that the runtime no longer lists', async () => {
     const [a, b] = [netns(), netns()];
     await f.manager.attach(podRequest(a, 'c-keep'));
-    await f.manager.attach(podRequest(b, 'c-drop'));
+    await f.manager.attach(podRequest(b, 'c-drop', 'net1', 'veth', '169.254.169.104/24'));
     await f.manager.gc({ network: 'another-network', validAttachments: [] });
     assert.equal(f.manager.list().length, 2, 'GC of another network touches nothing');
     await f.manager.gc({ network: NETWORK, validAttachments: [{ containerID: 'c-keep', ifname: 'net1' }] });
