@@ -28,7 +28,7 @@ import { ignoreRetval } from '../../src/vpp/client/retval-error.js';
 import { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { msg } from '../../src/vpp/messages/index.js';
 import { until } from '../../src/util/testing/until.js';
-import { removeIngressFilter } from '../support/underlay.js';
+import { removeUnderlayRouting } from '../support/underlay.js';
 
 const SOCKET = process.env.VPP_API_SOCKET;
 const PY = '/usr/bin/python3';
@@ -220,17 +220,7 @@ describe('the tenant edge against real packets', { skip }, () => {
     for (const l of listeners.values()) l.close();
     const empty = validateConfig({ ...(raw() as object), vpcs: [], ports: [], remoteRoutes: [] });
     await reconcile(empty, { client, host, globals: memoryStore() }).catch(() => undefined);
-    await client
-      .call(msg.ip_route_add_del, {
-        is_add: false,
-        route: {
-          table_id: 0,
-          prefix: { address: { af: 1, un: { ip6: '::' } }, len: 0 },
-          paths: [{ sw_if_index: uplinkIndex, proto: 1, nh: { address: { ip6: '2001:db8::2' } } }],
-        },
-      })
-      .catch(ignoreRetval);
-    await removeIngressFilter(client, uplinkIndex);
+    await removeUnderlayRouting(client, uplinkIndex, '2001:db8::2');
     await client.call(msg.af_packet_delete, { host_if_name: UPLINK_HOST }).catch(ignoreRetval);
     for (const n of [...vms.map(String), 'ul']) spawnSync('ip', ['netns', 'del', ns(n)]);
     spawnSync('ip', ['link', 'del', UPLINK_HOST]);

@@ -26,19 +26,31 @@ export async function removeUnderlay(
   u: TestUnderlay,
   gateway = '2001:db8::2',
 ): Promise<void> {
+  await removeUnderlayRouting(client, u.swIfIndex, gateway);
+  await client.call(msg.delete_loopback, { sw_if_index: u.swIfIndex }).catch(ignoreRetval);
+}
+
+/**
+ * What vppnet put through an underlay interface that outlives an empty config: the IPv6 default
+ * route and the SRv6 ingress filter. Called while the interface is there: routes through a
+ * deleted one stay.
+ */
+export async function removeUnderlayRouting(
+  client: VppApi,
+  swIfIndex: number,
+  gateway: string,
+): Promise<void> {
   await client
     .call(msg.ip_route_add_del, {
       is_add: false,
       route: {
         table_id: 0,
         prefix: { address: { af: 1, un: { ip6: '::' } }, len: 0 },
-        paths: [{ sw_if_index: u.swIfIndex, proto: 1, nh: { address: { ip6: gateway } } }],
+        paths: [{ sw_if_index: swIfIndex, proto: 1, nh: { address: { ip6: gateway } } }],
       },
     })
     .catch(ignoreRetval);
-  // While the interface its routes go through is there: routes through a deleted one stay.
-  await removeIngressFilter(client, u.swIfIndex);
-  await client.call(msg.delete_loopback, { sw_if_index: u.swIfIndex }).catch(ignoreRetval);
+  await removeIngressFilter(client, swIfIndex);
 }
 
 /**
