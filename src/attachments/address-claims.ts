@@ -8,7 +8,7 @@
 import { AgentApiError, AgentErrorCode } from '../agent-api/errors.js';
 import type { AttachIp } from '../agent-api/protocol.js';
 import type { ServicesConfig } from '../config/model.js';
-import { ip4InPrefix, ip4Mask, ip4ToInt, isIp4 } from '../net/ip.js';
+import { ip4InPrefix, ip4Mask, ip4ToInt, parseIp4Prefix } from '../net/ip.js';
 
 /** Who holds an address now: an attachment's record, as the manager keeps it. */
 export interface AddressHolder {
@@ -30,12 +30,14 @@ export function checkAddressClaims(
   const problems: string[] = [];
   const claimed = new Set<string>();
   for (const [i, ip] of ips.entries()) {
-    const slash = ip.address.indexOf('/');
-    const address = ip.address.slice(0, slash);
-    const len = Number(ip.address.slice(slash + 1));
+    const p = parseIp4Prefix(ip.address);
     const at = `ips[${i}].address ${ip.address}`;
-    if (!isIp4(address)) problems.push(`${at}: the service bridge is IPv4`);
-    else if (len !== bridge.len || !ip4InPrefix(address, bridge))
+    if (!p) {
+      problems.push(`${at}: the service bridge is IPv4`);
+      continue;
+    }
+    const { address, len } = p;
+    if (len !== bridge.len || !ip4InPrefix(address, bridge))
       problems.push(`${at}: not a host address of the service bridge ${bridge.address}/${bridge.len}`);
     else if (address === bridge.address) problems.push(`${at}: is the bridge's gateway`);
     else if (isNetworkOrBroadcast(address, bridge.len))

@@ -127,6 +127,11 @@ function reservedIp6(node: NodeConfig | undefined): readonly ReservedIp6[] {
   return list;
 }
 
+/** Whether a prefix is one address: a /32, or a /128 for IPv6. */
+export function isHostPrefix(p: { readonly len: number }, family: 4 | 6): boolean {
+  return p.len === (family === 4 ? 32 : 128);
+}
+
 /**
  * VPC + address → the local port holding it: what local-wins looks up, per host route; and VPC +
  * prefix → the port it is an allowed prefix of, for the other lengths.
@@ -153,10 +158,7 @@ export function localAddressesOf(ports: readonly PortConfig[]): LocalAddresses {
     if (p.ip !== undefined) out.set(localKey(p.vpc, p.ip), p.name);
     if (p.ip6 !== undefined) out.set(localKey(p.vpc, p.ip6), p.name);
     for (const a of p.allowedPrefixes)
-      out.set(
-        a.len === (a.family === 4 ? 32 : 128) ? localKey(p.vpc, a.address) : localPrefixKey(p.vpc, a),
-        p.name,
-      );
+      out.set(isHostPrefix(a, a.family) ? localKey(p.vpc, a.address) : localPrefixKey(p.vpc, a), p.name);
   }
   return out;
 }
@@ -173,7 +175,7 @@ export function localPortOf(
   family: 4 | 6,
 ): string | undefined {
   if (local.size === 0) return undefined;
-  if (prefix.len !== (family === 4 ? 32 : 128)) return local.get(localPrefixKey(vpc, prefix));
+  if (!isHostPrefix(prefix, family)) return local.get(localPrefixKey(vpc, prefix));
   return local.get(localKey(vpc, prefix.address));
 }
 

@@ -35,6 +35,7 @@ import {
   reservedIp4Overlap,
   reservedIp6Overlap,
   reservedRangeHolding,
+  isHostPrefix,
   type LocalAddresses,
 } from './lanes.js';
 import { MIN_TENANT_MTU, NODE_DEFAULTS, SERVICE_DEFAULTS, SRV6_ENCAP_OVERHEAD } from './defaults.js';
@@ -723,7 +724,7 @@ export function validatePorts(
   const claimed = new Map<string, string>();
   for (const { path, vpc, prefix } of allowed) {
     const text = `${prefix.address}/${prefix.len}`;
-    const host = prefix.len === (prefix.family === 4 ? 32 : 128);
+    const host = isHostPrefix(prefix, prefix.family);
     const holder = host ? (prefix.family === 4 ? ips : ips6).get(`${vpc.name}/${prefix.address}`) : undefined;
     if (holder !== undefined) c.fail(path, `${text} is the address of ${holder.replace(/\.ip6?$/, '')}`);
     else if (prefix.family === 4 && host && prefix.address === vpc.gateway)

@@ -366,14 +366,7 @@ function withFleetSources(srv6: unknown, nodes: ReadonlyMap<string, NodeRecord>)
  * without re-deriving every node for every node that comes or goes.
  */
 export function fleetSources(nodes: ReadonlyMap<string, NodeRecord>): string[] {
-  const all = new Set<string>();
-  for (const n of nodes.values()) for (const s of n.sources) all.add(s);
-  return aggregateIp6(
-    [...all].map((s) => {
-      const slash = s.indexOf('/');
-      return { address: s.slice(0, slash), len: Number(s.slice(slash + 1)) };
-    }),
-  ).map((p) => `${p.address}/${p.len}`);
+  return aggregateIp6([...nodes.values()].flatMap((n) => n.sources)).map((p) => `${p.address}/${p.len}`);
 }
 
 /**

@@ -14,7 +14,7 @@ import {
 } from '../config/validate.js';
 import { reservedIp4Overlap, reservedIp6Overlap } from '../config/lanes.js';
 import type { NodeConfig } from '../config/model.js';
-import { ip6InPrefix, ip6Network } from '../net/ip.js';
+import { ip6InPrefix, ip6Network, type Ip6Prefix } from '../net/ip.js';
 import type { EndpointPrefix, KeySchema, ParsedKey } from './keys.js';
 
 export type RawValue = Record<string, unknown>;
@@ -32,9 +32,9 @@ export interface NodeRecord {
   readonly bsidPrefix: { readonly address: string; readonly len: number };
   /**
    * Where its SRv6 packets come from, what other nodes' ingress filters accept: its underlay
-   * address's prefix, and its encapsulation source when that lies outside it. As text, "addr/len".
+   * address's prefix, and its encapsulation source when that lies outside it.
    */
-  readonly sources: readonly string[];
+  readonly sources: readonly Ip6Prefix[];
 }
 
 export interface VpcRecord {
@@ -233,9 +233,9 @@ export function recordValue(r: DatastoreRecord): RawValue {
 }
 
 /** A node's SRv6 sources (NodeRecord.sources). */
-function nodeSources(config: NodeConfig): string[] {
+function nodeSources(config: NodeConfig): Ip6Prefix[] {
   const underlay = { address: config.underlay.address, len: config.underlay.prefixLength };
-  const network = `${ip6Network(underlay)}/${underlay.len}`;
+  const network = { address: ip6Network(underlay), len: underlay.len };
   const encap = config.srv6.encapSource;
-  return ip6InPrefix(encap, underlay) ? [network] : [network, `${encap}/128`];
+  return ip6InPrefix(encap, underlay) ? [network] : [network, { address: encap, len: 128 }];
 }
