@@ -24,6 +24,7 @@ export function toAttachError(err: unknown): AgentApiError {
         return new AgentApiError(AgentErrorCode.NETNS_NOT_FOUND, err.message);
       case 'VPPNET_ERR_INVALID_ARGUMENT':
       case 'VPPNET_ERR_HOST_NETNS':
+      case 'VPPNET_ERR_NOT_POD_NETNS':
         return new AgentApiError(AgentErrorCode.INVALID_NETWORK_CONFIG, err.message);
       default:
         return new AgentApiError(AgentErrorCode.INTERNAL, err.message);

@@ -10,7 +10,9 @@ import {
   linkExistsInNetns,
   NetnsError,
   readPodInterface,
+  DEFAULT_POD_NETNS_DIRS,
   refuseHostNetns,
+  refuseNonPodNetnsPath,
   resolveNetns,
   type CreatedVeth,
   type CreateVethOptions,
@@ -20,6 +22,12 @@ import {
 import { commandError, systemRunner, isNoSuchDevice, runIp } from '../netns/ip-command.js';
 
 export interface PodNetns {
+  /**
+   * Throws unless `netnsPath` may be a pod's namespace: inside the runtime's netns directories and
+   * not the host's (or the agent's) own. Runs before anything is created, in both attach modes: a
+   * VPP tap is made in whatever namespace the path names, just as a veth is.
+   */
+  admit(netnsPath: string): Promise<void>;
   createVeth(options: CreateVethOptions): Promise<CreatedVeth>;
   /** False when the link was already gone. */
   deleteHostLink(name: string): Promise<boolean>;
@@ -34,10 +42,22 @@ export interface PodNetns {
   vhostNetAvailable(): Promise<boolean>;
 }
 
+/** The Linux implementation, accepting namespaces pinned in `netnsDirs`. */
+export function linuxPodNetnsIn(netnsDirs: readonly string[]): PodNetns {
+  return { ...linuxPodNetns, admit: (netnsPath) => admitPodNetns(netnsPath, netnsDirs) };
+}
+
+async function admitPodNetns(netnsPath: string, netnsDirs: readonly string[]): Promise<void> {
+  await refuseNonPodNetnsPath(netnsPath, netnsDirs);
+  // A request naming the host's own namespace (/proc/self/ns/net, /proc/1/ns/net, a bind mount
+  // of either under /run/netns) would put the pod's link, its address and routes on the node's network.
+  await refuseHostNetns(netnsPath);
+}
+
 export const linuxPodNetns: PodNetns = {
+  admit: (netnsPath) => admitPodNetns(netnsPath, DEFAULT_POD_NETNS_DIRS),
   async createVeth(options) {
-    // A request naming the host's own namespace (/proc/self/ns/net, /proc/1/ns/net, a bind mount
-    // of either) would put the pod's link, its address and routes on the node's network.
+    // Again at the moment of creation: the path may have been re-pointed since admit().
     await refuseHostNetns(options.netnsPath);
     return createVethIntoNetns(options);
   },

@@ -13,6 +13,8 @@ export type NetnsErrorCode =
   | 'VPPNET_ERR_NOT_A_NETNS'
   /** The namespace is the host's or the agent's own: no VM or pod link goes there. */
   | 'VPPNET_ERR_HOST_NETNS'
+  /** The path is not in a container runtime's netns directory, so it is no pod's namespace. */
+  | 'VPPNET_ERR_NOT_POD_NETNS'
   /** The interface name the runtime asked for is already taken inside the netns. */
   | 'VPPNET_ERR_POD_IFNAME_EXISTS'
   /** The host-side name is taken, usually by a leftover of the same attachment. */
