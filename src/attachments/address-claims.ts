@@ -1,14 +1,19 @@
 /**
- * What addresses a pod may claim on the service bridge. A pod is the first thing an attacker takes
- * over (it parses what VMs send), and whoever holds an address on the bridge receives what VMs send
- * to it: a second pod claiming 169.254.169.254 would answer VMs' metadata requests. So an
- * attachment's addresses are IPv4 host addresses of the bridge's own subnet (services.gateway),
- * never the gateway, and each is held by one attachment per hypervisor at a time.
+ * What a pod may claim on the service bridge. A pod is the first thing an attacker takes over (it
+ * parses what VMs send), and whoever holds an address on the bridge receives what VMs send to it: a
+ * second pod claiming 169.254.169.254 would answer VMs' metadata requests. So:
+ * - an attachment's addresses are IPv4 host addresses of the bridge's own subnet (services.gateway),
+ *   never the gateway, and each is held by one attachment per hypervisor at a time;
+ * - with services.networks set, a service network's attachment holds exactly its service's address
+ *   and no other network attaches at all;
+ * - its routes lead only to the bridge subnet or the VMs' service addresses, through the gateway:
+ *   the agent writes them into the pod's namespace, so a request must not route anything else there.
  */
 import { AgentApiError, AgentErrorCode } from '../agent-api/errors.js';
-import type { AttachIp } from '../agent-api/protocol.js';
+import type { AttachIp, AttachRoute } from '../agent-api/protocol.js';
 import type { ServicesConfig } from '../config/model.js';
-import { ip4InPrefix, ip4Mask, ip4ToInt, parseIp4Prefix } from '../net/ip.js';
+import { ip4InPrefix, ip4Mask, ip4Network, ip4ToInt, parseIp4Prefix, type Ip4Prefix } from '../net/ip.js';
+import { serviceAddressOf, serviceRoleOfNetwork } from '../services/service-role.js';
 
 /** Who holds an address now: an attachment's record, as the manager keeps it. */
 export interface AddressHolder {
@@ -19,17 +24,25 @@ export interface AddressHolder {
   readonly ips: readonly AttachIp[];
 }
 
-/** Throws AgentApiError: 7 for an address outside the bridge, ADDRESS_TAKEN for one held. */
+/** What an ADD asks to hold. */
+export interface AttachmentClaim {
+  readonly id: string;
+  readonly network: string;
+  readonly ips: readonly AttachIp[];
+  readonly routes: readonly AttachRoute[];
+}
+
+/** Throws AgentApiError: 7 for a claim outside the pod's lane, ADDRESS_TAKEN for an address held. */
 export function checkAddressClaims(
-  id: string,
-  ips: readonly AttachIp[],
+  claim: AttachmentClaim,
   services: ServicesConfig,
   holders: Iterable<AddressHolder>,
 ): void {
   const bridge = services.gateway;
+  const bridgeText = `${ip4Network(bridge)}/${bridge.len}`;
   const problems: string[] = [];
   const claimed = new Set<string>();
-  for (const [i, ip] of ips.entries()) {
+  for (const [i, ip] of claim.ips.entries()) {
     const p = parseIp4Prefix(ip.address);
     const at = `ips[${i}].address ${ip.address}`;
     if (!p) {
@@ -38,11 +51,24 @@ export function checkAddressClaims(
     }
     const { address, len } = p;
     if (len !== bridge.len || !ip4InPrefix(address, bridge))
-      problems.push(`${at}: not a host address of the service bridge ${bridge.address}/${bridge.len}`);
+      problems.push(`${at}: not a host address of the service bridge ${bridgeText}`);
     else if (address === bridge.address) problems.push(`${at}: is the bridge's gateway`);
     else if (isNetworkOrBroadcast(address, bridge.len))
       problems.push(`${at}: is the bridge subnet's network or broadcast address`);
     else claimed.add(address);
+    if (ip.gateway !== undefined && ip.gateway !== bridge.address)
+      problems.push(`ips[${i}].gateway ${ip.gateway}: the bridge's gateway is ${bridge.address}`);
+  }
+  problems.push(...roleProblems(claim, services, claimed));
+  for (const [i, route] of claim.routes.entries()) {
+    const at = `routes[${i}]`;
+    const dst = parseIp4Prefix(route.dst);
+    if (!dst || !(within(dst, bridge) || within(dst, services.vmAddressRange)))
+      problems.push(
+        `${at}.dst ${route.dst}: a pod routes only to the bridge ${bridgeText} or the VMs' service addresses ${services.vmAddressRange.address}/${services.vmAddressRange.len}`,
+      );
+    if (route.gw !== undefined && route.gw !== bridge.address)
+      problems.push(`${at}.gw ${route.gw}: the bridge's gateway is ${bridge.address}`);
   }
   if (problems.length > 0)
     throw new AgentApiError(
@@ -51,7 +77,7 @@ export function checkAddressClaims(
       problems.join('; '),
     );
   for (const h of holders) {
-    if (h.id === id) continue;
+    if (h.id === claim.id) continue;
     for (const ip of h.ips) {
       const address = ip.address.slice(0, ip.address.indexOf('/'));
       if (claimed.has(address))
@@ -62,6 +88,32 @@ export function checkAddressClaims(
         );
     }
   }
+}
+
+/** With services.networks: the network must be a service's, and hold that service's address only. */
+function roleProblems(claim: AttachmentClaim, services: ServicesConfig, claimed: Set<string>): string[] {
+  if (services.networks === undefined) return [];
+  const role = serviceRoleOfNetwork(claim.network, services);
+  if (role === undefined) {
+    const named = Object.entries(services.networks)
+      .filter(([, n]) => n !== undefined)
+      .map(([r, n]) => `${r}: ${String(n)}`);
+    return [
+      `network ${claim.network} is not a service network of this node (services.networks: ${named.join(', ')})`,
+    ];
+  }
+  const own = serviceAddressOf(role, services);
+  const others = [...claimed].filter((a) => a !== own);
+  const problems = others.map(
+    (a) => `${a}: network ${claim.network} holds only the ${role} address ${String(own)}`,
+  );
+  if (!claimed.has(own ?? '') && others.length === 0)
+    problems.push(`network ${claim.network} must hold the ${role} address ${String(own)}`);
+  return problems;
+}
+
+function within(p: Ip4Prefix, outer: Ip4Prefix): boolean {
+  return p.len >= outer.len && ip4InPrefix(p.address, outer);
 }
 
 function isNetworkOrBroadcast(address: string, len: number): boolean {

@@ -56,6 +56,13 @@ export interface AttachmentManagerOptions {
 
 type EntryState = 'adding' | 'active' | 'removing';
 
+/**
+ * Attachments per CNI network on one node. A service network has one pod per node (two for a
+ * moment in a rolling update); the bound stops a caller that loops on ADD from filling VPP and the
+ * host with ports.
+ */
+export const MAX_ATTACHMENTS_PER_NETWORK = 16;
+
 /** Size of tap_create_v3.host_namespace, terminating NUL included. */
 const TAP_NETNS_MAX = 64;
 
@@ -125,6 +132,12 @@ export class AttachmentManager implements PodAttachmentSource {
         `netns ${this.#entries.get(id)?.record.netns ?? ''}`,
       );
     }
+    // The path first: a request naming /proc/1/ns/net is refused for what it names, unprobed.
+    try {
+      await this.#netns.admit(req.netns);
+    } catch (err) {
+      throw toAttachError(err);
+    }
     if (!(await this.#netns.exists(req.netns))) {
       throw new AgentApiError(AgentErrorCode.NETNS_NOT_FOUND, `cannot open network namespace ${req.netns}`);
     }
@@ -172,9 +185,15 @@ export class AttachmentManager implements PodAttachmentSource {
       createdAt: new Date(this.#clock()).toISOString(),
     };
     // Checked and claimed with no await in between: two ADDs for one address cannot both pass.
+    const sameNetwork = [...this.#entries.values()].filter((e) => e.record.network === req.network).length;
+    if (sameNetwork >= MAX_ATTACHMENTS_PER_NETWORK)
+      throw new AgentApiError(
+        AgentErrorCode.INVALID_NETWORK_CONFIG,
+        `network ${req.network} already has ${sameNetwork} attachments on this node, the most it may have`,
+        'detach (or let GC collect) the pods that are gone',
+      );
     checkAddressClaims(
-      id,
-      req.ips,
+      { id, network: req.network, ips: req.ips, routes: req.routes },
       services,
       [...this.#entries.values()].map((e) => e.record),
     );

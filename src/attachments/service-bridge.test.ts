@@ -4,11 +4,11 @@
  * (root only). Each test leaves VPP, the host and the state directory as it found them.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import diagnostics from 'node:diagnostics_channel';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
@@ -541,6 +541,49 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
     );
   });
 
+  void it("refuses the host's namespace and any namespace outside the runtime's directories, in both modes", async () => {
+    // /run/netns/<name> bound to this process's (the agent's, the host's) namespace: in the right
+    // directory, but the host's own.
+    const hostAlias = `vppnet-hostalias-${randomBytes(3).toString('hex')}`;
+    ip('netns', 'attach', hostAlias, String(process.pid));
+    // A real pod-like namespace, bind-mounted outside /run/netns.
+    const ns = netns();
+    const outside = await mkdtemp(path.join(os.tmpdir(), 'vppnet-ns-'));
+    const stray = path.join(outside, 'ns');
+    await writeFile(stray, '');
+    execFileSync('mount', ['--bind', ns.path, stray]);
+    try {
+      const cases: [string, RegExp][] = [
+        ['/proc/self/ns/net', /not in the container runtime's netns directories/],
+        ['/proc/1/ns/net', /not in the container runtime's netns directories/],
+        [stray, /not in the container runtime's netns directories/],
+        [`/run/netns/${hostAlias}`, /is the host's network namespace/],
+        [`/var/run/netns/../netns/${hostAlias}`, /is the host's network namespace/],
+      ];
+      for (const [netnsPath, why] of cases)
+        for (const mode of ['veth', 'tap'] as const) {
+          const req = { ...podRequest(ns, 'c-hostns', 'vppnet9', mode), netns: netnsPath };
+          await assert.rejects(f.manager.attach(req), (err: unknown) => {
+            assert.ok(err instanceof AgentApiError, String(err));
+            assert.equal(err.code, AgentErrorCode.INVALID_NETWORK_CONFIG, `${netnsPath} ${mode}`);
+            assert.match(err.msg, why);
+            return true;
+          });
+          assert.deepEqual(await traces(f, 'c-hostns', 'vppnet9'), [], `${netnsPath} ${mode}`);
+        }
+      assert.notEqual(
+        spawnSync('ip', ['link', 'show', 'vppnet9']).status,
+        0,
+        'no vppnet9 in the host namespace',
+      );
+    } finally {
+      execFileSync('umount', [stray]);
+      await rm(outside, { recursive: true, force: true });
+      ip('netns', 'del', hostAlias);
+    }
+    assert.deepEqual(f.manager.list(), []);
+  });
+
   void it('refuses an ifname the netns already has, touching nothing', async () => {
     const ns = netns();
     ip('-n', ns.name, 'link', 'add', 'net1', 'type', 'veth', 'peer', 'name', 'other1');
@@ -575,12 +618,15 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
 
   void it('undoes the pair when the pod end cannot be configured', async () => {
     const ns = netns();
-    // A route via a gateway the pod's addresses do not reach: the kernel refuses it.
-    const req = { ...podRequest(ns, 'c-bad-route'), routes: [{ dst: '10.9.0.0/16', gw: '192.0.2.1' }] };
+    // The same route twice: allowed by the agent's rules, refused by the kernel ("File exists").
+    const route = { dst: '169.252.252.0/25', gw: '169.254.169.1' };
+    const req = { ...podRequest(ns, 'c-bad-route'), routes: [route, route] };
     await assert.rejects(
       f.manager.attach(req),
       (err: unknown) =>
-        err instanceof AgentApiError && err.code === 999 && /route add 10\.9\.0\.0\/16/.test(err.message),
+        err instanceof AgentApiError &&
+        err.code === 999 &&
+        /route add 169\.252\.252\.0\/25/.test(err.message),
     );
     assert.deepEqual(await traces(f, req.containerId, req.ifname), []);
     assert.equal(ns.hasLink('net1'), false);

@@ -157,6 +157,19 @@ export interface ServicesConfig {
   readonly dhcpServer: string | undefined;
   /** Seconds a freed VM service address is held back before reuse. */
   readonly addressHoldSeconds: number;
+  /**
+   * The CNI network (NetworkAttachmentDefinition config `name`) of each service pod. Set, an
+   * attachment of one of these networks may hold only its service's address, and no other network
+   * may attach; unset, any network may hold any free host address of the bridge.
+   */
+  readonly networks: ServiceNetworks | undefined;
+}
+
+/** The CNI network name per service; a service left out has no pod network. */
+export interface ServiceNetworks {
+  readonly metadata: string | undefined;
+  readonly dns: string | undefined;
+  readonly dhcp: string | undefined;
 }
 
 export interface AgentConfig {

@@ -382,6 +382,32 @@ export const CONFIG_FIELDS: readonly FieldDoc[] = [
     description: "The DHCP pod's address; set: DHCP from VMs is relayed there with option 82.",
   },
   {
+    path: 'services.networks',
+    type: 'mapping',
+    required: false,
+    description:
+      "The CNI network (the NetworkAttachmentDefinition config's `name`) of each service pod. Set, an attachment of one of these networks may hold only its own service's address and no other network may attach to the bridge; unset, any network may hold any free host address of the bridge (see docs/security.md).",
+  },
+  {
+    path: 'services.networks.metadata',
+    type: 'CNI network name',
+    required: false,
+    description: "The metadata pod's network: it may hold services.metadataAddress.",
+  },
+  {
+    path: 'services.networks.dns',
+    type: 'CNI network name',
+    required: false,
+    description: "The DNS-proxy pod's network: it may hold services.dnsAddress.",
+  },
+  {
+    path: 'services.networks.dhcp',
+    type: 'CNI network name',
+    required: false,
+    description:
+      "The DHCP pod's network: it may hold services.dhcpServer, and only its port may send DHCP server replies.",
+  },
+  {
     path: 'services.addressHoldSeconds',
     type: 'integer 0-86400',
     required: false,

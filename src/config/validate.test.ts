@@ -188,6 +188,24 @@ describe('config validation', () => {
       /not inside/,
     ],
     [
+      'a DHCP network without a DHCP server',
+      (c) => (c.services = { networks: { dhcp: 'vppnet-dhcp' } }),
+      'services.networks.dhcp',
+      /services\.dhcpServer is not set/,
+    ],
+    [
+      'one network for two services',
+      (c) => (c.services = { dnsAddress: '169.254.169.53', networks: { metadata: 'svc', dns: 'svc' } }),
+      'services.networks.dns',
+      /also services\.networks\.metadata/,
+    ],
+    [
+      'a service network name CNI would refuse',
+      (c) => (c.services = { networks: { metadata: '-bad name' } }),
+      'services.networks.metadata',
+      /CNI network name/,
+    ],
+    [
       'VPC table = services table',
       (c) => ((c.services = {}), (c.vpcs[0]!.table = 4000)),
       'vpcs[0].table',

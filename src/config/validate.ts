@@ -51,6 +51,7 @@ import type {
   PortAttachment,
   PortConfig,
   RemoteRouteConfig,
+  ServiceNetworks,
   ServicesConfig,
   SocketAccess,
   VhostUserDefaults,
@@ -420,6 +421,7 @@ export function validateServices(c: Checker, raw: unknown): ServicesConfig | und
     86400,
     SERVICE_DEFAULTS.addressHoldSeconds,
   );
+  const networks = validateServiceNetworks(c, s.networks, { dnsAddress, dhcpServer });
   if (gateway && range && ip4PrefixesOverlap(gateway, range))
     c.fail('services.vmAddressRange', 'overlaps the service bridge subnet');
   for (const [field, a] of [
@@ -452,7 +454,42 @@ export function validateServices(c: Checker, raw: unknown): ServicesConfig | und
     dnsAddress,
     dhcpServer,
     addressHoldSeconds,
+    networks,
   };
+}
+
+/** A CNI network name, as the spec allows it. */
+const CNI_NETWORK_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,252}$/;
+
+function validateServiceNetworks(
+  c: Checker,
+  raw: unknown,
+  addresses: { readonly dnsAddress: string | undefined; readonly dhcpServer: string | undefined },
+): ServiceNetworks | undefined {
+  if (raw === undefined) return undefined;
+  const n = c.object(raw, 'services.networks', fieldsUnder('services.networks'));
+  if (!n) return undefined;
+  const seen = new Map<string, string>();
+  const one = (field: 'metadata' | 'dns' | 'dhcp'): string | undefined => {
+    const v = n[field];
+    if (v === undefined) return undefined;
+    const path = `services.networks.${field}`;
+    if (typeof v !== 'string' || !CNI_NETWORK_NAME.test(v))
+      return c.fail(
+        path,
+        'must be a CNI network name (letters, digits, "_", "." and "-", starting with a letter or digit)',
+      );
+    if (field === 'dns' && addresses.dnsAddress === undefined)
+      return c.fail(path, 'names a DNS network, but services.dnsAddress is not set');
+    if (field === 'dhcp' && addresses.dhcpServer === undefined)
+      return c.fail(path, 'names a DHCP network, but services.dhcpServer is not set');
+    const other = seen.get(v);
+    if (other !== undefined)
+      return c.fail(path, `is also services.networks.${other}: one network per service`);
+    seen.set(v, field);
+    return detached(v);
+  };
+  return { metadata: one('metadata'), dns: one('dns'), dhcp: one('dhcp') };
 }
 
 export function validateVpcs(

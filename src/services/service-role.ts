@@ -1,0 +1,34 @@
+/**
+ * Which service a pod on the bridge provides, known from the address it holds: the dataplane
+ * gives each role only what its job needs (only the DHCP pod's port may send DHCP server replies),
+ * and with services.networks set each role belongs to one CNI network.
+ */
+import type { ServicesConfig } from '../config/model.js';
+
+export type ServiceRole = 'metadata' | 'dns' | 'dhcp';
+
+export const SERVICE_ROLES: readonly ServiceRole[] = ['metadata', 'dns', 'dhcp'];
+
+/** The service address of a role, undefined when the node runs without that service. */
+export function serviceAddressOf(role: ServiceRole, services: ServicesConfig): string | undefined {
+  switch (role) {
+    case 'metadata':
+      return services.metadataAddress;
+    case 'dns':
+      return services.dnsAddress;
+    case 'dhcp':
+      return services.dhcpServer;
+  }
+}
+
+/** The role whose address this is, if any. */
+export function serviceRoleOfAddress(address: string, services: ServicesConfig): ServiceRole | undefined {
+  return SERVICE_ROLES.find((role) => serviceAddressOf(role, services) === address);
+}
+
+/** The role services.networks gives a CNI network, if any. */
+export function serviceRoleOfNetwork(network: string, services: ServicesConfig): ServiceRole | undefined {
+  const networks = services.networks;
+  if (networks === undefined) return undefined;
+  return SERVICE_ROLES.find((role) => networks[role] === network);
+}
