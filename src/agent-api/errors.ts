@@ -25,6 +25,8 @@ export const AgentErrorCode = {
   NETNS_NOT_FOUND: 102,
   /** ADD: another attachment on this node holds an address the request claims. */
   ADDRESS_TAKEN: 103,
+  /** A route the socket does not serve: the service-map socket answers only GET /v1/service-map. */
+  NOT_ON_THIS_SOCKET: 104,
   INTERNAL: 999,
 } as const;
 
@@ -56,6 +58,8 @@ export function httpStatusOf(code: number): number {
     case AgentErrorCode.ATTACHMENT_NOT_FOUND:
     case AgentErrorCode.NETNS_NOT_FOUND:
       return 404;
+    case AgentErrorCode.NOT_ON_THIS_SOCKET:
+      return 403;
     case AgentErrorCode.POD_IFNAME_EXISTS:
     case AgentErrorCode.ADDRESS_TAKEN:
       return 409;

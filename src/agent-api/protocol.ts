@@ -1,6 +1,9 @@
 /**
- * The vppnet-agent's local API: HTTP/1.1 over a Unix socket (mode 0600, default
- * /run/vppnet/agent.sock). These types are the contract for both sides; the agent's server
+ * The vppnet-agent's local API: HTTP/1.1 over two Unix sockets split by privilege. The privileged
+ * one (mode 0600 in a 0700 directory, default /run/vppnet-agent/agent.sock) serves every route
+ * below, for vppnet-cni; the service-map one (mode 0666, default
+ * /run/vppnet/services/service-map.sock, in a directory service pods mount) serves only
+ * `GET /v1/service-map` and answers anything else 403 with code 104. These types are the contract for both sides; the agent's server
  * (src/attachments/local-api.ts) is written against them, the plugin's client
  * (src/cni/agent-client.ts) uses them. JSON bodies, `content-type: application/json`.
  *
@@ -36,7 +39,14 @@ export const AGENT_API_PATHS = {
 /** Not for vppnet-cni: the metadata and DHCP services read it. */
 export const SERVICE_MAP_PATH = '/v1/service-map';
 
-export const DEFAULT_AGENT_SOCKET = '/run/vppnet/agent.sock';
+/**
+ * vppnet-cni's socket. Its own directory, root-only, that no pod mounts: /run/vppnet also holds the
+ * VMs' vhost-user sockets and is no place for either the privileged API or what pods mount.
+ */
+export const DEFAULT_AGENT_SOCKET = '/run/vppnet-agent/agent.sock';
+
+/** The service pods' read-only socket; its directory is the one thing they mount. */
+export const DEFAULT_SERVICE_MAP_SOCKET = '/run/vppnet/services/service-map.sock';
 
 /** `auto`: the agent prefers a VPP tap (needs /dev/vhost-net) and falls back to a veth + af_packet. */
 export type AttachMode = 'auto' | 'tap' | 'veth';

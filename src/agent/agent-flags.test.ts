@@ -8,11 +8,37 @@ describe('parseAgentFlags', () => {
       configPath: '/etc/vppnet/config.yaml',
       vppSocketPath: '/run/vpp/api.sock',
       stateDir: '/var/lib/vppnet',
-      agentSocketPath: '/run/vppnet/agent.sock',
+      agentSocketPath: '/run/vppnet-agent/agent.sock',
+      serviceMapSocketPath: '/run/vppnet/services/service-map.sock',
+      podNetnsDirs: ['/run/netns', '/var/run/netns'],
       listen: { host: '127.0.0.1', port: 9464 },
       driftIntervalMs: 60_000,
       logLevel: 'info',
     });
+  });
+
+  it('keeps the privileged socket out of the directory the service pods mount', () => {
+    for (const [agent, map] of [
+      ['/run/vppnet/agent.sock', '/run/vppnet/service-map.sock'],
+      ['/run/vppnet/services/x/agent.sock', '/run/vppnet/services/service-map.sock'],
+      ['/run/a/agent.sock', '/service-map.sock'],
+    ] as const)
+      assert.throws(
+        () => parseAgentFlags(['--agent-socket', agent, '--service-map-socket', map], {}),
+        (err: unknown) => err instanceof UsageError && /service pods mount/.test(err.message),
+        `${agent} beside ${map}`,
+      );
+    const off = parseAgentFlags([], { VPPNET_SERVICE_MAP_SOCKET: 'none' });
+    assert.ok(typeof off === 'object' && off.serviceMapSocketPath === undefined);
+    assert.throws(() => parseAgentFlags(['--service-map-socket', 'rel.sock'], {}), /not an absolute path/);
+  });
+
+  it('takes the runtime netns directories as a comma-separated list of absolute paths', () => {
+    const flags = parseAgentFlags(['--netns-dirs', '/var/run/docker/netns, /run/netns'], {});
+    assert.ok(typeof flags === 'object');
+    assert.deepEqual(flags.podNetnsDirs, ['/var/run/docker/netns', '/run/netns']);
+    assert.throws(() => parseAgentFlags(['--netns-dirs', 'netns'], {}), /absolute directories/);
+    assert.throws(() => parseAgentFlags([], { VPPNET_NETNS_DIRS: ',' }), /absolute directories/);
   });
 
   it('takes flags over environment variables over defaults', () => {

@@ -3,7 +3,9 @@
  * DaemonSet sets it), else the default. Every bad value is a UsageError naming the flag.
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_AGENT_SOCKET } from '../agent-api/protocol.js';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { DEFAULT_AGENT_SOCKET, DEFAULT_SERVICE_MAP_SOCKET } from '../agent-api/protocol.js';
+import { DEFAULT_POD_NETNS_DIRS } from '../netns/index.js';
 import { isNodeName } from '../config/validate.js';
 import { CONNECTION_FLAGS, CONNECTION_OPTIONS, connectionFlagsOf } from '../datastore/connection-flags.js';
 import type { ConnectionFlags } from '../datastore/connection-settings.js';
@@ -34,8 +36,14 @@ export const USAGE = `usage: vppnet-agent [options]
                          VPPNET_ETCD_INSECURE=true); refused otherwise, logged as a warning
   --vpp-socket PATH      VPP binary API socket (env VPPNET_VPP_SOCKET; default ${DEFAULT_SOCKET_PATH})
   --state-dir DIR        state kept across restarts (env VPPNET_STATE_DIR; default ${DEFAULT_STATE_DIR})
-  --agent-socket PATH    local API for vppnet-cni and the service map, mode 0600
-                         (env VPPNET_AGENT_SOCKET; default ${DEFAULT_AGENT_SOCKET})
+  --agent-socket PATH    vppnet-cni's API (attach, detach, gc), mode 0600 in a directory of mode 0700
+                         that no pod may mount (env VPPNET_AGENT_SOCKET; default ${DEFAULT_AGENT_SOCKET})
+  --service-map-socket PATH  the read-only service map for the service pods, mode 0666, in its own
+                         directory; 'none' disables it (env VPPNET_SERVICE_MAP_SOCKET;
+                         default ${DEFAULT_SERVICE_MAP_SOCKET})
+  --netns-dirs DIRS      comma-separated directories where the container runtime pins pods' network
+                         namespaces; an attachment elsewhere is refused (env VPPNET_NETNS_DIRS;
+                         default ${DEFAULT_POD_NETNS_DIRS.join(',')})
   --listen HOST:PORT     metrics and health endpoints (env VPPNET_LISTEN; default ${DEFAULT_LISTEN_HOST}:${DEFAULT_LISTEN_PORT})
   --metrics-listen HOST:PORT  also serve /metrics alone there, e.g. on the node's IP for Prometheus
                          (env VPPNET_METRICS_LISTEN; default none)
@@ -65,6 +73,9 @@ export interface AgentFlags {
   readonly vppSocketPath: string;
   readonly stateDir: string;
   readonly agentSocketPath: string;
+  /** undefined: --service-map-socket none. */
+  readonly serviceMapSocketPath: string | undefined;
+  readonly podNetnsDirs: readonly string[];
   readonly listen: { readonly host: string; readonly port: number };
   /** A second listener with /metrics only: health and /status stay on `listen` (loopback). */
   readonly metricsListen?: { readonly host: string; readonly port: number };
@@ -90,6 +101,8 @@ export function parseAgentFlags(
         'vpp-socket': { type: 'string' },
         'state-dir': { type: 'string' },
         'agent-socket': { type: 'string' },
+        'service-map-socket': { type: 'string' },
+        'netns-dirs': { type: 'string' },
         listen: { type: 'string' },
         'metrics-listen': { type: 'string' },
         'drift-interval': { type: 'string' },
@@ -121,7 +134,11 @@ export function parseAgentFlags(
     ...(etcd && { etcd }),
     vppSocketPath: setting('vpp-socket', 'VPPNET_VPP_SOCKET') ?? DEFAULT_SOCKET_PATH,
     stateDir: setting('state-dir', 'VPPNET_STATE_DIR') ?? DEFAULT_STATE_DIR,
-    agentSocketPath: setting('agent-socket', 'VPPNET_AGENT_SOCKET') ?? DEFAULT_AGENT_SOCKET,
+    ...localApiSockets(
+      setting('agent-socket', 'VPPNET_AGENT_SOCKET') ?? DEFAULT_AGENT_SOCKET,
+      setting('service-map-socket', 'VPPNET_SERVICE_MAP_SOCKET') ?? DEFAULT_SERVICE_MAP_SOCKET,
+    ),
+    podNetnsDirs: netnsDirsOf(setting('netns-dirs', 'VPPNET_NETNS_DIRS')),
     listen: parseListenAddress(
       setting('listen', 'VPPNET_LISTEN') ?? `${DEFAULT_LISTEN_HOST}:${DEFAULT_LISTEN_PORT}`,
     ),
@@ -131,6 +148,40 @@ export function parseAgentFlags(
     ),
     logLevel: parseLogLevel(setting('log-level', 'VPPNET_LOG_LEVEL') ?? 'info'),
   };
+}
+
+/**
+ * The two sockets, each absolute, in different directories: the service pods mount the service
+ * map's directory, which must therefore never hold the privileged socket.
+ */
+function localApiSockets(
+  agentSocketPath: string,
+  serviceMap: string,
+): { agentSocketPath: string; serviceMapSocketPath: string | undefined } {
+  if (!isAbsolute(agentSocketPath))
+    throw new UsageError(`--agent-socket: ${agentSocketPath} is not an absolute path`);
+  if (serviceMap === 'none') return { agentSocketPath, serviceMapSocketPath: undefined };
+  if (!isAbsolute(serviceMap))
+    throw new UsageError(`--service-map-socket: ${serviceMap} is not an absolute path`);
+  const privileged = dirname(resolve(agentSocketPath));
+  const shared = dirname(resolve(serviceMap));
+  if (privileged === shared || privileged.startsWith(`${shared}/`) || shared === '/')
+    throw new UsageError(
+      `--agent-socket ${agentSocketPath} is inside ${shared}, the service map's directory that service pods mount: give the privileged socket a directory of its own`,
+    );
+  return { agentSocketPath, serviceMapSocketPath: serviceMap };
+}
+
+function netnsDirsOf(value: string | undefined): readonly string[] {
+  if (value === undefined) return DEFAULT_POD_NETNS_DIRS;
+  const dirs = value
+    .split(',')
+    .map((d) => d.trim())
+    .filter((d) => d !== '');
+  const bad = dirs.find((d) => !isAbsolute(d));
+  if (dirs.length === 0 || bad !== undefined)
+    throw new UsageError(`--netns-dirs: expected comma-separated absolute directories, got '${value}'`);
+  return dirs;
 }
 
 function etcdFlags(

@@ -126,6 +126,10 @@ export interface AgentOptions {
    * API and no pod attachments (tests of the SRv6 side alone).
    */
   readonly agentSocketPath?: string;
+  /** Where the read-only service map listens for the service pods; undefined: nowhere. */
+  readonly serviceMapSocketPath?: string;
+  /** Where the container runtime pins pods' network namespaces; default /run/netns, /var/run/netns. */
+  readonly podNetnsDirs?: readonly string[];
   /** Milliseconds since the epoch, for timestamps and durations. Default: `timers.now`. */
   readonly clock?: () => number;
   /** The drift check's, the retry's and the config debounce's time; tests drive it. */
@@ -183,6 +187,8 @@ export class Agent {
   readonly #globals: SrGlobalsFileStore;
   readonly #stateDir: string;
   readonly #agentSocketPath: string | undefined;
+  readonly #serviceMapSocketPath: string | undefined;
+  readonly #podNetnsDirs: readonly string[] | undefined;
   /** Pod links deleted in the host netns (ip monitor), while the local API runs. */
   #linkWatch: LinkDeletionWatch | undefined;
   /** Prunes of vanished attachments, one after the other. */
@@ -255,6 +261,8 @@ export class Agent {
     this.#globals = new SrGlobalsFileStore(join(opts.stateDir, SR_GLOBALS_FILE), this.#logger);
     this.#stateDir = opts.stateDir;
     this.#agentSocketPath = opts.agentSocketPath;
+    this.#serviceMapSocketPath = opts.serviceMapSocketPath;
+    this.#podNetnsDirs = opts.podNetnsDirs;
     this.#watcher =
       opts.configPath === undefined
         ? undefined
@@ -335,9 +343,14 @@ export class Agent {
         hostLinkOwner: this.#hostLinkOwner,
         stateDir: this.#stateDir,
         services: () => this.#config?.services,
+        ...(this.#podNetnsDirs !== undefined && { podNetnsDirs: this.#podNetnsDirs }),
       });
       await this.#services.localApi.listen(this.#agentSocketPath);
       this.#logger.info({ socket: this.#agentSocketPath }, 'local API listening');
+      if (this.#serviceMapSocketPath !== undefined) {
+        await this.#services.serviceMapApi.listen(this.#serviceMapSocketPath);
+        this.#logger.info({ socket: this.#serviceMapSocketPath }, 'service map listening');
+      }
       this.#linkWatch = watchLinkDeletions((name) => this.#onLinkDeleted(name), {
         onProblem: (message) => this.#logger.warn({}, message),
       });
@@ -373,6 +386,7 @@ export class Agent {
     await this.#driftInFlight;
     // No new attachments; the socket file is removed, the CNI plugin waits for the next agent.
     await this.#services?.localApi.close();
+    await this.#services?.serviceMapApi.close();
     await this.#runner.close();
     await this.#pruning;
     await this.#configReads;

@@ -75,6 +75,8 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
     vppSocketPath: flags.vppSocketPath,
     stateDir: flags.stateDir,
     agentSocketPath: flags.agentSocketPath,
+    ...(flags.serviceMapSocketPath !== undefined && { serviceMapSocketPath: flags.serviceMapSocketPath }),
+    podNetnsDirs: flags.podNetnsDirs,
     driftIntervalMs: flags.driftIntervalMs,
     logger,
   });

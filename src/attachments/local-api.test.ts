@@ -3,8 +3,9 @@
  * so both sides of src/agent-api/protocol.ts are held to the same contract.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, stat, symlink } from 'node:fs/promises';
 import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -21,7 +22,7 @@ import { AgentClient } from '../cni/agent-client.js';
 import { CniError, CniErrorCode } from '../cni/errors.js';
 import type { HostLinks } from '../dataplane/context.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
-import { LocalApiServer, type AttachmentOperations } from './local-api.js';
+import { LocalApiServer, MAX_BODY_BYTES, MAX_CONNECTIONS, type AttachmentOperations } from './local-api.js';
 import { openServices } from './open-services.js';
 
 const MAP: ServiceMapEntry[] = [
@@ -74,6 +75,33 @@ class FakeAttachments implements AttachmentOperations {
   }
 }
 
+/** One HTTP request on a Unix socket, its status and JSON body. */
+function call(
+  socketPath: string,
+  method: string,
+  p: string,
+  body?: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const r = request(
+      { socketPath, method, path: p, headers: { 'content-type': 'application/json', ...headers } },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: text === '' ? undefined : (JSON.parse(text) as unknown),
+          }),
+        );
+      },
+    );
+    r.on('error', reject);
+    r.end(body);
+  });
+}
+
 void describe('local API', () => {
   let dir = '';
   let socketPath = '';
@@ -102,10 +130,46 @@ void describe('local API', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  void it('listens on a socket only its owner can use, creating the directory', async () => {
+  void it('listens on a socket only its owner can use, in a directory only its owner can enter', async () => {
     const s = await stat(socketPath);
     assert.ok(s.isSocket());
     assert.equal(s.mode & 0o777, 0o600);
+    assert.equal((await stat(path.dirname(socketPath))).mode & 0o777, 0o700);
+  });
+
+  void it('refuses a body larger than it reads, declared or streamed, with code 7', async () => {
+    const big = JSON.stringify({ pad: 'x'.repeat(MAX_BODY_BYTES) });
+    const declared = await call(socketPath, 'POST', '/v1/attachments', big);
+    assert.equal(declared.status, 400);
+    assert.match((declared.body as { msg: string }).msg, /larger than 65536 bytes/);
+    const chunked = await call(socketPath, 'POST', '/v1/attachments', big, {
+      'transfer-encoding': 'chunked',
+    });
+    assert.equal((chunked.body as { code: number }).code, 7);
+    assert.equal(attachments.calls.filter((c) => c.startsWith('attach')).length, 0, 'nothing attached');
+  });
+
+  void it(`closes connections beyond ${MAX_CONNECTIONS} at once, and serves again once they go`, async () => {
+    const open: Socket[] = [];
+    try {
+      for (let i = 0; i < MAX_CONNECTIONS; i++) {
+        const sock = connect(socketPath);
+        await new Promise<void>((resolve, reject) => sock.once('connect', resolve).once('error', reject));
+        open.push(sock);
+      }
+      // The kernel accepts the next one; the server closes it at once without an answer.
+      const extra = connect(socketPath);
+      extra.on('error', () => undefined); // EPIPE or ECONNRESET: the server has closed it
+      const received: Buffer[] = [];
+      extra.on('data', (b: Buffer) => received.push(b));
+      extra.write('GET /v1/status HTTP/1.1\r\nhost: agent\r\n\r\n');
+      await new Promise<void>((resolve) => extra.once('close', () => resolve()));
+      assert.equal(Buffer.concat(received).length, 0);
+    } finally {
+      for (const s of open) s.destroy();
+    }
+    await server.idle();
+    await client().status();
   });
 
   void it('serves the attachment routes the plugin calls', async () => {
@@ -156,39 +220,103 @@ void describe('local API', () => {
   });
 
   void it('serves the service map, and rejects malformed requests with code 7', async () => {
-    const get = (method: string, p: string, body?: string): Promise<{ status: number; body: unknown }> =>
-      new Promise((resolve, reject) => {
-        const r = request(
-          { socketPath, method, path: p, headers: { 'content-type': 'application/json' } },
-          (res) => {
-            let text = '';
-            res.on('data', (c: Buffer) => (text += c.toString()));
-            res.on('end', () =>
-              resolve({
-                status: res.statusCode ?? 0,
-                body: text === '' ? undefined : (JSON.parse(text) as unknown),
-              }),
-            );
-          },
-        );
-        r.on('error', reject);
-        r.end(body);
-      });
-    assert.deepEqual(await get('GET', SERVICE_MAP_PATH), { status: 200, body: MAP });
-    const noKey = await get('DELETE', '/v1/attachments?ifname=net1');
+    assert.deepEqual(await call(socketPath, 'GET', SERVICE_MAP_PATH), { status: 200, body: MAP });
+    const noKey = await call(socketPath, 'DELETE', '/v1/attachments?ifname=net1');
     assert.equal(noKey.status, 400);
     assert.equal((noKey.body as { code: number }).code, 7);
-    const badGc = await get('POST', '/v1/gc', JSON.stringify({ validAttachments: [] }));
+    const badGc = await call(socketPath, 'POST', '/v1/gc', JSON.stringify({ validAttachments: [] }));
     assert.equal((badGc.body as { code: number }).code, 7, 'GC must name its network');
-    const notJson = await get('POST', '/v1/attachments', '{');
+    const notJson = await call(socketPath, 'POST', '/v1/attachments', '{');
     assert.equal((notJson.body as { code: number }).code, AgentErrorCode.DECODING_FAILURE);
-    assert.equal((await get('PUT', '/v1/status')).status, 405);
-    assert.equal((await get('GET', '/v2/nothing')).status, 404);
+    assert.equal((await call(socketPath, 'PUT', '/v1/status')).status, 405);
+    assert.equal((await call(socketPath, 'GET', '/v2/nothing')).status, 404);
   });
 
   void it('refuses to take over the socket of a live agent', async () => {
     const second = new LocalApiServer({ attachments, vppConnected: () => true, serviceMap: () => [] });
     await assert.rejects(second.listen(socketPath), /another process/);
+  });
+});
+
+void describe('local API, service-map socket', () => {
+  let dir = '';
+  let socketPath = '';
+  let server: LocalApiServer;
+  const attachments = new FakeAttachments();
+
+  before(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-map-'));
+    socketPath = path.join(dir, 'services', 'service-map.sock');
+    server = new LocalApiServer(
+      { attachments, vppConnected: () => true, serviceMap: () => MAP },
+      'service-map',
+    );
+    await server.listen(socketPath);
+  });
+  after(async () => {
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  void it('lets any local user read the map: socket 0666, directory 0755', async () => {
+    assert.equal((await stat(socketPath)).mode & 0o777, 0o666);
+    assert.equal((await stat(path.dirname(socketPath))).mode & 0o777, 0o755);
+    assert.deepEqual(await call(socketPath, 'GET', SERVICE_MAP_PATH), { status: 200, body: MAP });
+  });
+
+  void it('refuses attach, detach, gc and check with code 104, doing nothing', async () => {
+    const hostNetns: AttachRequest = {
+      network: 'vppnet-metadata',
+      containerId: 'evil',
+      ifname: 'net9',
+      netns: '/proc/self/ns/net',
+      mode: 'veth',
+      ips: [{ address: '169.254.169.254/24' }],
+      routes: [],
+    };
+    const agent = new AgentClient({ socketPath, connectBudgetMs: 0 });
+    for (const attempt of [
+      agent.attach(hostNetns),
+      agent.detach({ containerId: 'c1', ifname: 'net1', netns: '' }),
+      agent.gc({ network: 'vppnet-metadata', validAttachments: [] }),
+      agent.getAttachment({ containerId: 'c1', ifname: 'net1', netns: '' }),
+      agent.status(),
+    ])
+      await assert.rejects(
+        attempt,
+        (e: unknown) => e instanceof CniError && e.code === AgentErrorCode.NOT_ON_THIS_SOCKET,
+      );
+    const raw = await call(socketPath, 'POST', '/v1/attachments', JSON.stringify(hostNetns));
+    assert.equal(raw.status, 403);
+    assert.match((raw.body as { msg: string }).msg, /serves GET \/v1\/service-map only/);
+    assert.deepEqual(attachments.calls, []);
+  });
+});
+
+void describe('local API, privileged directory', () => {
+  void it('tightens a directory it finds open to 0700, and refuses a symlinked one', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-priv-'));
+    const api = new LocalApiServer({
+      attachments: new FakeAttachments(),
+      vppConnected: () => true,
+      serviceMap: () => [],
+    });
+    try {
+      const open = path.join(dir, 'open');
+      await mkdir(open);
+      await chmod(open, 0o777);
+      await api.listen(path.join(open, 'agent.sock'));
+      assert.equal((await stat(open)).mode & 0o777, 0o700);
+      await api.close();
+      await symlink(open, path.join(dir, 'link'));
+      await assert.rejects(
+        api.listen(path.join(dir, 'link', 'agent.sock')),
+        /not a directory \(a symlink\?\)/,
+      );
+    } finally {
+      await api.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,7 +1,12 @@
 /**
- * The server of the agent's local API (src/agent-api): HTTP/1.1 on a Unix socket, mode 0600, for
- * vppnet-cni's attachments plus GET /v1/service-map for the metadata and DHCP services. Every
- * error answer is {code, msg, details?} with the CNI code the runtime should see. Built from
+ * The servers of the agent's local API (src/agent-api): HTTP/1.1 on Unix sockets, split by
+ * privilege as kubelet splits its device-plugin and pod-resources sockets:
+ * - `privileged`: vppnet-cni's attach, detach, check, gc and status (and the service map), on a
+ *   socket of mode 0600 in a directory of mode 0700 that the agent owns and no pod mounts: the
+ *   CNI plugin runs as root on the host, and whoever can attach can put links into namespaces;
+ * - `service-map`: GET /v1/service-map alone, on a socket of mode 0666 in a directory the service
+ *   pods mount read-only; every other route answers 403 with code 104 and does nothing.
+ * Every error answer is {code, msg, details?} with the CNI code the runtime should see. Built from
  * injected operations, so the agent runtime decides when it listens and tests need no VPP.
  */
 import { mkdir, chmod, unlink, lstat } from 'node:fs/promises';
@@ -25,7 +30,22 @@ import {
 import type { ServiceMapEntry } from '../agent-api/service-map.js';
 import type { VppApi } from '../vpp/client/vpp-api.js';
 
-const MAX_BODY_BYTES = 1 << 20;
+/** An attach request is a few hundred bytes; nothing a CNI plugin sends comes near this. */
+export const MAX_BODY_BYTES = 64 * 1024;
+/**
+ * Concurrent connections per socket: the kubelet runs a handful of CNI calls at once, and a
+ * service pod needs one; a peer opening thousands must not exhaust the agent's descriptors.
+ */
+export const MAX_CONNECTIONS = 64;
+/** A request must arrive whole within this: a peer trickling bytes holds no connection for long. */
+export const REQUEST_TIMEOUT_MS = 10_000;
+
+export type LocalApiScope = 'privileged' | 'service-map';
+
+const SCOPE_MODES: Record<LocalApiScope, { readonly dir: number; readonly socket: number }> = {
+  privileged: { dir: 0o700, socket: 0o600 },
+  'service-map': { dir: 0o755, socket: 0o666 },
+};
 
 /** The attachment operations the API exposes (AttachmentManager). */
 export interface AttachmentOperations {
@@ -59,10 +79,18 @@ class HttpAnswer extends Error {
 
 export class LocalApiServer {
   readonly #deps: LocalApiDeps;
+  readonly #scope: LocalApiScope;
   #server: Server | undefined;
+  #connections = 0;
+  #idleWaiters: (() => void)[] = [];
 
-  constructor(deps: LocalApiDeps) {
+  constructor(deps: LocalApiDeps, scope: LocalApiScope = 'privileged') {
     this.#deps = deps;
+    this.#scope = scope;
+  }
+
+  get scope(): LocalApiScope {
+    return this.#scope;
   }
 
   /** The request handler, for mounting on a server of the caller's. */
@@ -71,13 +99,30 @@ export class LocalApiServer {
   };
 
   /**
-   * Listens on `socketPath`: creates the parent directory, replaces a stale socket left by a dead
-   * agent (but not a live one), and makes the socket 0600 from the moment it exists.
+   * Listens on `socketPath`: makes sure of its directory (privileged: owned by the agent, mode
+   * 0700, no symlink), replaces a stale socket left by a dead agent (but not a live one), and gives
+   * the socket its scope's mode from the moment it exists.
    */
   async listen(socketPath: string): Promise<void> {
-    await mkdir(dirname(socketPath), { recursive: true, mode: 0o755 });
+    const modes = SCOPE_MODES[this.#scope];
+    await prepareDirectory(dirname(socketPath), modes.dir, this.#scope === 'privileged');
     await removeStaleSocket(socketPath);
-    const server = createServer(this.handle);
+    const server = createServer(
+      { requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: REQUEST_TIMEOUT_MS },
+      this.handle,
+    );
+    // Counted here rather than with server.maxConnections, so that tests can wait for idleness.
+    server.on('connection', (socket) => {
+      if (this.#connections >= MAX_CONNECTIONS) {
+        socket.destroy();
+        return;
+      }
+      this.#connections++;
+      socket.once('close', () => {
+        this.#connections--;
+        if (this.#connections === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
+      });
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       // bind() happens inside listen(): a tight umask closes the window before the chmod below.
@@ -91,8 +136,14 @@ export class LocalApiServer {
         process.umask(previous);
       }
     });
-    await chmod(socketPath, 0o600);
+    await chmod(socketPath, modes.socket);
     this.#server = server;
+  }
+
+  /** Resolves once no connection is open (at once when none is). */
+  idle(): Promise<void> {
+    if (this.#connections === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
   close(): Promise<void> {
@@ -108,8 +159,21 @@ export class LocalApiServer {
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://agent');
     try {
-      const body = await readJsonBody(req);
       const route = `${req.method ?? ''} ${url.pathname}`;
+      // Before the body is read: a pod's request to attach is refused without looking at it.
+      if (this.#scope === 'service-map' && route !== `GET ${SERVICE_MAP_PATH}`)
+        throw new HttpAnswer(403, {
+          code: AgentErrorCode.NOT_ON_THIS_SOCKET,
+          msg: `${route} is not served on the service-map socket: it serves GET ${SERVICE_MAP_PATH} only`,
+        });
+      // Declared too large: refused before a byte of it is read.
+      const declared = Number(req.headers['content-length'] ?? 0);
+      if (declared > MAX_BODY_BYTES) {
+        res.setHeader('connection', 'close');
+        throw rejected(`request body larger than ${MAX_BODY_BYTES} bytes`);
+      }
+      const body = await readJsonBody(req);
+
       const key = (): AttachmentKey => {
         const k = attachmentKeyFromQuery(url.searchParams);
         if (!k) throw rejected('containerId and ifname are required in the query');
@@ -201,6 +265,25 @@ async function readJsonBody(req: IncomingMessage): Promise<unknown> {
       (err as Error).message,
     );
   }
+}
+
+/**
+ * Creates `dir` (and its parents) when missing. For the privileged socket the directory itself is
+ * the access control: it must be a real directory, not a symlink someone planted, owned by the
+ * agent's user, and it is set to `mode` whatever it was.
+ */
+async function prepareDirectory(dir: string, mode: number, ownOnly: boolean): Promise<void> {
+  await mkdir(dir, { recursive: true, mode });
+  if (!ownOnly) return;
+  const stat = await lstat(dir);
+  if (!stat.isDirectory())
+    throw new Error(`${dir} is not a directory (a symlink?): refusing to serve the privileged API there`);
+  const uid = process.getuid?.();
+  if (uid !== undefined && stat.uid !== uid)
+    throw new Error(
+      `${dir} belongs to uid ${stat.uid}, not to the agent (uid ${uid}): refusing to serve the privileged API there`,
+    );
+  if ((stat.mode & 0o777) !== mode) await chmod(dir, mode);
 }
 
 /** Removes a socket file nobody listens on; refuses to take over a live agent's socket. */

@@ -5,6 +5,7 @@
  *
  *   const services = await openServices({ client, host, stateDir, services: () => config?.services });
  *   await services.localApi.listen(DEFAULT_AGENT_SOCKET);
+ *   await services.serviceMapApi.listen(DEFAULT_SERVICE_MAP_SOCKET);
  *   await reconcile(config, { client, host, globals, services: services.runtime });
  */
 import type { ServicesConfig } from '../config/model.js';
@@ -17,7 +18,7 @@ import { AsyncLock } from './async-lock.js';
 import { AttachmentManager } from './attachment-manager.js';
 import { AttachmentFileStore } from './attachment-store.js';
 import { LocalApiServer, vppConnectedOf } from './local-api.js';
-import type { PodNetns } from './pod-netns.js';
+import { linuxPodNetnsIn, type PodNetns } from './pod-netns.js';
 
 export interface OpenServicesOptions {
   readonly client: VppApi;
@@ -29,6 +30,8 @@ export interface OpenServicesOptions {
   /** The service bridge of the config in force; undefined while there is none. */
   readonly services: () => ServicesConfig | undefined;
   readonly netns?: PodNetns;
+  /** Where the runtime pins pods' namespaces (ignored when `netns` is given). */
+  readonly podNetnsDirs?: readonly string[];
   readonly clock?: () => number;
 }
 
@@ -37,8 +40,10 @@ export interface OpenedServices {
   readonly runtime: ServicesRuntime;
   readonly manager: AttachmentManager;
   readonly addresses: ServiceAddresses;
-  /** Not listening yet: the runtime decides where and when. */
+  /** The privileged API for vppnet-cni. Not listening yet: the runtime decides where and when. */
   readonly localApi: LocalApiServer;
+  /** The read-only service map for the service pods. Not listening yet either. */
+  readonly serviceMapApi: LocalApiServer;
 }
 
 export async function openServices(opts: OpenServicesOptions): Promise<OpenedServices> {
@@ -51,13 +56,17 @@ export async function openServices(opts: OpenServicesOptions): Promise<OpenedSer
     lock,
     store: new AttachmentFileStore(opts.stateDir),
     services: opts.services,
-    ...(opts.netns !== undefined && { netns: opts.netns }),
+    ...(opts.netns !== undefined
+      ? { netns: opts.netns }
+      : opts.podNetnsDirs !== undefined && { netns: linuxPodNetnsIn(opts.podNetnsDirs) }),
     ...(opts.clock !== undefined && { clock: opts.clock }),
   });
-  const localApi = new LocalApiServer({
+  const deps = {
     attachments: manager,
     vppConnected: vppConnectedOf(opts.client),
     serviceMap: () => addresses.serviceMap(),
-  });
-  return { runtime: { addresses, attachments: manager, lock }, manager, addresses, localApi };
+  };
+  const localApi = new LocalApiServer(deps, 'privileged');
+  const serviceMapApi = new LocalApiServer(deps, 'service-map');
+  return { runtime: { addresses, attachments: manager, lock }, manager, addresses, localApi, serviceMapApi };
 }

@@ -35,7 +35,7 @@ function expectCode(
 void describe('parseNetworkConfig', () => {
   void it('applies defaults', () => {
     const config = parseNetworkConfig(JSON.stringify(VALID));
-    assert.equal(config.agentSocket, '/run/vppnet/agent.sock');
+    assert.equal(config.agentSocket, '/run/vppnet-agent/agent.sock');
     assert.equal(config.mode, 'auto');
     assert.equal(config.mtu, undefined);
     assert.equal(config.mac, undefined);
