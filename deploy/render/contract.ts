@@ -4,7 +4,8 @@
  * test/deploy checks each pair.
  */
 import { DEFAULT_CONFIG_PATH, DEFAULT_STATE_DIR } from '../../src/agent/agent-flags.js';
-import { DEFAULT_AGENT_SOCKET } from '../../src/agent-api/protocol.js';
+import { dirname } from 'node:path';
+import { DEFAULT_AGENT_SOCKET, DEFAULT_SERVICE_MAP_SOCKET } from '../../src/agent-api/protocol.js';
 import { CONNECTION_ENV } from '../../src/datastore/connection-settings.js';
 
 /** Where the Dockerfile puts the things the DaemonSet runs. */
@@ -26,8 +27,15 @@ export const HOST_PATHS = {
   netnsDir: '/run/netns',
   /** The agent's state across restarts (SRv6 globals, service addresses, attachments). */
   stateDir: DEFAULT_STATE_DIR,
-  /** Holds agent.sock, which vppnet-cni (run by the kubelet's runtime on the host) connects to. */
+  /** The VMs' vhost-user sockets, and services/ with the service map's socket. */
   runDir: '/run/vppnet',
+  /**
+   * Holds agent.sock, which vppnet-cni (run by the kubelet's runtime on the host) connects to:
+   * mode 0700, mounted by the agent alone.
+   */
+  agentApiDir: dirname(DEFAULT_AGENT_SOCKET),
+  /** Holds service-map.sock: the one host path the service pods mount, read-only. */
+  serviceMapDir: dirname(DEFAULT_SERVICE_MAP_SOCKET),
 } as const;
 
 /** Where the init container sees the host's CNI bin directory. */
@@ -37,6 +45,8 @@ export const CNI_BIN_MOUNT = '/host/opt/cni/bin';
 export const CONFIG_MOUNT_DIR = '/etc/vppnet/nodes';
 
 export const AGENT_SOCKET = DEFAULT_AGENT_SOCKET;
+
+export const SERVICE_MAP_SOCKET = DEFAULT_SERVICE_MAP_SOCKET;
 
 /** The agent's built-in default, for the documentation: the DaemonSet always passes --config. */
 export const AGENT_DEFAULT_CONFIG_PATH = DEFAULT_CONFIG_PATH;

@@ -39,6 +39,7 @@ import {
   NAD_KIND,
   NAMES,
   AGENT_SOCKET,
+  SERVICE_MAP_SOCKET,
   HOST_IP_ENV,
   METRICS_LISTEN_FLAG,
   METRICS_PORT_NAME,
@@ -114,7 +115,7 @@ export function nodeConfigs(values: Values): {
   const problems: { path: string; message: string }[] = [];
   let services: ServicesConfig | undefined;
   for (const [node, raw] of values.nodes) {
-    const config = { ...raw, services: values.serviceBridge };
+    const config = { ...raw, services: renderedServiceBridge(values) };
     try {
       const valid = validateConfig(config, `nodes.${node}`);
       services ??= valid.services;
@@ -155,7 +156,7 @@ export function nodeConfigs(values: Values): {
  */
 export function serviceBridgeConfig(values: Values): ServicesConfig {
   const c = new ConfigChecker();
-  const services = validateServices(c, values.serviceBridge);
+  const services = validateServices(c, renderedServiceBridge(values));
   const problems = c.problems.map((p) => ({
     path: p.path.replace(/^services/, 'serviceBridge'),
     message: p.message,
@@ -342,6 +343,7 @@ function agentDaemonSet(values: Values): Commented<IDaemonSet> {
       { name: 'netns', mountPath: HOST_PATHS.netnsDir, mountPropagation: 'HostToContainer' },
       { name: 'state', mountPath: HOST_PATHS.stateDir },
       { name: 'run', mountPath: HOST_PATHS.runDir },
+      { name: 'agent-api', mountPath: HOST_PATHS.agentApiDir },
       { name: 'tmp', mountPath: '/tmp' },
     ],
   };
@@ -381,6 +383,7 @@ function agentDaemonSet(values: Values): Commented<IDaemonSet> {
       hostDir('netns', HOST_PATHS.netnsDir),
       hostDir('state', HOST_PATHS.stateDir),
       hostDir('run', HOST_PATHS.runDir),
+      hostDir('agent-api', HOST_PATHS.agentApiDir),
       { name: 'tmp', emptyDir: { medium: 'Memory', sizeLimit: '16Mi' } },
     ],
   };
@@ -405,7 +408,8 @@ function agentDaemonSet(values: Values): Commented<IDaemonSet> {
     object: ds,
     comment: [
       "vppnet-agent, one per hypervisor: programs the node's VPP (SRv6 VPC overlay, service bridge) through",
-      `${host.vppApiSocket} and serves vppnet-cni on ${AGENT_SOCKET}.`,
+      `${host.vppApiSocket}, serves vppnet-cni on ${AGENT_SOCKET} and the service pods' read-only service map on`,
+      `${SERVICE_MAP_SOCKET}.`,
     ].join('\n'),
     comments: [
       {
@@ -523,7 +527,11 @@ function agentDaemonSet(values: Values): Commented<IDaemonSet> {
       },
       {
         path: [...pod, 'volumes', volumeIndex('run')],
-        text: `${AGENT_SOCKET} (mode 0600), where vppnet-cni on the host reaches the agent.`,
+        text: `The VMs' vhost-user sockets, and ${SERVICE_MAP_SOCKET} (mode 0666, GET /v1/service-map only).`,
+      },
+      {
+        path: [...pod, 'volumes', volumeIndex('agent-api')],
+        text: `${AGENT_SOCKET}, where vppnet-cni on the host reaches the agent: the directory is 0700 and no pod mounts it.`,
       },
     ],
   };
@@ -577,6 +585,26 @@ const SERVICE_NAMES: Readonly<Record<ExampleService, { nad: string; container: s
   dnsProxy: { nad: 'vppnet-dns-proxy', container: 'dns-proxy', title: 'DNS-proxy' },
   metadata: { nad: 'vppnet-metadata', container: 'metadata', title: 'metadata' },
 };
+
+/** The example service pods' user and group: nobody, as in Debian and most images. */
+const EXAMPLE_SERVICE_UID = 65534;
+
+/**
+ * serviceBridge as the agents get it: unless the values say otherwise, services.networks names the
+ * NetworkAttachmentDefinitions rendered here, so each service network holds only its own address.
+ */
+export function renderedServiceBridge(values: Values): Record<string, unknown> {
+  const raw = values.serviceBridge;
+  if (raw.networks !== undefined) return { ...raw };
+  return {
+    ...raw,
+    networks: {
+      metadata: SERVICE_NAMES.metadata.nad,
+      ...(raw.dnsAddress !== undefined && { dns: SERVICE_NAMES.dnsProxy.nad }),
+      ...(raw.dhcpServer !== undefined && { dhcp: SERVICE_NAMES.dhcp.nad }),
+    },
+  };
+}
 
 /** The services configured on the bridge, each with its pod's address. */
 export function serviceAddresses(
@@ -685,17 +713,21 @@ function exampleServicesFile(values: Values, services: ServicesConfig): Manifest
       env: [
         { name: 'SERVICE_ADDRESS', value: address },
         { name: 'SERVICE_INTERFACE', value: values.serviceNetworks.podInterface },
-        ...(needsServiceMap ? [{ name: 'VPPNET_AGENT_SOCKET', value: AGENT_SOCKET }] : []),
+        ...(needsServiceMap ? [{ name: 'VPPNET_SERVICE_MAP_SOCKET', value: SERVICE_MAP_SOCKET }] : []),
       ],
       ports: ports[service],
       resources: resources(values.examples.resources),
+      // Not root: the service-map socket is readable by anyone who can reach its directory, and the
+      // pod's own sysctl (below) lets it bind 53, 67 and 80 without a capability.
       securityContext: {
-        ...(needsServiceMap && { runAsUser: 0 }),
+        runAsNonRoot: true,
+        runAsUser: EXAMPLE_SERVICE_UID,
+        runAsGroup: EXAMPLE_SERVICE_UID,
         allowPrivilegeEscalation: false,
-        capabilities: { drop: ['ALL'], add: ['NET_BIND_SERVICE'] },
+        capabilities: { drop: ['ALL'] },
       },
       ...(needsServiceMap && {
-        volumeMounts: [{ name: 'vppnet-run', mountPath: HOST_PATHS.runDir, readOnly: true }],
+        volumeMounts: [{ name: 'vppnet-service-map', mountPath: HOST_PATHS.serviceMapDir, readOnly: true }],
       }),
     };
     const selection = [
@@ -722,12 +754,14 @@ function exampleServicesFile(values: Values, services: ServicesConfig): Manifest
             nodeSelector: { ...values.placement.nodeSelector },
             ...(values.placement.affinity !== undefined && { affinity: values.placement.affinity }),
             tolerations: values.placement.tolerations.map((t) => ({ ...t })),
+            // Per pod network namespace, a safe sysctl since Kubernetes 1.22: low ports without root.
+            securityContext: { sysctls: [{ name: 'net.ipv4.ip_unprivileged_port_start', value: '0' }] },
             containers: [container],
             ...(needsServiceMap && {
               volumes: [
                 {
-                  name: 'vppnet-run',
-                  hostPath: { path: HOST_PATHS.runDir, type: 'DirectoryOrCreate' as const },
+                  name: 'vppnet-service-map',
+                  hostPath: { path: HOST_PATHS.serviceMapDir, type: 'DirectoryOrCreate' as const },
                 },
               ],
             }),
@@ -743,9 +777,9 @@ function exampleServicesFile(values: Values, services: ServicesConfig): Manifest
         'maxSurge 0: an old and a new pod on one node would hold the same address on the same bridge.',
         ...(needsServiceMap
           ? [
-              `It reads the agent's service map (which VM is behind a 169.252.252.x source) on ${AGENT_SOCKET},`,
-              'so it runs as root: the socket is root-only (0600). It also accepts attachments: give it only to',
-              'trusted service pods.',
+              `It reads the agent's service map (which VM is behind a 169.252.252.x source) on ${SERVICE_MAP_SOCKET},`,
+              'mounting that directory alone, read-only: the socket answers GET /v1/service-map and nothing else. The',
+              "agent's privileged socket (attach, detach, gc) is in a directory no pod mounts.",
             ]
           : []),
         'Replace the image (examples.*.image); the server must bind to SERVICE_ADDRESS.',

@@ -325,6 +325,7 @@ for (const overlay of overlayNames()) {
             parentDir(flags.vppSocketPath),
             HOST_PATHS.netnsDir,
             HOST_PATHS.runDir,
+            HOST_PATHS.agentApiDir,
             HOST_PATHS.stateDir,
           ].sort(),
         );
@@ -350,7 +351,7 @@ for (const overlay of overlayNames()) {
         assert.equal(flags.stateDir, mountOf(main, 'state')?.mountPath);
         assert.equal(
           parentDir(AGENT_SOCKET),
-          mountOf(main, 'run')?.mountPath,
+          mountOf(main, 'agent-api')?.mountPath,
           "the CNI plugin's socket is on the host",
         );
       });
@@ -547,6 +548,44 @@ for (const overlay of overlayNames()) {
               pod?.hostNetwork,
               true,
               'they keep their own netns and primary (Cilium) interface',
+            );
+          }
+        });
+
+        it("run as non-root and never see the agent's privileged socket, only the service map", () => {
+          for (const ds of examples) {
+            const pod = ds.spec?.template.spec;
+            for (const c of allContainers(ds)) {
+              assert.equal(c.securityContext?.runAsNonRoot, true, `${c.name}: non-root`);
+              assert.notEqual(c.securityContext?.runAsUser, 0, `${c.name}: not uid 0`);
+              assert.deepEqual(c.securityContext?.capabilities?.drop, ['ALL']);
+              assert.equal(c.securityContext?.capabilities?.add, undefined, `${c.name}: no capability`);
+              for (const m of c.volumeMounts ?? []) {
+                assert.equal(m.readOnly, true, `${c.name}: ${m.name} read-only`);
+                assert.ok(
+                  !isUnder(AGENT_SOCKET, m.mountPath),
+                  `${c.name} mounts ${m.mountPath}, which holds ${AGENT_SOCKET}`,
+                );
+              }
+              const env = c.env?.find((e) => e.name === 'VPPNET_SERVICE_MAP_SOCKET');
+              if (env !== undefined)
+                assert.ok(
+                  (c.volumeMounts ?? []).some((m) => isUnder(env.value ?? '', m.mountPath)),
+                  `${c.name}: the service map's socket is inside a mount`,
+                );
+            }
+            for (const v of pod?.volumes ?? []) {
+              const p = v.hostPath?.path;
+              if (p === undefined) continue;
+              assert.equal(p, HOST_PATHS.serviceMapDir, `${ds.metadata?.name}: host path ${p}`);
+              assert.ok(!isUnder(AGENT_SOCKET, p));
+              assert.ok(!isUnder(`${HOST_PATHS.runDir}/vhost/x.sock`, p), 'no VM socket in reach');
+            }
+            assert.ok(
+              pod?.securityContext?.sysctls?.some(
+                (x) => x.name === 'net.ipv4.ip_unprivileged_port_start' && x.value === '0',
+              ),
+              'binds 53, 67 and 80 without root',
             );
           }
         });
