@@ -18,8 +18,8 @@
  * the odd space on the left, and *cuts* anything longer than the width to the width.
  *
  * The simulator has no worker threads: everything counts on thread 0, so only the main thread's
- * lines are printed. It counts only what its models see (urpfVerdict, aclVerdict); a real VPP
- * also shows the counters of the traffic it really handled.
+ * lines are printed. It counts only what its models see (urpfVerdict, aclVerdict, macipVerdict,
+ * arpTermVerdict); a real VPP also shows the counters of the traffic it really handled.
  *
  * Node order (node indices): vlib_register_all_static_nodes registers the nodes in the order of
  * the `node_registrations` list, which each VLIB_REGISTER_NODE constructor *prepends* to. Plugins
@@ -49,6 +49,36 @@ export const ACL_FA_ERROR = {
   ACL_TOO_MANY_SESSIONS: 'too many sessions to add new',
 } as const;
 
+/** foreach_l2_inacl_error (src/vnet/l2/l2_in_out_acl.c), the node l2-input-acl. */
+export const L2_INACL_ERROR = {
+  NONE: 'valid input ACL packets',
+  MISS: 'input ACL misses',
+  HIT: 'input ACL hits',
+  CHAIN_HIT: 'input ACL hits after chain walk',
+  TABLE_MISS: 'input ACL table-miss drops',
+  SESSION_DENY: 'input ACL session deny drops',
+} as const;
+
+/** foreach_ethernet_arp_error (src/vnet/l2/l2_arp_term.c), the node arp-term-l2bd. */
+export const ARP_TERM_ERROR = {
+  replies_sent: 'ARP replies sent',
+  l2_type_not_ethernet: 'L2 type not ethernet',
+  l3_type_not_ip4: 'L3 type not IP4',
+  l3_src_address_not_local: 'IP4 source address not local to subnet',
+  l3_dst_address_not_local: 'IP4 destination address not local to subnet',
+  l3_dst_address_unset: 'IP4 destination address is unset',
+  l3_src_address_is_local: 'IP4 source address matches local interface',
+  l3_src_address_learned: 'ARP request IP4 source address learned',
+  replies_received: 'ARP replies received',
+  opcode_not_request: 'ARP opcode not request',
+  proxy_arp_replies_sent: 'Proxy ARP replies sent',
+  l2_address_mismatch: 'ARP hw addr does not match L2 frame src addr',
+  gratuitous_arp: 'ARP probe or announcement dropped',
+  interface_no_table: 'Interface is not mapped to an IP table',
+  interface_not_ip_enabled: 'Interface is not IP enabled',
+  unnumbered_mismatch: 'RX interface is unnumbered to different subnet',
+} as const;
+
 interface NodeErrors {
   readonly name: string;
   /** desc of each error code, in code order. */
@@ -63,7 +93,11 @@ const legacy = (name: string, errors: readonly string[]): NodeErrors => ({ name,
 /**
  * The modelled nodes in node-index order (see the header): urpf's ip6_urpf.c then ip4_urpf.c
  * (each file's registrations reversed), then acl's dataplane_node.c (reversed: the L3 `-fa`
- * nodes, registered last, before the `-l2` ones).
+ * nodes, registered last, before the `-l2` ones). Then vnet's own nodes: libvnet.so runs its
+ * constructors when the vpp binary loads, before main dlopens the plugins, so they come after
+ * every plugin's; within libvnet by VNET_SOURCES order reversed: l2/l2_in_out_acl.c (l2-input-acl)
+ * comes after l2/l2_arp_term.c in the list, so before arp-term-l2bd. (Derived from the build
+ * files, not seen on a build.)
  */
 const NODES: readonly NodeErrors[] = [
   legacy('ip6-tx-urpf-strict', URPF_STRINGS),
@@ -82,6 +116,8 @@ const NODES: readonly NodeErrors[] = [
   legacy('acl-plugin-out-ip6-l2', ACL_STRINGS),
   legacy('acl-plugin-in-ip4-l2', ACL_STRINGS),
   legacy('acl-plugin-in-ip6-l2', ACL_STRINGS),
+  legacy('l2-input-acl', Object.values(L2_INACL_ERROR)),
+  legacy('arp-term-l2bd', Object.values(ARP_TERM_ERROR)),
 ];
 
 export interface ErrorCounterSnapshot {

@@ -15,9 +15,12 @@
  * devices (af_packet, tap, vhost-user, memif), ip (tables, routes, addresses, unnumbered, proxy
  * ARP, the lock-counted IPv6 link), ip6-ra (router advertisements), ip6-nd-proxy, ip-neighbor
  * (static neighbours), fib (entries, sources, load-balances, walk order) with vpp-hash and
- * vpp-pool, sr, l2, nat, acl (lists and bindings) with acl-sessions and acl-dataplane (a model
- * of its nodes), urpf (its configuration and a model of its check), error-counters (`show
- * errors`), dhcp, host (kernel side effects), state (snapshots), simulator (lifecycle, faults).
+ * vpp-pool, sr, l2 (bridge domains) with l2-fib (provisioned MACs), bd-ip-mac (ARP termination
+ * tables) and arp-term (a model of the node), nat, acl (lists and bindings) with acl-sessions and
+ * acl-dataplane (a model of its nodes), macip (MACIP ACLs) with macip-dataplane (their classifier
+ * tables on a bridge port), urpf (its configuration and a model of its check), error-counters
+ * (`show errors`), dhcp, host (kernel side effects), state (snapshots), simulator (lifecycle,
+ * faults).
  * Each follows the VPP source it cites; what could not be read from the source is marked GUESS.
  */
 export { VppSimulator, permissiveHost, realHost } from './simulator.js';
@@ -25,6 +28,8 @@ export type { VppSimulatorOptions, InitialInterface, HostOps, TapSpec } from './
 export type { SimState, InterfaceSnapshot, RouteSnapshot, TableSnapshot } from './state.js';
 export type { UrpfVerdict, UrpfEntrySnapshot } from './urpf.js';
 export type { AclVerdict } from './acl-dataplane.js';
+export type { MacipVerdict } from './macip-dataplane.js';
+export type { ArpTermVerdict } from './arp-term.js';
 export type { ErrorCounterSnapshot } from './error-counters.js';
 export { Rv } from './retval.js';
 export { VPP_SEND_CHUNK } from './api-server.js';

@@ -68,6 +68,11 @@ export class Interfaces {
   readonly adminHooks: ((sw: SimInterface, up: boolean) => void)[] = [];
   /** Called when an interface is being deleted, before it leaves the pool. */
   readonly deleteHooks: ((sw: SimInterface) => void)[] = [];
+  /**
+   * Called after sw_interface_set_mac_address changed an interface's MAC, with the old one (the
+   * device classes' mac_addr_change_function: the Loopback class moves a BVI's L2 FIB entry).
+   */
+  readonly macHooks: ((sw: SimInterface, old: Buffer) => void)[] = [];
   /** want_interface_events registrations (a pool, keyed by client_index). */
   readonly #eventRegs = new VppPool<EventRegistration>();
   readonly #eventRegByClient = new Map<number, number>();
@@ -319,7 +324,9 @@ export class Interfaces {
       const sw = this.get(m.sw_if_index);
       if (!sw) return call.reply({ retval: Rv.INVALID_SW_IF_INDEX });
       if (!sw.mac) return call.reply({ retval: Rv.UNIMPLEMENTED });
+      const old = sw.mac;
       sw.mac = Buffer.from(m.mac_address.split(':').map((h) => parseInt(h, 16)));
+      for (const h of this.macHooks) h(sw, old);
       call.reply({ retval: 0 });
     });
 

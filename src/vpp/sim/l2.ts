@@ -7,10 +7,16 @@
  *   advanced by vppinfra's LCG (1664525 * s + 1013904223) and masked to 24 bits; the first call in
  *   a process yields 7271263 (recorded in transcript 26.06/25).
  * - Members are kept as [bvi, normal..., tunnels..., no-flood] (`bd_add_member`).
+ * - set_int_l2_mode first undoes an interface's bridge config (member, BVI: its L2 FIB entry is
+ *   deleted, see l2-fib.ts); MODE_L2_BRIDGE then adds a BVI's MAC as a static BVI entry
+ *   (l2fib_add_entry (hi->hw_address, bd_index, sw_if_index, BVI | STATIC)); MODE_L3 (enable 0,
+ *   whether or not the interface was bridged) resets its l2-input feature bitmap to DROP, which
+ *   clears L2INPUT_FEAT_ACL, the l2-input-acl feature a MACIP ACL set (see macip.ts).
  */
 import { msg } from '../messages/index.js';
 import type { Dispatcher } from './dispatcher.js';
 import type { SimInterface } from './interfaces.js';
+import { L2FIB_FLAG } from './l2-fib.js';
 import { Rv } from './retval.js';
 import type { Vpp } from './vpp.js';
 
@@ -46,6 +52,8 @@ export class L2 {
   readonly #bds: (BridgeDomain | undefined)[] = [];
   readonly #byId = new Map<number, BridgeDomain>();
   readonly #ports = new Map<number, PortConfig>();
+  /** Interfaces whose l2-input feature bitmap has L2INPUT_FEAT_ACL (l2input_intf_bitmap_enable). */
+  readonly #inputAcl = new Set<number>();
   /** bd_get_unused_id's static seed */
   #seed = 0;
 
@@ -53,9 +61,19 @@ export class L2 {
     this.#vpp = vpp;
     this.#addIndex(0);
     vpp.interfaces.deleteHooks.push((sw) => {
-      // GUESS: a deleted interface leaves its bridge (l2_input_interface_add_del resets xconnects;
-      // bridge members are removed when the interface's L2 config is torn down)
+      // l2_input_interface_add_del: a bridged (or xconnected) interface being deleted goes through
+      // set_int_l2_mode (MODE_L3)
       if (this.#ports.has(sw.swIfIndex)) this.setL3(sw);
+    });
+    vpp.interfaces.macHooks.push((sw, old) => {
+      // simulated_ethernet_mac_change (the Loopback device class) → l2input_interface_mac_change:
+      // a BVI's entry moves to the new address. Other device classes leave the L2 FIB alone.
+      const p = this.#ports.get(sw.swIfIndex);
+      if (sw.kind !== 'loopback' || !p || !sw.mac) return;
+      const bd = this.#bds[p.bdIndex] as BridgeDomain;
+      if (bd.bviSwIfIndex !== sw.swIfIndex) return;
+      this.#vpp.l2Fib.del(old, p.bdIndex, sw.swIfIndex);
+      this.#vpp.l2Fib.add(sw.mac, p.bdIndex, sw.swIfIndex, L2FIB_FLAG.BVI | L2FIB_FLAG.STATIC);
     });
   }
 
@@ -86,6 +104,27 @@ export class L2 {
 
   byId(bdId: number): BridgeDomain | undefined {
     return this.#byId.get(bdId >>> 0);
+  }
+
+  /** bd_find_index: the bd_index of a bd_id, including the placeholder bd_id 0 (index 0). */
+  bdIndexOf(bdId: number): number | undefined {
+    return this.#byId.get(bdId >>> 0)?.index;
+  }
+
+  /** l2input_main.bd_configs[bd_index].bd_id: ~0 for an index bd_delete freed. */
+  bdIdAt(bdIndex: number): number {
+    return this.#bds[bdIndex]?.bdId ?? 0xffffffff;
+  }
+
+  /** l2input_intf_bitmap_enable (sw_if_index, L2INPUT_FEAT_ACL, enable) */
+  setInputAclFeature(swIfIndex: number, enable: boolean): void {
+    if (enable) this.#inputAcl.add(swIfIndex);
+    else this.#inputAcl.delete(swIfIndex);
+  }
+
+  /** Whether the interface's l2-input feature bitmap sends its frames to l2-input-acl. */
+  hasInputAclFeature(swIfIndex: number): boolean {
+    return this.#inputAcl.has(swIfIndex);
   }
 
   bridges(): BridgeDomain[] {
@@ -154,8 +193,17 @@ export class L2 {
     return this.#byId.get(bdId) ?? this.#addIndex(bdId);
   }
 
-  /** set_int_l2_mode (MODE_L3): leave the bridge */
+  /**
+   * set_int_l2_mode (MODE_L3): leave the bridge, and the feature bitmap becomes DROP alone
+   * (L2INPUT_FEAT_ACL goes with the rest).
+   */
   setL3(sw: SimInterface): void {
+    this.#undoBridge(sw);
+    this.#inputAcl.delete(sw.swIfIndex);
+  }
+
+  /** set_int_l2_mode's first step for an interface in bridge mode: undo the bridge config. */
+  #undoBridge(sw: SimInterface): void {
     const p = this.#ports.get(sw.swIfIndex);
     if (!p) return;
     const bd = this.#bds[p.bdIndex] as BridgeDomain;
@@ -166,6 +214,8 @@ export class L2 {
     }
     if (bd.bviSwIfIndex === sw.swIfIndex) {
       bd.bviSwIfIndex = 0xffffffff;
+      // l2fib_del_entry (hi->hw_address, config->bd_index, sw_if_index): the current address
+      if (sw.mac) this.#vpp.l2Fib.del(sw.mac, p.bdIndex, sw.swIfIndex);
       sw.floodClass = 'no_flood';
     }
     if (bd.uuFwdSwIfIndex === sw.swIfIndex) bd.uuFwdSwIfIndex = 0xffffffff;
@@ -184,7 +234,7 @@ export class L2 {
       target.bviSwIfIndex !== sw.swIfIndex
     )
       return Rv.BD_ALREADY_HAS_BVI;
-    this.setL3(sw);
+    this.#undoBridge(sw);
     const bd = this.#findOrAdd(bdId);
     if (portType === 1 && bd.bviSwIfIndex !== 0xffffffff) return Rv.BD_ALREADY_HAS_BVI;
     this.#ports.set(sw.swIfIndex, { bdIndex: bd.index, shg });
@@ -194,6 +244,8 @@ export class L2 {
     }
     if (portType === 1) {
       bd.bviSwIfIndex = sw.swIfIndex;
+      // l2fib_add_entry (hi->hw_address, bd_index, sw_if_index, BVI | STATIC)
+      if (sw.mac) this.#vpp.l2Fib.add(sw.mac, bd.index, sw.swIfIndex, L2FIB_FLAG.BVI | L2FIB_FLAG.STATIC);
       sw.floodClass = 'bvi';
     }
     const member = { swIfIndex: sw.swIfIndex, shg };
@@ -245,6 +297,23 @@ export class L2 {
       call.reply({ retval: rv, bd_id: bdId });
     });
 
+    // vl_api_bridge_flags_t_handler: bd_set_flags on the BD's feature bitmap, which answers it.
+    d.on(msg.bridge_flags, (m, call) => {
+      const bdId = m.bd_id >>> 0;
+      const bd = this.#byId.get(bdId);
+      const rv = bdId === 0 ? Rv.BD_NOT_MODIFIABLE : bd ? 0 : Rv.NO_SUCH_ENTRY;
+      if (rv !== 0 || !bd) return call.reply({ retval: rv, resulting_feature_bitmap: 0 });
+      const F = msg.bd_flags_t.values;
+      const on = m.is_set;
+      if (m.flags & F.BRIDGE_API_FLAG_LEARN) bd.learn = on;
+      if (m.flags & F.BRIDGE_API_FLAG_FWD) bd.forward = on;
+      if (m.flags & F.BRIDGE_API_FLAG_FLOOD) bd.flood = on;
+      if (m.flags & F.BRIDGE_API_FLAG_UU_FLOOD) bd.uuFlood = on;
+      if (m.flags & F.BRIDGE_API_FLAG_ARP_TERM) bd.arpTerm = on;
+      if (m.flags & F.BRIDGE_API_FLAG_ARP_UFWD) bd.arpUfwd = on;
+      call.reply({ retval: 0, resulting_feature_bitmap: featureBitmap(bd) });
+    });
+
     d.on(msg.bridge_domain_dump, (m, call) => {
       if (!call.reg) return;
       if (m.sw_if_index >>> 0 !== 0xffffffff) return; // UNIMPLEMENTED in VPP
@@ -286,4 +355,26 @@ export class L2 {
       call.reply({ retval: 0 });
     });
   }
+}
+
+/** L2INPUT_FEAT_*_BIT (l2_input.h, foreach_l2input_feat order). */
+const FEAT = { FLOOD: 2, ARP_UFWD: 3, ARP_TERM: 4, UU_FLOOD: 5, UU_FWD: 6, FWD: 7, LEARN: 9 } as const;
+
+/**
+ * A bridge domain's feature bitmap: bd_validate starts from every bit but ARP_TERM, UU_FWD and
+ * ARP_UFWD; bd_add_del and bd_set_flags set or clear the flag bits; a uu-fwd member sets UU_FWD.
+ */
+function featureBitmap(bd: BridgeDomain): number {
+  let bits = 0xffffffff;
+  const clear = (bit: number, when: boolean): void => {
+    if (when) bits &= ~(1 << bit);
+  };
+  clear(FEAT.FLOOD, !bd.flood);
+  clear(FEAT.ARP_UFWD, !bd.arpUfwd);
+  clear(FEAT.ARP_TERM, !bd.arpTerm);
+  clear(FEAT.UU_FLOOD, !bd.uuFlood);
+  clear(FEAT.UU_FWD, bd.uuFwdSwIfIndex === 0xffffffff);
+  clear(FEAT.FWD, !bd.forward);
+  clear(FEAT.LEARN, !bd.learn);
+  return bits >>> 0;
 }

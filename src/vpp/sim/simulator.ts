@@ -7,10 +7,12 @@
 import { ApiServer, type Registration, type SimConnection } from './api-server.js';
 import { Dispatcher, VppCrash } from './dispatcher.js';
 import { realHost, type HostOps } from './host.js';
-import { ip4Bytes, ip6Bytes } from './ip-addr.js';
+import { ip4Bytes, ip6Bytes, macBytes } from './ip-addr.js';
 import { MessageTable } from './message-table.js';
 import { snapshot, type SimState } from './state.js';
 import type { AclVerdict } from './acl-dataplane.js';
+import type { ArpTermVerdict } from './arp-term.js';
+import { ethFrame, type MacipVerdict } from './macip-dataplane.js';
 import type { UrpfVerdict } from './urpf.js';
 import { Vpp, type FaultSettings, type InitialInterface, type VppProcessOptions } from './vpp.js';
 import { existsSync } from 'node:fs';
@@ -329,6 +331,100 @@ export class VppSimulator {
       return p.af === 6 ? ip6Bytes(text) : ip4Bytes(text);
     };
     return this.#vpp.aclDataplane.verdict({ ...p, src: bytes(p.src), dst: bytes(p.dst) });
+  }
+
+  /**
+   * What l2-input-acl would do with one frame arriving on the bridge port `swIfIndex` because of
+   * its MACIP ACL (see macip-dataplane.ts for the classifier model): 'no-macip' when there is no
+   * check (no MACIP ACL, one without rules, or the port lost the l2-input-acl feature by going
+   * through L3 mode), else 'permit' or 'deny' — a frame no rule matches, of any other ethertype
+   * included, is denied. Counts on l2-input-acl as VPP does ("input ACL hits", "input ACL hits
+   * after chain walk", "input ACL misses", "input ACL session deny drops", "input ACL table-miss
+   * drops"). Throws for an interface with a MACIP ACL that is not a bridge port (L3, BVI), and
+   * where a rule looks at bytes not given (a prefix length longer than the address).
+   */
+  macipVerdict(p: {
+    swIfIndex: number;
+    /** After any VLAN tags: 0x0800, 0x86dd, 0x0806, or any other. */
+    ethertype: number;
+    srcMac: string;
+    /** IPv4/IPv6 frames: the source address (and, optionally, the destination). */
+    srcIp?: string;
+    dstIp?: string;
+    /** ARP frames: the sender's MAC and IPv4 (and, optionally, the target's). */
+    arp?: { senderMac: string; senderIp: string; targetMac?: string; targetIp?: string; opcode?: number };
+    /** TPIDs of VLAN tags before the ethertype, outer first (0x8100, 0x88a8...); default none. */
+    vlanTpids?: number[];
+  }): MacipVerdict {
+    const ipOf = (text: string, v6: boolean): Buffer => {
+      if (text.includes(':') !== v6) throw new Error(`${text} is not an IPv${v6 ? 6 : 4} address`);
+      return v6 ? ip6Bytes(text) : ip4Bytes(text);
+    };
+    const isIp = p.ethertype === 0x0800 || p.ethertype === 0x86dd;
+    if (isIp && p.srcIp === undefined) throw new Error('MACIP verdict: an IP frame needs srcIp');
+    if (p.ethertype === 0x0806 && !p.arp) throw new Error('MACIP verdict: an ARP frame needs arp');
+    const v6 = p.ethertype === 0x86dd;
+    const frame = ethFrame({
+      srcMac: macBytes(p.srcMac),
+      ethertype: p.ethertype,
+      ...(p.vlanTpids ? { vlanTpids: p.vlanTpids } : {}),
+      ...(isIp && p.srcIp !== undefined
+        ? { ip: { src: ipOf(p.srcIp, v6), dst: p.dstIp === undefined ? undefined : ipOf(p.dstIp, v6) } }
+        : {}),
+      ...(p.ethertype === 0x0806 && p.arp
+        ? {
+            arp: {
+              senderMac: macBytes(p.arp.senderMac),
+              senderIp: ipOf(p.arp.senderIp, false),
+              targetMac: p.arp.targetMac === undefined ? undefined : macBytes(p.arp.targetMac),
+              targetIp: p.arp.targetIp === undefined ? undefined : ipOf(p.arp.targetIp, false),
+              ...(p.arp.opcode !== undefined ? { opcode: p.arp.opcode } : {}),
+            },
+          }
+        : {}),
+    });
+    return this.#vpp.macipDataplane.verdict(p.swIfIndex, frame);
+  }
+
+  /**
+   * What a bridge domain's ARP termination (arp-term-l2bd, see arp-term.ts) would do with one ARP
+   * frame arriving on the bridge port `swIfIndex`: 'reply' with the MAC VPP answers with (the
+   * target IP is in the bridge domain's bd_ip_mac table), 'pass' (forwarded/flooded as usual: not
+   * in the table, a gratuitous ARP, a port with a split-horizon group, another opcode), 'drop'
+   * with the node and the error counted, or 'no-arp-term' (the bridge domain has arp_term off).
+   * A MACIP ACL on the port is applied first (l2-input-acl). Counts as VPP does.
+   */
+  arpTermVerdict(p: {
+    swIfIndex: number;
+    senderMac: string;
+    senderIp: string;
+    targetIp: string;
+    /** The Ethernet source; default senderMac. */
+    srcMac?: string;
+    /** Default 00:00:00:00:00:00. */
+    targetMac?: string;
+    /** Default 1 (request). */
+    opcode?: number;
+    /** Default 1 (Ethernet). */
+    hwType?: number;
+    /** Default 0x0800 (IPv4). */
+    protoType?: number;
+  }): ArpTermVerdict {
+    const v4 = (text: string): Buffer => {
+      if (text.includes(':')) throw new Error(`${text} is not an IPv4 address`);
+      return ip4Bytes(text);
+    };
+    return this.#vpp.arpTerm.verdict({
+      swIfIndex: p.swIfIndex,
+      srcMac: macBytes(p.srcMac ?? p.senderMac),
+      opcode: p.opcode ?? 1,
+      hwType: p.hwType ?? 1,
+      protoType: p.protoType ?? 0x0800,
+      senderMac: macBytes(p.senderMac),
+      senderIp: v4(p.senderIp),
+      targetMac: macBytes(p.targetMac ?? '00:00:00:00:00:00'),
+      targetIp: v4(p.targetIp),
+    });
   }
 
   /** Makes cursor `_get` services answer EAGAIN after `n` details (0: never, the default). */

@@ -142,6 +142,27 @@ export function hashIp6KeyLow(addr: Uint8Array, len: number): number {
   return mix64LowC(ahi, alo, bhi, blo, 0, clo);
 }
 
+/**
+ * `hash_memory (p, 16, 0)` (hash.c) for a bare ip6 address: the key sum of a
+ * `hash_create_mem (0, sizeof (ip6_address_t), ...)` table (mem_key_sum), e.g. a bridge domain's
+ * mac_by_ip6. As hashIp6KeyLow, without the length byte: c = 16.
+ */
+export function hashIp6AddressLow(addr: Uint8Array): number {
+  const w = (o: number): number =>
+    ((addr[o] as number) |
+      ((addr[o + 1] as number) << 8) |
+      ((addr[o + 2] as number) << 16) |
+      ((addr[o + 3] as number) << 24)) >>>
+    0;
+  let alo = GOLDEN_LO + w(0);
+  const ahi = GOLDEN_HI + w(4) + (alo > 0xffffffff ? 1 : 0);
+  alo >>>= 0;
+  let blo = GOLDEN_LO + w(8);
+  const bhi = GOLDEN_HI + w(12) + (blo > 0xffffffff ? 1 : 0);
+  blo >>>= 0;
+  return mix64LowC(ahi, alo, bhi, blo, 0, 16);
+}
+
 interface Pair<K, V> {
   readonly key: K;
   value: V;
