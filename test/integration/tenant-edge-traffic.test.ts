@@ -11,13 +11,11 @@
  * (src/agent/source-validation.test.ts).
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { linuxHostLinks } from '../../src/agent/host-links.js';
 import { memoryStore, reconcile } from '../../src/agent/reconciler.js';
@@ -29,12 +27,9 @@ import { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { msg } from '../../src/vpp/messages/index.js';
 import { until } from '../../src/util/testing/until.js';
 import { removeUnderlayRouting } from '../support/underlay.js';
+import { has, hasScapy, Listener, pings, PY, send, sh } from '../support/packets.js';
 
 const SOCKET = process.env.VPP_API_SOCKET;
-const PY = '/usr/bin/python3';
-const PACKETS = fileURLToPath(new URL('../../../test/support/packets/', import.meta.url));
-const hasScapy = (): boolean => spawnSync(PY, ['-c', 'import scapy.all']).status === 0;
-const has = (cmd: string): boolean => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 const skip = !SOCKET
   ? 'needs a real VPP 26.06: VPP_API_SOCKET'
   : process.getuid?.() !== 0
@@ -44,11 +39,6 @@ const skip = !SOCKET
       : !has('ping')
         ? 'needs ping (iputils-ping)'
         : false;
-
-/** One ICMP echo answered. */
-function pings(netns: string, to: string): boolean {
-  return spawnSync('ip', ['netns', 'exec', netns, 'ping', '-c', '1', '-W', '1', to]).status === 0;
-}
 
 const tag = randomBytes(2).toString('hex');
 const MAC = (n: number): string => `52:54:00:00:0a:${n.toString(16).padStart(2, '0')}`;
@@ -60,56 +50,6 @@ const UNDERLAY_NS = ns('ul');
 const UPLINK_HOST = `teu${tag}a`;
 const UPLINK_PEER = `teu${tag}b`;
 const PORT = 9999;
-
-function sh(...args: string[]): string {
-  const r = spawnSync(args[0] as string, args.slice(1), { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`${args.join(' ')}: ${r.stderr || r.stdout}`);
-  return r.stdout;
-}
-
-/** A UDP listener inside a VM: every datagram it got, as "source payload". */
-class Listener {
-  readonly got: string[] = [];
-  readonly #proc: ChildProcessWithoutNullStreams;
-  readonly #waiters: { text: string; resolve: () => void }[] = [];
-  readonly ready: Promise<void>;
-
-  constructor(netns: string) {
-    this.#proc = spawn('ip', ['netns', 'exec', netns, PY, path.join(PACKETS, 'listen.py'), String(PORT)]);
-    let readyResolve: () => void = () => undefined;
-    this.ready = new Promise((r) => (readyResolve = r));
-    createInterface({ input: this.#proc.stdout }).on('line', (line) => {
-      if (line === 'ready') return readyResolve();
-      this.got.push(line);
-      for (const w of [...this.#waiters]) if (line.endsWith(` ${w.text}`)) w.resolve();
-    });
-  }
-
-  /** Resolves when a datagram with this payload has arrived (rejects after 10 s: lost). */
-  receives(text: string): Promise<void> {
-    if (this.got.some((l) => l.endsWith(` ${text}`))) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`${text} never arrived; got ${this.got.join(', ')}`)),
-        10_000,
-      );
-      this.#waiters.push({ text, resolve: () => (clearTimeout(timer), resolve()) });
-    });
-  }
-
-  has(text: string): boolean {
-    return this.got.some((l) => l.endsWith(` ${text}`));
-  }
-
-  close(): void {
-    this.#proc.stdin.end();
-    this.#proc.kill();
-  }
-}
-
-function send(netns: string, iface: string, ...frames: string[]): void {
-  sh('ip', 'netns', 'exec', netns, PY, path.join(PACKETS, 'send.py'), iface, ...frames);
-}
 
 describe('the tenant edge against real packets', { skip }, () => {
   let client: VppClient;
@@ -208,7 +148,7 @@ describe('the tenant edge against real packets', { skip }, () => {
       // SLAAC from VPP's router advertisements may have formed it already.
       sh('ip', '-n', v, 'addr', 'replace', `${ip6Of(n)}/64`, 'dev', 'eth0', 'nodad');
       sh('ip', '-n', v, 'route', 'add', 'default', 'via', '10.0.0.1');
-      const listener = new Listener(v);
+      const listener = new Listener(v, PORT);
       listeners.set(n, listener);
       await listener.ready;
     }

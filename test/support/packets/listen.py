@@ -1,27 +1,37 @@
 #!/usr/bin/python3
-"""Receives UDP datagrams on a port, IPv4 and IPv6, and prints one line per datagram:
-"SOURCE PAYLOAD". Prints "ready" once bound. Ends on a datagram whose payload is "stop", or when
-stdin closes (the test's process ends).
+"""Receives UDP datagrams on a port and prints one line per datagram: "SOURCE PAYLOAD". Prints
+"ready" once bound. Ends on a datagram whose payload is "stop", or when stdin closes (the test's
+process ends).
 
-usage: listen.py PORT
+usage: listen.py PORT [--hex] [--ipv4]
+  --hex   print the payload as hex (binary protocols: DHCP)
+  --ipv4  an IPv4 socket on 0.0.0.0 with SO_BROADCAST (receives broadcasts) instead of a
+          dual-stack one on ::
 """
 import select
 import socket
 import sys
 
 port = int(sys.argv[1])
-s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
-s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
-s.bind(("::", port))
+as_hex = "--hex" in sys.argv[2:]
+if "--ipv4" in sys.argv[2:]:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("0.0.0.0", port))
+else:
+    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+    s.bind(("::", port))
 print("ready", flush=True)
 while True:
     r, _, _ = select.select([s, sys.stdin], [], [])
     if sys.stdin in r and not sys.stdin.readline():
         break
     if s in r:
-        data, addr = s.recvfrom(2048)
+        data, addr = s.recvfrom(4096)
         src = addr[0].removeprefix("::ffff:")
-        text = data.decode(errors="replace")
+        text = data.hex() if as_hex else data.decode(errors="replace")
         print(f"{src} {text}", flush=True)
         if text == "stop":
             break

@@ -1,0 +1,103 @@
+/**
+ * Real packets for the real-VPP traffic tests: frames crafted with scapy (Debian's python3-scapy)
+ * and sent from inside a network namespace, and UDP listeners that print what arrives. See
+ * test/support/packets/ for the two Python scripts.
+ */
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+export const PY = '/usr/bin/python3';
+const PACKETS = fileURLToPath(new URL('../../../test/support/packets/', import.meta.url));
+
+export const hasScapy = (): boolean => spawnSync(PY, ['-c', 'import scapy.all']).status === 0;
+export const has = (cmd: string): boolean => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
+
+export function sh(...args: string[]): string {
+  const r = spawnSync(args[0] as string, args.slice(1), { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${args.join(' ')}: ${r.stderr || r.stdout}`);
+  return r.stdout;
+}
+
+/** One ICMP echo answered. */
+export function pings(netns: string, to: string): boolean {
+  return spawnSync('ip', ['netns', 'exec', netns, 'ping', '-c', '1', '-W', '1', to]).status === 0;
+}
+
+/** Sends scapy frame expressions, in order, out of `iface` inside `netns`. */
+export function send(netns: string, iface: string, ...frames: string[]): void {
+  sh('ip', 'netns', 'exec', netns, PY, path.join(PACKETS, 'send.py'), iface, ...frames);
+}
+
+/**
+ * A UDP listener inside a namespace: every datagram it got, as "source payload" (the payload as
+ * text, or as hex with `hex`). IPv4 and IPv6 on one socket, or IPv4 alone with `ipv4Only` (which
+ * also receives broadcasts, e.g. DHCP on 67 and 68).
+ */
+export class Listener {
+  readonly got: string[] = [];
+  readonly #proc: ChildProcessWithoutNullStreams;
+  readonly #waiters: { text: string; resolve: () => void }[] = [];
+  readonly ready: Promise<void>;
+
+  constructor(netns: string, port: number, opts: { hex?: boolean; ipv4Only?: boolean } = {}) {
+    const flags = [...(opts.hex ? ['--hex'] : []), ...(opts.ipv4Only ? ['--ipv4'] : [])];
+    this.#proc = spawn('ip', [
+      'netns',
+      'exec',
+      netns,
+      PY,
+      path.join(PACKETS, 'listen.py'),
+      String(port),
+      ...flags,
+    ]);
+    let readyResolve: () => void = () => undefined;
+    this.ready = new Promise((r) => (readyResolve = r));
+    createInterface({ input: this.#proc.stdout }).on('line', (line) => {
+      if (line === 'ready') return readyResolve();
+      this.got.push(line);
+      for (const w of [...this.#waiters]) if (line.endsWith(` ${w.text}`)) w.resolve();
+    });
+  }
+
+  /** Resolves when a datagram with this payload has arrived (rejects after 10 s: lost). */
+  receives(text: string): Promise<void> {
+    if (this.got.some((l) => l.endsWith(` ${text}`))) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`${text} never arrived; got ${this.got.join(', ')}`)),
+        10_000,
+      );
+      this.#waiters.push({ text, resolve: () => (clearTimeout(timer), resolve()) });
+    });
+  }
+
+  /** Resolves with the first datagram (from now on) whose line matches. */
+  next(match: (line: string) => boolean): Promise<string> {
+    const seen = this.got.length;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`nothing matching arrived; got ${this.got.join(', ')}`)),
+        10_000,
+      );
+      const check = (): void => {
+        const line = this.got.slice(seen).find(match);
+        if (line === undefined) return;
+        clearTimeout(timer);
+        resolve(line);
+      };
+      this.#waiters.push({ text: '', resolve: check });
+      check();
+    });
+  }
+
+  has(text: string): boolean {
+    return this.got.some((l) => l.endsWith(` ${text}`));
+  }
+
+  close(): void {
+    this.#proc.stdin.end();
+    this.#proc.kill();
+  }
+}
