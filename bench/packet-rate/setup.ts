@@ -13,6 +13,7 @@ import { plan as makePlan } from '../../src/reconcile/planner.js';
 import type { Resource } from '../../src/reconcile/resource.js';
 import { AclRegistry } from '../../src/dataplane/acl-registry.js';
 import { PORT_TYPE } from '../../src/services/bridge-descriptors.js';
+import { MACIP } from '../../src/services/context.js';
 import { podDescriptors } from '../../src/services/descriptors.js';
 import type { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { msg } from '../../src/vpp/messages/index.js';
@@ -42,7 +43,7 @@ export async function programVppnet(client: VppClient, config: AgentConfig): Pro
 
 /**
  * The metadata pod's port on vppnet's bridge: what src/services/pod-port.ts gives a pod's tap or
- * veth port (bridge member, up, the two pod ACLs), for an interface that already exists (a pg or
+ * veth port (bridge member, up, the pods' output ACL), for an interface that already exists (a pg or
  * a NIC), applied with the same planner, executor and descriptors as the attachment manager.
  */
 export async function attachPodPort(
@@ -56,7 +57,8 @@ export async function attachPodPort(
   ]);
   const ifKey = keys.interface(iface);
   const bdKey = keys.bridgeDomain(services.bridgeDomain);
-  const aclIn = tags.podAclIn();
+  // Only the output ACL: the measured path enters the pod port's output (VM → pod); what the pod
+  // may send (its own input and MACIP ACLs, pod-acls.ts) is never on it.
   const aclOut = tags.podAclOut();
   const given = (kind: string, key: string, value: unknown): Resource => ({
     kind,
@@ -68,7 +70,6 @@ export async function attachPodPort(
   const present = [
     given('interface', ifKey, { type: 'external', name: iface }),
     given('bridge-domain', bdKey, {}),
-    given('acl', keys.acl(aclIn), {}),
     given('acl', keys.acl(aclOut), {}),
   ];
   const desired: Resource[] = [
@@ -83,8 +84,8 @@ export async function attachPodPort(
     {
       kind: 'acl-binding',
       key: keys.aclBinding(iface),
-      deps: [ifKey, keys.acl(aclIn), keys.acl(aclOut)],
-      value: { iface, input: [aclIn], output: [aclOut] },
+      deps: [ifKey, keys.acl(aclOut)],
+      value: { iface, input: [], output: [aclOut] },
     },
   ];
   const plan = makePlan(desired, present, podDescriptors);
@@ -94,6 +95,7 @@ export async function attachPodPort(
     host: noHostLinks,
     files: NO_HOST_FILES,
     acls: AclRegistry.fromDump(aclDetails),
+    macips: new AclRegistry(MACIP),
   });
   const problems = [
     ...plan.pending.map((p) => `${p.resource.key} waits for ${p.waitingFor}`),

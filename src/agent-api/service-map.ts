@@ -12,4 +12,12 @@ export interface ServiceMapEntry {
   readonly mac: string;
   /** The VM's MTU (its VPC's): the DHCP server hands it out as option 26, interface-mtu. */
   readonly mtu: number;
+  /**
+   * The circuit-id VPP's DHCP relay writes for this VM: sub-option 1 of the option 82 it appends,
+   * 4 bytes in network order (VPP's index of the VM's port; it changes when VPP restarts). VPP
+   * appends its option 82 last, after whatever the VM put in its request, so a DHCP server takes the
+   * last option 82 only and looks its circuit-id up here; an earlier one is the VM's own words.
+   * Absent until the agent has seen the port in VPP.
+   */
+  readonly dhcpCircuitId?: number;
 }

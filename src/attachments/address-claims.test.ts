@@ -119,6 +119,12 @@ describe('service-bridge address claims', () => {
     );
   });
 
+  it('refuses a pod without an address (its MACIP ACL would check nothing)', () => {
+    const r = codeOf(() => checkAddressClaims(claim('vpn-x', []), services, []));
+    assert.equal(r?.code, AgentErrorCode.INVALID_NETWORK_CONFIG);
+    assert.match(r?.text ?? '', /holds an address/);
+  });
+
   it("refuses an address whose gateway is not the bridge's", () => {
     const r = codeOf(() =>
       checkAddressClaims(

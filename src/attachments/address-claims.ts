@@ -42,6 +42,8 @@ export function checkAddressClaims(
   const bridgeText = `${ip4Network(bridge)}/${bridge.len}`;
   const problems: string[] = [];
   const claimed = new Set<string>();
+  // A pod's addresses are its MACIP ACL's rules, and VPP checks nothing for a MACIP ACL without any.
+  if (claim.ips.length === 0) problems.push('ips: a pod on the service bridge holds an address of it');
   for (const [i, ip] of claim.ips.entries()) {
     const p = parseIp4Prefix(ip.address);
     const at = `ips[${i}].address ${ip.address}`;

@@ -34,6 +34,7 @@ import type { VppApi } from '../vpp/client/vpp-api.js';
 import { isNoVhostNet, toAttachError, withUndoProblems } from './attach-error.js';
 import { KeyedLocks } from './async-lock.js';
 import { validateAttachRequest } from './attach-request.js';
+import { serviceRoleOfAddress, serviceRoleOfNetwork } from '../services/service-role.js';
 import { checkAddressClaims } from './address-claims.js';
 import { AttachmentTimer } from './attachment-timing.js';
 import type { AttachmentRecord, AttachmentStore } from './attachment-store.js';
@@ -219,7 +220,7 @@ export class AttachmentManager implements PodAttachmentSource {
         undo.push({ what: `delete host link ${id}`, run: () => this.#netns.deleteHostLink(id) });
         entry.record = { ...record, podMac: veth.podMac, hostMac: veth.hostMac, mtu: veth.mtu };
         undo.push({ what: `remove pod port ${id} from VPP`, run: () => this.#pods.remove(id) });
-        await this.#pods.apply(specOf(entry.record), services, timer);
+        await this.#pods.apply(specOf(entry.record, services), services, timer);
       } else {
         // VPP clears a tap's persistence when it deletes it or fails to create it, so its device
         // goes too; should one stay behind anyway, the name was free when this ADD began.
@@ -228,7 +229,7 @@ export class AttachmentManager implements PodAttachmentSource {
           run: () => this.#deleteTapDevice(req.netns, req.ifname),
         });
         undo.push({ what: `remove pod port ${id} from VPP`, run: () => this.#pods.remove(id) });
-        await this.#pods.apply(specOf(entry.record), services, timer);
+        await this.#pods.apply(specOf(entry.record, services), services, timer);
         timer.enter('netns');
         await this.#netns.configure({ netnsPath: req.netns, ifname: req.ifname, addresses, routes });
       }
@@ -325,7 +326,7 @@ export class AttachmentManager implements PodAttachmentSource {
       }
       const services = this.#services();
       if (services && this.#client.state === 'ready') {
-        const differences = await this.#pods.differences(specOf(record), services);
+        const differences = await this.#pods.differences(specOf(record, services), services);
         if (differences.length > 0) {
           throw new AgentApiError(
             AgentErrorCode.INTERNAL,
@@ -373,7 +374,10 @@ export class AttachmentManager implements PodAttachmentSource {
   }
 
   desiredPods(): PodPortSpec[] {
-    return [...this.#entries.values()].filter((e) => e.state === 'active').map((e) => specOf(e.record));
+    const services = this.#services();
+    return [...this.#entries.values()]
+      .filter((e) => e.state === 'active')
+      .map((e) => specOf(e.record, services));
   }
 
   podsInProgress(): string[] {
@@ -452,13 +456,23 @@ function lockKeys(id: string, netns: string, ifname: string): string[] {
   return netns === '' ? [`id:${id}`] : [`id:${id}`, `netns:${netns}\0${ifname}`];
 }
 
-export function specOf(record: AttachmentRecord): PodPortSpec {
+/** A recorded attachment as a pod port, its role under the service bridge in force. */
+export function specOf(record: AttachmentRecord, services: ServicesConfig | undefined): PodPortSpec {
+  const ips = record.ips.map((ip) => ip.address.slice(0, ip.address.indexOf('/')));
+  const role =
+    services === undefined
+      ? undefined
+      : services.networks !== undefined
+        ? serviceRoleOfNetwork(record.network, services)
+        : ips.map((ip) => serviceRoleOfAddress(ip, services)).find((r) => r !== undefined);
   return {
     id: record.id,
     mode: record.mode,
     netns: record.netns,
     ifname: record.ifname,
     podMac: record.podMac,
+    ips,
+    role,
     // Only a tap takes it from VPP; a veth pair got it when it was made.
     ...(record.mode === 'tap' && record.mtu !== undefined && { mtu: record.mtu }),
   };

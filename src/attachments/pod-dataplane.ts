@@ -19,9 +19,9 @@ import { VppnetError } from '../util/errors.js';
 import { msg } from '../vpp/messages/index.js';
 import { AclRegistry } from '../dataplane/acl-registry.js';
 import { actualServices } from '../services/actual.js';
-import type { ServicesContext } from '../services/context.js';
+import { MACIP, type ServicesContext } from '../services/context.js';
 import { podDescriptors } from '../services/descriptors.js';
-import { podInterfaceName, podPortResources, type PodPortSpec } from '../services/pod-port.js';
+import { isPodResource, podInterfaceName, podPortResources, type PodPortSpec } from '../services/pod-port.js';
 import { POD_VETH_PREFIX } from '../services/pod-veth.js';
 import type { DataplaneLock } from '../services/runtime.js';
 import { NO_INDEX } from '../vpp/messages/sentinels.js';
@@ -168,13 +168,26 @@ export class PodDataplane {
   /** VPP's interfaces, bridge domains and ACLs, with the details of these pods' own interfaces. */
   async #load(podIds: readonly string[], desired: readonly Resource[]): Promise<PodView> {
     const c = this.#client;
-    const [ifDetails, aclDetails, bridgeDomains, hostLinks, afp] = await Promise.all([
-      c.dump(msg.sw_interface_dump, { sw_if_index: NO_INDEX, name_filter_valid: false }),
-      c.supports(msg.acl_dump) ? c.dump(msg.acl_dump, { acl_index: NO_INDEX }) : Promise.resolve([]),
-      c.dump(msg.bridge_domain_dump, { bd_id: NO_INDEX, sw_if_index: NO_INDEX }),
-      this.#host.listVeths(POD_VETH_PREFIX),
-      c.supports(msg.af_packet_dump) ? c.dump(msg.af_packet_dump, {}) : Promise.resolve([]),
-    ]);
+    const [ifDetails, aclDetails, bridgeDomains, hostLinks, afp, macipAcls, macipBindings, l2Fib, bdIpMacs] =
+      await Promise.all([
+        c.dump(msg.sw_interface_dump, { sw_if_index: NO_INDEX, name_filter_valid: false }),
+        c.supports(msg.acl_dump) ? c.dump(msg.acl_dump, { acl_index: NO_INDEX }) : Promise.resolve([]),
+        c.dump(msg.bridge_domain_dump, { bd_id: NO_INDEX, sw_if_index: NO_INDEX }),
+        this.#host.listVeths(POD_VETH_PREFIX),
+        c.supports(msg.af_packet_dump) ? c.dump(msg.af_packet_dump, {}) : Promise.resolve([]),
+        c.supports(msg.macip_acl_dump)
+          ? c.dump(msg.macip_acl_dump, { acl_index: NO_INDEX })
+          : Promise.resolve([]),
+        c.supports(msg.macip_acl_interface_get)
+          ? c.call(msg.macip_acl_interface_get, {}).then((r) => r.acls.slice(0, r.count))
+          : Promise.resolve([] as number[]),
+        c.supports(msg.l2_fib_table_dump)
+          ? c.dump(msg.l2_fib_table_dump, { bd_id: NO_INDEX })
+          : Promise.resolve([]),
+        c.supports(msg.bd_ip_mac_dump)
+          ? c.dump(msg.bd_ip_mac_dump, { bd_id: NO_INDEX })
+          : Promise.resolve([]),
+      ]);
     const interfaces = InterfaceRegistry.fromDump(ifDetails);
     const wanted = new Set(podIds);
     const podInterfaces = ifDetails.filter((d) => {
@@ -221,6 +234,10 @@ export class PodDataplane {
       bridgeDomains,
       acls: aclDetails,
       aclBindings,
+      macipAcls,
+      macipBindings,
+      l2Fib,
+      bdIpMacs,
     };
     const desiredKeys = new Set(desired.map((r) => r.key));
     const hostVeths = hostLinks.filter((n) => wanted.has(n));
@@ -234,16 +251,17 @@ export class PodDataplane {
       host: this.#host,
       files: NO_HOST_FILES,
       acls: AclRegistry.fromDump(aclDetails),
+      macips: AclRegistry.fromDump(macipAcls, MACIP),
     };
     return { ctx, actual };
   }
 }
 
-/** The pod's resources found in VPP: its interface, what hangs off it, its host link. */
+/** The pod's resources found in VPP: its interface, what hangs off it, its ACLs, its host link. */
 function podResourcesOf(actual: readonly Resource[], podId: string): Resource[] {
   const ifKey = keys.interface(podInterfaceName(podId));
   const vethKey = keys.hostVeth(podId);
-  return actual.filter((r) => r.key === ifKey || r.key === vethKey || r.deps.includes(ifKey));
+  return actual.filter((r) => r.key === ifKey || r.key === vethKey || isPodResource(r, { id: podId }));
 }
 
 /**

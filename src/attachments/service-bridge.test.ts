@@ -200,10 +200,20 @@ async function teardown(f: Fixture): Promise<void> {
   await rm(f.dir, { recursive: true, force: true });
 }
 
-/** What VPP and the host hold of one pod attachment. */
-async function traces(f: Fixture, containerId: string, ifname: string): Promise<string[]> {
+/** What VPP and the host hold of one pod attachment (and of its MAC, when given). */
+async function traces(f: Fixture, containerId: string, ifname: string, podMac?: string): Promise<string[]> {
   const id = hostVethName(containerId, ifname);
   const out: string[] = [];
+  const acls = await f.client.dump(msg.acl_dump, { acl_index: 0xffffffff });
+  if (acls.some((a) => a.tag === `vppnet:pod-in:${id}`)) out.push(`ACL vppnet:pod-in:${id}`);
+  const macips = await f.client.dump(msg.macip_acl_dump, { acl_index: 0xffffffff });
+  if (macips.some((a) => a.tag === `vppnet:pod-macip:${id}`)) out.push(`MACIP ACL vppnet:pod-macip:${id}`);
+  if (podMac !== undefined) {
+    const fib = await f.client.dump(msg.l2_fib_table_dump, { bd_id: 0xffffffff });
+    if (fib.some((e) => e.mac === podMac)) out.push(`L2 FIB entry ${podMac}`);
+    const arp = await f.client.dump(msg.bd_ip_mac_dump, { bd_id: 0xffffffff });
+    if (arp.some((e) => e.entry.mac === podMac)) out.push(`ARP termination entry ${podMac}`);
+  }
   const ifs = await f.client.dump(msg.sw_interface_dump, {
     sw_if_index: 0xffffffff,
     name_filter_valid: false,
@@ -385,8 +395,28 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
     const [binding] = await f.client.dump(msg.acl_interface_list_dump, { sw_if_index: port.sw_if_index });
     assert.deepEqual(
       [binding?.n_input, ...(binding?.acls ?? [])],
-      [1, aclIndex('vppnet:pod-in'), aclIndex('vppnet:pod-out')],
+      [1, aclIndex(`vppnet:pod-in:${id}`), aclIndex('vppnet:pod-out')],
     );
+    // Its only sources: its MAC with its address; the bridge knows it without learning.
+    const podMac = f.manager.list().find((r) => r.id === id)?.podMac ?? '';
+    const macips = await f.client.dump(msg.macip_acl_dump, { acl_index: 0xffffffff });
+    const macip = macips.find((a) => a.tag === `vppnet:pod-macip:${id}`);
+    assert.deepEqual(
+      macip?.r.map((r) => [
+        r.is_permit,
+        r.src_mac,
+        r.src_mac_mask,
+        r.src_prefix.address.un.ip4,
+        r.src_prefix.len,
+      ]),
+      [[1, podMac, 'ff:ff:ff:ff:ff:ff', '169.254.169.103', 32]],
+    );
+    const bound = await f.client.call(msg.macip_acl_interface_get, {});
+    assert.equal(bound.acls[port.sw_if_index], macip?.acl_index);
+    const fib = await f.client.dump(msg.l2_fib_table_dump, { bd_id: 100 });
+    assert.ok(fib.some((e) => e.mac === podMac && e.sw_if_index === port.sw_if_index && e.static_mac));
+    const arp = await f.client.dump(msg.bd_ip_mac_dump, { bd_id: 100 });
+    assert.ok(arp.some((e) => e.entry.mac === podMac && e.entry.ip.un.ip4 === '169.254.169.103'));
 
     // The pod sees its interface with the address IPAM gave.
     const state = await f.manager.check({ containerId: req.containerId, ifname: req.ifname, netns: ns.path });
@@ -395,7 +425,11 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
       ['169.254.169.103/24'],
     );
     assert.equal(state.podInterface.up, true);
-    assert.deepEqual(await traces(f, req.containerId, req.ifname), [
+    assert.deepEqual(await traces(f, req.containerId, req.ifname, podMac), [
+      `ACL vppnet:pod-in:${id}`,
+      `MACIP ACL vppnet:pod-macip:${id}`,
+      `L2 FIB entry ${podMac}`,
+      `ARP termination entry ${podMac}`,
       `VPP interface host-${id}`,
       `af_packet on ${id}`,
       `host link ${id}`,
@@ -404,7 +438,7 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
     assert.deepEqual(await planOps(f), [], 'a full reconcile keeps the pod as it is');
 
     await f.manager.detach({ containerId: req.containerId, ifname: req.ifname, netns: ns.path });
-    assert.deepEqual(await traces(f, req.containerId, req.ifname), []);
+    assert.deepEqual(await traces(f, req.containerId, req.ifname, podMac), []);
     assert.equal(ns.hasLink('net1'), false);
     // DEL is repeatable, also without a netns.
     await f.manager.detach({ containerId: req.containerId, ifname: req.ifname, netns: '' });
@@ -662,7 +696,7 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
       const req = podRequest(ns, 'c-auto', 'net1', 'auto');
       const answer = await manager.attach(req);
       assert.equal(answer.mode, 'veth');
-      assert.equal((await traces(f, req.containerId, req.ifname)).length, 4);
+      assert.equal((await traces(f, req.containerId, req.ifname)).length, 6);
       await manager.detach(req);
       assert.deepEqual(await traces(f, req.containerId, req.ifname), []);
     },
@@ -718,7 +752,7 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
     const req = podRequest(ns, 'c-race');
     const passes = (): Promise<ReconcileOutcome[]> => Promise.all([apply(f), apply(f), apply(f)]);
     await Promise.all([f.manager.attach(req), passes()]);
-    assert.equal((await traces(f, req.containerId, req.ifname)).length, 4);
+    assert.equal((await traces(f, req.containerId, req.ifname)).length, 6);
     assert.deepEqual(await planOps(f), []);
     await Promise.all([
       f.manager.detach({ containerId: req.containerId, ifname: req.ifname, netns: ns.path }),
@@ -745,6 +779,8 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
     );
     await apply(f);
     assert.deepEqual(await traces(f, req.containerId, req.ifname), [
+      `ACL vppnet:pod-in:${id}`,
+      `MACIP ACL vppnet:pod-macip:${id}`,
       `VPP interface host-${id}`,
       `af_packet on ${id}`,
       `host link ${id}`,

@@ -7,8 +7,9 @@ import { isOwnedTag } from './keys.js';
 import { NameIndex } from './name-index.js';
 
 export class AclRegistry extends NameIndex {
-  constructor() {
-    super('ACL');
+  /** `what`: 'ACL', or 'MACIP ACL' for the acl plugin's other pool, which has the same rules. */
+  constructor(what = 'ACL') {
+    super(what);
   }
 
   /**
@@ -16,8 +17,11 @@ export class AclRegistry extends NameIndex {
    * tag (left behind by a crash between create and record), the others are named "tag#index" so
    * that they show up as resources of their own and are deleted.
    */
-  static fromDump(details: Iterable<{ readonly acl_index: number; readonly tag: string }>): AclRegistry {
-    const r = new AclRegistry();
+  static fromDump(
+    details: Iterable<{ readonly acl_index: number; readonly tag: string }>,
+    what = 'ACL',
+  ): AclRegistry {
+    const r = new AclRegistry(what);
     for (const d of [...details].sort((a, b) => a.acl_index - b.acl_index)) {
       if (!isOwnedTag(d.tag)) continue;
       r.set(r.has(d.tag) ? duplicateAclName(d.tag, d.acl_index) : d.tag, d.acl_index);

@@ -40,6 +40,10 @@ export const keys = {
   bridgePort: (iface: string): string => `bridge-port:${iface}`,
   acl: (tag: string): string => `acl:${tag}`,
   aclBinding: (iface: string): string => `acl-binding:${iface}`,
+  macipAcl: (tag: string): string => `macip-acl:${tag}`,
+  macipBinding: (iface: string): string => `macip-binding:${iface}`,
+  l2FibEntry: (bd: number, mac: string): string => `l2fib:${bd}:${mac}`,
+  bdIpMac: (bd: number, ip: string): string => `bd-ip-mac:${bd}:${ip}`,
   natPlugin: (): string => 'nat44-ed',
   natOutputInterface: (iface: string): string => `nat-output:${iface}`,
   natStaticMapping: (vrf: number, local: string): string => `nat-static:${vrf}:${local}`,
@@ -58,8 +62,15 @@ export const tags = {
   podPort: (id: string): string => `${TAG_PREFIX}pod:${id}`,
   /** ACL on a pod port's output: what the pod may receive. */
   podAclOut: (): string => `${TAG_PREFIX}pod-out`,
-  /** ACL on a pod port's input: what the pod may send. */
-  podAclIn: (): string => `${TAG_PREFIX}pod-in`,
+  /**
+   * The ACL every pod port had on its input before each pod got its own (podAclIn): a full pass
+   * deletes it once no port uses it.
+   */
+  sharedPodAclIn: (): string => `${TAG_PREFIX}pod-in`,
+  /** ACL on one pod port's input: what that pod may send, given its role and addresses. */
+  podAclIn: (id: string): string => `${TAG_PREFIX}pod-in:${id}`,
+  /** MACIP ACL on one pod port: the only MAC and IPv4 sources (ARP senders included) it may use. */
+  podMacip: (id: string): string => `${TAG_PREFIX}pod-macip:${id}`,
   /** NAT identity mappings of the service bridge gateway. */
   natGateway: (): string => `${TAG_PREFIX}gw`,
 } as const;

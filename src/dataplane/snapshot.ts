@@ -124,6 +124,13 @@ export interface VppSnapshot {
   readonly bridgeDomains: readonly Message<typeof msg.bridge_domain_details>[];
   readonly acls: readonly Message<typeof msg.acl_details>[];
   readonly aclBindings: readonly Message<typeof msg.acl_interface_list_details>[];
+  readonly macipAcls: readonly Message<typeof msg.macip_acl_details>[];
+  /** MACIP ACL index per sw_if_index (NO_INDEX: none), as macip_acl_interface_get lists them. */
+  readonly macipBindings: readonly number[];
+  /** Every bridge domain's L2 FIB entries (learned ones included). */
+  readonly l2Fib: readonly Message<typeof msg.l2_fib_table_details>[];
+  /** Every bridge domain's IP-to-MAC (ARP termination) entries. */
+  readonly bdIpMacs: readonly Message<typeof msg.bd_ip_mac_details>[];
   readonly natEnabled: boolean;
   /** Session table size the NAT plugin was enabled with; 0 while disabled. */
   readonly natSessions: number;
@@ -195,6 +202,7 @@ export async function loadSnapshot(
     [unnumbered, proxyArpRanges, proxyArpIntfs, localSids, policies, srEncaps],
     [afPacket, vhostUser, taps, sourceChecks],
     [bridgeDomains, acls, aclBindings, natStatic, natIdentity, natOutput, dhcpProxies],
+    [macipAcls, macipBindings, l2Fib, bdIpMacs],
     nat,
     ip6NeighborConfig,
   ] = await Promise.all([
@@ -269,6 +277,20 @@ export async function loadSnapshot(
         client.dump(msg.dhcp_proxy_dump, { is_ip6: false }),
       ),
     ]),
+    Promise.all([
+      optionalDump(svc && client.supports(msg.macip_acl_dump), () =>
+        client.dump(msg.macip_acl_dump, { acl_index: NO_INDEX }),
+      ),
+      svc && client.supports(msg.macip_acl_interface_get)
+        ? client.call(msg.macip_acl_interface_get, {}).then((r) => r.acls.slice(0, r.count))
+        : Promise.resolve([] as number[]),
+      optionalDump(svc && client.supports(msg.l2_fib_table_dump), () =>
+        client.dump(msg.l2_fib_table_dump, { bd_id: NO_INDEX }),
+      ),
+      optionalDump(svc && client.supports(msg.bd_ip_mac_dump), () =>
+        client.dump(msg.bd_ip_mac_dump, { bd_id: NO_INDEX }),
+      ),
+    ]),
     svc && client.supports(msg.nat44_show_running_config)
       ? // The plugin answers -1 (or reports no sessions) while disabled.
         client.call(msg.nat44_show_running_config, {}).catch(ignoreRetval)
@@ -311,6 +333,10 @@ export async function loadSnapshot(
     bridgeDomains,
     acls,
     aclBindings,
+    macipAcls,
+    macipBindings,
+    l2Fib,
+    bdIpMacs,
     natEnabled,
     natSessions,
     natOutputInterfaces: natOutput.map((o) => o.sw_if_index),
@@ -453,6 +479,10 @@ export function emptySnapshot(): VppSnapshot {
     bridgeDomains: [],
     acls: [],
     aclBindings: [],
+    macipAcls: [],
+    macipBindings: [],
+    l2Fib: [],
+    bdIpMacs: [],
     natEnabled: false,
     natSessions: 0,
     natOutputInterfaces: [],
@@ -461,6 +491,14 @@ export function emptySnapshot(): VppSnapshot {
     dhcpProxies: [],
     ip6NeighborConfig: undefined,
   };
+}
+
+/** "10.0.0.1" or "2001:db8::1" from a VPP address. */
+export function formatAddress(a: {
+  readonly af: number;
+  readonly un: { readonly ip4: string; readonly ip6: string };
+}): string {
+  return a.af === 1 ? a.un.ip6 : a.un.ip4;
 }
 
 /** "10.0.0.1/24" or "2001:db8::1/64" from a VPP prefix. */

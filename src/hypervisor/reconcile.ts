@@ -9,7 +9,8 @@ import { actualDataplane } from '../dataplane/actual.js';
 import { actualHostFiles, hostFilePaths } from '../dataplane/actual-host-files.js';
 import type { FileFacts, HostFiles, HostLinks } from '../dataplane/context.js';
 import { hostVethDescriptor, interfaceDescriptor } from '../dataplane/interface-descriptors.js';
-import { keys, podOfTag } from '../dataplane/keys.js';
+import { keys, podOfTag, tags } from '../dataplane/keys.js';
+import { portInterfaceName } from '../dataplane/names.js';
 import { loadSnapshot, type VppSnapshot } from '../dataplane/snapshot.js';
 import { execute, type ExecutionResult } from '../reconcile/executor.js';
 import { inPlaceByKind } from '../reconcile/in-place.js';
@@ -18,7 +19,7 @@ import type { Plan, Resource } from '../reconcile/resource.js';
 import { AclRegistry } from '../dataplane/acl-registry.js';
 import { actualServices, serviceAddressesInVpp } from '../services/actual.js';
 import { memoryAddressBookStore } from '../services/address-store.js';
-import type { ServicesContext } from '../services/context.js';
+import { MACIP, type ServicesContext } from '../services/context.js';
 import { isPodVethName, POD_VETH_PREFIX } from '../services/pod-veth.js';
 import type { ServicesRuntime } from '../services/runtime.js';
 import { ServiceAddresses } from '../services/service-addresses.js';
@@ -200,12 +201,22 @@ async function reconcilePass(given: AgentConfig, opts: ReconcileOptions): Promis
     host: opts.host,
     files,
     acls: AclRegistry.fromDump(snapshot.acls),
+    macips: AclRegistry.fromDump(snapshot.macipAcls, MACIP),
   };
   const result = await execute(
     plan,
     hypervisorKinds,
     ctx,
     opts.shouldStop ? { shouldStop: opts.shouldStop } : {},
+  );
+  // The DHCP relay's circuit-ids, for the service map: VM ports as VPP has them now.
+  opts.services?.addresses.setCircuitIds(
+    new Map(
+      config.ports.flatMap((p) => {
+        const name = portInterfaceName(p);
+        return ctx.interfaces.has(name) ? [[p.name, ctx.interfaces.index(name)] as const] : [];
+      }),
+    ),
   );
   // Remember the SRv6 globals only when their ops really ran (not failed, not skipped by a stop):
   // they cannot be read back, and a wrong memory would keep them unset on this VPP for good.
@@ -254,7 +265,13 @@ function withoutPodPorts(actual: readonly Resource[], leaveAlone: (pod: string) 
   const skipped = new Set<string>();
   for (const r of actual) {
     const pod = interfaceDescriptor.is(r) ? podOfTag(r.value.name) : undefined;
-    if (pod !== undefined && leaveAlone(pod)) skipped.add(r.key).add(keys.hostVeth(pod));
+    if (pod !== undefined && leaveAlone(pod))
+      skipped
+        .add(r.key)
+        .add(keys.hostVeth(pod))
+        // The pod's own ACLs do not name its interface.
+        .add(keys.acl(tags.podAclIn(pod)))
+        .add(keys.macipAcl(tags.podMacip(pod)));
     if (hostVethDescriptor.is(r) && isPodVethName(r.value.hostName) && leaveAlone(r.value.hostName))
       skipped.add(r.key);
   }

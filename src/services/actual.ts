@@ -8,7 +8,7 @@
  */
 import type { AgentConfig } from '../config/model.js';
 import { isOwnedTag, keys, vmPortOfTag } from '../dataplane/keys.js';
-import type { VppSnapshot } from '../dataplane/snapshot.js';
+import { formatAddress, type VppSnapshot } from '../dataplane/snapshot.js';
 import type { Resource } from '../reconcile/resource.js';
 import {
   aclBindingDescriptor,
@@ -18,6 +18,15 @@ import {
   type AclValue,
 } from '../dataplane/acl-descriptors.js';
 import { AclRegistry } from '../dataplane/acl-registry.js';
+import { NO_INDEX } from '../vpp/messages/sentinels.js';
+import { bdIpMacDescriptor, l2FibEntryDescriptor, type BdIpMacValue } from './bridge-entry-descriptors.js';
+import { MACIP } from './context.js';
+import {
+  macipAclDescriptor,
+  macipBindingDescriptor,
+  macipRulesFromApi,
+  type MacipAclValue,
+} from './macip-descriptors.js';
 import {
   bridgeDomainDescriptor,
   bridgePortDescriptor,
@@ -112,6 +121,48 @@ export function actualServices(s: VppSnapshot, opts: ServicesActualOptions): Res
     };
     const boundAcls = names.filter((n) => acls.has(n)).map((n) => keys.acl(n));
     out.push(aclBindingDescriptor.resource(value, { after: boundAcls }));
+  }
+
+  const macips = AclRegistry.fromDump(s.macipAcls, MACIP);
+  for (const acl of s.macipAcls) {
+    if (!isOwnedTag(acl.tag)) continue;
+    const name = macips.nameOf(acl.acl_index);
+    const rules = macipRulesFromApi(acl.r);
+    const value: MacipAclValue =
+      name === acl.tag ? { tag: acl.tag, rules } : { tag: acl.tag, rules, duplicateName: name };
+    out.push(macipAclDescriptor.resource(value));
+  }
+  s.macipBindings.forEach((aclIndex, swIfIndex) => {
+    if (aclIndex === NO_INDEX) return;
+    const iface = s.interfaces.nameOf(swIfIndex);
+    if (iface === undefined) return;
+    if (!ifaceOwned(iface) && !want.has(keys.macipBinding(iface))) return;
+    out.push(macipBindingDescriptor.resource({ iface, acl: macips.nameOf(aclIndex) }));
+  });
+
+  // The bridge entries of vppnet's bridge domains: static ones vppnet may have written (not the
+  // BVI's, which VPP adds itself, nor what the bridge learned before learning was turned off).
+  const ownedBds = new Set(
+    s.bridgeDomains
+      .filter((bd) => isOwnedTag(bd.bd_tag) || want.has(keys.bridgeDomain(bd.bd_id)))
+      .map((bd) => bd.bd_id),
+  );
+  const portOfMac = new Map<string, string>();
+  for (const e of s.l2Fib) {
+    if (!ownedBds.has(e.bd_id) || !e.static_mac || e.bvi_mac || e.filter_mac) continue;
+    const mac = e.mac.toLowerCase();
+    // An entry left on an interface that is gone (or was never vppnet's) is still the bridge's.
+    const iface = s.interfaces.nameOf(e.sw_if_index) ?? `sw_if_index ${e.sw_if_index}`;
+    portOfMac.set(`${e.bd_id} ${mac}`, iface);
+    out.push(l2FibEntryDescriptor.resource({ bd: e.bd_id, mac, iface }));
+  }
+  for (const e of s.bdIpMacs) {
+    const bd = e.entry.bd_id;
+    if (!ownedBds.has(bd)) continue;
+    const mac = e.entry.mac.toLowerCase();
+    const port = portOfMac.get(`${bd} ${mac}`);
+    const value: BdIpMacValue = { bd, ip: formatAddress(e.entry.ip), mac };
+    out.push(bdIpMacDescriptor.resource(value, port === undefined ? {} : { after: [keys.interface(port)] }));
   }
 
   const natKey = keys.natPlugin();

@@ -41,7 +41,34 @@ export const bridgeDomainDescriptor = defineKind<BridgeDomainValue, ServicesCont
   async delete(ctx, { value: v }) {
     await ctx.client.call(msg.bridge_domain_add_del_v2, { bd_id: v.bd, is_add: false });
   },
+  // The flags in place (bridge_flags): recreating the bridge would first take every pod port out
+  // of it. vppnet never changes a bridge's tag or MAC age (both constants).
+  async update(ctx, { value: v }, { value: was }) {
+    if (v.tag !== was.tag || v.macAge !== was.macAge)
+      throw new Error(
+        `bridge domain ${v.bd}: tag or MAC age differ from vppnet's (${was.tag}, ${was.macAge}); delete the bridge domain to have it recreated`,
+      );
+    const set = flagsOf(v, was, true);
+    const clear = flagsOf(v, was, false);
+    if (set !== 0) await ctx.client.call(msg.bridge_flags, { bd_id: v.bd, is_set: true, flags: set });
+    if (clear !== 0) await ctx.client.call(msg.bridge_flags, { bd_id: v.bd, is_set: false, flags: clear });
+  },
 });
+
+const BD_FLAG = msg.bd_flags_t.values;
+
+/** The bridge_flags bits that are `on` in `want` and not in `have`. */
+function flagsOf(want: BridgeDomainValue, have: BridgeDomainValue, on: boolean): number {
+  const pairs: [boolean, boolean, number][] = [
+    [want.learn, have.learn, BD_FLAG.BRIDGE_API_FLAG_LEARN],
+    [want.forward, have.forward, BD_FLAG.BRIDGE_API_FLAG_FWD],
+    [want.flood, have.flood, BD_FLAG.BRIDGE_API_FLAG_FLOOD],
+    [want.uuFlood, have.uuFlood, BD_FLAG.BRIDGE_API_FLAG_UU_FLOOD],
+    [want.arpTerm, have.arpTerm, BD_FLAG.BRIDGE_API_FLAG_ARP_TERM],
+    [want.arpUfwd, have.arpUfwd, BD_FLAG.BRIDGE_API_FLAG_ARP_UFWD],
+  ];
+  return pairs.reduce((bits, [w, h, bit]) => (w === on && h !== on ? bits | bit : bits), 0);
+}
 
 export const PORT_TYPE = msg.l2_port_type_t.values;
 

@@ -18,6 +18,8 @@ import type { Descriptor } from '../reconcile/descriptor.js';
 import { KindRegistry } from '../reconcile/registry.js';
 import { aclBindingDescriptor, aclDescriptor } from '../dataplane/acl-descriptors.js';
 import { bridgeDomainDescriptor, bridgePortDescriptor } from './bridge-descriptors.js';
+import { bdIpMacDescriptor, l2FibEntryDescriptor } from './bridge-entry-descriptors.js';
+import { macipAclDescriptor, macipBindingDescriptor } from './macip-descriptors.js';
 import type { ServicesContext } from './context.js';
 import { dhcpProxyDescriptor, dhcpVssDescriptor } from './dhcp-descriptors.js';
 import {
@@ -33,6 +35,10 @@ export const servicesDescriptors: readonly Descriptor<unknown, ServicesContext>[
   bridgePortDescriptor,
   aclDescriptor,
   aclBindingDescriptor,
+  macipAclDescriptor,
+  macipBindingDescriptor,
+  l2FibEntryDescriptor,
+  bdIpMacDescriptor,
   natPluginDescriptor,
   natOutputInterfaceDescriptor,
   natStaticMappingDescriptor,

@@ -5,9 +5,10 @@
  * - NAT44-ED output on the BVI, an address-only static mapping per VM port (its service address),
  *   identity mappings for the gateway address in every VPC table and in S; no address pool;
  * - per VPC a DHCP relay to the DHCP pod, with the VPC's name as the option 82 VPN id;
- * - the pod ACLs and, per attached pod, its port (pod-port.ts).
+ * - a bridge that learns and floods nothing, ARP terminated from its IP-to-MAC table;
+ * - the shared pod output ACL and, per attached pod, its port (pod-port.ts, pod-acls.ts).
  */
-import type { AgentConfig, ServicesConfig } from '../config/model.js';
+import type { AgentConfig } from '../config/model.js';
 import {
   addressDescriptor,
   adminUpDescriptor,
@@ -18,8 +19,10 @@ import { ipTableDescriptor, routeDescriptor } from '../dataplane/ip-descriptors.
 import { keys, tableNames, tags } from '../dataplane/keys.js';
 import type { Resource } from '../reconcile/resource.js';
 import { derivedMac } from '../dataplane/names.js';
-import { aclDescriptor, ipRule, type AclValue } from '../dataplane/acl-descriptors.js';
+import { aclDescriptor } from '../dataplane/acl-descriptors.js';
 import { bridgeDomainDescriptor, bridgePortDescriptor, PORT_TYPE } from './bridge-descriptors.js';
+import { bdIpMacDescriptor } from './bridge-entry-descriptors.js';
+import { podAclOut } from './pod-acls.js';
 import { dhcpProxyDescriptor, dhcpVssDescriptor } from './dhcp-descriptors.js';
 import {
   natIdentityMappingDescriptor,
@@ -32,25 +35,11 @@ import { podPortResources, type PodPortSpec } from './pod-port.js';
 /** NAT sessions per thread: a few hundred VMs talking to a handful of service pods. */
 export const NAT_SESSIONS = 16384;
 
-const ANY = '0.0.0.0/0';
-
 export interface ServicesDesiredInput {
   /** VM port name → its service address (the allocator's answer); ports without one get no mapping. */
   readonly addresses: ReadonlyMap<string, string>;
   /** Attached service pods. */
   readonly pods: readonly PodPortSpec[];
-}
-
-/** The pod ACLs: VMs reach the pods and get answers; pods never open connections to VMs. */
-export function podAcls(services: ServicesConfig): { readonly out: AclValue; readonly in: AclValue } {
-  const vms = `${services.vmAddressRange.address}/${services.vmAddressRange.len}`;
-  return {
-    // Output of the pod port = what the pod receives: a packet from a VM opens a reflexive session
-    // whose replies pass the input ACL.
-    out: { tag: tags.podAclOut(), rules: [ipRule('permit+reflect', vms, ANY), ipRule('permit', ANY, ANY)] },
-    // Input = what the pod sends: nothing new towards VM service addresses.
-    in: { tag: tags.podAclIn(), rules: [ipRule('deny', ANY, vms), ipRule('permit', ANY, ANY)] },
-  };
 }
 
 export function desiredServices(config: AgentConfig, input: ServicesDesiredInput): Resource[] {
@@ -65,11 +54,14 @@ export function desiredServices(config: AgentConfig, input: ServicesDesiredInput
   out.push(
     bridgeDomainDescriptor.resource({
       bd: services.bridgeDomain,
-      flood: true,
-      uuFlood: true,
+      // Nothing is learned or flooded: a pod's MAC is a static entry on its port, ARP for the
+      // gateway and the pods is answered by VPP from the bridge's IP-to-MAC table, and a frame
+      // for any other MAC goes nowhere (see pod-port.ts and pod-acls.ts).
+      flood: false,
+      uuFlood: false,
       forward: true,
-      learn: true,
-      arpTerm: false,
+      learn: false,
+      arpTerm: true,
       arpUfwd: false,
       macAge: 0,
       tag: tags.servicesBridge(),
@@ -91,10 +83,13 @@ export function desiredServices(config: AgentConfig, input: ServicesDesiredInput
   );
   out.push(bviAddress);
   out.push(adminUpDescriptor.resource({ iface: bvi }));
+  // The pods' ARP for the gateway, answered by the bridge.
+  out.push(
+    bdIpMacDescriptor.resource({ bd: services.bridgeDomain, ip: gatewayAddress, mac: derivedMac(bvi) }),
+  );
 
-  // Pod ACLs.
-  const acls = podAcls(services);
-  for (const acl of [acls.out, acls.in]) out.push(aclDescriptor.resource(acl));
+  // What every pod receives (each pod's input ACL comes with its port).
+  out.push(aclDescriptor.resource(podAclOut(services)));
 
   // VPC side: only the service addresses themselves lead into S.
   const serviceAddresses = [

@@ -15,8 +15,12 @@ import {
 import { keys, tags } from '../dataplane/keys.js';
 import type { Resource } from '../reconcile/resource.js';
 import { derivedMac } from '../dataplane/names.js';
-import { aclBindingDescriptor } from '../dataplane/acl-descriptors.js';
+import { aclBindingDescriptor, aclDescriptor } from '../dataplane/acl-descriptors.js';
 import { bridgePortDescriptor, PORT_TYPE } from './bridge-descriptors.js';
+import { bdIpMacDescriptor, l2FibEntryDescriptor } from './bridge-entry-descriptors.js';
+import { macipAclDescriptor, macipBindingDescriptor } from './macip-descriptors.js';
+import { podAclIn, podMacip } from './pod-acls.js';
+import type { ServiceRole } from './service-role.js';
 
 export type PodPortMode = 'tap' | 'veth';
 
@@ -36,6 +40,10 @@ export interface PodPortSpec {
   readonly podMac: string;
   /** MTU of the pod's interface; in tap mode VPP sets it when it creates the tap. */
   readonly mtu?: number;
+  /** The pod's IPv4 addresses on the bridge (no prefix length): its only sources. */
+  readonly ips: readonly string[];
+  /** The service it provides, from its network or its address; undefined: none of the three. */
+  readonly role: ServiceRole | undefined;
 }
 
 /** The logical interface name (its tag) of a pod port. */
@@ -96,13 +104,33 @@ export function podPortResources(pod: PodPortSpec, services: ServicesConfig): Re
     }),
   );
   out.push(adminUpDescriptor.resource({ iface: name }));
-  const aclIn = tags.podAclIn();
+  // What the pod may send: its own ACL and MACIP ACL; what it receives: the shared output ACL.
+  const aclIn = podAclIn(pod, services);
+  out.push(aclDescriptor.resource(aclIn));
   const aclOut = tags.podAclOut();
   out.push(
     aclBindingDescriptor.resource(
-      { iface: name, input: [aclIn], output: [aclOut] },
-      { after: [keys.acl(aclIn), keys.acl(aclOut)] },
+      { iface: name, input: [aclIn.tag], output: [aclOut] },
+      { after: [keys.acl(aclIn.tag), keys.acl(aclOut)] },
     ),
   );
+  const macip = podMacip(pod);
+  out.push(macipAclDescriptor.resource(macip));
+  out.push(macipBindingDescriptor.resource({ iface: name, acl: macip.tag }));
+  // The bridge learns nothing: the pod's MAC is on its port, its addresses at its MAC.
+  const bd = services.bridgeDomain;
+  out.push(l2FibEntryDescriptor.resource({ bd, mac: pod.podMac, iface: name }));
+  // After the port, so that they count among the pod's own resources (isPodResource).
+  for (const ip of pod.ips)
+    out.push(bdIpMacDescriptor.resource({ bd, ip, mac: pod.podMac }, { after: [keys.interface(name)] }));
   return out;
+}
+
+/** Whether a resource is one of this pod port's own (also those that do not name its interface). */
+export function isPodResource(r: Resource, pod: { readonly id: string }): boolean {
+  return (
+    r.key === keys.acl(tags.podAclIn(pod.id)) ||
+    r.key === keys.macipAcl(tags.podMacip(pod.id)) ||
+    r.deps.includes(keys.interface(podInterfaceName(pod.id)))
+  );
 }

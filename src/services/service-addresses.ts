@@ -33,6 +33,7 @@ export class ServiceAddresses {
   #bookProblem: string | undefined;
   #current: { config: AgentConfig; addresses: ReadonlyMap<string, string> } | undefined;
   #queue: Promise<unknown> = Promise.resolve();
+  #circuitIds: ReadonlyMap<string, number> = new Map();
 
   constructor(store: AddressBookStore, clock: () => number = Date.now) {
     this.#store = store;
@@ -95,8 +96,16 @@ export class ServiceAddresses {
     return this.#book;
   }
 
+  /**
+   * VPP's index of each VM port (port name → sw_if_index), as the last full pass left VPP: the
+   * circuit-id VPP's DHCP relay writes into option 82 for that VM.
+   */
+  setCircuitIds(ids: ReadonlyMap<string, number>): void {
+    this.#circuitIds = ids;
+  }
+
   /** The map of the last committed assignment (empty before the first reconcile). */
   serviceMap(): ServiceMapEntry[] {
-    return this.#current ? serviceMap(this.#current.config, this.#current.addresses) : [];
+    return this.#current ? serviceMap(this.#current.config, this.#current.addresses, this.#circuitIds) : [];
   }
 }

@@ -6,13 +6,18 @@ import type { ServiceMapEntry } from '../agent-api/service-map.js';
 import type { AgentConfig } from '../config/model.js';
 
 /** One entry per VM port with a service address, in service address order. */
-export function serviceMap(config: AgentConfig, addresses: ReadonlyMap<string, string>): ServiceMapEntry[] {
+export function serviceMap(
+  config: AgentConfig,
+  addresses: ReadonlyMap<string, string>,
+  circuitIds: ReadonlyMap<string, number> = new Map(),
+): ServiceMapEntry[] {
   const vpcs = new Map(config.vpcs.map((v) => [v.name, v]));
   const out: ServiceMapEntry[] = [];
   for (const port of config.ports) {
     const serviceAddress = addresses.get(port.name);
     const vpc = vpcs.get(port.vpc);
     if (serviceAddress === undefined || vpc === undefined || port.ip === undefined) continue;
+    const dhcpCircuitId = circuitIds.get(port.name);
     out.push({
       serviceAddress,
       vpc: vpc.name,
@@ -21,6 +26,7 @@ export function serviceMap(config: AgentConfig, addresses: ReadonlyMap<string, s
       vmIp: port.ip,
       mac: port.mac,
       mtu: vpc.mtu,
+      ...(dhcpCircuitId !== undefined && { dhcpCircuitId }),
     });
   }
   return out.sort((a, b) => addressOrder(a.serviceAddress) - addressOrder(b.serviceAddress));
