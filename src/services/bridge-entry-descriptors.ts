@@ -1,8 +1,8 @@
 /**
  * What the service bridge knows without learning: a static L2 FIB entry per pod port (its MAC is
  * reached on its port, and nowhere else whatever frames claim it), and the bridge's IP-to-MAC table
- * that ARP termination answers from (each pod's address, and the gateway's). With learning, flooding
- * of unknown unicast and ARP flooding off, these entries are the bridge's whole view of who is where.
+ * that ARP termination answers from (each pod's address, and the gateway's). With learning and
+ * flooding of unknown unicast off, these entries are the bridge's whole view of who is where.
  */
 import { defineKind } from '../reconcile/kind.js';
 import { keys } from '../dataplane/keys.js';

@@ -38,7 +38,7 @@ export function send(netns: string, iface: string, ...frames: string[]): void {
 export class Listener {
   readonly got: string[] = [];
   readonly #proc: ChildProcessWithoutNullStreams;
-  readonly #waiters: { text: string; resolve: () => void }[] = [];
+  readonly #waiters: { match: (line: string) => boolean; resolve: (line: string) => void }[] = [];
   readonly ready: Promise<void>;
 
   constructor(netns: string, port: number, opts: { hex?: boolean; ipv4Only?: boolean } = {}) {
@@ -57,38 +57,34 @@ export class Listener {
     createInterface({ input: this.#proc.stdout }).on('line', (line) => {
       if (line === 'ready') return readyResolve();
       this.got.push(line);
-      for (const w of [...this.#waiters]) if (line.endsWith(` ${w.text}`)) w.resolve();
+      for (const w of [...this.#waiters]) if (w.match(line)) w.resolve(line);
     });
   }
 
   /** Resolves when a datagram with this payload has arrived (rejects after 10 s: lost). */
-  receives(text: string): Promise<void> {
-    if (this.got.some((l) => l.endsWith(` ${text}`))) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`${text} never arrived; got ${this.got.join(', ')}`)),
-        10_000,
-      );
-      this.#waiters.push({ text, resolve: () => (clearTimeout(timer), resolve()) });
-    });
+  async receives(text: string): Promise<void> {
+    await this.#first((l) => l.endsWith(` ${text}`), `${text} never arrived`);
   }
 
-  /** Resolves with the first datagram (from now on) whose line matches. */
+  /** Resolves with the first datagram so far (or to come) whose line matches. */
   next(match: (line: string) => boolean): Promise<string> {
-    const seen = this.got.length;
+    return this.#first(match, 'nothing matching arrived');
+  }
+
+  #first(match: (line: string) => boolean, lost: string): Promise<string> {
+    const seen = this.got.find(match);
+    if (seen !== undefined) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`nothing matching arrived; got ${this.got.join(', ')}`)),
-        10_000,
-      );
-      const check = (): void => {
-        const line = this.got.slice(seen).find(match);
-        if (line === undefined) return;
-        clearTimeout(timer);
-        resolve(line);
+      const waiter = {
+        match,
+        resolve: (line: string): void => {
+          clearTimeout(timer);
+          this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+          resolve(line);
+        },
       };
-      this.#waiters.push({ text: '', resolve: check });
-      check();
+      const timer = setTimeout(() => reject(new Error(`${lost}; got ${this.got.join(', ')}`)), 10_000);
+      this.#waiters.push(waiter);
     });
   }
 

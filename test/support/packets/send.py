@@ -8,7 +8,7 @@ the MACs), and the script exits when they are on the wire.
 """
 import sys
 
-from scapy.all import Ether, IP, IPv6, UDP, ICMP, Raw, BOOTP, DHCP, sendp  # noqa: F401
+from scapy.all import Ether, ARP, IP, IPv6, UDP, ICMP, Raw, BOOTP, DHCP, sendp  # noqa: F401
 from scapy.layers.inet6 import ICMPv6EchoRequest, ICMPv6ND_NS, ICMPv6NDOptSrcLLAddr  # noqa: F401
 
 iface = sys.argv[1]
