@@ -40,10 +40,11 @@ interface Env {
 }
 
 function netConfig(env: Env, i: number): string {
-  // Each pod its own static address: like many service pods across a fleet, measured on one node.
+  // Each pod its own static address: like many service pods across a fleet, measured on one node;
+  // ten pods per network, as the agent takes at most 16 attachments of one network on a node.
   return JSON.stringify({
     cniVersion: '1.0.0',
-    name: 'vppnet-services',
+    name: `vppnet-services-${Math.floor(i / 10)}`,
     type: 'vppnet-cni',
     agentSocket: env.agentSocket,
     mode: 'veth',
