@@ -51,12 +51,22 @@ describe('AgentMetrics', () => {
 
   it("vppnet_dataplane_drops_total shows VPP's counts at each scrape, and keeps them while VPP cannot answer", async () => {
     const m = new AgentMetrics();
-    let counts: DropCounts | undefined = { spoofedSource4: 3, spoofedSource6: 1, srv6Ingress: 7 };
+    let counts: DropCounts | undefined = {
+      spoofedSource4: 3,
+      spoofedSource6: 1,
+      srv6Ingress: 7,
+      podSpoofed: 2,
+      podNotAllowed4: 5,
+      podNotAllowed6: 4,
+    };
     m.watchDrops(() => Promise.resolve(counts));
     let text = await m.text();
     assert.match(text, /^vppnet_dataplane_drops_total\{reason="spoofed_source",family="ipv4"\} 3$/m);
     assert.match(text, /^vppnet_dataplane_drops_total\{reason="spoofed_source",family="ipv6"\} 1$/m);
     assert.match(text, /^vppnet_dataplane_drops_total\{reason="srv6_outside_fleet",family="ipv6"\} 7$/m);
+    assert.match(text, /^vppnet_dataplane_drops_total\{reason="pod_spoofed_source",family="ipv4"\} 2$/m);
+    assert.match(text, /^vppnet_dataplane_drops_total\{reason="pod_not_allowed",family="ipv4"\} 5$/m);
+    assert.match(text, /^vppnet_dataplane_drops_total\{reason="pod_not_allowed",family="ipv6"\} 4$/m);
     counts = undefined;
     text = await m.text();
     assert.match(
@@ -65,7 +75,14 @@ describe('AgentMetrics', () => {
       'the last figures',
     );
     // A restarted VPP counts from 0 again: Prometheus takes the lower value as a counter reset.
-    counts = { spoofedSource4: 1, spoofedSource6: 0, srv6Ingress: 0 };
+    counts = {
+      spoofedSource4: 1,
+      spoofedSource6: 0,
+      srv6Ingress: 0,
+      podSpoofed: 0,
+      podNotAllowed4: 0,
+      podNotAllowed6: 0,
+    };
     text = await m.text();
     assert.match(text, /^vppnet_dataplane_drops_total\{reason="spoofed_source",family="ipv4"\} 1$/m);
   });

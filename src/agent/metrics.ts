@@ -200,7 +200,7 @@ export class AgentMetrics {
     // errors` starts them again from 0, which Prometheus takes as a counter reset).
     this.#drops = new Counter({
       name: 'vppnet_dataplane_drops_total',
-      help: "Packets VPP dropped at the tenant edge, from VPP's error counters: reason spoofed_source (a VM port's source check, family ipv4 or ipv6) or srv6_outside_fleet (the uplink's SRv6 ingress filter: IPv6 from outside node.srv6.allowedSources).",
+      help: "Packets VPP dropped at the tenant edge, from VPP's error counters: reason spoofed_source (a VM port's source check, family ipv4 or ipv6), srv6_outside_fleet (the uplink's SRv6 ingress filter: IPv6 from outside node.srv6.allowedSources), pod_spoofed_source (a service pod's frame or ARP from a MAC or address not its own, family ipv4) or pod_not_allowed (a service pod's packet its input ACL refuses: to a VM unasked, to another pod, from a foreign address, DHCP replies from a pod that is not the DHCP pod; family ipv4 or ipv6).",
       labelNames: ['reason', 'family'],
       registers,
       collect: async () => {
@@ -210,6 +210,9 @@ export class AgentMetrics {
         this.#drops.inc({ reason: 'spoofed_source', family: 'ipv4' }, counts.spoofedSource4);
         this.#drops.inc({ reason: 'spoofed_source', family: 'ipv6' }, counts.spoofedSource6);
         this.#drops.inc({ reason: 'srv6_outside_fleet', family: 'ipv6' }, counts.srv6Ingress);
+        this.#drops.inc({ reason: 'pod_spoofed_source', family: 'ipv4' }, counts.podSpoofed);
+        this.#drops.inc({ reason: 'pod_not_allowed', family: 'ipv4' }, counts.podNotAllowed4);
+        this.#drops.inc({ reason: 'pod_not_allowed', family: 'ipv6' }, counts.podNotAllowed6);
       },
     });
     this.#drift = new Counter({

@@ -10,6 +10,12 @@
  *   checks are on VM ports.
  * - SRv6 from outside the fleet: the IPv6 loose uRPF node's "uRPF Drop": vppnet's one loose check
  *   is the uplink's. uRPF that someone else sets on other interfaces counts here too.
+ * - A pod sending as someone else: the MACIP classifier's drops on l2-input-acl (frames, ARP
+ *   included, whose source MAC and address are not the pod's own); vppnet's MACIP ACLs are on pod
+ *   ports only.
+ * - A pod sending what its role does not need: the acl plugin's L2 input nodes' denies, per family
+ *   (vppnet's only L2 ACLs are the pods' input ACLs). The acl plugin runs before the MACIP
+ *   classifier, so a pod's packet from a foreign address is counted here; its ARP, there.
  */
 import type { VppApi } from '../vpp/client/vpp-api.js';
 
@@ -20,6 +26,9 @@ export const DROP_COUNTERS = {
   spoofedSource4: ['ip4-rx-urpf-strict', 'uRPF Drop'],
   spoofedSource6: ['ip6-rx-urpf-strict', 'uRPF Drop'],
   srv6Ingress: ['ip6-rx-urpf-loose', 'uRPF Drop'],
+  podSpoofed: ['l2-input-acl', 'input ACL table-miss drops'],
+  podNotAllowed4: ['acl-plugin-in-ip4-l2', 'ACL deny packets'],
+  podNotAllowed6: ['acl-plugin-in-ip6-l2', 'ACL deny packets'],
 } as const satisfies Record<string, readonly [string, string]>;
 
 export type DropCounts = Readonly<Record<keyof typeof DROP_COUNTERS, number>>;
@@ -47,5 +56,8 @@ export async function readDropCounts(client: VppApi): Promise<DropCounts> {
     spoofedSource4: count(DROP_COUNTERS.spoofedSource4),
     spoofedSource6: count(DROP_COUNTERS.spoofedSource6),
     srv6Ingress: count(DROP_COUNTERS.srv6Ingress),
+    podSpoofed: count(DROP_COUNTERS.podSpoofed),
+    podNotAllowed4: count(DROP_COUNTERS.podNotAllowed4),
+    podNotAllowed6: count(DROP_COUNTERS.podNotAllowed6),
   };
 }

@@ -26,7 +26,7 @@ import { AttachmentManager } from '../../src/attachments/attachment-manager.js';
 import { AttachmentFileStore } from '../../src/attachments/attachment-store.js';
 import type { AgentConfig } from '../../src/config/model.js';
 import { validateConfig } from '../../src/config/validate.js';
-import { parseShowErrors } from '../../src/dataplane/drop-counters.js';
+import { DROP_COUNTERS, parseShowErrors } from '../../src/dataplane/drop-counters.js';
 import { ServiceAddresses } from '../../src/services/service-addresses.js';
 import { until } from '../../src/util/testing/until.js';
 import { VppClient } from '../../src/vpp/client/vpp-client.js';
@@ -145,12 +145,10 @@ describe('the service plane against real packets', { skip }, () => {
 
   /** VPP's error counters, "node\treason" → count. */
   const errors = async (): Promise<Map<string, number>> => parseShowErrors(await client.cli('show errors'));
-  /** The MACIP classifier's drops (l2-input-acl), and the pods' input ACLs' (the acl plugin's). */
+  /** The MACIP classifier's drops and the pods' input ACLs', as the agent's metrics read them. */
   const drops = (d: Map<string, number>): { macip: number; acl: number } => ({
-    macip:
-      (d.get('l2-input-acl\tinput ACL table-miss drops') ?? 0) +
-      (d.get('l2-input-acl\tinput ACL session deny drops') ?? 0),
-    acl: d.get('acl-plugin-in-ip4-l2\tACL deny packets') ?? 0,
+    macip: d.get(DROP_COUNTERS.podSpoofed.join('\t')) ?? 0,
+    acl: d.get(DROP_COUNTERS.podNotAllowed4.join('\t')) ?? 0,
   });
   const grew = (before: Map<string, number>, now: Map<string, number>): Map<string, number> => {
     const out = new Map<string, number>();
