@@ -9,7 +9,7 @@
  *
  * Needs VPP_API_SOCKET (a VPP of its own, left as found), root, iproute2, ping and /usr/bin/python3
  * with scapy. CI has no VPP: the same verdicts are asserted on the simulator's models
- * (src/services/pod-guard.test.ts).
+ * (src/attachments/service-bridge.test.ts, "a compromised service pod, on the simulator").
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
