@@ -248,6 +248,8 @@ async function main(): Promise<void> {
         path.join(dir, 'state'),
         '--agent-socket',
         env.agentSocket,
+        '--service-map-socket',
+        path.join(dir, 'services', 'service-map.sock'),
         '--listen',
         '127.0.0.1:0',
         '--log-level',

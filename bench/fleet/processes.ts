@@ -144,6 +144,8 @@ export function startAgent(o: AgentOptions): AgentProcess {
     o.dir,
     '--agent-socket',
     path.join(o.dir, 'agent.sock'),
+    '--service-map-socket',
+    path.join(o.dir, 'services', 'service-map.sock'),
     '--listen',
     `127.0.0.1:${o.listenPort}`,
     '--log-level',

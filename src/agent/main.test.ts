@@ -77,6 +77,10 @@ describe('vppnet-agent (main)', () => {
     const { child, lines, waitFor } = startAgent([
       '--config',
       configPath,
+      '--agent-socket',
+      join(tmp.dir, 'agent.sock'),
+      '--service-map-socket',
+      join(tmp.dir, 'services', 'service-map.sock'),
       '--vpp-socket',
       join(tmp.dir, 'no-vpp.sock'),
       '--state-dir',
@@ -147,6 +151,8 @@ describe('vppnet-agent (main)', () => {
       '192.0.2.1:2379', // TEST-NET-1: never reached, the refusal comes first
       '--agent-socket',
       join(tmp.dir, 'agent.sock'),
+      '--service-map-socket',
+      join(tmp.dir, 'services', 'service-map.sock'),
       '--vpp-socket',
       join(tmp.dir, 'no-vpp.sock'),
       '--state-dir',

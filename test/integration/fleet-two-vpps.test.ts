@@ -141,6 +141,7 @@ describe(
             ...['--datastore', 'etcd', '--node-name', node, '--etcd-endpoints', etcd.endpoint],
             ...['--datastore-prefix', '/fleet-test/v1/', '--vpp-socket', SOCKETS[i] as string],
             ...['--state-dir', state, '--agent-socket', path.join(dir, `${node}.sock`)],
+            ...['--service-map-socket', path.join(dir, `${node}-services`, 'service-map.sock')],
             ...['--listen', `127.0.0.1:${await freePort()}`, '--log-level', 'warn'],
           ],
           { stdio: ['ignore', 'ignore', 'inherit'] },
