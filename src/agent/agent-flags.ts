@@ -42,8 +42,9 @@ export const USAGE = `usage: vppnet-agent [options]
                          directory; 'none' disables it (env VPPNET_SERVICE_MAP_SOCKET;
                          default ${DEFAULT_SERVICE_MAP_SOCKET})
   --netns-dirs DIRS      comma-separated directories where the container runtime pins pods' network
-                         namespaces; an attachment elsewhere is refused (env VPPNET_NETNS_DIRS;
-                         default ${DEFAULT_POD_NETNS_DIRS.join(',')})
+                         namespaces; an attachment elsewhere is refused; '/proc/*/ns' admits
+                         /proc/<pid>/ns/net, as ctr run --cni and nerdctl name it (env
+                         VPPNET_NETNS_DIRS; default ${DEFAULT_POD_NETNS_DIRS.join(',')})
   --listen HOST:PORT     metrics and health endpoints (env VPPNET_LISTEN; default ${DEFAULT_LISTEN_HOST}:${DEFAULT_LISTEN_PORT})
   --metrics-listen HOST:PORT  also serve /metrics alone there, e.g. on the node's IP for Prometheus
                          (env VPPNET_METRICS_LISTEN; default none)

@@ -12,6 +12,6 @@ export {
 } from './pod-interface.js';
 export { resolveNetns, type ResolvedNetns } from './resolve-netns.js';
 export { refuseHostNetns } from './host-netns.js';
-export { DEFAULT_POD_NETNS_DIRS, refuseNonPodNetnsPath } from './pod-netns-path.js';
+export { DEFAULT_POD_NETNS_DIRS, PROC_NETNS_DIRS, refuseNonPodNetnsPath } from './pod-netns-path.js';
 export { createVethIntoNetns, deleteHostLink, type CreateVethOptions, type CreatedVeth } from './veth.js';
 export { hostLinkOwner, ownedHostLinks, ownedHostMac } from './link-owner.js';

@@ -42,6 +42,7 @@ import { promisify } from 'node:util';
 
 import { linuxHostLinks } from '../../src/agent/host-links.js';
 import { hostLinkOwner } from '../../src/netns/link-owner.js';
+import { DEFAULT_POD_NETNS_DIRS, PROC_NETNS_DIRS } from '../../src/netns/pod-netns-path.js';
 import { memoryStore, reconcile } from '../../src/agent/reconciler.js';
 import { installCni } from '../../src/cli/install-cni.js';
 import { validateConfig } from '../../src/config/validate.js';
@@ -359,6 +360,8 @@ void describe(
         hostLinkOwner: hostLinkOwner(sim.socketPath),
         stateDir: paths.stateDir,
         services: () => config.services,
+        // ctr run --cni names the container's namespace /proc/<pid>/ns/net.
+        podNetnsDirs: [...DEFAULT_POD_NETNS_DIRS, PROC_NETNS_DIRS],
       });
       const outcome = await reconcile(config, {
         client: agentClient,
@@ -572,7 +575,7 @@ void describe(
           JSON.stringify(podRoutes),
         );
 
-        // VPP: af_packet on the host end, a bridge member, up, pod-in on input and pod-out on output.
+        // VPP: af_packet on the host end, a bridge member, up, its own input ACL and pod-out on output.
         assert.deepEqual(await traces(id), [
           `VPP interface host-${id}`,
           `af_packet on ${id}`,
@@ -591,7 +594,7 @@ void describe(
         const [binding] = await client!.dump(msg.acl_interface_list_dump, { sw_if_index: port.sw_if_index });
         assert.deepEqual(
           [binding?.n_input, ...(binding?.acls ?? [])],
-          [1, aclIndex('vppnet:pod-in'), aclIndex('vppnet:pod-out')],
+          [1, aclIndex(`vppnet:pod-in:${id}`), aclIndex('vppnet:pod-out')],
         );
         // libcni cached the result (it hands it to DEL as prevResult).
         assert.deepEqual((await readdir(join(paths.cacheDir, 'results'))).length, 1);
