@@ -216,7 +216,7 @@ describe('the service plane against real packets', { skip }, () => {
     listeners.set('dhcp:67', dhcpServer);
     await dhcpServer.ready;
     // The first packet of each path makes VPP resolve a neighbour (and is dropped): the relay
-    // reaches the DHCP pod, vm1 and vm3 reach the metadata pod.
+    // reaches the DHCP pod, vm1 and vm3 the metadata pod, vm2 the DNS pod.
     let xid = 1;
     await until(
       () => {
@@ -226,11 +226,12 @@ describe('the service plane against real packets', { skip }, () => {
       'the relay reaches the DHCP pod',
       { timeoutMs: 15_000, everyMs: 300 },
     );
-    for (const n of [1, 3])
-      await until(() => pings(ns(`vm${n}`), METADATA), `vm${n} pings the metadata pod`, {
-        timeoutMs: 15_000,
-        everyMs: 200,
-      });
+    for (const [n, to] of [
+      [1, METADATA],
+      [3, METADATA],
+      [2, DNS],
+    ] as const)
+      await until(() => pings(ns(`vm${n}`), to), `vm${n} pings ${to}`, { timeoutMs: 15_000, everyMs: 200 });
   });
 
   after(async () => {
@@ -274,7 +275,7 @@ describe('the service plane against real packets', { skip }, () => {
   /** Frames from a pod's net1. */
   const fromPod = (name: PodName, ...frames: string[]): void => send(ns(name), 'net1', ...frames);
 
-  it('each VM reaches the metadata pod as itself, two VMs with one address as two sources', async () => {
+  it('each VM reaches the metadata and DNS pods as itself, two VMs with one address as two sources', async () => {
     fromVm(1, METADATA, 'md-from-vm1');
     fromVm(3, METADATA, 'md-from-vm3');
     const md = listeners.get('md') as Listener;
@@ -285,6 +286,14 @@ describe('the service plane against real packets', { skip }, () => {
     assert.equal(source('md-from-vm1'), map.find((e) => e.port === 'vm1')?.serviceAddress);
     assert.equal(source('md-from-vm3'), map.find((e) => e.port === 'vm3')?.serviceAddress);
     assert.notEqual(source('md-from-vm1'), source('md-from-vm3'));
+    // The DNS pod, the same way.
+    fromVm(2, DNS, 'dns-from-vm2');
+    const dns = listeners.get('dns') as Listener;
+    await dns.receives('dns-from-vm2');
+    assert.equal(
+      dns.got.find((l) => l.endsWith(' dns-from-vm2'))?.split(' ')[0],
+      map.find((e) => e.port === 'vm2')?.serviceAddress,
+    );
   });
 
   it("drops a pod's gratuitous ARP for the metadata address and for the gateway, and VMs keep reaching the metadata pod", async () => {
