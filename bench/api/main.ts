@@ -464,7 +464,7 @@ async function main(): Promise<void> {
 `);
     process.stdout.write(
       papi.available
-        ? `vpp_papi: VPP's Python client from the VPP source tree (bench/api/papi-rate.py), ${fmt(N_PAPI_SEQ)} sequential and ${fmt(N_PAPI_PIPE)} asyncio pings a round, ${ROUNDS} rounds after the client's\n`
+        ? `vpp_papi: VPP's Python client as VPP installs it (bench/api/papi-rate.py), ${fmt(N_PAPI_SEQ)} sequential and ${fmt(N_PAPI_PIPE)} asyncio pings a round, ${ROUNDS} rounds after the client's\n`
         : `vpp_papi n/a: ${papi.reason}\n`,
     );
     for (const { label, phase } of phases) {

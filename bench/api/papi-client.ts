@@ -1,6 +1,7 @@
 /**
  * VPP's own Python client (vpp_papi) on control_ping, for scale: bench/api/papi-rate.py run with
- * the vpp_papi of the VPP source tree on PYTHONPATH (PyPI is not needed), against the same socket.
+ * the vpp_papi of the VPP install (or source tree) on PYTHONPATH (PyPI is not needed), against the
+ * same socket.
  * Where it cannot run, `available: false` says exactly why, for the table's note.
  */
 import { execFile } from 'node:child_process';
@@ -20,10 +21,46 @@ const SCRIPT = path.resolve(
   'papi-rate.py',
 );
 
-/** Where vpp_papi lives in a VPP source tree, and VPP's installed JSON API files. */
-export const DEFAULT_PAPI_PYTHONPATH =
-  process.env.BENCH_PAPI_PYTHONPATH ?? '/opt/vppbuild/SRC/src/vpp-api/python';
-export const DEFAULT_API_JSON_DIR = process.env.BENCH_PAPI_API_JSON ?? '/opt/vpp2606/share/vpp/api';
+/**
+ * Where VPP's Python client and JSON API files are, in the order looked at: the variables, then
+ * where VPP's own installs put them: Debian/Ubuntu packages (python3-vpp-api, vpp's
+ * /usr/share/vpp/api), `make install` or `ninja install` under /usr/local or a prefix such as
+ * /opt/vpp (vpp_papi under PREFIX/local/lib/python3.X/dist-packages), and a source tree.
+ */
+const PAPI_DIRS = (): string[] => [
+  ...(process.env.BENCH_PAPI_PYTHONPATH ? [process.env.BENCH_PAPI_PYTHONPATH] : []),
+  ...[
+    '/usr/lib/python3/dist-packages',
+    '/usr/local/lib',
+    '/opt/vpp/local/lib',
+    '/usr/local/local/lib',
+  ].flatMap((d) =>
+    d.endsWith('dist-packages') ? [d] : pythonVersions().map((v) => `${d}/${v}/dist-packages`),
+  ),
+  '/opt/vppbuild/SRC/src/vpp-api/python',
+];
+const API_JSON_DIRS = (): string[] => [
+  ...(process.env.BENCH_PAPI_API_JSON ? [process.env.BENCH_PAPI_API_JSON] : []),
+  '/usr/share/vpp/api',
+  '/usr/local/share/vpp/api',
+  '/opt/vpp/share/vpp/api',
+];
+
+function pythonVersions(): string[] {
+  return ['python3.13', 'python3.12', 'python3.11', 'python3.10', 'python3.9'];
+}
+
+async function firstExisting(candidates: readonly string[], inside: string): Promise<string | undefined> {
+  for (const dir of candidates) {
+    try {
+      await access(path.join(dir, inside));
+      return dir;
+    } catch {
+      // next
+    }
+  }
+  return undefined;
+}
 
 export type PapiClient =
   | {
@@ -47,11 +84,18 @@ export async function preparePapi(opts: {
 }): Promise<PapiClient> {
   if (opts.simulator) return { available: false, reason: "the target is vppnet's simulator, not VPP" };
   const python = opts.python ?? 'python3';
-  const env = {
-    ...process.env,
-    PYTHONPATH: DEFAULT_PAPI_PYTHONPATH,
-    VPP_API_JSON_DIR: DEFAULT_API_JSON_DIR,
-  };
+  const papiDir = await firstExisting(PAPI_DIRS(), path.join('vpp_papi', 'vpp_papi_async.py'));
+  const apiJsonDir = await firstExisting(API_JSON_DIRS(), 'core');
+  if (papiDir === undefined || apiJsonDir === undefined)
+    return {
+      available: false,
+      reason:
+        `${papiDir === undefined ? `vpp_papi not found in ${PAPI_DIRS().join(', ')}` : ''}` +
+        `${papiDir === undefined && apiJsonDir === undefined ? '; ' : ''}` +
+        `${apiJsonDir === undefined ? `VPP's JSON API files not found in ${API_JSON_DIRS().join(', ')}` : ''}` +
+        ' (set BENCH_PAPI_PYTHONPATH to the directory holding vpp_papi, BENCH_PAPI_API_JSON to share/vpp/api)',
+    };
+  const env = { ...process.env, PYTHONPATH: papiDir, VPP_API_JSON_DIR: apiJsonDir };
   const measure = async (n: number, window: number): Promise<Timed> => {
     const args =
       window <= 1
@@ -60,15 +104,6 @@ export async function preparePapi(opts: {
     const { stdout } = await run(python, args, { env, maxBuffer: 1 << 20, timeout: 300_000 });
     return parsePapiOutput(stdout);
   };
-  try {
-    await access(path.join(DEFAULT_PAPI_PYTHONPATH, 'vpp_papi', 'vpp_papi_async.py'));
-    await access(DEFAULT_API_JSON_DIR);
-  } catch (err) {
-    return {
-      available: false,
-      reason: `vpp_papi not found: ${(err as Error).message} (set BENCH_PAPI_PYTHONPATH to a VPP source tree's src/vpp-api/python, BENCH_PAPI_API_JSON to VPP's share/vpp/api)`,
-    };
-  }
   try {
     // A short run first: a missing module or Python fails here, with its own message.
     await measure(50, 1);
