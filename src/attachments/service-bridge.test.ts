@@ -657,7 +657,7 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
     assert.ok(ops.includes(`delete ${keys.acl('vppnet:pod-in')}`), ops.join(', '));
     await apply(f);
     const [bd] = await f.client.dump(msg.bridge_domain_dump, { bd_id: 100, sw_if_index: 0xffffffff });
-    assert.deepEqual([bd?.learn, bd?.uu_flood, bd?.arp_term, bd?.flood], [false, false, true, true]);
+    assert.deepEqual([bd?.learn, bd?.uu_flood, bd?.arp_term, bd?.flood], [false, false, true, false]);
     const after = await f.client.dump(msg.acl_dump, { acl_index: 0xffffffff });
     assert.equal(
       after.find((a) => a.tag === 'vppnet:pod-in'),

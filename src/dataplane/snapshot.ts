@@ -131,6 +131,8 @@ export interface VppSnapshot {
   readonly l2Fib: readonly Message<typeof msg.l2_fib_table_details>[];
   /** Every bridge domain's IP-to-MAC (ARP termination) entries. */
   readonly bdIpMacs: readonly Message<typeof msg.bd_ip_mac_details>[];
+  /** Static IPv4 neighbours of every interface (the service BVI's, one per pod address). */
+  readonly staticNeighbors4: readonly Message<typeof msg.ip_neighbor_details>[];
   readonly natEnabled: boolean;
   /** Session table size the NAT plugin was enabled with; 0 while disabled. */
   readonly natSessions: number;
@@ -202,7 +204,7 @@ export async function loadSnapshot(
     [unnumbered, proxyArpRanges, proxyArpIntfs, localSids, policies, srEncaps],
     [afPacket, vhostUser, taps, sourceChecks],
     [bridgeDomains, acls, aclBindings, natStatic, natIdentity, natOutput, dhcpProxies],
-    [macipAcls, macipBindings, l2Fib, bdIpMacs],
+    [macipAcls, macipBindings, l2Fib, bdIpMacs, neighbors4],
     nat,
     ip6NeighborConfig,
   ] = await Promise.all([
@@ -290,6 +292,12 @@ export async function loadSnapshot(
       optionalDump(svc && client.supports(msg.bd_ip_mac_dump), () =>
         client.dump(msg.bd_ip_mac_dump, { bd_id: NO_INDEX }),
       ),
+      optionalDump(svc, () =>
+        client.dump(msg.ip_neighbor_dump, {
+          sw_if_index: NO_INDEX,
+          af: msg.address_family_t.values.ADDRESS_IP4,
+        }),
+      ),
     ]),
     svc && client.supports(msg.nat44_show_running_config)
       ? // The plugin answers -1 (or reports no sessions) while disabled.
@@ -337,6 +345,7 @@ export async function loadSnapshot(
     macipBindings,
     l2Fib,
     bdIpMacs,
+    staticNeighbors4: neighbors4.filter((n) => (n.neighbor.flags & STATIC_NEIGHBOR) !== 0),
     natEnabled,
     natSessions,
     natOutputInterfaces: natOutput.map((o) => o.sw_if_index),
@@ -483,6 +492,7 @@ export function emptySnapshot(): VppSnapshot {
     macipBindings: [],
     l2Fib: [],
     bdIpMacs: [],
+    staticNeighbors4: [],
     natEnabled: false,
     natSessions: 0,
     natOutputInterfaces: [],

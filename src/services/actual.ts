@@ -19,6 +19,7 @@ import {
 } from '../dataplane/acl-descriptors.js';
 import { AclRegistry } from '../dataplane/acl-registry.js';
 import { NO_INDEX } from '../vpp/messages/sentinels.js';
+import { staticNeighborDescriptor } from '../dataplane/neighbor-descriptors.js';
 import { bdIpMacDescriptor, l2FibEntryDescriptor, type BdIpMacValue } from './bridge-entry-descriptors.js';
 import { MACIP } from './context.js';
 import {
@@ -163,6 +164,21 @@ export function actualServices(s: VppSnapshot, opts: ServicesActualOptions): Res
     const port = portOfMac.get(`${bd} ${mac}`);
     const value: BdIpMacValue = { bd, ip: formatAddress(e.entry.ip), mac };
     out.push(bdIpMacDescriptor.resource(value, port === undefined ? {} : { after: [keys.interface(port)] }));
+  }
+  // The BVI's static neighbours: one per pod address (pod-port.ts), the pod found by its MAC.
+  const ownedBdOfBvi = new Map(
+    s.bridgeDomains.filter((bd) => ownedBds.has(bd.bd_id)).map((bd) => [bd.bvi_sw_if_index, bd.bd_id]),
+  );
+  for (const n of s.staticNeighbors4) {
+    const bd = ownedBdOfBvi.get(n.neighbor.sw_if_index);
+    const iface = s.interfaces.nameOf(n.neighbor.sw_if_index);
+    if (bd === undefined || iface === undefined) continue;
+    const mac = n.neighbor.mac_address.toLowerCase();
+    const port = portOfMac.get(`${bd} ${mac}`);
+    const value = { iface, address: formatAddress(n.neighbor.ip_address), mac };
+    out.push(
+      staticNeighborDescriptor.resource(value, port === undefined ? {} : { after: [keys.interface(port)] }),
+    );
   }
 
   const natKey = keys.natPlugin();

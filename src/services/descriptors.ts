@@ -14,6 +14,7 @@ import {
   proxyArpInterfaceDescriptor,
   unnumberedDescriptor,
 } from '../dataplane/interface-descriptors.js';
+import { staticNeighborDescriptor } from '../dataplane/neighbor-descriptors.js';
 import type { Descriptor } from '../reconcile/descriptor.js';
 import { KindRegistry } from '../reconcile/registry.js';
 import { aclBindingDescriptor, aclDescriptor } from '../dataplane/acl-descriptors.js';
@@ -57,5 +58,7 @@ export const podDescriptors = new KindRegistry<ServicesContext>().register(
   addressDescriptor,
   unnumberedDescriptor,
   proxyArpInterfaceDescriptor,
+  // The service BVI's static neighbour per pod address.
+  staticNeighborDescriptor,
   ...servicesDescriptors,
 );

@@ -91,10 +91,10 @@ function anyRule(action: string, src: string, dst: string): AclRuleValue {
 void describe('desired service bridge for the example config', () => {
   void it('builds the bridge, BVI, pod ACLs and NAT as the design says', () => {
     assert.deepEqual(valueOf(keys.ipTable(4000)), { table: 4000, ip6: false, name: 'vppnet:services' });
-    // Since the design: a bridge that learns nothing, floods no unknown unicast, ARP answered from its table.
+    // Since the design: a bridge that learns and floods nothing, ARP answered from its table.
     assert.deepEqual(valueOf(keys.bridgeDomain(100)), {
       bd: 100,
-      flood: true,
+      flood: false,
       uuFlood: false,
       forward: true,
       learn: false,

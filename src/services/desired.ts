@@ -5,7 +5,7 @@
  * - NAT44-ED output on the BVI, an address-only static mapping per VM port (its service address),
  *   identity mappings for the gateway address in every VPC table and in S; no address pool;
  * - per VPC a DHCP relay to the DHCP pod, with the VPC's name as the option 82 VPN id;
- * - a bridge that learns nothing and floods no unknown unicast, ARP terminated from its table;
+ * - a bridge that learns and floods nothing, ARP terminated from its table;
  * - the shared pod output ACL and, per attached pod, its port (pod-port.ts, pod-acls.ts).
  */
 import type { AgentConfig } from '../config/model.js';
@@ -54,12 +54,11 @@ export function desiredServices(config: AgentConfig, input: ServicesDesiredInput
   out.push(
     bridgeDomainDescriptor.resource({
       bd: services.bridgeDomain,
-      // Nothing is learned: a pod's MAC is a static entry on its port, and a frame for any other
-      // MAC goes nowhere (no unknown-unicast flooding). ARP from the pods (for the gateway, for
-      // another pod) is answered by VPP from the bridge's IP-to-MAC table. Broadcasts are flooded
-      // for one sender: the BVI, whose own ARP requests ARP termination leaves alone (locally
-      // originated, l2_arp_term.c); what a pod may broadcast is its own ARP (its MACIP ACL).
-      flood: true,
+      // Nothing is learned or flooded: a pod's MAC is a static entry on its port, a frame for any
+      // other MAC goes nowhere, ARP from the pods (for the gateway, for another pod) is answered by
+      // VPP from the bridge's IP-to-MAC table, and the BVI has each pod as a static neighbour (it
+      // never asks: ARP termination leaves VPP's own requests alone, l2_arp_term.c).
+      flood: false,
       uuFlood: false,
       forward: true,
       learn: false,

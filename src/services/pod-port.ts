@@ -19,6 +19,7 @@ import { aclBindingDescriptor, aclDescriptor } from '../dataplane/acl-descriptor
 import { bridgePortDescriptor, PORT_TYPE } from './bridge-descriptors.js';
 import { bdIpMacDescriptor, l2FibEntryDescriptor } from './bridge-entry-descriptors.js';
 import { macipAclDescriptor, macipBindingDescriptor } from './macip-descriptors.js';
+import { staticNeighborDescriptor } from '../dataplane/neighbor-descriptors.js';
 import { podAclIn, podMacip } from './pod-acls.js';
 import type { ServiceRole } from './service-role.js';
 
@@ -120,9 +121,16 @@ export function podPortResources(pod: PodPortSpec, services: ServicesConfig): Re
   // The bridge learns nothing: the pod's MAC is on its port, its addresses at its MAC.
   const bd = services.bridgeDomain;
   out.push(l2FibEntryDescriptor.resource({ bd, mac: pod.podMac, iface: name }));
-  // After the port, so that they count among the pod's own resources (isPodResource).
-  for (const ip of pod.ips)
-    out.push(bdIpMacDescriptor.resource({ bd, ip, mac: pod.podMac }, { after: [keys.interface(name)] }));
+  // After the port, so that they count among the pod's own resources (isPodResource). The BVI
+  // knows each pod's MAC without asking: ARP termination leaves VPP's own requests alone, and
+  // with nothing flooded they would reach no pod (and the packet that made VPP ask is lost).
+  const after = { after: [keys.interface(name)] };
+  for (const ip of pod.ips) {
+    out.push(bdIpMacDescriptor.resource({ bd, ip, mac: pod.podMac }, after));
+    out.push(
+      staticNeighborDescriptor.resource({ iface: tags.servicesBvi(), address: ip, mac: pod.podMac }, after),
+    );
+  }
   return out;
 }
 

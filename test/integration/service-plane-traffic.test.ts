@@ -286,6 +286,23 @@ describe('the service plane against real packets', { skip }, () => {
     assert.equal(source('md-from-vm1'), map.find((e) => e.port === 'vm1')?.serviceAddress);
     assert.equal(source('md-from-vm3'), map.find((e) => e.port === 'vm3')?.serviceAddress);
     assert.notEqual(source('md-from-vm1'), source('md-from-vm3'));
+    // VPP never asks for a pod's MAC: the BVI has each pod as a static neighbour.
+    const all = await client.dump(msg.sw_interface_dump, {
+      sw_if_index: 0xffffffff,
+      name_filter_valid: false,
+    });
+    const bvi = all.find((i) => i.tag === 'vppnet:services:bvi')?.sw_if_index ?? -1;
+    const neighbours = await client.dump(msg.ip_neighbor_dump, {
+      sw_if_index: bvi,
+      af: msg.address_family_t.values.ADDRESS_IP4,
+    });
+    assert.deepEqual(
+      neighbours
+        .filter((n) => (n.neighbor.flags & msg.ip_neighbor_flags_t.values.IP_API_NEIGHBOR_FLAG_STATIC) !== 0)
+        .map((n) => `${n.neighbor.ip_address.un.ip4} ${n.neighbor.mac_address}`)
+        .sort(),
+      PODS.map((p) => `${p.address} ${p.mac}`).sort(),
+    );
     // The DNS pod, the same way.
     fromVm(2, DNS, 'dns-from-vm2');
     const dns = listeners.get('dns') as Listener;
