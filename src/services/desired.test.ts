@@ -120,19 +120,9 @@ void describe('desired service bridge for the example config', () => {
       prefix: '169.254.169.1/24',
     });
     const any = '0.0.0.0/0';
-    const rule = (action: string, src: string, dst: string): AclRuleValue => ({
-      action,
-      src,
-      dst,
-      proto: 0,
-      srcPorts: [0, 65535],
-      dstPorts: [0, 65535],
-      tcpFlagsMask: 0,
-      tcpFlagsValue: 0,
-    });
     assert.deepEqual(valueOf(keys.acl('vppnet:pod-out')), {
       tag: 'vppnet:pod-out',
-      rules: [rule('permit+reflect', '169.252.252.0/24', any), rule('permit', any, any)],
+      rules: [anyRule('permit+reflect', '169.252.252.0/24', any), anyRule('permit', any, any)],
     });
     assert.equal(byKey.get(keys.acl('vppnet:pod-in')), undefined, 'no input ACL shared by every pod');
     assert.deepEqual(valueOf(keys.natStaticMapping(10, '10.0.0.5')), {

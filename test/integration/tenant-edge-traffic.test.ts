@@ -27,18 +27,10 @@ import { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { msg } from '../../src/vpp/messages/index.js';
 import { until } from '../../src/util/testing/until.js';
 import { removeUnderlayRouting } from '../support/underlay.js';
-import { has, hasScapy, Listener, pings, PY, send, sh } from '../support/packets.js';
+import { Listener, pings, realPacketsSkip, send, sh } from '../support/packets.js';
 
 const SOCKET = process.env.VPP_API_SOCKET;
-const skip = !SOCKET
-  ? 'needs a real VPP 26.06: VPP_API_SOCKET'
-  : process.getuid?.() !== 0
-    ? 'needs root (network namespaces, veth pairs)'
-    : !hasScapy()
-      ? `needs ${PY} with scapy (Debian's python3-scapy)`
-      : !has('ping')
-        ? 'needs ping (iputils-ping)'
-        : false;
+const skip = realPacketsSkip(SOCKET);
 
 const tag = randomBytes(2).toString('hex');
 const MAC = (n: number): string => `52:54:00:00:0a:${n.toString(16).padStart(2, '0')}`;

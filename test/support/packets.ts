@@ -14,6 +14,15 @@ const PACKETS = fileURLToPath(new URL('../../../test/support/packets/', import.m
 export const hasScapy = (): boolean => spawnSync(PY, ['-c', 'import scapy.all']).status === 0;
 export const has = (cmd: string): boolean => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 
+/** Why a real-packet suite cannot run here, or false: it needs a real VPP, root, scapy and ping. */
+export function realPacketsSkip(socket: string | undefined): string | false {
+  if (!socket) return 'needs a real VPP 26.06: VPP_API_SOCKET';
+  if (process.getuid?.() !== 0) return 'needs root (network namespaces, veth pairs)';
+  if (!hasScapy()) return `needs ${PY} with scapy (Debian's python3-scapy)`;
+  if (!has('ping')) return 'needs ping (iputils-ping)';
+  return false;
+}
+
 export function sh(...args: string[]): string {
   const r = spawnSync(args[0] as string, args.slice(1), { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`${args.join(' ')}: ${r.stderr || r.stdout}`);
