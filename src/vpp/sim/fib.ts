@@ -55,6 +55,11 @@ export const FibSource = {
    */
   NAT_LOW: 26,
   NAT_HI: 27,
+  /**
+   * nat66's "nat66-hi" (nat66.c `nat66_init`): number 33 in `show fib source` of the reference
+   * VPP 26.06 build. It only ever locks IPv6 tables (it adds no entries), so the number shows nowhere.
+   */
+  NAT66_HI: 33,
 } as const;
 
 /** Source priorities: smaller wins (fib_source.h; dynamic ones by their registered class). */
@@ -82,6 +87,7 @@ const SOURCE_PRIORITY: ReadonlyMap<number, number> = new Map([
   // nat-low: FIB_SOURCE_PRIORITY_LOW (0xd0) after ADJ; nat-hi: FIB_SOURCE_PRIORITY_HI (0x10) after SR
   [FibSource.NAT_LOW, 0xd0 + 0.5],
   [FibSource.NAT_HI, 0x10 + 0.5],
+  [FibSource.NAT66_HI, 0x10 + 0.4], // FIB_SOURCE_PRIORITY_HI, allocated before nat-hi
 ]);
 
 function sourcePriority(source: number): number {

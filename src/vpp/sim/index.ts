@@ -16,11 +16,11 @@
  * ARP, the lock-counted IPv6 link), ip6-ra (router advertisements), ip6-nd-proxy, ip-neighbor
  * (static neighbours), fib (entries, sources, load-balances, walk order) with vpp-hash and
  * vpp-pool, sr, l2 (bridge domains) with l2-fib (provisioned MACs), bd-ip-mac (ARP termination
- * tables) and arp-term (a model of the node), nat, acl (lists and bindings) with acl-sessions and
- * acl-dataplane (a model of its nodes), macip (MACIP ACLs) with macip-dataplane (their classifier
- * tables on a bridge port), urpf (its configuration and a model of its check), error-counters
- * (`show errors`), dhcp, host (kernel side effects), state (snapshots), simulator (lifecycle,
- * faults).
+ * tables) and arp-term (a model of the node), nat (nat44-ed), nat66, acl (lists and bindings)
+ * with acl-sessions and acl-dataplane (a model of its nodes), macip (MACIP ACLs) with
+ * macip-dataplane (their classifier tables on a bridge port), urpf (its configuration and a model
+ * of its check), error-counters (`show errors`), dhcp, host (kernel side effects), state
+ * (snapshots), simulator (lifecycle, faults).
  * Each follows the VPP source it cites; what could not be read from the source is marked GUESS.
  */
 export { VppSimulator, permissiveHost, realHost } from './simulator.js';

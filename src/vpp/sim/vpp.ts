@@ -25,6 +25,7 @@ import { L2Fib } from './l2-fib.js';
 import { MacipPlugin } from './macip.js';
 import { MacipDataplane } from './macip-dataplane.js';
 import { Nat } from './nat.js';
+import { Nat66 } from './nat66.js';
 import { Sr } from './sr.js';
 import { Urpf } from './urpf.js';
 import { Vpe } from './vpe.js';
@@ -85,6 +86,7 @@ export class Vpp {
   readonly arpTerm: ArpTerm;
   readonly sr: Sr;
   readonly nat: Nat;
+  readonly nat66: Nat66;
   readonly acl: AclPlugin;
   readonly aclDataplane: AclDataplane;
   readonly macip: MacipPlugin;
@@ -120,6 +122,7 @@ export class Vpp {
     this.arpTerm = new ArpTerm(this);
     this.sr = new Sr(this);
     this.nat = new Nat(this);
+    this.nat66 = new Nat66(this);
     this.acl = new AclPlugin(this);
     this.aclDataplane = new AclDataplane(this);
     this.macip = new MacipPlugin(this);
@@ -146,6 +149,7 @@ export class Vpp {
     this.bdIpMac.register(d);
     this.sr.register(d);
     this.nat.register(d);
+    this.nat66.register(d);
     this.acl.register(d);
     this.macip.register(d);
     this.urpf.register(d);
