@@ -29,6 +29,9 @@ const PLUGIN_OF_API: Readonly<Record<string, string | undefined>> = {
   dhcp: 'dhcp_plugin.so',
   memif: undefined,
   nat44_ed: 'nat_plugin.so', // src/plugins/nat/nat44-ed is part of the nat plugin
+  // Defined for the simulator ahead of IPv6 services (issue 23); enable nat66_plugin.so in
+  // deploy/vpp/startup.conf with the first descriptor that sends one.
+  nat66: undefined,
   tapv2: 'tap_plugin.so',
   urpf: 'urpf_plugin.so',
   vhost_user: 'vhost_plugin.so',
