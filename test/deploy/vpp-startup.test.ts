@@ -32,6 +32,8 @@ const PLUGIN_OF_API: Readonly<Record<string, string | undefined>> = {
   // Defined for the simulator ahead of IPv6 services (issue 23); enable nat66_plugin.so in
   // deploy/vpp/startup.conf with the first descriptor that sends one.
   nat66: undefined,
+  // Likewise ahead of per-VM fairness (issue 21): enable policer_plugin.so with its first descriptor.
+  policer: undefined,
   tapv2: 'tap_plugin.so',
   urpf: 'urpf_plugin.so',
   vhost_user: 'vhost_plugin.so',

@@ -18,7 +18,9 @@
  * vpp-pool, sr, l2 (bridge domains) with l2-fib (provisioned MACs), bd-ip-mac (ARP termination
  * tables) and arp-term (a model of the node), nat (nat44-ed), nat66, acl (lists and bindings)
  * with acl-sessions and acl-dataplane (a model of its nodes), macip (MACIP ACLs) with
- * macip-dataplane (their classifier tables on a bridge port), urpf (its configuration and a model
+ * macip-dataplane (their classifier tables on a bridge port), classify (classifier tables and
+ * sessions), policer (the policer plugin's policers), policer-classify (interfaces' policer
+ * classifier tables and a model of ip4-policer-classify), urpf (its configuration and a model
  * of its check), error-counters (`show errors`), dhcp, host (kernel side effects), state
  * (snapshots), simulator (lifecycle, faults).
  * Each follows the VPP source it cites; what could not be read from the source is marked GUESS.
@@ -29,6 +31,7 @@ export type { SimState, InterfaceSnapshot, RouteSnapshot, TableSnapshot } from '
 export type { UrpfVerdict, UrpfEntrySnapshot } from './urpf.js';
 export type { AclVerdict } from './acl-dataplane.js';
 export type { MacipVerdict } from './macip-dataplane.js';
+export type { PolicerClassifyVerdict } from './policer-classify.js';
 export type { ArpTermVerdict } from './arp-term.js';
 export type { ErrorCounterSnapshot } from './error-counters.js';
 export { Rv } from './retval.js';

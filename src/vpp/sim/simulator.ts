@@ -13,6 +13,7 @@ import { snapshot, type SimState } from './state.js';
 import type { AclVerdict } from './acl-dataplane.js';
 import type { ArpTermVerdict } from './arp-term.js';
 import { ethFrame, type MacipVerdict } from './macip-dataplane.js';
+import type { PolicerClassifyVerdict } from './policer-classify.js';
 import type { UrpfVerdict } from './urpf.js';
 import { Vpp, type FaultSettings, type InitialInterface, type VppProcessOptions } from './vpp.js';
 import { existsSync } from 'node:fs';
@@ -384,6 +385,60 @@ export class VppSimulator {
         : {}),
     });
     return this.#vpp.macipDataplane.verdict(p.swIfIndex, frame);
+  }
+
+  /**
+   * Which policer ip4-policer-classify would hand one IPv4 packet arriving on `swIfIndex` to (see
+   * policer-classify.ts): the policer index the first matching session names (its hit_next_index,
+   * whether or not such a policer exists), 'no-match' when no table of the chain has a session for
+   * it, 'no-classify' when the interface has no ip4 policer-classify table (or inherited a binding
+   * without the feature). The classifier reads from the start of the buffer: `l2HeaderBytes`
+   * (default 14, an untagged Ethernet frame; 18 or 22 with VLAN tags) before the IPv4 header.
+   * Known bytes: the ethertype (and TPIDs), the MACs if given, IPv4 version/IHL, TOS, TTL,
+   * protocol, addresses, and the L4 ports if given; a table whose mask covers any other byte
+   * (length, id, fragment, checksum, payload) throws. Throws for a chain reaching a deleted table.
+   */
+  policerClassifyVerdict(p: {
+    swIfIndex: number;
+    src: string;
+    dst: string;
+    /** Default 17 (UDP). */
+    proto?: number;
+    srcPort?: number;
+    dstPort?: number;
+    tos?: number;
+    /** Default 64. */
+    ttl?: number;
+    srcMac?: string;
+    dstMac?: string;
+    /** Default 14. */
+    l2HeaderBytes?: 14 | 18 | 22;
+  }): PolicerClassifyVerdict {
+    const size = 512;
+    const data = Buffer.alloc(size);
+    const known = new Uint8Array(size);
+    const put = (at: number, bytes: Uint8Array): void => {
+      data.set(bytes, at);
+      known.fill(1, at, at + bytes.length);
+    };
+    const u16 = (v: number): Buffer => {
+      const b = Buffer.alloc(2);
+      b.writeUInt16BE(v & 0xffff, 0);
+      return b;
+    };
+    const l2 = p.l2HeaderBytes ?? 14;
+    if (p.dstMac !== undefined) put(0, macBytes(p.dstMac));
+    if (p.srcMac !== undefined) put(6, macBytes(p.srcMac));
+    if (l2 === 22) put(12, u16(0x88a8));
+    if (l2 >= 18) put(l2 - 6, u16(0x8100));
+    put(l2 - 2, u16(0x0800));
+    put(l2, Buffer.from([0x45, p.tos ?? 0]));
+    put(l2 + 8, Buffer.from([p.ttl ?? 64, p.proto ?? 17]));
+    put(l2 + 12, ip4Bytes(p.src));
+    put(l2 + 16, ip4Bytes(p.dst));
+    if (p.srcPort !== undefined) put(l2 + 20, u16(p.srcPort));
+    if (p.dstPort !== undefined) put(l2 + 22, u16(p.dstPort));
+    return this.#vpp.policerClassify.verdict(p.swIfIndex, data, known);
   }
 
   /**
