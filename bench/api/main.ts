@@ -360,7 +360,7 @@ function papiRow(name: string, rounds: readonly Timed[] | undefined): Row {
   };
 }
 
-/** The ratios the issue sets targets for, of one phase: vppnet ÷ limit (median, best) and ÷ papi. */
+/** The ratios of one phase: vppnet ÷ limit (median, best), judged by bench/README.md's targets, and ÷ vpp_papi, a peer for scale. */
 function phaseRatios(p: Phase): Record<string, number | undefined> {
   const out: Record<string, number | undefined> = {};
   for (const c of p.ceilings) {
