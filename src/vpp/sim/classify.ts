@@ -54,6 +54,7 @@
 import { msg } from '../messages/index.js';
 import type { Dispatcher } from './dispatcher.js';
 import { FibSource } from './fib.js';
+import { clibCrc32c } from './crc32c.js';
 import { Rv } from './retval.js';
 import type { Vpp } from './vpp.js';
 import { VppPool } from './vpp-pool.js';
@@ -109,23 +110,6 @@ export interface ClassifyTable {
   linearBuckets: number;
 }
 
-const CRC32C_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let i = 0; i < 256; i++) {
-    let c = i;
-    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0x82f63b78 : c >>> 1;
-    t[i] = c >>> 0;
-  }
-  return t;
-})();
-
-/** clib_crc32c (the SSE4.2 instruction: reflected CRC-32C, seed 0, no final inversion). */
-export function crc32c(bytes: Uint8Array, init = 0): number {
-  let c = init >>> 0;
-  for (const b of bytes) c = ((CRC32C_TABLE[(c ^ b) & 0xff] as number) ^ (c >>> 8)) >>> 0;
-  return c;
-}
-
 /**
  * vnet_classify_hash_packet: `data` starts where the classifier starts (skip vectors included);
  * the u64 words of the masked match vectors XORed, then crc32c of those 8 bytes.
@@ -137,7 +121,7 @@ export function classifyHash(t: ClassifyTable, data: Uint8Array): number {
     const d = data[at + i] ?? 0;
     x[i % 8] = (x[i % 8] as number) ^ (d & (t.mask[i] as number));
   }
-  return crc32c(x);
+  return clibCrc32c(x);
 }
 
 /** max_log2: the smallest l with 1 << l >= n. */

@@ -10,7 +10,8 @@ import { msg } from '../messages/index.js';
 import type { RawClient } from '../../../test/support/raw-client.js';
 import { rawSessions, type Obj } from '../../../test/support/raw-session.js';
 import { SIM_ONLY } from '../../../test/support/vpp-target.js';
-import { clibCrc32c, l2fibBucket, L2FIB_NUM_BUCKETS } from './l2-fib.js';
+import { clibCrc32c } from './crc32c.js';
+import { l2fibBucket, L2FIB_NUM_BUCKETS } from './l2-fib.js';
 import { Rv } from './retval.js';
 
 const NONE = 0xffffffff;

@@ -28,6 +28,7 @@ import { readMac } from '../codec/text-format.js';
 import { msg } from '../messages/index.js';
 import type { Dispatcher } from './dispatcher.js';
 import { macBytes } from './ip-addr.js';
+import { clibCrc32c } from './crc32c.js';
 import { Rv } from './retval.js';
 import type { Vpp } from './vpp.js';
 
@@ -49,23 +50,6 @@ export interface L2FibEntry {
   readonly mac: Buffer;
   swIfIndex: number;
   flags: number;
-}
-
-const CRC32C_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let i = 0; i < 256; i++) {
-    let c = i;
-    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0x82f63b78 : c >>> 1;
-    t[i] = c >>> 0;
-  }
-  return t;
-})();
-
-/** vppinfra clib_crc32c: CRC-32C (Castagnoli), initial value 0, no final xor. */
-export function clibCrc32c(bytes: Uint8Array): number {
-  let crc = 0;
-  for (const b of bytes) crc = ((crc >>> 8) ^ (CRC32C_TABLE[(crc ^ b) & 0xff] as number)) >>> 0;
-  return crc;
 }
 
 /** l2fib_make_key's 8 bytes as they lie in memory (little-endian bd_index, then the MAC). */

@@ -124,22 +124,8 @@ export function hashUwordLow(x: number): number {
  * u64 words (x86-64 and arm64 are little-endian) and added to a, b, c before one mix.
  */
 export function hashIp6KeyLow(addr: Uint8Array, len: number): number {
-  const w = (o: number): number =>
-    ((addr[o] as number) |
-      ((addr[o + 1] as number) << 8) |
-      ((addr[o + 2] as number) << 16) |
-      ((addr[o + 3] as number) << 24)) >>>
-    0;
-  // a = golden + last[0]
-  let alo = GOLDEN_LO + w(0);
-  const ahi = GOLDEN_HI + w(4) + (alo > 0xffffffff ? 1 : 0);
-  alo >>>= 0;
-  let blo = GOLDEN_LO + w(8);
-  const bhi = GOLDEN_HI + w(12) + (blo > 0xffffffff ? 1 : 0);
-  blo >>>= 0;
   // c = 0 + n_bytes (17) + last[2] (= the length byte)
-  const clo = 17 + (len & 0xff);
-  return mix64LowC(ahi, alo, bhi, blo, 0, clo);
+  return hashIp6Words(addr, 17 + (len & 0xff));
 }
 
 /**
@@ -148,6 +134,11 @@ export function hashIp6KeyLow(addr: Uint8Array, len: number): number {
  * mac_by_ip6. As hashIp6KeyLow, without the length byte: c = 16.
  */
 export function hashIp6AddressLow(addr: Uint8Array): number {
+  return hashIp6Words(addr, 16);
+}
+
+/** a = golden + the first 8 address bytes, b = golden + the next 8 (little-endian), c given; one mix. */
+function hashIp6Words(addr: Uint8Array, clo: number): number {
   const w = (o: number): number =>
     ((addr[o] as number) |
       ((addr[o + 1] as number) << 8) |
@@ -160,7 +151,7 @@ export function hashIp6AddressLow(addr: Uint8Array): number {
   let blo = GOLDEN_LO + w(8);
   const bhi = GOLDEN_HI + w(12) + (blo > 0xffffffff ? 1 : 0);
   blo >>>= 0;
-  return mix64LowC(ahi, alo, bhi, blo, 0, 16);
+  return mix64LowC(ahi, alo, bhi, blo, 0, clo);
 }
 
 interface Pair<K, V> {
