@@ -9,7 +9,13 @@ import { actualDataplane } from '../dataplane/actual.js';
 import { NO_HOST_FILES, type HostLinks } from '../dataplane/context.js';
 import { InterfaceRegistry } from '../dataplane/interface-registry.js';
 import { keys, podOfTag, tags } from '../dataplane/keys.js';
-import { emptySnapshot, formatPrefix, type InterfaceFacts, type VppSnapshot } from '../dataplane/snapshot.js';
+import {
+  emptySnapshot,
+  formatPrefix,
+  readPodGuards,
+  type InterfaceFacts,
+  type VppSnapshot,
+} from '../dataplane/snapshot.js';
 import { execute } from '../reconcile/executor.js';
 import { plan as makePlan } from '../reconcile/planner.js';
 import type { Plan, Resource } from '../reconcile/resource.js';
@@ -168,34 +174,13 @@ export class PodDataplane {
   /** VPP's interfaces, bridge domains and ACLs, with the details of these pods' own interfaces. */
   async #load(podIds: readonly string[], desired: readonly Resource[]): Promise<PodView> {
     const c = this.#client;
-    const [
-      ifDetails,
-      aclDetails,
-      bridgeDomains,
-      hostLinks,
-      afp,
-      macipAcls,
-      macipBindings,
-      l2Fib,
-      bdIpMacs,
-      neighbors4,
-    ] = await Promise.all([
+    const [ifDetails, aclDetails, bridgeDomains, hostLinks, afp, guards] = await Promise.all([
       c.dump(msg.sw_interface_dump, { sw_if_index: NO_INDEX, name_filter_valid: false }),
       c.supports(msg.acl_dump) ? c.dump(msg.acl_dump, { acl_index: NO_INDEX }) : Promise.resolve([]),
       c.dump(msg.bridge_domain_dump, { bd_id: NO_INDEX, sw_if_index: NO_INDEX }),
       this.#host.listVeths(POD_VETH_PREFIX),
       c.supports(msg.af_packet_dump) ? c.dump(msg.af_packet_dump, {}) : Promise.resolve([]),
-      c.supports(msg.macip_acl_dump)
-        ? c.dump(msg.macip_acl_dump, { acl_index: NO_INDEX })
-        : Promise.resolve([]),
-      c.supports(msg.macip_acl_interface_get)
-        ? c.call(msg.macip_acl_interface_get, {}).then((r) => r.acls.slice(0, r.count))
-        : Promise.resolve([] as number[]),
-      c.supports(msg.l2_fib_table_dump)
-        ? c.dump(msg.l2_fib_table_dump, { bd_id: NO_INDEX })
-        : Promise.resolve([]),
-      c.supports(msg.bd_ip_mac_dump) ? c.dump(msg.bd_ip_mac_dump, { bd_id: NO_INDEX }) : Promise.resolve([]),
-      c.dump(msg.ip_neighbor_dump, { sw_if_index: NO_INDEX, af: msg.address_family_t.values.ADDRESS_IP4 }),
+      readPodGuards(c),
     ]);
     const interfaces = InterfaceRegistry.fromDump(ifDetails);
     const wanted = new Set(podIds);
@@ -244,13 +229,7 @@ export class PodDataplane {
       bridgeDomains,
       acls: aclDetails,
       aclBindings,
-      macipAcls,
-      macipBindings,
-      l2Fib,
-      bdIpMacs,
-      staticNeighbors4: neighbors4.filter(
-        (n) => (n.neighbor.flags & msg.ip_neighbor_flags_t.values.IP_API_NEIGHBOR_FLAG_STATIC) !== 0,
-      ),
+      ...guards,
     };
     const desiredKeys = new Set(desired.map((r) => r.key));
     const hostVeths = hostLinks.filter((n) => wanted.has(n));
@@ -264,7 +243,7 @@ export class PodDataplane {
       host: this.#host,
       files: NO_HOST_FILES,
       acls: AclRegistry.fromDump(aclDetails),
-      macips: AclRegistry.fromDump(macipAcls, MACIP),
+      macips: AclRegistry.fromDump(guards.macipAcls, MACIP),
     };
     return { ctx, actual };
   }

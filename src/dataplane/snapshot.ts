@@ -87,7 +87,7 @@ export interface Steering6Details {
   readonly bsid: string;
 }
 
-export interface VppSnapshot {
+export interface VppSnapshot extends PodGuards {
   readonly vppPid: number;
   readonly interfaces: InterfaceRegistry;
   /** Facts for vppnet's interfaces and the external ones it configures, by logical name. */
@@ -124,15 +124,6 @@ export interface VppSnapshot {
   readonly bridgeDomains: readonly Message<typeof msg.bridge_domain_details>[];
   readonly acls: readonly Message<typeof msg.acl_details>[];
   readonly aclBindings: readonly Message<typeof msg.acl_interface_list_details>[];
-  readonly macipAcls: readonly Message<typeof msg.macip_acl_details>[];
-  /** MACIP ACL index per sw_if_index (NO_INDEX: none), as macip_acl_interface_get lists them. */
-  readonly macipBindings: readonly number[];
-  /** Every bridge domain's L2 FIB entries (learned ones included). */
-  readonly l2Fib: readonly Message<typeof msg.l2_fib_table_details>[];
-  /** Every bridge domain's IP-to-MAC (ARP termination) entries. */
-  readonly bdIpMacs: readonly Message<typeof msg.bd_ip_mac_details>[];
-  /** Static IPv4 neighbours of every interface (the service BVI's, one per pod address). */
-  readonly staticNeighbors4: readonly Message<typeof msg.ip_neighbor_details>[];
   readonly natEnabled: boolean;
   /** Session table size the NAT plugin was enabled with; 0 while disabled. */
   readonly natSessions: number;
@@ -142,6 +133,53 @@ export interface VppSnapshot {
   readonly dhcpProxies: readonly Message<typeof msg.dhcp_proxy_details>[];
   /** VPP's IPv6 neighbour database settings; undefined when this VPP cannot report them. */
   readonly ip6NeighborConfig: IpNeighborConfigValue | undefined;
+}
+
+/** What keeps each service pod to itself (services/pod-port.ts), as VPP has it. */
+export interface PodGuards {
+  readonly macipAcls: readonly Message<typeof msg.macip_acl_details>[];
+  /** MACIP ACL index per sw_if_index (NO_INDEX: none), as macip_acl_interface_get lists them. */
+  readonly macipBindings: readonly number[];
+  /** Every bridge domain's L2 FIB entries (learned ones included). */
+  readonly l2Fib: readonly Message<typeof msg.l2_fib_table_details>[];
+  /** Every bridge domain's IP-to-MAC (ARP termination) entries. */
+  readonly bdIpMacs: readonly Message<typeof msg.bd_ip_mac_details>[];
+  /** Static IPv4 neighbours of every interface (the service BVI's, one per pod address). */
+  readonly staticNeighbors4: readonly Message<typeof msg.ip_neighbor_details>[];
+}
+
+const NO_POD_GUARDS: PodGuards = {
+  macipAcls: [],
+  macipBindings: [],
+  l2Fib: [],
+  bdIpMacs: [],
+  staticNeighbors4: [],
+};
+
+type MacipDetails = Message<typeof msg.macip_acl_details>;
+type L2FibDetails = Message<typeof msg.l2_fib_table_details>;
+type BdIpMacDetails = Message<typeof msg.bd_ip_mac_details>;
+const none = <T>(): Promise<T[]> => Promise.resolve([]);
+
+/** The pods' guards, each part only where this VPP has its plugin: one read for every caller. */
+export async function readPodGuards(client: VppApi): Promise<PodGuards> {
+  const [macipAcls, macipBindings, l2Fib, bdIpMacs, neighbors4] = await Promise.all([
+    client.supports(msg.macip_acl_dump)
+      ? client.dump(msg.macip_acl_dump, { acl_index: NO_INDEX })
+      : none<MacipDetails>(),
+    client.supports(msg.macip_acl_interface_get)
+      ? client.call(msg.macip_acl_interface_get, {}).then((r) => r.acls.slice(0, r.count))
+      : Promise.resolve([] as number[]),
+    client.supports(msg.l2_fib_table_dump)
+      ? client.dump(msg.l2_fib_table_dump, { bd_id: NO_INDEX })
+      : none<L2FibDetails>(),
+    client.supports(msg.bd_ip_mac_dump)
+      ? client.dump(msg.bd_ip_mac_dump, { bd_id: NO_INDEX })
+      : none<BdIpMacDetails>(),
+    client.dump(msg.ip_neighbor_dump, { sw_if_index: NO_INDEX, af: msg.address_family_t.values.ADDRESS_IP4 }),
+  ]);
+  const staticNeighbors4 = neighbors4.filter((n) => (n.neighbor.flags & STATIC_NEIGHBOR) !== 0);
+  return { macipAcls, macipBindings, l2Fib, bdIpMacs, staticNeighbors4 };
 }
 
 export interface SnapshotScope {
@@ -204,7 +242,7 @@ export async function loadSnapshot(
     [unnumbered, proxyArpRanges, proxyArpIntfs, localSids, policies, srEncaps],
     [afPacket, vhostUser, taps, sourceChecks],
     [bridgeDomains, acls, aclBindings, natStatic, natIdentity, natOutput, dhcpProxies],
-    [macipAcls, macipBindings, l2Fib, bdIpMacs, neighbors4],
+    podGuards,
     nat,
     ip6NeighborConfig,
   ] = await Promise.all([
@@ -279,26 +317,7 @@ export async function loadSnapshot(
         client.dump(msg.dhcp_proxy_dump, { is_ip6: false }),
       ),
     ]),
-    Promise.all([
-      optionalDump(svc && client.supports(msg.macip_acl_dump), () =>
-        client.dump(msg.macip_acl_dump, { acl_index: NO_INDEX }),
-      ),
-      svc && client.supports(msg.macip_acl_interface_get)
-        ? client.call(msg.macip_acl_interface_get, {}).then((r) => r.acls.slice(0, r.count))
-        : Promise.resolve([] as number[]),
-      optionalDump(svc && client.supports(msg.l2_fib_table_dump), () =>
-        client.dump(msg.l2_fib_table_dump, { bd_id: NO_INDEX }),
-      ),
-      optionalDump(svc && client.supports(msg.bd_ip_mac_dump), () =>
-        client.dump(msg.bd_ip_mac_dump, { bd_id: NO_INDEX }),
-      ),
-      optionalDump(svc, () =>
-        client.dump(msg.ip_neighbor_dump, {
-          sw_if_index: NO_INDEX,
-          af: msg.address_family_t.values.ADDRESS_IP4,
-        }),
-      ),
-    ]),
+    svc ? readPodGuards(client) : Promise.resolve(NO_POD_GUARDS),
     svc && client.supports(msg.nat44_show_running_config)
       ? // The plugin answers -1 (or reports no sessions) while disabled.
         client.call(msg.nat44_show_running_config, {}).catch(ignoreRetval)
@@ -341,11 +360,7 @@ export async function loadSnapshot(
     bridgeDomains,
     acls,
     aclBindings,
-    macipAcls,
-    macipBindings,
-    l2Fib,
-    bdIpMacs,
-    staticNeighbors4: neighbors4.filter((n) => (n.neighbor.flags & STATIC_NEIGHBOR) !== 0),
+    ...podGuards,
     natEnabled,
     natSessions,
     natOutputInterfaces: natOutput.map((o) => o.sw_if_index),
@@ -488,11 +503,7 @@ export function emptySnapshot(): VppSnapshot {
     bridgeDomains: [],
     acls: [],
     aclBindings: [],
-    macipAcls: [],
-    macipBindings: [],
-    l2Fib: [],
-    bdIpMacs: [],
-    staticNeighbors4: [],
+    ...NO_POD_GUARDS,
     natEnabled: false,
     natSessions: 0,
     natOutputInterfaces: [],
