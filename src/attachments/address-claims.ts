@@ -12,7 +12,7 @@
 import { AgentApiError, AgentErrorCode } from '../agent-api/errors.js';
 import type { AttachIp, AttachRoute } from '../agent-api/protocol.js';
 import type { ServicesConfig } from '../config/model.js';
-import { ip4InPrefix, ip4Mask, ip4Network, ip4ToInt, parseIp4Prefix, type Ip4Prefix } from '../net/ip.js';
+import { ip4InPrefix, ip4Mask, ip4Network, ip4PrefixWithin, ip4ToInt, parseIp4Prefix } from '../net/ip.js';
 import { serviceAddressOf, serviceRoleOfNetwork } from '../services/service-role.js';
 
 /** Who holds an address now: an attachment's record, as the manager keeps it. */
@@ -65,7 +65,7 @@ export function checkAddressClaims(
   for (const [i, route] of claim.routes.entries()) {
     const at = `routes[${i}]`;
     const dst = parseIp4Prefix(route.dst);
-    if (!dst || !(within(dst, bridge) || within(dst, services.vmAddressRange)))
+    if (!dst || !(ip4PrefixWithin(dst, bridge) || ip4PrefixWithin(dst, services.vmAddressRange)))
       problems.push(
         `${at}.dst ${route.dst}: a pod routes only to the bridge ${bridgeText} or the VMs' service addresses ${services.vmAddressRange.address}/${services.vmAddressRange.len}`,
       );
@@ -112,10 +112,6 @@ function roleProblems(claim: AttachmentClaim, services: ServicesConfig, claimed:
   if (!claimed.has(own ?? '') && others.length === 0)
     problems.push(`network ${claim.network} must hold the ${role} address ${String(own)}`);
   return problems;
-}
-
-function within(p: Ip4Prefix, outer: Ip4Prefix): boolean {
-  return p.len >= outer.len && ip4InPrefix(p.address, outer);
 }
 
 function isNetworkOrBroadcast(address: string, len: number): boolean {

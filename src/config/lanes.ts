@@ -21,6 +21,7 @@
  */
 import {
   ip4InPrefix,
+  ip4PrefixWithin,
   ip4PrefixesOverlap,
   ip6Network,
   ip6ToBigInt,
@@ -192,8 +193,7 @@ export function reservedRangeHolding(
 ): string | undefined {
   if (family === 4) {
     for (const r of ALWAYS_RESERVED_IP4)
-      if (p.len >= r.prefix.len && ip4InPrefix(p.address, r.prefix))
-        return `lies inside${r.why.slice('overlaps'.length)}`;
+      if (ip4PrefixWithin(p, r.prefix)) return `lies inside${r.why.slice('overlaps'.length)}`;
     return undefined;
   }
   const addr = ip6ToBigInt(p.address);

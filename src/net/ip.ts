@@ -109,6 +109,11 @@ export function ip4InPrefix(addr: string, p: Ip4Prefix): boolean {
   return (ip4ToInt(addr) & mask) >>> 0 === (ip4ToInt(p.address) & mask) >>> 0;
 }
 
+/** Whether every address of `p` lies in `outer`. */
+export function ip4PrefixWithin(p: Ip4Prefix, outer: Ip4Prefix): boolean {
+  return p.len >= outer.len && ip4InPrefix(p.address, outer);
+}
+
 export function ip4PrefixesOverlap(a: Ip4Prefix, b: Ip4Prefix): boolean {
   const len = Math.min(a.len, b.len);
   const mask = ip4Mask(len);
