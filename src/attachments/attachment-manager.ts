@@ -34,7 +34,7 @@ import type { VppApi } from '../vpp/client/vpp-api.js';
 import { isNoVhostNet, toAttachError, withUndoProblems } from './attach-error.js';
 import { KeyedLocks } from './async-lock.js';
 import { validateAttachRequest } from './attach-request.js';
-import { serviceRoleOfAddress, serviceRoleOfNetwork } from '../services/service-role.js';
+import { serviceRoleOf } from '../services/service-role.js';
 import { checkAddressClaims } from './address-claims.js';
 import { AttachmentTimer } from './attachment-timing.js';
 import type { AttachmentRecord, AttachmentStore } from './attachment-store.js';
@@ -459,12 +459,7 @@ function lockKeys(id: string, netns: string, ifname: string): string[] {
 /** A recorded attachment as a pod port, its role under the service bridge in force. */
 export function specOf(record: AttachmentRecord, services: ServicesConfig | undefined): PodPortSpec {
   const ips = record.ips.map((ip) => ip.address.slice(0, ip.address.indexOf('/')));
-  const role =
-    services === undefined
-      ? undefined
-      : services.networks !== undefined
-        ? serviceRoleOfNetwork(record.network, services)
-        : ips.map((ip) => serviceRoleOfAddress(ip, services)).find((r) => r !== undefined);
+  const role = services === undefined ? undefined : serviceRoleOf(record.network, ips, services);
   return {
     id: record.id,
     mode: record.mode,

@@ -54,16 +54,14 @@ export const bdIpMacDescriptor = defineKind<BdIpMacValue, ServicesContext>({
   kind: 'bd-ip-mac',
   key: (v) => keys.bdIpMac(v.bd, v.ip),
   deps: (v) => [keys.bridgeDomain(v.bd)],
-  async create(ctx, { value: v }) {
-    await ctx.client.call(msg.bd_ip_mac_add_del, {
-      is_add: true,
-      entry: { bd_id: v.bd, ip: vppAddress(v.ip), mac: v.mac },
-    });
-  },
-  async delete(ctx, { value: v }) {
-    await ctx.client.call(msg.bd_ip_mac_add_del, {
-      is_add: false,
-      entry: { bd_id: v.bd, ip: vppAddress(v.ip), mac: v.mac },
-    });
-  },
+  create: (ctx, { value }) => setBdIpMac(ctx, value, true),
+  // VPP deletes an entry only when its MAC is the one given.
+  delete: (ctx, { value }) => setBdIpMac(ctx, value, false),
 });
+
+async function setBdIpMac(ctx: ServicesContext, v: BdIpMacValue, isAdd: boolean): Promise<void> {
+  await ctx.client.call(msg.bd_ip_mac_add_del, {
+    is_add: isAdd,
+    entry: { bd_id: v.bd, ip: vppAddress(v.ip), mac: v.mac },
+  });
+}

@@ -32,3 +32,21 @@ export function serviceRoleOfNetwork(network: string, services: ServicesConfig):
   if (networks === undefined) return undefined;
   return SERVICE_ROLES.find((role) => networks[role] === network);
 }
+
+/**
+ * A pod's role under the service bridge in force: its network's, when services.networks names the
+ * networks (an attachment holds only its network's address then), else that of the first service
+ * address it holds.
+ */
+export function serviceRoleOf(
+  network: string,
+  addresses: readonly string[],
+  services: ServicesConfig,
+): ServiceRole | undefined {
+  if (services.networks !== undefined) return serviceRoleOfNetwork(network, services);
+  for (const a of addresses) {
+    const role = serviceRoleOfAddress(a, services);
+    if (role !== undefined) return role;
+  }
+  return undefined;
+}
