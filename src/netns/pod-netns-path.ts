@@ -48,16 +48,13 @@ export async function refuseNonPodNetnsPath(
       real = parent === undefined ? undefined : join(parent, basename(netnsPath));
     }
   }
-  if (
-    real !== undefined &&
-    basename(real) !== '..' &&
-    (allowed.includes(dirname(real)) || patterns.some((p) => p.test(dirname(real))))
-  )
+  // join() has resolved any trailing '..' already: /run/netns/.. is judged as /run.
+  if (real !== undefined && (allowed.includes(dirname(real)) || patterns.some((p) => p.test(dirname(real)))))
     return;
   throw new NetnsError(
     'VPPNET_ERR_NOT_POD_NETNS',
     `${netnsPath} is not in the container runtime's netns directories (${dirs.join(', ')}): ` +
-      "a pod network namespace is pinned there by the runtime (set the agent's --netns-dir for another runtime)",
+      "a pod network namespace is pinned there by the runtime (set the agent's --netns-dirs for another runtime)",
   );
 }
 
