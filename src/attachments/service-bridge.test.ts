@@ -37,7 +37,7 @@ import type { ServicesRuntime } from '../services/runtime.js';
 import { ServiceAddresses } from '../services/service-addresses.js';
 import { AddressBookFileStore } from './address-book-file-store.js';
 import { AsyncLock } from './async-lock.js';
-import { AttachmentManager } from './attachment-manager.js';
+import { AttachmentManager, MAX_ATTACHMENTS_PER_NETWORK } from './attachment-manager.js';
 import { ATTACHMENTS_DIR, AttachmentFileStore, type AttachmentStore } from './attachment-store.js';
 import {
   ATTACHMENT_CHANNEL,
@@ -667,6 +667,24 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
     const [binding] = await f.client.dump(msg.acl_interface_list_dump, { sw_if_index: sw });
     assert.deepEqual(binding?.acls, [after.find((a) => a.tag === `vppnet:pod-in:${id}`)?.acl_index, out]);
     assert.deepEqual(await planOps(f), []);
+  });
+
+  void it(`refuses a network's attachment beyond ${MAX_ATTACHMENTS_PER_NETWORK} on the node, leaving nothing behind`, async () => {
+    const crowd = (i: number) => ({
+      ...podRequest(netns(), `c-crowd-${i}`, 'net1', 'veth', `169.254.169.${120 + i}/24`),
+      network: 'crowd',
+    });
+    for (let i = 0; i < MAX_ATTACHMENTS_PER_NETWORK; i++) await f.manager.attach(crowd(i));
+    const extra = crowd(MAX_ATTACHMENTS_PER_NETWORK);
+    await assert.rejects(f.manager.attach(extra), (err: unknown) => {
+      assert.ok(err instanceof AgentApiError);
+      assert.equal(err.code, AgentErrorCode.INVALID_NETWORK_CONFIG);
+      assert.match(err.msg, /network crowd already has 16 attachments on this node/);
+      return true;
+    });
+    assert.deepEqual(await traces(f, extra.containerId, extra.ifname), []);
+    // Another network is not held back by this one.
+    await f.manager.attach(podRequest(netns(), 'c-other-network', 'net1', 'veth', '169.254.169.150/24'));
   });
 
   void it('refuses an ifname the netns already has, touching nothing', async () => {
