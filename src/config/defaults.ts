@@ -6,6 +6,16 @@ export const SERVICE_DEFAULTS = {
   vmAddressRange: '169.252.252.0/24',
   metadataAddress: '169.254.169.254',
   addressHoldSeconds: 300,
+  /**
+   * About 1,500 DNS queries a second, or many metadata requests: far above what a VM's boot or
+   * its SDKs ask, low enough that one VM cannot take a pod's CPU (AWS allows 1,024 packets a
+   * second per interface to its DNS and metadata services).
+   */
+  vmRateKbps: 1000,
+  /** A burst of ~800 DNS queries (a VM's boot fetching everything at once passes). */
+  vmBurstBytes: 65536,
+  /** NAT sessions per VM: concurrent DNS queries and metadata connections of a busy VM. */
+  vmNatSessions: 256,
 } as const;
 
 /**

@@ -163,6 +163,18 @@ export interface ServicesConfig {
    * may attach; unset, any network may hold any free host address of the bridge.
    */
   readonly networks: ServiceNetworks | undefined;
+  /** What one VM may take of the services, so that no VM starves the others (docs/security.md). */
+  readonly vmLimits: ServiceVmLimits;
+}
+
+/** Per-VM bounds on the service plane. */
+export interface ServiceVmLimits {
+  /** Rate of a VM's packets to the service addresses, in kbit/s of IP bytes; 0: unpoliced. */
+  readonly rateKbps: number;
+  /** Bytes a VM may send above the rate at once (the policer's committed burst). */
+  readonly burstBytes: number;
+  /** NAT sessions one VM may hold; its oldest is reused for a new one beyond that. */
+  readonly natSessions: number;
 }
 
 /** The CNI network name per service; a service left out has no pod network. */

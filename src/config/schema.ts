@@ -414,6 +414,36 @@ export const CONFIG_FIELDS: readonly FieldDoc[] = [
     default: String(SERVICE_DEFAULTS.addressHoldSeconds),
     description: 'How long a freed VM service address is held back before another VM gets it.',
   },
+  {
+    path: 'services.vmLimits',
+    type: 'mapping',
+    required: false,
+    description:
+      'What one VM may take of the service plane, so that no VM starves the others (see docs/security.md).',
+  },
+  {
+    path: 'services.vmLimits.rateKbps',
+    type: 'integer 0-10000000',
+    required: false,
+    default: String(SERVICE_DEFAULTS.vmRateKbps),
+    description:
+      "A VM's traffic to the metadata, DNS and DHCP addresses, in kbit/s of IP packets (VPP's policer on the VM's port; excess dropped and counted); 0: not policed.",
+  },
+  {
+    path: 'services.vmLimits.burstBytes',
+    type: 'integer 1500-16777216',
+    required: false,
+    default: String(SERVICE_DEFAULTS.vmBurstBytes),
+    description: 'The bytes a VM may send to the services at once above the rate.',
+  },
+  {
+    path: 'services.vmLimits.natSessions',
+    type: 'integer 16-65536',
+    required: false,
+    default: String(SERVICE_DEFAULTS.vmNatSessions),
+    description:
+      "NAT sessions (DNS queries, metadata connections) one VM may hold at once; a new one beyond that reuses the VM's own oldest.",
+  },
 ];
 
 /** The field names allowed directly under `path` (e.g. 'node.underlay' → interface, address, gateway). */

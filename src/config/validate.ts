@@ -52,6 +52,7 @@ import type {
   PortConfig,
   RemoteRouteConfig,
   ServiceNetworks,
+  ServiceVmLimits,
   ServicesConfig,
   SocketAccess,
   VhostUserDefaults,
@@ -422,6 +423,7 @@ export function validateServices(c: Checker, raw: unknown): ServicesConfig | und
     SERVICE_DEFAULTS.addressHoldSeconds,
   );
   const networks = validateServiceNetworks(c, s.networks, { dnsAddress, dhcpServer });
+  const vmLimits = validateVmLimits(c, s.vmLimits);
   if (gateway && range && ip4PrefixesOverlap(gateway, range))
     c.fail('services.vmAddressRange', 'overlaps the service bridge subnet');
   for (const [field, a] of [
@@ -442,7 +444,8 @@ export function validateServices(c: Checker, raw: unknown): ServicesConfig | und
     !gateway ||
     !range ||
     !metadataAddress ||
-    addressHoldSeconds === undefined
+    addressHoldSeconds === undefined ||
+    !vmLimits
   )
     return undefined;
   return {
@@ -455,7 +458,37 @@ export function validateServices(c: Checker, raw: unknown): ServicesConfig | und
     dhcpServer,
     addressHoldSeconds,
     networks,
+    vmLimits,
   };
+}
+
+function validateVmLimits(c: Checker, raw: unknown): ServiceVmLimits | undefined {
+  const l = c.object(raw ?? {}, 'services.vmLimits', fieldsUnder('services.vmLimits'));
+  if (!l) return undefined;
+  const rateKbps = c.int(
+    l.rateKbps,
+    'services.vmLimits.rateKbps',
+    0,
+    10_000_000,
+    SERVICE_DEFAULTS.vmRateKbps,
+  );
+  // Below one full-size packet a VM could not send one at all.
+  const burstBytes = c.int(
+    l.burstBytes,
+    'services.vmLimits.burstBytes',
+    1500,
+    16 << 20,
+    SERVICE_DEFAULTS.vmBurstBytes,
+  );
+  const natSessions = c.int(
+    l.natSessions,
+    'services.vmLimits.natSessions',
+    16,
+    65536,
+    SERVICE_DEFAULTS.vmNatSessions,
+  );
+  if (rateKbps === undefined || burstBytes === undefined || natSessions === undefined) return undefined;
+  return { rateKbps, burstBytes, natSessions };
 }
 
 /** A CNI network name, as the spec allows it. */

@@ -50,6 +50,7 @@ export const keys = {
   natIdentityMapping: (vrf: number, address: string): string => `nat-identity:${vrf}:${address}`,
   dhcpProxy: (rxVrf: number): string => `dhcp-proxy:${rxVrf}`,
   dhcpVss: (table: number): string => `dhcp-vss:${table}`,
+  vmRateLimit: (port: string): string => `vm-rate-limit:${port}`,
 } as const;
 
 /** Tags vppnet gives its objects (interfaces, bridge domains, ACLs, NAT mappings). VPP keeps 63 bytes. */
@@ -71,6 +72,8 @@ export const tags = {
   podAclIn: (id: string): string => `${TAG_PREFIX}pod-in:${id}`,
   /** MACIP ACL on one pod port: the only MAC and IPv4 sources (ARP senders included) it may use. */
   podMacip: (id: string): string => `${TAG_PREFIX}pod-macip:${id}`,
+  /** The policer of one VM port's traffic to the services (a policer's name: 63 bytes too). */
+  vmRatePolicer: (port: string): string => `${TAG_PREFIX}vm-rate:${port}`,
   /** NAT identity mappings of the service bridge gateway. */
   natGateway: (): string => `${TAG_PREFIX}gw`,
 } as const;
@@ -79,6 +82,12 @@ export const tags = {
 export function vmPortOfTag(tag: string): string | undefined {
   const prefix = tags.vmPort('');
   return tag.startsWith(prefix) && tag.length > prefix.length ? tag.slice(prefix.length) : undefined;
+}
+
+/** The port name in a VM rate policer's name, else undefined. */
+export function vmPortOfRatePolicer(name: string): string | undefined {
+  const prefix = tags.vmRatePolicer('');
+  return name.startsWith(prefix) && name.length > prefix.length ? name.slice(prefix.length) : undefined;
 }
 
 /** The pod id in a pod port tag ("vppnet:pod:vpn…" → "vpn…"), else undefined. */

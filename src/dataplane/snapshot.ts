@@ -15,6 +15,11 @@ import type { IpNeighborConfigValue } from './neighbor-descriptors.js';
 import { INITIAL_SR_ENCAPS, readSrEncaps, type SrEncapsReading } from './sr-encaps.js';
 import { SteeringEntries } from './steering-entries.js';
 import { intToIp4 } from '../net/ip.js';
+import {
+  NO_POLICER_CLASSIFY,
+  readPolicerClassify,
+  type PolicerClassifyReading,
+} from './policer-classify-reading.js';
 
 export type InterfaceDetails = Message<typeof msg.sw_interface_details>;
 export type RouteDetails = Message<typeof msg.ip_route_v2_details>['route'];
@@ -131,6 +136,8 @@ export interface VppSnapshot extends PodGuards {
   readonly natStatic: readonly Message<typeof msg.nat44_static_mapping_details>[];
   readonly natIdentity: readonly Message<typeof msg.nat44_identity_mapping_details>[];
   readonly dhcpProxies: readonly Message<typeof msg.dhcp_proxy_details>[];
+  /** IPv4 policer classification: the services' per-VM rate limits. */
+  readonly policerClassify: PolicerClassifyReading;
   /** VPP's IPv6 neighbour database settings; undefined when this VPP cannot report them. */
   readonly ip6NeighborConfig: IpNeighborConfigValue | undefined;
 }
@@ -243,6 +250,7 @@ export async function loadSnapshot(
     [afPacket, vhostUser, taps, sourceChecks],
     [bridgeDomains, acls, aclBindings, natStatic, natIdentity, natOutput, dhcpProxies],
     podGuards,
+    policerClassify,
     nat,
     ip6NeighborConfig,
   ] = await Promise.all([
@@ -318,6 +326,7 @@ export async function loadSnapshot(
       ),
     ]),
     svc ? readPodGuards(client) : Promise.resolve(NO_POD_GUARDS),
+    svc ? readPolicerClassify(client) : Promise.resolve(NO_POLICER_CLASSIFY),
     svc && client.supports(msg.nat44_show_running_config)
       ? // The plugin answers -1 (or reports no sessions) while disabled.
         client.call(msg.nat44_show_running_config, {}).catch(ignoreRetval)
@@ -367,6 +376,7 @@ export async function loadSnapshot(
     natStatic,
     natIdentity,
     dhcpProxies,
+    policerClassify,
     ip6NeighborConfig,
   };
 }
@@ -510,6 +520,7 @@ export function emptySnapshot(): VppSnapshot {
     natStatic: [],
     natIdentity: [],
     dhcpProxies: [],
+    policerClassify: NO_POLICER_CLASSIFY,
     ip6NeighborConfig: undefined,
   };
 }

@@ -174,6 +174,7 @@ export async function importConfig(
       ...(s.dnsAddress !== undefined && { dnsAddress: s.dnsAddress }),
       ...(s.dhcpServer !== undefined && { dhcpServer: s.dhcpServer }),
       addressHoldSeconds: s.addressHoldSeconds,
+      vmLimits: { ...s.vmLimits },
     };
   }
   const problems: RecordProblem[] = [];

@@ -51,6 +51,7 @@ import {
   type NatIdentityMappingValue,
   type NatStaticMappingValue,
 } from './nat-descriptors.js';
+import { actualVmRateLimits } from './vm-rate-limit.js';
 
 export interface ServicesActualOptions {
   /** Keys the desired state has: decides ownership inside shared objects. */
@@ -208,6 +209,8 @@ export function actualServices(s: VppSnapshot, opts: ServicesActualOptions): Res
     const value: NatIdentityMappingValue = { vrf: m.vrf_id, address: m.ip_address, tag: m.tag };
     out.push(natIdentityMappingDescriptor.resource(value));
   }
+
+  out.push(...actualVmRateLimits(s.policerClassify, s.interfaces));
 
   for (const p of s.dhcpProxies) {
     const proxyKey = keys.dhcpProxy(p.rx_vrf_id);

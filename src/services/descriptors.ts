@@ -29,6 +29,7 @@ import {
   natPluginDescriptor,
   natStaticMappingDescriptor,
 } from './nat-descriptors.js';
+import { vmRateLimitDescriptor } from './vm-rate-limit.js';
 
 /** The kinds the service bridge adds to the dataplane's. */
 export const servicesDescriptors: readonly Descriptor<unknown, ServicesContext>[] = [
@@ -46,6 +47,7 @@ export const servicesDescriptors: readonly Descriptor<unknown, ServicesContext>[
   natIdentityMappingDescriptor,
   dhcpProxyDescriptor,
   dhcpVssDescriptor,
+  vmRateLimitDescriptor,
 ];
 
 /** What a pod port's plan can contain: the interface and everything that hangs off it. */

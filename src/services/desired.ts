@@ -31,6 +31,7 @@ import {
   natStaticMappingDescriptor,
 } from './nat-descriptors.js';
 import { podPortResources, type PodPortSpec } from './pod-port.js';
+import { desiredVmRateLimits } from './vm-rate-limit.js';
 
 /** NAT sessions per thread: a few hundred VMs talking to a handful of service pods. */
 export const NAT_SESSIONS = 16384;
@@ -147,6 +148,9 @@ export function desiredServices(config: AgentConfig, input: ServicesDesiredInput
       out.push(dhcpVssDescriptor.resource({ table: vpc.table, vpnId: vpc.name }));
     }
   }
+
+  // Each VM's own share of the services.
+  out.push(...desiredVmRateLimits(config));
 
   for (const pod of input.pods) out.push(...podPortResources(pod, services));
   return out;
