@@ -22,6 +22,7 @@ import type { AgentConfig } from '../config/model.js';
 import { ConfigError, type ConfigProblem } from '../config/validate.js';
 import type { HostLinks } from '../dataplane/context.js';
 import { readDropCounts } from '../dataplane/drop-counters.js';
+import { readPolicerCounts } from '../dataplane/policer-counters.js';
 import type { ConnectionState } from '../vpp/client/connection-state.js';
 import type { ManagedVppApi, VppApi, VppClientEvents } from '../vpp/client/vpp-api.js';
 import { DEFAULT_SOCKET_PATH, VppClient } from '../vpp/client/vpp-client.js';
@@ -289,6 +290,9 @@ export class Agent {
     this.metrics.watchReadiness(() => this.readiness().ready);
     this.metrics.watchDrops(() =>
       this.#client.state === 'ready' ? readDropCounts(this.#client) : Promise.resolve(undefined),
+    );
+    this.metrics.watchPolicers(() =>
+      this.#client.state === 'ready' ? readPolicerCounts(this.#client) : Promise.resolve(undefined),
     );
     this.#configStatus = { path: this.#configPath, valid: false, problems: [] };
   }

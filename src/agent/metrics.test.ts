@@ -6,6 +6,7 @@ import { VPP_API_RELEASE, VPPNET_VERSION } from '../util/version.js';
 import { RecordingVppApi } from '../vpp/client/testing/recording-vpp-api.js';
 import { Agent } from './agent.js';
 import type { DropCounts } from '../dataplane/drop-counters.js';
+import { parseShowPolicer } from '../dataplane/policer-counters.js';
 import { AgentMetrics } from './metrics.js';
 import type { ReconcileSummary } from './status.js';
 import { configYaml, FakeReconciler, makeTempDir } from './testing/agent-fixtures.js';
@@ -58,6 +59,7 @@ describe('AgentMetrics', () => {
       podSpoofed: 2,
       podNotAllowed4: 5,
       podNotAllowed6: 4,
+      vmServiceRate: 9,
     };
     m.watchDrops(() => Promise.resolve(counts));
     let text = await m.text();
@@ -67,6 +69,7 @@ describe('AgentMetrics', () => {
     assert.match(text, /^vppnet_dataplane_drops_total\{reason="pod_spoofed_source",family="ipv4"\} 2$/m);
     assert.match(text, /^vppnet_dataplane_drops_total\{reason="pod_not_allowed",family="ipv4"\} 5$/m);
     assert.match(text, /^vppnet_dataplane_drops_total\{reason="pod_not_allowed",family="ipv6"\} 4$/m);
+    assert.match(text, /^vppnet_dataplane_drops_total\{reason="vm_service_rate",family="ipv4"\} 9$/m);
     counts = undefined;
     text = await m.text();
     assert.match(
@@ -82,9 +85,37 @@ describe('AgentMetrics', () => {
       podSpoofed: 0,
       podNotAllowed4: 0,
       podNotAllowed6: 0,
+      vmServiceRate: 0,
     };
     text = await m.text();
     assert.match(text, /^vppnet_dataplane_drops_total\{reason="spoofed_source",family="ipv4"\} 1$/m);
+  });
+
+  it("vppnet_vm_service_rate_drops_total counts what each VM port's policer dropped, and only vppnet's policers", async () => {
+    const m = new AgentMetrics();
+    const show = [
+      'Name "vppnet:vm-rate:vm1" type 1r2c cir 1000 eir 0 cb 65536 eb 0',
+      'rate type kbps, round type closest',
+      'conform action transmit, exceed action drop, violate action drop',
+      ' ',
+      'Policer at index 0: single rate, not color-aware',
+      'cir 233480 tok/period, pir 1 tok/period, scale 15',
+      'cur lim 2147483648, cur bkt 2138112000, ext lim 0, ext bkt 4285595648',
+      'last update 164023910',
+      'conform 5 packets, 534 bytes',
+      'exceed 2 packets, 66 bytes',
+      'violate 192524 packets, 6353292 bytes',
+      '-----------',
+      'Name "someone-else" type 1r2c cir 10 eir 0 cb 1500 eb 0',
+      'conform 1 packets, 100 bytes',
+      'exceed 0 packets, 0 bytes',
+      'violate 7 packets, 700 bytes',
+      '-----------',
+    ].join('\n');
+    m.watchPolicers(() => Promise.resolve(parseShowPolicer(show)));
+    const text = await m.text();
+    assert.match(text, /^vppnet_vm_service_rate_drops_total\{port="vm1"\} 192526$/m);
+    assert.doesNotMatch(text, /someone-else/);
   });
 
   it("vppnet_ready is the agent's /readyz verdict at the time of the scrape", async () => {

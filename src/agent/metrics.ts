@@ -9,6 +9,8 @@
 import diagnostics from 'node:diagnostics_channel';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DropCounts } from '../dataplane/drop-counters.js';
+import { vmPortOfRatePolicer } from '../dataplane/keys.js';
+import type { PolicerCounts } from '../dataplane/policer-counters.js';
 import type { OpDiagnostic } from '../reconcile/executor.js';
 import { ATTACHMENT_CHANNEL, type AttachmentDiagnostic } from '../attachments/attachment-timing.js';
 import type { ConnectionState } from '../vpp/client/connection-state.js';
@@ -69,6 +71,8 @@ export class AgentMetrics {
   readonly #drops: Counter<'reason' | 'family'>;
   /** Undefined, or answering undefined: nothing to read now (the last figures stay). */
   #dropCounts: (() => Promise<DropCounts | undefined>) | undefined;
+  #policerCounts: (() => Promise<ReadonlyMap<string, PolicerCounts> | undefined>) | undefined;
+  readonly #vmServiceRateDrops: Counter<'port'>;
   readonly #attachmentDuration: Histogram<'op' | 'outcome'>;
   readonly #attachmentPhase: Histogram<'op' | 'phase'>;
   #subscribed = false;
@@ -200,7 +204,7 @@ export class AgentMetrics {
     // errors` starts them again from 0, which Prometheus takes as a counter reset).
     this.#drops = new Counter({
       name: 'vppnet_dataplane_drops_total',
-      help: "Packets VPP dropped at the tenant edge, from VPP's error counters: reason spoofed_source (a VM port's source check, family ipv4 or ipv6), srv6_outside_fleet (the uplink's SRv6 ingress filter: IPv6 from outside node.srv6.allowedSources), pod_spoofed_source (a service pod's frame or ARP from a MAC or address not its own, family ipv4) or pod_not_allowed (a service pod's packet its input ACL refuses: to a VM unasked, to another pod, from a foreign address, DHCP replies from a pod that is not the DHCP pod; family ipv4 or ipv6).",
+      help: "Packets VPP dropped at the tenant edge, from VPP's error counters: reason spoofed_source (a VM port's source check, family ipv4 or ipv6), srv6_outside_fleet (the uplink's SRv6 ingress filter: IPv6 from outside node.srv6.allowedSources), pod_spoofed_source (a service pod's frame or ARP from a MAC or address not its own, family ipv4) or pod_not_allowed (a service pod's packet its input ACL refuses: to a VM unasked, to another pod, from a foreign address, DHCP replies from a pod that is not the DHCP pod; family ipv4 or ipv6) or vm_service_rate (a VM's packets to the metadata, DNS or DHCP address above services.vmLimits.rateKbps; per VM in vppnet_vm_service_rate_drops_total).",
       labelNames: ['reason', 'family'],
       registers,
       collect: async () => {
@@ -213,6 +217,23 @@ export class AgentMetrics {
         this.#drops.inc({ reason: 'pod_spoofed_source', family: 'ipv4' }, counts.podSpoofed);
         this.#drops.inc({ reason: 'pod_not_allowed', family: 'ipv4' }, counts.podNotAllowed4);
         this.#drops.inc({ reason: 'pod_not_allowed', family: 'ipv6' }, counts.podNotAllowed6);
+        this.#drops.inc({ reason: 'vm_service_rate', family: 'ipv4' }, counts.vmServiceRate);
+      },
+    });
+    this.#vmServiceRateDrops = new Counter({
+      name: 'vppnet_vm_service_rate_drops_total',
+      help: "Per VM port: packets to the service addresses its policer dropped (over services.vmLimits.rateKbps and its burst), from VPP's policer counters.",
+      labelNames: ['port'],
+      registers,
+      collect: async () => {
+        const counts = await this.#policerCounts?.().catch(() => undefined);
+        if (counts === undefined) return;
+        this.#vmServiceRateDrops.reset();
+        for (const [name, c] of counts) {
+          const port = vmPortOfRatePolicer(name);
+          // A 1R2C policer calls what is over its bucket "violate"; "exceed" stays 0.
+          if (port !== undefined) this.#vmServiceRateDrops.inc({ port }, c.exceedPackets + c.violatePackets);
+        }
       },
     });
     this.#drift = new Counter({
@@ -289,6 +310,11 @@ export class AgentMetrics {
   }
 
   /** `vppnet_dataplane_drops_total` reads `counts` at each scrape. */
+  /** Reads VPP's policer counters at each scrape (the per-VM service rate limits). */
+  watchPolicers(counts: () => Promise<ReadonlyMap<string, PolicerCounts> | undefined>): void {
+    this.#policerCounts = counts;
+  }
+
   watchDrops(counts: () => Promise<DropCounts | undefined>): void {
     this.#dropCounts = counts;
   }
