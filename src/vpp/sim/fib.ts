@@ -7,7 +7,8 @@
  * - Tables: ip4/ip6 pools of `fib_table_t` (fib_index = pool index), found by table id; locks
  *   per source, API/CLI locks are 0/1, the table dies with its last lock (fib_table.c
  *   `fib_table_lock`, `fib_table_unlock`). Names: as given, else "ipv4-VRF:0"/"ipv6-VRF:0" for
- *   table 0, else "ipv4-VRF:<id>" (`fib_table_find_or_create_and_lock_i`).
+ *   table 0, else "ipv4-VRF:<id>" with the id printed signed, "%d": ids from 2^31 on are
+ *   negative, ~0 is "ipv4-VRF:-1" (`fib_table_find_or_create_and_lock_i`; checked on VPP 26.06).
  * - New tables get their special entries, in this order: ip4 0.0.0.0/0, 0.0.0.0/32, 240.0.0.0/4,
  *   224.0.0.0/4 (drop), 255.255.255.255/32 (ip4_fib.c `ip4_specials`); ip6 ::/0 (drop) and
  *   fe80::/10 (ip6_fib.c `ip6_fib_hash_load_specials`).
@@ -49,12 +50,16 @@ export const FibSource = {
   DEFAULT_ROUTE: 20,
   /**
    * Dynamic sources (`fib_source_allocate`) are numbered from FIB_SOURCE_LAST + 1 = 22 in the order
-   * modules initialise. The nat44-ed plugin allocates "nat-low" then "nat-hi"; plugins and vnet
-   * modules initialising before it (path-mtu, session, cnat...) take earlier numbers. GUESS: the
-   * numbers below; they only show in ip_route_v2_details.src.
+   * modules initialise; `show fib source` of the reference VPP 26.06 build (all plugins loaded):
+   * 22 path-mtu, 23 cnat, 24 det44-hi, 25 det44-low, 26 dslite-hi, 27 ila, 28 lb, 29 nat44-ei-low,
+   * 30 nat44-ei-hi, 31 nat64-hi, 32 nat64-low, 33 nat66-hi, 34 nat-low, 35 nat-hi, 36 pppoe,
+   * 37 svs. They show in ip_route_v2_details.src (29 checked on that VPP for nat44-ei's /32s).
    */
-  NAT_LOW: 26,
-  NAT_HI: 27,
+  NAT44_EI_LOW: 29,
+  NAT44_EI_HI: 30,
+  /** nat44-ed's "nat-low" and "nat-hi" */
+  NAT_LOW: 34,
+  NAT_HI: 35,
   /**
    * nat66's "nat66-hi" (nat66.c `nat66_init`): number 33 in `show fib source` of the reference
    * VPP 26.06 build. It only ever locks IPv6 tables (it adds no entries), so the number shows nowhere.
@@ -84,10 +89,13 @@ const SOURCE_PRIORITY: ReadonlyMap<number, number> = new Map([
   [FibSource.RR, 0xfb],
   [FibSource.URPF_EXEMPT, 0xfc],
   [FibSource.DEFAULT_ROUTE, 0xfd],
-  // nat-low: FIB_SOURCE_PRIORITY_LOW (0xd0) after ADJ; nat-hi: FIB_SOURCE_PRIORITY_HI (0x10) after SR
-  [FibSource.NAT_LOW, 0xd0 + 0.5],
-  [FibSource.NAT_HI, 0x10 + 0.5],
-  [FibSource.NAT66_HI, 0x10 + 0.4], // FIB_SOURCE_PRIORITY_HI, allocated before nat-hi
+  // Dynamic sources rank after the static one of their class, in allocation order (`show fib
+  // source`: nat44-ei-low 208.2, nat-low 208.4; nat44-ei-hi 16.6, nat66-hi 16.8, nat-hi 16.9).
+  [FibSource.NAT44_EI_LOW, 0xd0 + 0.2],
+  [FibSource.NAT_LOW, 0xd0 + 0.4],
+  [FibSource.NAT44_EI_HI, 0x10 + 0.6],
+  [FibSource.NAT66_HI, 0x10 + 0.8],
+  [FibSource.NAT_HI, 0x10 + 0.9],
 ]);
 
 function sourcePriority(source: number): number {
@@ -381,7 +389,7 @@ export class Fib {
     if (t.desc === '') {
       if (name) t.desc = name;
       else if (tableId === 0) t.desc = af === 4 ? 'ipv4-VRF:0' : 'ipv6-VRF:0';
-      else t.desc = `${af === 4 ? 'ipv4' : 'ipv6'}-VRF:${tableId >>> 0}`;
+      else t.desc = `${af === 4 ? 'ipv4' : 'ipv6'}-VRF:${tableId | 0}`; // "%d": ~0 is -1
     }
     return t;
   }

@@ -16,8 +16,8 @@
  * ARP, the lock-counted IPv6 link), ip6-ra (router advertisements), ip6-nd-proxy, ip-neighbor
  * (static neighbours), fib (entries, sources, load-balances, walk order) with vpp-hash and
  * vpp-pool, sr, l2 (bridge domains) with l2-fib (provisioned MACs), bd-ip-mac (ARP termination
- * tables) and arp-term (a model of the node), nat (nat44-ed), nat66, acl (lists and bindings)
- * with acl-sessions and acl-dataplane (a model of its nodes), macip (MACIP ACLs) with
+ * tables) and arp-term (a model of the node), nat (nat44-ed), nat44-ei, nat66, acl (lists and
+ * bindings) with acl-sessions and acl-dataplane (a model of its nodes), macip (MACIP ACLs) with
  * macip-dataplane (their classifier tables on a bridge port), classify (classifier tables and
  * sessions), policer (the policer plugin's policers), policer-classify (interfaces' policer
  * classifier tables and a model of ip4-policer-classify), urpf (its configuration and a model

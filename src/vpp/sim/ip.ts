@@ -129,6 +129,11 @@ export class Ip {
     return this.ipIf(swIfIndex).addrs[afIndex(af)];
   }
 
+  /** ip4_interface_first_address / ip6_...: the first address, an unnumbered interface's donor's. */
+  firstAddress(swIfIndex: number, af: Af): Buffer | undefined {
+    return this.#addressesHonoringUnnumbered(swIfIndex, af)[0]?.addr;
+  }
+
   /** foreach_ip_interface_address with honor_unnumbered: an unnumbered interface shows its donor's. */
   #addressesHonoringUnnumbered(swIfIndex: number, af: Af): readonly IfAddress[] {
     const s = this.ipIf(swIfIndex);

@@ -27,9 +27,14 @@ const F = {
   STATIC: 0x40,
   EXT_HOST_VALID: 0x80,
 } as const;
-/** nat44_config_flags: static-mapping-only and connection-tracking are refused by nat44-ed */
-const CONFIG_STATIC_ONLY = 0x01;
-const CONFIG_CONNECTION_TRACKING = 0x02;
+/**
+ * nat44_config_flags (nat44_ed.h's NAT44_API_IS_*): static-mapping-only and connection-tracking
+ * are refused by nat44-ed (-126); ENDPOINT_DEPENDENT (0x01) and other bits are accepted (checked
+ * on a real VPP 26.06: flags 1 and 8 answer 0, 2 and 4 answer -126).
+ */
+const CONFIG_ENDPOINT_DEPENDENT = 0x01;
+const CONFIG_STATIC_ONLY = 0x02;
+const CONFIG_CONNECTION_TRACKING = 0x04;
 
 export interface StaticMapping {
   readonly localAddr: Buffer;
@@ -422,13 +427,15 @@ export class Nat {
         sessions: this.rconfig.sessions,
         translation_buckets: this.translationBuckets,
         forwarding_enabled: false,
-        ipfix_logging_enabled: false,
+        // nat_ipfix_logging_enabled returns the negation of the ipfix state (a VPP bug): with
+        // ipfix logging off it says true (checked on a real VPP 26.06)
+        ipfix_logging_enabled: true,
         // nat_reset_timeouts happens on enable (zero before the first); they stay after a disable
         timeouts: this.translationBuckets
           ? { udp: 300, tcp_established: 7440, tcp_transitory: 240, icmp: 60 }
           : { udp: 0, tcp_established: 0, tcp_transitory: 0, icmp: 0 },
         log_level: 0,
-        flags: 0x08, // NAT44_IS_ENDPOINT_DEPENDENT
+        flags: CONFIG_ENDPOINT_DEPENDENT, // always (checked on a real VPP 26.06)
       });
     });
   }

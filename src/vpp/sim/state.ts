@@ -6,6 +6,7 @@ import type { ErrorCounterSnapshot } from './error-counters.js';
 import type { FibEntry } from './fib.js';
 import { ipText } from './ip-addr.js';
 import type { NeighborDbConfig, SentAdvertisement } from './ip-neighbor.js';
+import { SmFlag } from './nat44-ei.js';
 import type { UrpfEntrySnapshot } from './urpf.js';
 import type { Vpp } from './vpp.js';
 
@@ -102,6 +103,24 @@ export interface SimState {
       readonly tag: string;
     }[];
   };
+  readonly nat44Ei: {
+    readonly enabled: boolean;
+    readonly outputInterfaces: readonly number[];
+    readonly staticMappings: readonly {
+      readonly local: string;
+      readonly external: string;
+      readonly vrfId: number;
+      readonly addrOnly: boolean;
+      readonly tag: string;
+    }[];
+    readonly identityMappings: readonly {
+      readonly address: string;
+      readonly vrfIds: readonly number[];
+      readonly tag: string;
+    }[];
+    /** Resolve records (mappings to an interface's address), static and identity. */
+    readonly resolveRecords: number;
+  };
   readonly acls: readonly { readonly index: number; readonly tag: string; readonly rules: number }[];
   readonly aclInterfaces: readonly {
     readonly swIfIndex: number;
@@ -166,8 +185,10 @@ const SOURCE_NAMES = new Map([
   [15, 'adjacency'],
   [18, 'recursive-resolution'],
   [20, 'default-route'],
-  [26, 'nat-low'],
-  [27, 'nat-hi'],
+  [29, 'nat44-ei-low'],
+  [30, 'nat44-ei-hi'],
+  [34, 'nat-low'],
+  [35, 'nat-hi'],
 ]);
 
 const PATH_KIND = [
@@ -310,6 +331,27 @@ export function snapshot(
           vrfIds: [...m.locals.values()].map((l) => l.vrfId),
           tag: m.tag,
         })),
+    },
+    nat44Ei: {
+      enabled: vpp.nat44Ei.enabled,
+      outputInterfaces: [...vpp.nat44Ei.outputInterfaces.values()],
+      staticMappings: [...vpp.nat44Ei.mappings.values()]
+        .filter((m) => !(m.flags & SmFlag.IDENTITY))
+        .map((m) => ({
+          local: ipText(m.localAddr),
+          external: ipText(m.externalAddr),
+          vrfId: m.vrfId,
+          addrOnly: (m.flags & SmFlag.ADDR_ONLY) !== 0,
+          tag: m.tag,
+        })),
+      identityMappings: [...vpp.nat44Ei.mappings.values()]
+        .filter((m) => m.flags & SmFlag.IDENTITY)
+        .map((m) => ({
+          address: ipText(m.externalAddr),
+          vrfIds: [...m.locals.values()].map((l) => l.vrfId),
+          tag: m.tag,
+        })),
+      resolveRecords: vpp.nat44Ei.toResolve.length,
     },
     acls: [...vpp.acl.acls.entries()].map(([index, a]) => ({ index, tag: a.tag, rules: a.rules.length })),
     aclInterfaces: [...new Set([...vpp.acl.input.keys(), ...vpp.acl.output.keys()])]

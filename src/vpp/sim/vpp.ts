@@ -26,6 +26,7 @@ import { L2Fib } from './l2-fib.js';
 import { MacipPlugin } from './macip.js';
 import { MacipDataplane } from './macip-dataplane.js';
 import { Nat } from './nat.js';
+import { Nat44Ei } from './nat44-ei.js';
 import { Nat66 } from './nat66.js';
 import { PolicerPlugin } from './policer.js';
 import { PolicerClassify } from './policer-classify.js';
@@ -89,6 +90,7 @@ export class Vpp {
   readonly arpTerm: ArpTerm;
   readonly sr: Sr;
   readonly nat: Nat;
+  readonly nat44Ei: Nat44Ei;
   readonly nat66: Nat66;
   readonly acl: AclPlugin;
   readonly aclDataplane: AclDataplane;
@@ -128,6 +130,7 @@ export class Vpp {
     this.arpTerm = new ArpTerm(this);
     this.sr = new Sr(this);
     this.nat = new Nat(this);
+    this.nat44Ei = new Nat44Ei(this);
     this.nat66 = new Nat66(this);
     this.acl = new AclPlugin(this);
     this.aclDataplane = new AclDataplane(this);
@@ -158,6 +161,7 @@ export class Vpp {
     this.bdIpMac.register(d);
     this.sr.register(d);
     this.nat.register(d);
+    this.nat44Ei.register(d);
     this.nat66.register(d);
     this.acl.register(d);
     this.macip.register(d);
@@ -171,8 +175,8 @@ export class Vpp {
   }
 
   /** ip4/ip6 add_del_interface_address callbacks (NAT's interface-address resolution...) */
-  onAddressChange(_swIfIndex: number, _af: Af, _addr: Buffer, _len: number, _isDel: boolean): void {
-    // Nothing the simulator models depends on it yet.
+  onAddressChange(swIfIndex: number, af: Af, addr: Buffer, _len: number, isDel: boolean): void {
+    if (af === 4) this.nat44Ei.onIp4AddressChange(swIfIndex, addr, isDel);
   }
 
   /** table_bind_callbacks (fib_table_bind): uRPF's urpf_table_bind_v4/v6. */
