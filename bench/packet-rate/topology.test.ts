@@ -55,8 +55,8 @@ describe("vppnet's side: a config the agent accepts, and what its reconciler wou
       'sr-steering:ip4:10:10.0.0.7/32',
       'route:ip4:10:10.0.0.5/32',
       'route:ip4:10:169.254.169.254/32',
-      'nat-output:vppnet:services:bvi',
-      'nat-static:10:10.0.0.5',
+      'nat-ei-output:vppnet:services:bvi',
+      'nat-ei-static:10:10.0.0.5',
       'iface-table:ip4:pg10',
       'route:ip6:0:::/0',
     ]) {
@@ -71,18 +71,20 @@ describe('the hand-made side', () => {
     const steps = handSteps(t.hand, { globals: false });
     const cmds = steps.map((s) => s.cmd);
     assert.ok(
-      !cmds.some((c) => c.startsWith('set sr encaps') || c.startsWith('nat44 plugin')),
+      !cmds.some((c) => c.startsWith('set sr encaps') || c.startsWith('nat44 ei plugin')),
       "globals are vppnet's in a shared VPP",
     );
     assert.ok(
-      handSteps(t.hand, { globals: true }).some((s) => s.cmd === 'nat44 plugin enable sessions 16384'),
+      handSteps(t.hand, { globals: true }).some((s) =>
+        s.cmd.startsWith('nat44 ei plugin enable users 254 sessions 65024 user-sessions 256'),
+      ),
     );
     for (const c of [
       'sr localsid address fc00:11::6e fib-table 1 behavior end.dt4 110',
       'sr policy add bsid fc00:11:ff::1 next fc00:12::6e encap fib-table 1',
       'sr steer l3 10.0.0.7/32 via bsid fc00:11:ff::1 fib-table 110',
       'ip route add 169.254.169.254/32 table 110 via ip4-lookup-in-table 4100',
-      'set interface nat44 out loop4100 output-feature',
+      'set interface nat44 ei out loop4100 output-feature',
       'set interface unnumbered pg20 use loop110',
     ]) {
       assert.ok(cmds.includes(c), c);

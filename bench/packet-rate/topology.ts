@@ -13,11 +13,11 @@
  *
  * CLI syntax is VPP 26.06's (see README "VPP source facts"): ip table / ip6 table (ip/lookup.c),
  * sr localsid / sr policy / sr steer (srv6/sr_localsid.c, sr_policy_rewrite.c, sr_steering.c),
- * nat44 … (plugins/nat/nat44-ed/nat44_ed_cli.c), set acl-plugin … (plugins/acl/acl.c).
+ * nat44 ei … (plugins/nat/nat44-ei/nat44_ei_cli.c), set acl-plugin … (plugins/acl/acl.c).
  */
 import type { AgentConfig, RemoteRouteConfig } from '../../src/config/model.js';
 import { validateConfig } from '../../src/config/validate.js';
-import { NAT_SESSIONS } from '../../src/services/desired.js';
+import { SERVICE_DEFAULTS } from '../../src/config/defaults.js';
 import { proxyArpRange } from '../../src/srv6/overlay.js';
 import { bigIntToIp6, ip6ToBigInt } from '../../src/net/ip.js';
 import { TOLERANCE } from './metrics.js';
@@ -216,7 +216,13 @@ export function vppnetConfigInput(ports: PortSet, macs: VmMacs): Record<string, 
       },
     ],
     remoteRoutes: VPPNET.remoteRoutes.map((r) => ({ vpc: VPPNET.vpc, prefix: r.prefix, sid: r.sid })),
-    services: { table: VPPNET.servicesTable, bridgeDomain: VPPNET.bridgeDomain },
+    services: {
+      table: VPPNET.servicesTable,
+      bridgeDomain: VPPNET.bridgeDomain,
+      // The rows measure forwarding at line rate: a VM's policer (1 Mbit/s by default) would drop
+      // nearly all of vm-to-metadata's packets. The hand side has no policer either.
+      vmLimits: { rateKbps: 0 },
+    },
   };
 }
 
@@ -372,12 +378,17 @@ export function handSteps(ports: PortSet, opts: { readonly globals: boolean }): 
     `set interface ip address ${bvi} ${VM.bridgeGateway}`,
     `set interface state ${bvi} up`,
     `ip route add ${VM.metadata}/32 table ${t} via ip4-lookup-in-table ${HAND.servicesTable}`,
-    ...(opts.globals ? [`nat44 plugin enable sessions ${NAT_SESSIONS}`] : []),
-    `set interface nat44 out ${bvi} output-feature`,
-    `nat44 add static mapping local ${VM.vm1} external ${HAND.natExternal.vm1} vrf ${t}`,
-    `nat44 add static mapping local ${VM.vm2} external ${HAND.natExternal.vm2} vrf ${t}`,
-    `nat44 add identity mapping ${VM.bridgeGateway.split('/')[0]} vrf ${HAND.servicesTable}`,
-    `nat44 add identity mapping ${VM.bridgeGateway.split('/')[0]} vrf ${t}`,
+    // NAT44-EI sized as vppnet sizes it for the default /24 of VM service addresses.
+    ...(opts.globals
+      ? [
+          `nat44 ei plugin enable users 254 sessions ${254 * SERVICE_DEFAULTS.vmNatSessions} user-sessions ${SERVICE_DEFAULTS.vmNatSessions}`,
+        ]
+      : []),
+    `set interface nat44 ei out ${bvi} output-feature`,
+    `nat44 ei add static mapping local ${VM.vm1} external ${HAND.natExternal.vm1} vrf ${t}`,
+    `nat44 ei add static mapping local ${VM.vm2} external ${HAND.natExternal.vm2} vrf ${t}`,
+    `nat44 ei add identity mapping ${VM.bridgeGateway.split('/')[0]} vrf ${HAND.servicesTable}`,
+    `nat44 ei add identity mapping ${VM.bridgeGateway.split('/')[0]} vrf ${t}`,
   ];
   const any = '0.0.0.0/0';
   return [
@@ -552,7 +563,7 @@ export function pathPlans(t: Topology, macs: Macs, peers: Peers, flows: number):
         ingress: p.vm1,
         egress: p.pod,
         traffic: ip4(p.vm1, VM.vm1, VM.metadata, VM.metadataPort),
-        expect: ['nat44-ed-in2out-output'],
+        expect: ['nat44-ei-in2out-output'],
       },
       {
         path: 'vm-to-vm',

@@ -377,11 +377,11 @@ describe('reconciler', () => {
     };
     const cfg = validateConfig(raw);
     const first = await apply(f, cfg, globals);
-    assert.ok(first.plan.ops.some((o) => o.resource.kind === 'nat-static'));
+    assert.ok(first.plan.ops.some((o) => o.resource.kind === 'nat-ei-static'));
     assert.deepEqual(await planOps(f, cfg, globals), []);
     const bds = await f.client.dump(msg.bridge_domain_dump, { bd_id: 0xffffffff, sw_if_index: 0xffffffff });
     assert.ok(bds.some((b) => b.bd_tag === 'vppnet:services' && b.bvi_sw_if_index !== 0xffffffff));
-    const statics = await f.client.dump(msg.nat44_static_mapping_dump, {});
+    const statics = await f.client.dump(msg.nat44_ei_static_mapping_dump, {});
     assert.equal(statics.filter((m) => m.tag.startsWith('vppnet:vm:')).length, 2, 'one identity per VM');
     assert.ok(statics.every((m) => m.external_ip_address.startsWith('169.252.252.')));
     const proxies = await f.client.dump(msg.dhcp_proxy_dump, { is_ip6: false });

@@ -230,6 +230,51 @@ describe("each VM port's own policer on its traffic to the services", () => {
   });
 });
 
+describe('the services turned off', () => {
+  it('takes the policers, the NAT mappings and the short UDP idle time away, and a second pass changes nothing', async () => {
+    const target = await startVppTarget();
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-rate-'));
+    const client = new VppClient({
+      socketPath: target.socketPath,
+      clientName: 'vppnet-test',
+      healthCheckIntervalMs: 0,
+    });
+    try {
+      await client.connect();
+      const lo = await client.call(msg.create_loopback_instance, {});
+      const [nic] = await client.dump(msg.sw_interface_dump, {
+        sw_if_index: lo.sw_if_index,
+        name_filter_valid: false,
+      });
+      const f: Fixture = {
+        target,
+        client,
+        dir,
+        uplink: nic?.interface_name as string,
+        globals: memoryStore(),
+      };
+      await apply(f, rawConfig(f));
+      if (target.sim) assert.equal(target.sim.state.aclUdpIdleSeconds, 30, 'the default');
+      const off = { ...rawConfig(f), services: undefined };
+      await apply(f, off);
+      assert.deepEqual((await apply(f, off)).ops, []);
+      assert.equal(
+        [...(await policers(f)).keys()].filter((n) => n.startsWith(tags.vmRatePolicer(''))).length,
+        0,
+      );
+      // The plugin is a shared global: left enabled, holding nothing of vppnet's.
+      const statics = await client.dump(msg.nat44_ei_static_mapping_dump, {});
+      assert.equal(statics.filter((m) => m.tag.startsWith('vppnet:')).length, 0, 'no NAT mapping left');
+      if (target.sim) assert.equal(target.sim.state.aclUdpIdleSeconds, 600, "VPP's default again");
+      await apply(f, { ...off, vpcs: [], ports: [] });
+    } finally {
+      await client.close();
+      await target.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a VM rate limit that fails part way', () => {
   it('leaves neither its table nor its policer behind, and reports the failing message with its retval', async () => {
     const vpp = new RecordingVppApi({ state: 'ready' })

@@ -113,10 +113,14 @@ function parse(text: string): SrGlobalsMemory | undefined {
     return undefined;
   }
   if (typeof raw !== 'object' || raw === null) return undefined;
-  const { version, vppPid, encapSource, hopLimit, underlayAnnouncement } = raw as Record<string, unknown>;
+  const { version, vppPid, encapSource, hopLimit, underlayAnnouncement, aclUdpIdleSeconds } = raw as Record<
+    string,
+    unknown
+  >;
   if (version !== FORMAT_VERSION || !Number.isSafeInteger(vppPid)) return undefined;
   if (encapSource !== undefined && typeof encapSource !== 'string') return undefined;
   if (hopLimit !== undefined && !Number.isSafeInteger(hopLimit)) return undefined;
+  if (aclUdpIdleSeconds !== undefined && !Number.isSafeInteger(aclUdpIdleSeconds)) return undefined;
   const announcement =
     underlayAnnouncement === undefined ? undefined : parseAnnouncement(underlayAnnouncement);
   if (announcement === null) return undefined;
@@ -125,6 +129,7 @@ function parse(text: string): SrGlobalsMemory | undefined {
     ...(encapSource === undefined ? {} : { encapSource }),
     ...(hopLimit === undefined ? {} : { hopLimit: hopLimit as number }),
     ...(announcement === undefined ? {} : { underlayAnnouncement: announcement }),
+    ...(aclUdpIdleSeconds === undefined ? {} : { aclUdpIdleSeconds: aclUdpIdleSeconds as number }),
   };
 }
 

@@ -305,7 +305,7 @@ void describe('service bridge reconcile', { skip: OWN_VPP_PER_SUITE }, () => {
     });
     const bvi = ifs.find((i) => i.tag === 'vppnet:services:bvi');
     assert.equal(bds[0]?.bvi_sw_if_index, bvi?.sw_if_index);
-    const statics = await f.client.dump(msg.nat44_static_mapping_dump, {});
+    const statics = await f.client.dump(msg.nat44_ei_static_mapping_dump, {});
     assert.deepEqual(
       statics.map((m) => [m.tag, m.vrf_id, m.local_ip_address, m.external_ip_address, m.flags]).sort(),
       [
@@ -313,7 +313,7 @@ void describe('service bridge reconcile', { skip: OWN_VPP_PER_SUITE }, () => {
         ['vppnet:vm:vm2', 20, '10.0.0.5', '169.252.252.2', 8],
       ],
     );
-    const identities = await f.client.dump(msg.nat44_identity_mapping_dump, {});
+    const identities = await f.client.dump(msg.nat44_ei_identity_mapping_dump, {});
     assert.deepEqual(
       identities.map((m) => m.vrf_id).sort((a, b) => a - b),
       [10, 20, 4000],
@@ -337,10 +337,10 @@ void describe('service bridge reconcile', { skip: OWN_VPP_PER_SUITE }, () => {
     const raw = rawConfig(f);
     (raw.ports as { ip: string }[])[0]!.ip = '10.0.0.9';
     const ops = await planOps(f, validateConfig(raw));
-    assert.ok(ops.includes('create nat-static:10:10.0.0.9'), ops.join('\n'));
-    assert.ok(ops.includes('delete nat-static:10:10.0.0.5'), ops.join('\n'));
+    assert.ok(ops.includes('create nat-ei-static:10:10.0.0.9'), ops.join('\n'));
+    assert.ok(ops.includes('delete nat-ei-static:10:10.0.0.5'), ops.join('\n'));
     await apply(f, validateConfig(raw));
-    const statics = await f.client.dump(msg.nat44_static_mapping_dump, {});
+    const statics = await f.client.dump(msg.nat44_ei_static_mapping_dump, {});
     // .1 is held back, so vm1 (now another VM) gets .3.
     assert.ok(statics.some((m) => m.tag === 'vppnet:vm:vm1' && m.external_ip_address === '169.252.252.3'));
     await apply(f);

@@ -16,6 +16,8 @@ export const SERVICE_DEFAULTS = {
   vmBurstBytes: 65536,
   /** NAT sessions per VM: concurrent DNS queries and metadata connections of a busy VM. */
   vmNatSessions: 256,
+  /** A DNS answer comes back within seconds (VPP's own default is 600). */
+  udpSessionIdleSeconds: 30,
 } as const;
 
 /**

@@ -175,6 +175,8 @@ export interface ServiceVmLimits {
   readonly burstBytes: number;
   /** NAT sessions one VM may hold; its oldest is reused for a new one beyond that. */
   readonly natSessions: number;
+  /** Seconds an idle UDP flow to a pod keeps its session in the pods' reflexive ACL. */
+  readonly udpSessionIdleSeconds: number;
 }
 
 /** The CNI network name per service; a service left out has no pod network. */

@@ -444,6 +444,14 @@ export const CONFIG_FIELDS: readonly FieldDoc[] = [
     description:
       "NAT sessions (DNS queries, metadata connections) one VM may hold at once; a new one beyond that reuses the VM's own oldest.",
   },
+  {
+    path: 'services.vmLimits.udpSessionIdleSeconds',
+    type: 'integer 5-600',
+    required: false,
+    default: String(SERVICE_DEFAULTS.udpSessionIdleSeconds),
+    description:
+      "How long an idle UDP flow to a pod keeps its session in the pods' reflexive ACL (VPP's acl plugin, node-wide): with each VM's rate policed, one VM's sessions are at most its packet rate times this, so a flood cannot fill the plugin's table (500,000) for the others.",
+  },
 ];
 
 /** The field names allowed directly under `path` (e.g. 'node.underlay' → interface, address, gateway). */

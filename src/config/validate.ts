@@ -487,8 +487,21 @@ function validateVmLimits(c: Checker, raw: unknown): ServiceVmLimits | undefined
     65536,
     SERVICE_DEFAULTS.vmNatSessions,
   );
-  if (rateKbps === undefined || burstBytes === undefined || natSessions === undefined) return undefined;
-  return { rateKbps, burstBytes, natSessions };
+  const udpSessionIdleSeconds = c.int(
+    l.udpSessionIdleSeconds,
+    'services.vmLimits.udpSessionIdleSeconds',
+    5,
+    600,
+    SERVICE_DEFAULTS.udpSessionIdleSeconds,
+  );
+  if (
+    rateKbps === undefined ||
+    burstBytes === undefined ||
+    natSessions === undefined ||
+    udpSessionIdleSeconds === undefined
+  )
+    return undefined;
+  return { rateKbps, burstBytes, natSessions, udpSessionIdleSeconds };
 }
 
 /** A CNI network name, as the spec allows it. */

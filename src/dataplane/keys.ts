@@ -44,13 +44,19 @@ export const keys = {
   macipBinding: (iface: string): string => `macip-binding:${iface}`,
   l2FibEntry: (bd: number, mac: string): string => `l2fib:${bd}:${mac}`,
   bdIpMac: (bd: number, ip: string): string => `bd-ip-mac:${bd}:${ip}`,
-  natPlugin: (): string => 'nat44-ed',
-  natOutputInterface: (iface: string): string => `nat-output:${iface}`,
-  natStaticMapping: (vrf: number, local: string): string => `nat-static:${vrf}:${local}`,
-  natIdentityMapping: (vrf: number, address: string): string => `nat-identity:${vrf}:${address}`,
+  natPlugin: (): string => 'nat44-ei',
+  natOutputInterface: (iface: string): string => `nat-ei-output:${iface}`,
+  natStaticMapping: (vrf: number, local: string): string => `nat-ei-static:${vrf}:${local}`,
+  natIdentityMapping: (vrf: number, address: string): string => `nat-ei-identity:${vrf}:${address}`,
+  /** NAT44-ED, as vppnet used it before NAT44-EI: read back to be removed (nat-ed-descriptors.ts). */
+  natEdPlugin: (): string => 'nat44-ed',
+  natEdOutputInterface: (iface: string): string => `nat-output:${iface}`,
+  natEdStaticMapping: (vrf: number, local: string): string => `nat-static:${vrf}:${local}`,
+  natEdIdentityMapping: (vrf: number, address: string): string => `nat-identity:${vrf}:${address}`,
   dhcpProxy: (rxVrf: number): string => `dhcp-proxy:${rxVrf}`,
   dhcpVss: (table: number): string => `dhcp-vss:${table}`,
   vmRateLimit: (port: string): string => `vm-rate-limit:${port}`,
+  aclSessionTimeouts: (): string => 'acl-session-timeouts',
 } as const;
 
 /** Tags vppnet gives its objects (interfaces, bridge domains, ACLs, NAT mappings). VPP keeps 63 bytes. */

@@ -4,7 +4,6 @@
  * during a reconcile.
  */
 import type { Message } from '../vpp/codec/schema.js';
-import { ignoreRetval } from '../vpp/client/retval-error.js';
 import type { VppApi } from '../vpp/client/vpp-api.js';
 import { msg } from '../vpp/messages/index.js';
 import { NO_INDEX } from '../vpp/messages/sentinels.js';
@@ -15,6 +14,7 @@ import type { IpNeighborConfigValue } from './neighbor-descriptors.js';
 import { INITIAL_SR_ENCAPS, readSrEncaps, type SrEncapsReading } from './sr-encaps.js';
 import { SteeringEntries } from './steering-entries.js';
 import { intToIp4 } from '../net/ip.js';
+import { NO_NAT, readNat, type NatReading } from './nat-reading.js';
 import {
   NO_POLICER_CLASSIFY,
   readPolicerClassify,
@@ -129,12 +129,8 @@ export interface VppSnapshot extends PodGuards {
   readonly bridgeDomains: readonly Message<typeof msg.bridge_domain_details>[];
   readonly acls: readonly Message<typeof msg.acl_details>[];
   readonly aclBindings: readonly Message<typeof msg.acl_interface_list_details>[];
-  readonly natEnabled: boolean;
-  /** Session table size the NAT plugin was enabled with; 0 while disabled. */
-  readonly natSessions: number;
-  readonly natOutputInterfaces: readonly number[];
-  readonly natStatic: readonly Message<typeof msg.nat44_static_mapping_details>[];
-  readonly natIdentity: readonly Message<typeof msg.nat44_identity_mapping_details>[];
+  /** NAT44-EI's state (the service bridge's) and NAT44-ED's (earlier versions'). */
+  readonly nat: NatReading;
   readonly dhcpProxies: readonly Message<typeof msg.dhcp_proxy_details>[];
   /** IPv4 policer classification: the services' per-VM rate limits. */
   readonly policerClassify: PolicerClassifyReading;
@@ -248,7 +244,7 @@ export async function loadSnapshot(
     routes,
     [unnumbered, proxyArpRanges, proxyArpIntfs, localSids, policies, srEncaps],
     [afPacket, vhostUser, taps, sourceChecks],
-    [bridgeDomains, acls, aclBindings, natStatic, natIdentity, natOutput, dhcpProxies],
+    [bridgeDomains, acls, aclBindings, dhcpProxies],
     podGuards,
     policerClassify,
     nat,
@@ -312,25 +308,13 @@ export async function loadSnapshot(
       optionalDump(svc && client.supports(msg.acl_interface_list_dump), () =>
         client.dump(msg.acl_interface_list_dump, { sw_if_index: NO_INDEX }),
       ),
-      optionalDump(svc && client.supports(msg.nat44_static_mapping_dump), () =>
-        client.dump(msg.nat44_static_mapping_dump, {}),
-      ),
-      optionalDump(svc && client.supports(msg.nat44_identity_mapping_dump), () =>
-        client.dump(msg.nat44_identity_mapping_dump, {}),
-      ),
-      optionalDump(svc && client.supports(msg.nat44_ed_output_interface_get), () =>
-        client.getAll(msg.nat44_ed_output_interface_get, {}),
-      ),
       optionalDump(svc && client.supports(msg.dhcp_proxy_dump), () =>
         client.dump(msg.dhcp_proxy_dump, { is_ip6: false }),
       ),
     ]),
     svc ? readPodGuards(client) : Promise.resolve(NO_POD_GUARDS),
     svc ? readPolicerClassify(client) : Promise.resolve(NO_POLICER_CLASSIFY),
-    svc && client.supports(msg.nat44_show_running_config)
-      ? // The plugin answers -1 (or reports no sessions) while disabled.
-        client.call(msg.nat44_show_running_config, {}).catch(ignoreRetval)
-      : Promise.resolve(undefined),
+    svc ? readNat(client) : Promise.resolve(NO_NAT),
     client.supports(msg.ip_neighbor_config_get)
       ? client
           .call(msg.ip_neighbor_config_get, { af: msg.address_family_t.values.ADDRESS_IP6 })
@@ -342,8 +326,6 @@ export async function loadSnapshot(
       : Promise.resolve(undefined),
   ]);
   const interfaces = InterfaceRegistry.fromDump(ifDetails);
-  const natEnabled = nat !== undefined && nat.sessions > 0;
-  const natSessions = natEnabled && nat ? nat.sessions : 0;
   const sourceCheckNodes = await readSourceCheckNodes(client, ifDetails, sourceChecks, scope);
   await client.ping();
 
@@ -370,11 +352,7 @@ export async function loadSnapshot(
     acls,
     aclBindings,
     ...podGuards,
-    natEnabled,
-    natSessions,
-    natOutputInterfaces: natOutput.map((o) => o.sw_if_index),
-    natStatic,
-    natIdentity,
+    nat,
     dhcpProxies,
     policerClassify,
     ip6NeighborConfig,
@@ -514,11 +492,7 @@ export function emptySnapshot(): VppSnapshot {
     acls: [],
     aclBindings: [],
     ...NO_POD_GUARDS,
-    natEnabled: false,
-    natSessions: 0,
-    natOutputInterfaces: [],
-    natStatic: [],
-    natIdentity: [],
+    nat: NO_NAT,
     dhcpProxies: [],
     policerClassify: NO_POLICER_CLASSIFY,
     ip6NeighborConfig: undefined,

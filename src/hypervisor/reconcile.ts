@@ -20,6 +20,7 @@ import { AclRegistry } from '../dataplane/acl-registry.js';
 import { actualServices, serviceAddressesInVpp } from '../services/actual.js';
 import { memoryAddressBookStore } from '../services/address-store.js';
 import { MACIP, type ServicesContext } from '../services/context.js';
+import { aclSessionTimeoutsDescriptor } from '../services/acl-session-descriptors.js';
 import { isPodVethName, POD_VETH_PREFIX } from '../services/pod-veth.js';
 import type { ServicesRuntime } from '../services/runtime.js';
 import { ServiceAddresses } from '../services/service-addresses.js';
@@ -180,7 +181,7 @@ async function reconcilePass(given: AgentConfig, opts: ReconcileOptions): Promis
     ...actualHostFiles(desired.resources, fileFacts, snapshot),
     ...actualSrv6(snapshot, config, memory),
     ...actualUnderlayNeighbours(snapshot, memory),
-    ...actualServices(snapshot, { desiredKeys }),
+    ...actualServices(snapshot, { desiredKeys, memory }),
   ];
   // Pods' ports are the attachment manager's while it works on them, and entirely so without it.
   // (Steering entries never depend on a pod's port.)
@@ -226,6 +227,11 @@ async function reconcilePass(given: AgentConfig, opts: ReconcileOptions): Promis
   const remembered = memory?.vppPid === snapshot.vppPid ? memory : undefined;
   const srDone = !notDone.has(keys.srEncapSource()) && !notDone.has(keys.srHopLimit());
   const { encapSource, hopLimit } = srDone ? config.node.srv6 : (remembered ?? {});
+  // The acl plugin's UDP idle timeout, likewise: what ran, else what was remembered.
+  const aclKey = keys.aclSessionTimeouts();
+  const aclDesired = desired.resources.find((r) => aclSessionTimeoutsDescriptor.is(r))?.value.udpIdleSeconds;
+  const aclRan = plan.ops.some((o) => o.key === aclKey) && !notDone.has(aclKey);
+  const aclUdpIdleSeconds = aclRan ? aclDesired : remembered?.aclUdpIdleSeconds;
   const underlayAnnouncement = announcementInPlace(
     snapshot,
     desired.resources,
@@ -236,6 +242,7 @@ async function reconcilePass(given: AgentConfig, opts: ReconcileOptions): Promis
     ...(encapSource === undefined ? {} : { encapSource }),
     ...(hopLimit === undefined ? {} : { hopLimit }),
     ...(underlayAnnouncement ? { underlayAnnouncement } : {}),
+    ...(aclUdpIdleSeconds === undefined ? {} : { aclUdpIdleSeconds }),
   });
   const srKinds = new Set([policyDescriptor.kind, steeringDescriptor.kind, steering6Descriptor.kind]);
   const srConverged =

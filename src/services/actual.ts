@@ -43,7 +43,7 @@ import {
   type DhcpVssValue,
 } from './dhcp-descriptors.js';
 import {
-  NAT_ADDR_ONLY,
+  NAT_EI_ADDR_ONLY,
   natIdentityMappingDescriptor,
   natOutputInterfaceDescriptor,
   natPluginDescriptor,
@@ -51,11 +51,21 @@ import {
   type NatIdentityMappingValue,
   type NatStaticMappingValue,
 } from './nat-descriptors.js';
+import {
+  NAT_ADDR_ONLY,
+  natEdIdentityMappingDescriptor,
+  natEdOutputInterfaceDescriptor,
+  natEdPluginDescriptor,
+  natEdStaticMappingDescriptor,
+} from './nat-ed-descriptors.js';
 import { actualVmRateLimits } from './vm-rate-limit.js';
+import { aclSessionTimeoutsDescriptor } from './acl-session-descriptors.js';
 
 export interface ServicesActualOptions {
   /** Keys the desired state has: decides ownership inside shared objects. */
   readonly desiredKeys: ReadonlySet<string>;
+  /** What was set on this VPP process that VPP cannot report (its pid is checked here). */
+  readonly memory?: { readonly vppPid: number; readonly aclUdpIdleSeconds?: number } | undefined;
 }
 
 export function actualServices(s: VppSnapshot, opts: ServicesActualOptions): Resource[] {
@@ -182,20 +192,18 @@ export function actualServices(s: VppSnapshot, opts: ServicesActualOptions): Res
     );
   }
 
-  const natKey = keys.natPlugin();
-  if (s.natEnabled && want.has(natKey)) {
-    out.push(natPluginDescriptor.resource({ sessions: s.natSessions }));
-  }
-  for (const idx of s.natOutputInterfaces) {
+  // NAT44-EI: the plugin counts only under the key the desired state has (a shared global).
+  const nat = s.nat;
+  if (nat.ei.config && want.has(keys.natPlugin())) out.push(natPluginDescriptor.resource(nat.ei.config));
+  for (const idx of nat.ei.outputInterfaces) {
     const iface = s.interfaces.nameOf(idx);
     if (iface === undefined) continue;
-    const key = keys.natOutputInterface(iface);
-    if (!ifaceOwned(iface) && !want.has(key)) continue;
+    if (!ifaceOwned(iface) && !want.has(keys.natOutputInterface(iface))) continue;
     out.push(natOutputInterfaceDescriptor.resource({ iface }));
   }
-  for (const m of s.natStatic) {
+  for (const m of nat.ei.static) {
     // vppnet only ever writes address-only mappings; anything else with its tag is not its doing.
-    if (!isOwnedTag(m.tag) || m.flags !== NAT_ADDR_ONLY) continue;
+    if (!isOwnedTag(m.tag) || m.flags !== NAT_EI_ADDR_ONLY) continue;
     const value: NatStaticMappingValue = {
       vrf: m.vrf_id,
       local: m.local_ip_address,
@@ -204,13 +212,39 @@ export function actualServices(s: VppSnapshot, opts: ServicesActualOptions): Res
     };
     out.push(natStaticMappingDescriptor.resource(value));
   }
-  for (const m of s.natIdentity) {
-    if (!isOwnedTag(m.tag) || m.flags !== NAT_ADDR_ONLY) continue;
+  for (const m of nat.ei.identity) {
+    if (!isOwnedTag(m.tag) || m.flags !== NAT_EI_ADDR_ONLY) continue;
     const value: NatIdentityMappingValue = { vrf: m.vrf_id, address: m.ip_address, tag: m.tag };
     out.push(natIdentityMappingDescriptor.resource(value));
   }
+  // NAT44-ED, as earlier versions left it: vppnet's parts are found here and deleted.
+  if (nat.ed.enabled && want.has(keys.natEdPlugin()))
+    out.push(natEdPluginDescriptor.resource({ sessions: nat.ed.sessions }));
+  for (const idx of nat.ed.outputInterfaces) {
+    const iface = s.interfaces.nameOf(idx);
+    if (iface === undefined) continue;
+    if (!ifaceOwned(iface) && !want.has(keys.natEdOutputInterface(iface))) continue;
+    out.push(natEdOutputInterfaceDescriptor.resource({ iface }));
+  }
+  for (const m of nat.ed.static) {
+    if (!isOwnedTag(m.tag) || m.flags !== NAT_ADDR_ONLY) continue;
+    out.push(
+      natEdStaticMappingDescriptor.resource({
+        vrf: m.vrf_id,
+        local: m.local_ip_address,
+        external: m.external_ip_address,
+        tag: m.tag,
+      }),
+    );
+  }
+  for (const m of nat.ed.identity) {
+    if (!isOwnedTag(m.tag) || m.flags !== NAT_ADDR_ONLY) continue;
+    out.push(natEdIdentityMappingDescriptor.resource({ vrf: m.vrf_id, address: m.ip_address, tag: m.tag }));
+  }
 
   out.push(...actualVmRateLimits(s.policerClassify, s.interfaces));
+  const udpIdle = opts.memory?.vppPid === s.vppPid ? opts.memory.aclUdpIdleSeconds : undefined;
+  if (udpIdle !== undefined) out.push(aclSessionTimeoutsDescriptor.resource({ udpIdleSeconds: udpIdle }));
 
   for (const p of s.dhcpProxies) {
     const proxyKey = keys.dhcpProxy(p.rx_vrf_id);
@@ -241,13 +275,23 @@ export interface ServiceAddressInVpp {
   readonly address: string;
 }
 
-/** The service addresses VPP holds, so that they survive the loss of the agent's state file. */
+/**
+ * The service addresses VPP holds, so that they survive the loss of the agent's state file: from
+ * vppnet's static mappings, found by their tag, NAT44-EI's first and then those an earlier version
+ * left in NAT44-ED (a node upgraded without its state file keeps its VMs' addresses).
+ */
 export function serviceAddressesInVpp(s: VppSnapshot, config: AgentConfig): ServiceAddressInVpp[] {
   const vpcByTable = new Map(config.vpcs.map((v) => [v.table, v.name]));
   const out: ServiceAddressInVpp[] = [];
-  for (const m of s.natStatic) {
+  const seen = new Set<string>();
+  const mappings = [
+    ...s.nat.ei.static.filter((m) => m.flags === NAT_EI_ADDR_ONLY),
+    ...s.nat.ed.static.filter((m) => m.flags === NAT_ADDR_ONLY),
+  ];
+  for (const m of mappings) {
     const port = vmPortOfTag(m.tag);
-    if (port === undefined || m.flags !== NAT_ADDR_ONLY) continue;
+    if (port === undefined || seen.has(port)) continue;
+    seen.add(port);
     out.push({ port, vpc: vpcByTable.get(m.vrf_id), ip: m.local_ip_address, address: m.external_ip_address });
   }
   return out;

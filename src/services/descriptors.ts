@@ -29,7 +29,14 @@ import {
   natPluginDescriptor,
   natStaticMappingDescriptor,
 } from './nat-descriptors.js';
+import {
+  natEdIdentityMappingDescriptor,
+  natEdOutputInterfaceDescriptor,
+  natEdPluginDescriptor,
+  natEdStaticMappingDescriptor,
+} from './nat-ed-descriptors.js';
 import { vmRateLimitDescriptor } from './vm-rate-limit.js';
+import { aclSessionTimeoutsDescriptor } from './acl-session-descriptors.js';
 
 /** The kinds the service bridge adds to the dataplane's. */
 export const servicesDescriptors: readonly Descriptor<unknown, ServicesContext>[] = [
@@ -45,9 +52,15 @@ export const servicesDescriptors: readonly Descriptor<unknown, ServicesContext>[
   natOutputInterfaceDescriptor,
   natStaticMappingDescriptor,
   natIdentityMappingDescriptor,
+  // Only read back and removed: what earlier versions made (nat-ed-descriptors.ts).
+  natEdPluginDescriptor,
+  natEdOutputInterfaceDescriptor,
+  natEdStaticMappingDescriptor,
+  natEdIdentityMappingDescriptor,
   dhcpProxyDescriptor,
   dhcpVssDescriptor,
   vmRateLimitDescriptor,
+  aclSessionTimeoutsDescriptor,
 ];
 
 /** What a pod port's plan can contain: the interface and everything that hangs off it. */

@@ -2,13 +2,13 @@
  * The service bridge as VPP resources (../shared/vpp-services.md, verified on VPP 26.06):
  * - a services IPv4 table S and an L2 bridge whose BVI loopback holds the gateway address in S;
  * - per VPC table X, /32 routes for the metadata (and DNS) address that look up again in S;
- * - NAT44-ED output on the BVI, an address-only static mapping per VM port (its service address),
+ * - NAT44-EI output on the BVI, an address-only static mapping per VM port (its service address),
  *   identity mappings for the gateway address in every VPC table and in S; no address pool;
  * - per VPC a DHCP relay to the DHCP pod, with the VPC's name as the option 82 VPN id;
  * - a bridge that learns and floods nothing, ARP terminated from its table;
  * - the shared pod output ACL and, per attached pod, its port (pod-port.ts, pod-acls.ts).
  */
-import type { AgentConfig } from '../config/model.js';
+import type { AgentConfig, ServicesConfig } from '../config/model.js';
 import {
   addressDescriptor,
   adminUpDescriptor,
@@ -29,12 +29,21 @@ import {
   natOutputInterfaceDescriptor,
   natPluginDescriptor,
   natStaticMappingDescriptor,
+  type NatPluginValue,
 } from './nat-descriptors.js';
 import { podPortResources, type PodPortSpec } from './pod-port.js';
 import { desiredVmRateLimits } from './vm-rate-limit.js';
+import { aclSessionTimeoutsDescriptor } from './acl-session-descriptors.js';
 
-/** NAT sessions per thread: a few hundred VMs talking to a handful of service pods. */
-export const NAT_SESSIONS = 16384;
+/**
+ * NAT44-EI's table sizes: a user per VM service address the range holds, each with its own share
+ * of sessions, so the table holds every VM's share at once and no VM can fill it for the others.
+ */
+export function natSizes(services: ServicesConfig): NatPluginValue {
+  const users = Math.max(1, 2 ** (32 - services.vmAddressRange.len) - 2);
+  const userSessions = services.vmLimits.natSessions;
+  return { users, sessions: users * userSessions, userSessions };
+}
 
 export interface ServicesDesiredInput {
   /** VM port name → its service address (the allocator's answer); ports without one get no mapping. */
@@ -110,8 +119,8 @@ export function desiredServices(config: AgentConfig, input: ServicesDesiredInput
     }
   }
 
-  // NAT44-ED: the output feature on the BVI translates VMs' sources to their service addresses.
-  out.push(natPluginDescriptor.resource({ sessions: NAT_SESSIONS }));
+  // NAT44-EI: the output feature on the BVI translates VMs' sources to their service addresses.
+  out.push(natPluginDescriptor.resource(natSizes(services)));
   out.push(natOutputInterfaceDescriptor.resource({ iface: bvi }, { after: [bviAddress.key] }));
   const vpcByName = new Map(config.vpcs.map((v) => [v.name, v]));
   for (const port of config.ports) {
@@ -151,6 +160,9 @@ export function desiredServices(config: AgentConfig, input: ServicesDesiredInput
 
   // Each VM's own share of the services.
   out.push(...desiredVmRateLimits(config));
+  out.push(
+    aclSessionTimeoutsDescriptor.resource({ udpIdleSeconds: services.vmLimits.udpSessionIdleSeconds }),
+  );
 
   for (const pod of input.pods) out.push(...podPortResources(pod, services));
   return out;

@@ -31,6 +31,8 @@ export interface SrGlobalsMemory {
   readonly hopLimit?: number;
   /** The underlay's neighbour advertisement sent on this process (underlay-neighbours.ts). */
   readonly underlayAnnouncement?: UnderlayAnnouncementMemory;
+  /** The acl plugin's UDP idle timeout set on this process (services/acl-session-descriptors.ts). */
+  readonly aclUdpIdleSeconds?: number;
 }
 
 const DT4 = msg.sr_behavior_t.values.SR_BEHAVIOR_API_DT4;

@@ -29,11 +29,11 @@ const PLUGIN_OF_API: Readonly<Record<string, string | undefined>> = {
   dhcp: 'dhcp_plugin.so',
   memif: undefined,
   nat44_ed: 'nat_plugin.so', // src/plugins/nat/nat44-ed is part of the nat plugin
+  nat44_ei: 'nat44_ei_plugin.so',
   // Defined for the simulator ahead of IPv6 services (issue 23); enable nat66_plugin.so in
   // deploy/vpp/startup.conf with the first descriptor that sends one.
   nat66: undefined,
-  // Likewise ahead of per-VM fairness (issue 21): enable policer_plugin.so with its first descriptor.
-  policer: undefined,
+  policer: 'policer_plugin.so',
   tapv2: 'tap_plugin.so',
   urpf: 'urpf_plugin.so',
   vhost_user: 'vhost_plugin.so',

@@ -42,6 +42,12 @@ export class AclPlugin {
   readonly input = new Map<number, number[]>();
   readonly output = new Map<number, number[]>();
   readonly sessions = new AclSessions();
+  /**
+   * am->session_timeout_sec[ACL_TIMEOUT_UDP_IDLE]: UDP_SESSION_IDLE_TIMEOUT_SEC (600) until
+   * "set acl-plugin session timeout udp idle N" (vpe.ts). Kept, not applied: the session model
+   * does not age sessions.
+   */
+  udpIdleSeconds = 600;
 
   constructor(vpp: Vpp) {
     this.#vpp = vpp;

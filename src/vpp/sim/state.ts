@@ -129,6 +129,8 @@ export interface SimState {
   }[];
   /** The ACL plugin's sessions (permit+reflect), as aclVerdict made them. */
   readonly aclSessions: number;
+  /** The acl plugin's UDP idle timeout ("set acl-plugin session timeout udp idle"). */
+  readonly aclUdpIdleSeconds: number;
   /**
    * vlib error counters the models incremented (urpfVerdict, aclVerdict), in `show errors`
    * order: `count` since the last `clear errors`, `total` since the process started.
@@ -362,6 +364,7 @@ export function snapshot(
         output: [...(vpp.acl.output.get(sw) ?? [])],
       })),
     aclSessions: vpp.acl.sessions.size,
+    aclUdpIdleSeconds: vpp.acl.udpIdleSeconds,
     errors: vpp.errors.snapshot(),
     dhcpProxies: ([0, 1] as const).flatMap((i) =>
       [...vpp.dhcp.proxies[i].values()].map((p) => {

@@ -119,6 +119,19 @@ export class Vpe {
       this.#vpp.errors.clear();
       return then('', words.slice(1 + n));
     }
+    // acl.c acl_set_aclplugin_fn, of which only "session timeout udp idle <u32>" is modelled:
+    // checked on a real VPP 26.06 (no output; "x" for the number → the error below; words after
+    // the number run as the next command).
+    if (words[0] === 'set' && words[1] === 'acl-plugin') {
+      const head = ['session', 'timeout', 'udp', 'idle'];
+      if (!head.every((w, i) => words[2 + i] === w))
+        return unknown('set acl-plugin', words.slice(2).join(' '));
+      const n = words[6] ?? '';
+      if (!/^\d+$/.test(n) || Number(n) > 0xffffffff)
+        return { rv: -1, out: `set acl-plugin: expecting timeout value in seconds, got \`${n}\`\n` };
+      this.#vpp.acl.udpIdleSeconds = Number(n);
+      return then('', words.slice(7));
+    }
     if (!'show'.startsWith(words[0] as string) || (words[0] as string).length < 2)
       return unknown(undefined, cmd.trimStart());
     const sub = words.slice(1).join(' ');
