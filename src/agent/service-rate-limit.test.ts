@@ -40,6 +40,8 @@ interface Fixture {
   dir: string;
   uplink: string;
   globals: ReturnType<typeof memoryStore>;
+  /** The loopback standing in for the uplink, deleted at the end (a real VPP is shared). */
+  uplinkIndex: number;
 }
 
 function rawConfig(
@@ -128,11 +130,19 @@ describe("each VM port's own policer on its traffic to the services", () => {
       sw_if_index: lo.sw_if_index,
       name_filter_valid: false,
     });
-    f = { target, client, dir, uplink: nic?.interface_name as string, globals: memoryStore() };
+    f = {
+      target,
+      client,
+      dir,
+      uplink: nic?.interface_name as string,
+      globals: memoryStore(),
+      uplinkIndex: lo.sw_if_index,
+    };
     await apply(f, rawConfig(f));
   });
   after(async () => {
     await apply(f, { ...rawConfig(f, { ports: [] }), vpcs: [], services: undefined }).catch(() => undefined);
+    await f.client.call(msg.delete_loopback, { sw_if_index: f.uplinkIndex }).catch(() => undefined);
     await f.client.close();
     await f.target.close();
     await rm(f.dir, { recursive: true, force: true });
@@ -252,6 +262,7 @@ describe('the services turned off', () => {
         dir,
         uplink: nic?.interface_name as string,
         globals: memoryStore(),
+        uplinkIndex: lo.sw_if_index,
       };
       await apply(f, rawConfig(f));
       if (target.sim) assert.equal(target.sim.state.aclUdpIdleSeconds, 30, 'the default');
@@ -267,6 +278,7 @@ describe('the services turned off', () => {
       assert.equal(statics.filter((m) => m.tag.startsWith('vppnet:')).length, 0, 'no NAT mapping left');
       if (target.sim) assert.equal(target.sim.state.aclUdpIdleSeconds, 600, "VPP's default again");
       await apply(f, { ...off, vpcs: [], ports: [] });
+      await client.call(msg.delete_loopback, { sw_if_index: lo.sw_if_index });
     } finally {
       await client.close();
       await target.close();
