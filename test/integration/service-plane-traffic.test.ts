@@ -12,7 +12,7 @@
  * (src/attachments/service-bridge.test.ts, "a compromised service pod, on the simulator").
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,12 +27,14 @@ import { AttachmentFileStore } from '../../src/attachments/attachment-store.js';
 import type { AgentConfig } from '../../src/config/model.js';
 import { validateConfig } from '../../src/config/validate.js';
 import { DROP_COUNTERS, parseShowErrors } from '../../src/dataplane/drop-counters.js';
+import { tags } from '../../src/dataplane/keys.js';
+import { readPolicerCounts } from '../../src/dataplane/policer-counters.js';
 import { ServiceAddresses } from '../../src/services/service-addresses.js';
 import { until } from '../../src/util/testing/until.js';
 import { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { msg } from '../../src/vpp/messages/index.js';
 import { createUnderlay, removeUnderlay, type TestUnderlay } from '../support/underlay.js';
-import { Listener, pings, realPacketsSkip, send, sh } from '../support/packets.js';
+import { Listener, PACKETS, PY, pings, realPacketsSkip, send, sh } from '../support/packets.js';
 
 const SOCKET = process.env.VPP_API_SOCKET;
 const skip = realPacketsSkip(SOCKET);
@@ -411,4 +413,121 @@ describe('the service plane against real packets', { skip }, () => {
       'the service map names the circuit-id',
     );
   });
+
+  it("one VM flooding the DNS address from random ports starves no other VM's DNS or metadata", async (t) => {
+    const SECONDS = 12;
+    const FLOOD_PPS = 20_000;
+    const limits = config().services?.vmLimits;
+    assert.ok(limits);
+    const dns = listeners.get('dns') as Listener;
+    const md = listeners.get('md') as Listener;
+    const policersBefore = await readPolicerCounts(client);
+    const errorsBefore = await errors();
+    const [dnsFrom, mdFrom] = [dns.got.length, md.got.length];
+    // vm1 floods; vm2, in the same VPC, asks DNS and metadata ten times a second, each time from a
+    // new source port (a new NAT session each), as resolvers and HTTP clients do.
+    const [flood, paced] = await Promise.all([
+      run(
+        ns('vm1'),
+        'flood.py',
+        'eth0',
+        VM_MAC(1),
+        vmPortMac.get(1) ?? '',
+        '10.0.0.5',
+        DNS,
+        String(PORT),
+        String(FLOOD_PPS),
+        String(SECONDS),
+        'flood',
+      ),
+      run(
+        ns('vm2'),
+        'paced-client.py',
+        '100',
+        String(SECONDS),
+        'fair',
+        `${DNS}:${PORT}`,
+        `${METADATA}:${PORT}`,
+      ),
+    ]);
+    const offered = Number(/sent (\d+)/.exec(flood)?.[1]);
+    const asked = Number(/sent (\d+)/.exec(paced)?.[1]);
+    const vm2Source = (l: string): boolean => / fair-\d+$/.test(l);
+    const answered = (l: Listener, from: number): number => l.got.slice(from).filter(vm2Source).length;
+    // Whatever is still on its way arrives within a moment; the count is then final either way.
+    await until(() => answered(dns, dnsFrom) >= asked && answered(md, mdFrom) >= asked, 'vm2 heard', {
+      timeoutMs: 3000,
+      everyMs: 100,
+    }).catch(() => undefined);
+    const floodIn = dns.got.slice(dnsFrom).filter((l) => l.endsWith(' flood')).length;
+    const policers = await readPolicerCounts(client);
+    const grewBy = (name: string, f: 'exceedPackets' | 'violatePackets' | 'conformPackets'): number =>
+      (policers.get(name)?.[f] ?? 0) - (policersBefore.get(name)?.[f] ?? 0);
+    const vm1Policer = tags.vmRatePolicer('vm1');
+    const vm2Policer = tags.vmRatePolicer('vm2');
+    const newErrors = grew(errorsBefore, await errors());
+    const floodBytes = floodIn * FLOOD_IP_BYTES;
+    const rows = [
+      ['vm1 flood offered', `${Math.round(offered / SECONDS)} pps`],
+      [
+        'vm1 flood reaching the DNS pod',
+        `${Math.round(floodIn / SECONDS)} pps (${Math.round((floodBytes * 8) / SECONDS / 1000)} kbit/s; limit ${limits.rateKbps})`,
+      ],
+      [
+        'vm1 dropped by its policer',
+        `${grewBy(vm1Policer, 'exceedPackets') + grewBy(vm1Policer, 'violatePackets')} packets`,
+      ],
+      ['vm2 DNS requests answered', `${answered(dns, dnsFrom)} / ${asked}`],
+      ['vm2 metadata requests answered', `${answered(md, mdFrom)} / ${asked}`],
+      [
+        'VPP errors during the flood',
+        [...newErrors].map(([k, v]) => `${k.replace('\t', ': ')} ${v}`).join('; '),
+      ],
+    ];
+    for (const [what, value] of rows) t.diagnostic(`${what}: ${value}`);
+    assert.ok(asked >= SECONDS * 9, `vm2 asked ${asked} times`);
+    assert.equal(answered(dns, dnsFrom), asked, "every one of vm2's DNS requests reached the DNS pod");
+    assert.equal(
+      answered(md, mdFrom),
+      asked,
+      "every one of vm2's metadata requests reached the metadata pod",
+    );
+    assert.ok(
+      grewBy(vm1Policer, 'exceedPackets') + grewBy(vm1Policer, 'violatePackets') > 0,
+      "vm1's policer dropped the excess",
+    );
+    assert.equal(
+      grewBy(vm2Policer, 'exceedPackets') + grewBy(vm2Policer, 'violatePackets'),
+      0,
+      "vm2's policer dropped nothing",
+    );
+    // The rate, plus the burst, plus a tenth for the policer's clock and rounding.
+    const allowed = ((limits.rateKbps * 1000) / 8) * SECONDS + limits.burstBytes;
+    assert.ok(
+      floodBytes <= allowed * 1.1,
+      `${floodBytes} bytes of flood reached the pod, ${allowed} allowed`,
+    );
+    assert.ok(
+      floodBytes >= allowed * 0.5,
+      `the flood's allowance went through (${floodBytes} of ${allowed} bytes)`,
+    );
+  });
 });
+
+/** The flood's IPv4 packets: 20 + 8 + "flood". */
+const FLOOD_IP_BYTES = 33;
+
+/** Runs one of test/support/packets' scripts in a netns; resolves with its output. */
+function run(netns: string, script: string, ...args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const p = spawn('ip', ['netns', 'exec', netns, PY, path.join(PACKETS, script), ...args]);
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    p.on('error', reject);
+    p.on('close', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${script}: exit ${code}: ${err}`)),
+    );
+  });
+}

@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 export const PY = '/usr/bin/python3';
-const PACKETS = fileURLToPath(new URL('../../../test/support/packets/', import.meta.url));
+export const PACKETS = fileURLToPath(new URL('../../../test/support/packets/', import.meta.url));
 
 export const hasScapy = (): boolean => spawnSync(PY, ['-c', 'import scapy.all']).status === 0;
 export const has = (cmd: string): boolean => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
