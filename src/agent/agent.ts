@@ -23,6 +23,7 @@ import { ConfigError, type ConfigProblem } from '../config/validate.js';
 import type { HostLinks } from '../dataplane/context.js';
 import { readDropCounts } from '../dataplane/drop-counters.js';
 import { readPolicerCounts } from '../dataplane/policer-counters.js';
+import { readNatSessionsPerPort } from '../dataplane/nat-users.js';
 import type { ConnectionState } from '../vpp/client/connection-state.js';
 import type { ManagedVppApi, VppApi, VppClientEvents } from '../vpp/client/vpp-api.js';
 import { DEFAULT_SOCKET_PATH, VppClient } from '../vpp/client/vpp-client.js';
@@ -294,6 +295,12 @@ export class Agent {
     this.metrics.watchPolicers(() =>
       this.#client.state === 'ready' ? readPolicerCounts(this.#client) : Promise.resolve(undefined),
     );
+    this.metrics.watchNatSessions(() => {
+      const config = this.#config;
+      return this.#client.state === 'ready' && config
+        ? readNatSessionsPerPort(this.#client, config)
+        : Promise.resolve(undefined);
+    });
     this.#configStatus = { path: this.#configPath, valid: false, problems: [] };
   }
 

@@ -118,6 +118,21 @@ describe('AgentMetrics', () => {
     assert.doesNotMatch(text, /someone-else/);
   });
 
+  it("vppnet_vm_service_nat_sessions shows each VM port's NAT sessions at each scrape", async () => {
+    const m = new AgentMetrics();
+    let counts = new Map([
+      ['vm1', 256],
+      ['vm2', 3],
+    ]);
+    m.watchNatSessions(() => Promise.resolve(counts));
+    let text = await m.text();
+    assert.match(text, /^vppnet_vm_service_nat_sessions\{port="vm1"\} 256$/m);
+    assert.match(text, /^vppnet_vm_service_nat_sessions\{port="vm2"\} 3$/m);
+    counts = new Map([['vm2', 1]]);
+    text = await m.text();
+    assert.doesNotMatch(text, /port="vm1"/, 'a VM without sessions is no longer listed');
+  });
+
   it("vppnet_ready is the agent's /readyz verdict at the time of the scrape", async () => {
     const tmp = await makeTempDir();
     const client = new RecordingVppApi();

@@ -72,6 +72,8 @@ export class AgentMetrics {
   /** Undefined, or answering undefined: nothing to read now (the last figures stay). */
   #dropCounts: (() => Promise<DropCounts | undefined>) | undefined;
   #policerCounts: (() => Promise<ReadonlyMap<string, PolicerCounts> | undefined>) | undefined;
+  #natSessions: (() => Promise<ReadonlyMap<string, number> | undefined>) | undefined;
+  readonly #vmNatSessions: Gauge<'port'>;
   readonly #vmServiceRateDrops: Counter<'port'>;
   readonly #attachmentDuration: Histogram<'op' | 'outcome'>;
   readonly #attachmentPhase: Histogram<'op' | 'phase'>;
@@ -236,6 +238,18 @@ export class AgentMetrics {
         }
       },
     });
+    this.#vmNatSessions = new Gauge({
+      name: 'vppnet_vm_service_nat_sessions',
+      help: "Per VM port with NAT sessions: the service bridge's NAT44-EI sessions it holds (at most services.vmLimits.natSessions; beyond that its own oldest is reused), from VPP's users.",
+      labelNames: ['port'],
+      registers,
+      collect: async () => {
+        const counts = await this.#natSessions?.().catch(() => undefined);
+        if (counts === undefined) return;
+        this.#vmNatSessions.reset();
+        for (const [port, n] of counts) this.#vmNatSessions.set({ port }, n);
+      },
+    });
     this.#drift = new Counter({
       name: 'vppnet_drift_detected_total',
       help: 'Full passes run by the drift check alone that found VPP different from the desired state and planned changes to repair it (someone else changed VPP, or a change was missed).',
@@ -310,6 +324,11 @@ export class AgentMetrics {
   }
 
   /** `vppnet_dataplane_drops_total` reads `counts` at each scrape. */
+  /** Reads the NAT sessions per VM port at each scrape. */
+  watchNatSessions(counts: () => Promise<ReadonlyMap<string, number> | undefined>): void {
+    this.#natSessions = counts;
+  }
+
   /** Reads VPP's policer counters at each scrape (the per-VM service rate limits). */
   watchPolicers(counts: () => Promise<ReadonlyMap<string, PolicerCounts> | undefined>): void {
     this.#policerCounts = counts;

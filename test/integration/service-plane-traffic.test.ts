@@ -29,6 +29,7 @@ import { validateConfig } from '../../src/config/validate.js';
 import { DROP_COUNTERS, parseShowErrors } from '../../src/dataplane/drop-counters.js';
 import { tags } from '../../src/dataplane/keys.js';
 import { readPolicerCounts } from '../../src/dataplane/policer-counters.js';
+import { readNatSessionsPerPort } from '../../src/dataplane/nat-users.js';
 import { ServiceAddresses } from '../../src/services/service-addresses.js';
 import { until } from '../../src/util/testing/until.js';
 import { VppClient } from '../../src/vpp/client/vpp-client.js';
@@ -466,6 +467,7 @@ describe('the service plane against real packets', { skip }, () => {
     const vm1Policer = tags.vmRatePolicer('vm1');
     const vm2Policer = tags.vmRatePolicer('vm2');
     const newErrors = grew(errorsBefore, await errors());
+    const natSessions = await readNatSessionsPerPort(client, config());
     const floodBytes = floodIn * FLOOD_IP_BYTES;
     const rows = [
       ['vm1 flood offered', `${Math.round(offered / SECONDS)} pps`],
@@ -477,6 +479,10 @@ describe('the service plane against real packets', { skip }, () => {
         'vm1 dropped by its policer',
         `${grewBy(vm1Policer, 'exceedPackets') + grewBy(vm1Policer, 'violatePackets')} packets`,
       ],
+      [
+        'NAT sessions held',
+        `vm1 ${natSessions.get('vm1') ?? 0} (bound ${limits.natSessions}), vm2 ${natSessions.get('vm2') ?? 0}`,
+      ],
       ['vm2 DNS requests answered', `${answered(dns, dnsFrom)} / ${asked}`],
       ['vm2 metadata requests answered', `${answered(md, mdFrom)} / ${asked}`],
       [
@@ -485,6 +491,11 @@ describe('the service plane against real packets', { skip }, () => {
       ],
     ];
     for (const [what, value] of rows) t.diagnostic(`${what}: ${value}`);
+    assert.ok(
+      (natSessions.get('vm1') ?? 0) <= limits.natSessions,
+      `vm1 holds ${natSessions.get('vm1')} NAT sessions, more than its ${limits.natSessions}`,
+    );
+    assert.ok((natSessions.get('vm1') ?? 0) >= limits.natSessions / 2, 'the flood did make sessions');
     assert.ok(asked >= SECONDS * 9, `vm2 asked ${asked} times`);
     assert.equal(answered(dns, dnsFrom), asked, "every one of vm2's DNS requests reached the DNS pod");
     assert.equal(
