@@ -57,6 +57,9 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 /** Size of an arena: many ticks of sequential requests, or one tick of a few thousand pipelined. */
 const ARENA_BYTES = 256 * 1024;
 const EMPTY_ARENA = Buffer.alloc(0);
+/** The read buffer: Node's own default read size. */
+const READ_BUFFER_BYTES = 64 * 1024;
+
 /** Frames up to this size are copied byte by byte. */
 const SMALL_FRAME_BYTES = 96;
 
@@ -96,6 +99,8 @@ export class UnixSocketTransport implements VppTransport {
   /** Set while a 'frame' listener runs, to tell its exceptions from the parser's. */
   #inFrameListener = false;
   #closePromise: Promise<void> | undefined;
+  /** Where the socket reads to: reused by every read of this connection. */
+  readonly #readBuffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
 
   constructor(opts: UnixSocketTransportOptions) {
     const connectTimeoutMs = opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
@@ -122,7 +127,13 @@ export class UnixSocketTransport implements VppTransport {
     }
     this.#state = 'connecting';
     return new Promise<void>((resolve, reject) => {
-      const socket = net.createConnection({ path: this.#path });
+      // Read into one buffer of our own (net's onread) rather than a new Buffer per read through
+      // the stream's 'data' event: the parser copies what it keeps of a chunk and the decoder
+      // copies bytes out, so nothing outlives the callback.
+      const socket = net.createConnection({
+        path: this.#path,
+        onread: { buffer: this.#readBuffer, callback: this.#onRead },
+      });
       this.#socket = socket;
       const settle = (error: Error | undefined): void => {
         clearTimeout(timer);
@@ -297,12 +308,16 @@ export class UnixSocketTransport implements VppTransport {
   /** Installs the handlers of an open connection. */
   #attach(socket: net.Socket): void {
     this.#state = 'open';
-    socket.on('data', this.#onData);
     socket.on('drain', this.#onDrain);
     socket.on('end', this.#onEnd);
     socket.on('error', this.#onError);
     socket.once('close', this.#onClose);
   }
+
+  readonly #onRead = (nread: number, buffer: Uint8Array): boolean => {
+    this.#onData(Buffer.from(buffer.buffer, buffer.byteOffset, nread));
+    return true;
+  };
 
   readonly #onData = (chunk: Buffer): void => {
     try {
@@ -335,8 +350,9 @@ export class UnixSocketTransport implements VppTransport {
     // No finally: if the listener throws, the flag stays set for #onData to see.
     this.#inFrameListener = true;
     if (this.#sink !== undefined) this.#sink(buf, start, end);
-    // A Buffer per frame only for 'frame' listeners, when there are any.
-    if (this.#events.listenerCount('frame') !== 0) this.#emit('frame', buf.subarray(start, end));
+    // A Buffer per frame only for 'frame' listeners, when there are any: a copy, as the read
+    // buffer is reused.
+    if (this.#events.listenerCount('frame') !== 0) this.#emit('frame', Buffer.from(buf.subarray(start, end)));
     this.#inFrameListener = false;
   };
 
