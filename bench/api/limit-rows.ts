@@ -11,6 +11,19 @@ export const RATIO_COLUMN = 'vppnet ÷ limit';
 export interface Timed {
   readonly count: number;
   readonly seconds: number;
+  /** CPU time (user + system) the client process spent on the run, when measured. */
+  readonly cpuSeconds?: number;
+}
+
+/** The main table's column with the client's CPU time per request (median of the rounds). */
+export const CPU_COLUMN = 'CPU µs/req';
+
+/** Median CPU microseconds per request over the rounds that measured it; `-` if none did. */
+export function cpuPerRequestText(rounds: readonly Timed[] | undefined): string {
+  const per = (rounds ?? []).flatMap((r) =>
+    r.cpuSeconds === undefined ? [] : [(r.cpuSeconds * 1e6) / r.count],
+  );
+  return per.length === 0 ? '-' : fmt(median(per), 1);
 }
 
 export function rate(t: Timed): number {
@@ -53,6 +66,7 @@ export function limitRow(like: Row, rounds: readonly Timed[] | undefined): Row {
     else if (col === 'count') out[col] = fmt(run.count);
     else if (col === 'seconds') out[col] = fmt(run.seconds, 2);
     else if (col === 'ops/s') out[col] = fmt(perS);
+    else if (col === CPU_COLUMN) out[col] = cpuPerRequestText(rounds);
     else out[col] = '-';
   }
   return out;

@@ -24,6 +24,8 @@ import { startCpuHog } from './cpu-hog.js';
 import { preparePapi, type PapiClient } from './papi-client.js';
 import {
   comparisonRow,
+  CPU_COLUMN,
+  cpuPerRequestText,
   limitRow,
   median,
   medianRun,
@@ -68,15 +70,22 @@ function ip4(n: number): string {
   return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
 }
 
+/** CPU seconds (user + system) this process spent since `from` (process.cpuUsage()). */
+function cpuSince(from: NodeJS.CpuUsage): number {
+  const d = process.cpuUsage(from);
+  return (d.user + d.system) / 1e6;
+}
+
 async function sequential(n: number, send: () => Promise<unknown>): Promise<Measured> {
   const lat: number[] = new Array<number>(n);
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   for (let i = 0; i < n; i++) {
     const s = performance.now();
     await send();
     lat[i] = performance.now() - s;
   }
-  return { count: n, seconds: (performance.now() - t0) / 1000, lat };
+  return { count: n, seconds: (performance.now() - t0) / 1000, cpuSeconds: cpuSince(cpu0), lat };
 }
 
 /** Keeps `window` requests in flight until `n` are done. */
@@ -87,6 +96,7 @@ async function pipelined(
 ): Promise<Measured> {
   const lat: number[] = new Array<number>(n);
   let next = 0;
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const worker = async (): Promise<void> => {
     while (next < n) {
@@ -97,7 +107,7 @@ async function pipelined(
     }
   };
   await Promise.all(Array.from({ length: Math.min(window, n) }, worker));
-  return { count: n, seconds: (performance.now() - t0) / 1000, lat };
+  return { count: n, seconds: (performance.now() - t0) / 1000, cpuSeconds: cpuSince(cpu0), lat };
 }
 
 /** A vppnet row: the median round's figures, and its rate ÷ the limit's median (`-`: no ceiling). */
@@ -112,6 +122,7 @@ function row(name: string, rounds: readonly Measured[], ratio = '-'): Row {
     'p50 ms': fmt(percentile(sorted, 50), 3),
     'p99 ms': fmt(percentile(sorted, 99), 3),
     'p99.9 ms': fmt(percentile(sorted, 99.9), 3),
+    [CPU_COLUMN]: cpuPerRequestText(rounds),
     'peak RSS MiB': fmt(peakRssMiB(), 0),
     [RATIO_COLUMN]: ratio,
   };
@@ -137,7 +148,11 @@ async function alternated(
   const vppblast = async (): Promise<void> => {
     if (limit.available) {
       const m = await limit.measure(work, n, window);
-      theirs.push({ count: m.requests, seconds: m.seconds });
+      theirs.push({
+        count: m.requests,
+        seconds: m.seconds,
+        ...(m.cpuSeconds === undefined ? {} : { cpuSeconds: m.cpuSeconds }),
+      });
     }
   };
   for (let round = 0; round < ROUNDS; round++) {
@@ -311,6 +326,7 @@ async function measurePhase(
     'p50 ms': '-',
     'p99 ms': '-',
     'p99.9 ms': '-',
+    [CPU_COLUMN]: '-',
     'peak RSS MiB': fmt(peakRssMiB(), 0),
     [RATIO_COLUMN]: ratioText(median(dumpOurs.map(rate)), dumpLimit && median(dumpLimit.map(rate))),
   };
@@ -355,6 +371,7 @@ function papiRow(name: string, rounds: readonly Timed[] | undefined): Row {
     'p50 ms': '-',
     'p99 ms': '-',
     'p99.9 ms': '-',
+    [CPU_COLUMN]: '-',
     'peak RSS MiB': '-',
     [RATIO_COLUMN]: '-',
   };

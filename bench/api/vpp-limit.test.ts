@@ -4,6 +4,7 @@ import { access } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import {
   DEFAULT_VPPBLAST_SOURCE,
+  parseBashTimes,
   parseReplayOutput,
   parseVppblastOutput,
   prepareVppLimit,
@@ -24,6 +25,17 @@ describe("bench/api's vppblast", () => {
     );
     assert.deepEqual(r, { requests: 200_000, seconds: 0.5, nonzeroRetval: 0 });
     assert.throws(() => parseVppblastOutput('connect: No such file or directory\n'), /no result line/);
+  });
+
+  it("reads its CPU time from bash's `times` after the result line", () => {
+    const out =
+      'control_ping n=20000 window=1 seconds=1.2000 req_per_s=16666 nonzero_retval=0\n0m0.003s 0m0.001s\n1m0.120s 0m0.340s\n';
+    assert.equal(parseBashTimes(out), 60.46);
+    assert.equal(parseVppblastOutput(out).requests, 20_000, 'the result line is still found');
+    assert.equal(
+      parseBashTimes('control_ping n=1 window=1 seconds=1 req_per_s=1 nonzero_retval=0\n'),
+      undefined,
+    );
   });
 
   it('parses its replay line', () => {

@@ -28,6 +28,8 @@ export type VppblastWork = 'ping' | 'version';
 export interface LimitMeasurement {
   readonly requests: number;
   readonly seconds: number;
+  /** vppblast's CPU time (user + system) for the whole run, connection set-up included. */
+  readonly cpuSeconds?: number;
 }
 
 export interface ReplayMeasurement extends LimitMeasurement {
@@ -71,6 +73,17 @@ export function parseReplayOutput(stdout: string): ReplayMeasurement {
   return { requests: Number(m[1]), seconds: Number(m[2]), nonzeroRetval: Number(m[3]) };
 }
 
+/**
+ * The children's user and system times that bash's `times` prints last ("0m0.120s 0m0.340s"):
+ * vppblast's CPU time, which Node cannot read for a child it has reaped.
+ */
+export function parseBashTimes(stdout: string): number | undefined {
+  const lines = stdout.trim().split('\n');
+  const m = /^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/.exec((lines[lines.length - 1] ?? '').trim());
+  if (!m) return undefined;
+  return Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4]);
+}
+
 /** Builds vppblast into a temp dir, or says why VPP's limit cannot be measured here. */
 export async function prepareVppLimit(opts: VppLimitOptions): Promise<VppLimit> {
   if (opts.simulator)
@@ -101,13 +114,21 @@ export async function prepareVppLimit(opts: VppLimitOptions): Promise<VppLimit> 
   return {
     available: true,
     measure: async (work, n, window) => {
-      const { stdout } = await run(binary, [opts.socketPath, work, String(n), String(window)], {
-        maxBuffer: 1 << 20,
-      });
+      // Through bash for its `times` (the CPU time of the child it ran), printed after the result.
+      const { stdout } = await run(
+        'bash',
+        ['-c', '"$0" "$@" && times', binary, opts.socketPath, work, String(n), String(window)],
+        { maxBuffer: 1 << 20 },
+      );
       const r = parseVppblastOutput(stdout);
       if (r.nonzeroRetval !== 0)
         throw new Error(`vppblast ${work}: ${r.nonzeroRetval} replies with a non-zero retval`);
-      return { requests: r.requests, seconds: r.seconds };
+      const cpuSeconds = parseBashTimes(stdout);
+      return {
+        requests: r.requests,
+        seconds: r.seconds,
+        ...(cpuSeconds === undefined ? {} : { cpuSeconds }),
+      };
     },
     replay: async (prefix, window, from, to) => {
       const { stdout } = await run(
