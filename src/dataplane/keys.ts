@@ -49,7 +49,6 @@ export const keys = {
   natStaticMapping: (vrf: number, local: string): string => `nat-ei-static:${vrf}:${local}`,
   natIdentityMapping: (vrf: number, address: string): string => `nat-ei-identity:${vrf}:${address}`,
   /** NAT44-ED, as vppnet used it before NAT44-EI: read back to be removed (nat-ed-descriptors.ts). */
-  natEdPlugin: (): string => 'nat44-ed',
   natEdOutputInterface: (iface: string): string => `nat-output:${iface}`,
   natEdStaticMapping: (vrf: number, local: string): string => `nat-static:${vrf}:${local}`,
   natEdIdentityMapping: (vrf: number, address: string): string => `nat-identity:${vrf}:${address}`,

@@ -2,7 +2,7 @@
  * The NAT44 state vppnet may own, read for the snapshot: NAT44-EI's, which the service bridge uses
  * (services/nat-descriptors.ts), and NAT44-ED's, which earlier versions used and an upgraded node
  * may still hold (services/nat-ed-descriptors.ts). Each part only where this VPP has the plugin's
- * messages; both plugins answer show_running_config while disabled, with zero sessions (or a
+ * messages. NAT44-EI answers show_running_config while disabled, with zero sessions (or a
  * non-zero retval), which reads as disabled.
  */
 import type { Message } from '../vpp/codec/schema.js';
@@ -19,10 +19,8 @@ export interface NatEiReading {
   readonly identity: readonly Message<typeof msg.nat44_ei_identity_mapping_details>[];
 }
 
+/** What vppnet may have left in NAT44-ED (the plugin itself is not vppnet's to turn off). */
 export interface NatEdReading {
-  readonly enabled: boolean;
-  /** Session table size the plugin was enabled with; 0 while disabled. */
-  readonly sessions: number;
   readonly outputInterfaces: readonly number[];
   readonly static: readonly Message<typeof msg.nat44_static_mapping_details>[];
   readonly identity: readonly Message<typeof msg.nat44_identity_mapping_details>[];
@@ -35,42 +33,37 @@ export interface NatReading {
 
 export const NO_NAT: NatReading = {
   ei: { config: undefined, outputInterfaces: [], static: [], identity: [] },
-  ed: { enabled: false, sessions: 0, outputInterfaces: [], static: [], identity: [] },
+  ed: { outputInterfaces: [], static: [], identity: [] },
 };
 
 const none = <T>(): Promise<T[]> => Promise.resolve([]);
 
 export async function readNat(client: VppApi): Promise<NatReading> {
   const has = (def: Parameters<VppApi['supports']>[0]): boolean => client.supports(def);
-  const [eiConfig, eiOutput, eiStatic, eiIdentity, edConfig, edOutput, edStatic, edIdentity] =
-    await Promise.all([
-      has(msg.nat44_ei_show_running_config)
-        ? client.call(msg.nat44_ei_show_running_config, {}).catch(ignoreRetval)
-        : Promise.resolve(undefined),
-      has(msg.nat44_ei_output_interface_get)
-        ? client.getAll(msg.nat44_ei_output_interface_get, {})
-        : none<Message<typeof msg.nat44_ei_output_interface_details>>(),
-      has(msg.nat44_ei_static_mapping_dump)
-        ? client.dump(msg.nat44_ei_static_mapping_dump, {})
-        : none<Message<typeof msg.nat44_ei_static_mapping_details>>(),
-      has(msg.nat44_ei_identity_mapping_dump)
-        ? client.dump(msg.nat44_ei_identity_mapping_dump, {})
-        : none<Message<typeof msg.nat44_ei_identity_mapping_details>>(),
-      has(msg.nat44_show_running_config)
-        ? client.call(msg.nat44_show_running_config, {}).catch(ignoreRetval)
-        : Promise.resolve(undefined),
-      has(msg.nat44_ed_output_interface_get)
-        ? client.getAll(msg.nat44_ed_output_interface_get, {})
-        : none<Message<typeof msg.nat44_ed_output_interface_details>>(),
-      has(msg.nat44_static_mapping_dump)
-        ? client.dump(msg.nat44_static_mapping_dump, {})
-        : none<Message<typeof msg.nat44_static_mapping_details>>(),
-      has(msg.nat44_identity_mapping_dump)
-        ? client.dump(msg.nat44_identity_mapping_dump, {})
-        : none<Message<typeof msg.nat44_identity_mapping_details>>(),
-    ]);
+  const [eiConfig, eiOutput, eiStatic, eiIdentity, edOutput, edStatic, edIdentity] = await Promise.all([
+    has(msg.nat44_ei_show_running_config)
+      ? client.call(msg.nat44_ei_show_running_config, {}).catch(ignoreRetval)
+      : Promise.resolve(undefined),
+    has(msg.nat44_ei_output_interface_get)
+      ? client.getAll(msg.nat44_ei_output_interface_get, {})
+      : none<Message<typeof msg.nat44_ei_output_interface_details>>(),
+    has(msg.nat44_ei_static_mapping_dump)
+      ? client.dump(msg.nat44_ei_static_mapping_dump, {})
+      : none<Message<typeof msg.nat44_ei_static_mapping_details>>(),
+    has(msg.nat44_ei_identity_mapping_dump)
+      ? client.dump(msg.nat44_ei_identity_mapping_dump, {})
+      : none<Message<typeof msg.nat44_ei_identity_mapping_details>>(),
+    has(msg.nat44_ed_output_interface_get)
+      ? client.getAll(msg.nat44_ed_output_interface_get, {})
+      : none<Message<typeof msg.nat44_ed_output_interface_details>>(),
+    has(msg.nat44_static_mapping_dump)
+      ? client.dump(msg.nat44_static_mapping_dump, {})
+      : none<Message<typeof msg.nat44_static_mapping_details>>(),
+    has(msg.nat44_identity_mapping_dump)
+      ? client.dump(msg.nat44_identity_mapping_dump, {})
+      : none<Message<typeof msg.nat44_identity_mapping_details>>(),
+  ]);
   const eiOn = eiConfig !== undefined && eiConfig.sessions > 0;
-  const edOn = edConfig !== undefined && edConfig.sessions > 0;
   return {
     ei: {
       config: eiOn
@@ -81,8 +74,6 @@ export async function readNat(client: VppApi): Promise<NatReading> {
       identity: eiIdentity,
     },
     ed: {
-      enabled: edOn,
-      sessions: edOn ? edConfig.sessions : 0,
       outputInterfaces: edOutput.map((o) => o.sw_if_index),
       static: edStatic,
       identity: edIdentity,

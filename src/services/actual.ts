@@ -55,7 +55,6 @@ import {
   NAT_ADDR_ONLY,
   natEdIdentityMappingDescriptor,
   natEdOutputInterfaceDescriptor,
-  natEdPluginDescriptor,
   natEdStaticMappingDescriptor,
 } from './nat-ed-descriptors.js';
 import { actualVmRateLimits } from './vm-rate-limit.js';
@@ -218,8 +217,6 @@ export function actualServices(s: VppSnapshot, opts: ServicesActualOptions): Res
     out.push(natIdentityMappingDescriptor.resource(value));
   }
   // NAT44-ED, as earlier versions left it: vppnet's parts are found here and deleted.
-  if (nat.ed.enabled && want.has(keys.natEdPlugin()))
-    out.push(natEdPluginDescriptor.resource({ sessions: nat.ed.sessions }));
   for (const idx of nat.ed.outputInterfaces) {
     const iface = s.interfaces.nameOf(idx);
     if (iface === undefined) continue;

@@ -32,7 +32,6 @@ import {
 import {
   natEdIdentityMappingDescriptor,
   natEdOutputInterfaceDescriptor,
-  natEdPluginDescriptor,
   natEdStaticMappingDescriptor,
 } from './nat-ed-descriptors.js';
 import { vmRateLimitDescriptor } from './vm-rate-limit.js';
@@ -53,7 +52,6 @@ export const servicesDescriptors: readonly Descriptor<unknown, ServicesContext>[
   natStaticMappingDescriptor,
   natIdentityMappingDescriptor,
   // Only read back and removed: what earlier versions made (nat-ed-descriptors.ts).
-  natEdPluginDescriptor,
   natEdOutputInterfaceDescriptor,
   natEdStaticMappingDescriptor,
   natEdIdentityMappingDescriptor,
