@@ -44,6 +44,40 @@ interface Fixture {
   uplinkIndex: number;
 }
 
+/** A VPP target, a client, and a loopback standing in for the uplink. */
+async function openFixture(): Promise<Fixture> {
+  const target = await startVppTarget();
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-rate-'));
+  const client = new VppClient({
+    socketPath: target.socketPath,
+    clientName: 'vppnet-test',
+    healthCheckIntervalMs: 0,
+  });
+  await client.connect();
+  const lo = await client.call(msg.create_loopback_instance, {});
+  const [nic] = await client.dump(msg.sw_interface_dump, {
+    sw_if_index: lo.sw_if_index,
+    name_filter_valid: false,
+  });
+  return {
+    target,
+    client,
+    dir,
+    uplink: nic?.interface_name as string,
+    globals: memoryStore(),
+    uplinkIndex: lo.sw_if_index,
+  };
+}
+
+/** Empties the node, deletes the loopback (a real VPP is shared), closes everything. */
+async function closeFixture(f: Fixture): Promise<void> {
+  await apply(f, { ...rawConfig(f, { ports: [] }), vpcs: [], services: undefined }).catch(() => undefined);
+  await f.client.call(msg.delete_loopback, { sw_if_index: f.uplinkIndex }).catch(() => undefined);
+  await f.client.close();
+  await f.target.close();
+  await rm(f.dir, { recursive: true, force: true });
+}
+
 function rawConfig(
   f: Fixture,
   opts: { ports?: number[]; vmLimits?: Record<string, number> } = {},
@@ -117,36 +151,10 @@ async function policerName(f: Fixture, index: number): Promise<string | undefine
 describe("each VM port's own policer on its traffic to the services", () => {
   let f: Fixture;
   before(async () => {
-    const target = await startVppTarget();
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-rate-'));
-    const client = new VppClient({
-      socketPath: target.socketPath,
-      clientName: 'vppnet-test',
-      healthCheckIntervalMs: 0,
-    });
-    await client.connect();
-    const lo = await client.call(msg.create_loopback_instance, {});
-    const [nic] = await client.dump(msg.sw_interface_dump, {
-      sw_if_index: lo.sw_if_index,
-      name_filter_valid: false,
-    });
-    f = {
-      target,
-      client,
-      dir,
-      uplink: nic?.interface_name as string,
-      globals: memoryStore(),
-      uplinkIndex: lo.sw_if_index,
-    };
+    f = await openFixture();
     await apply(f, rawConfig(f));
   });
-  after(async () => {
-    await apply(f, { ...rawConfig(f, { ports: [] }), vpcs: [], services: undefined }).catch(() => undefined);
-    await f.client.call(msg.delete_loopback, { sw_if_index: f.uplinkIndex }).catch(() => undefined);
-    await f.client.close();
-    await f.target.close();
-    await rm(f.dir, { recursive: true, force: true });
-  });
+  after(() => closeFixture(f));
 
   it('gives every VM port a policer of its own, at the configured rate and burst, read back as applied', async () => {
     const p = await policers(f);
@@ -242,28 +250,9 @@ describe("each VM port's own policer on its traffic to the services", () => {
 
 describe('the services turned off', () => {
   it('takes the policers, the NAT mappings and the short UDP idle time away, and a second pass changes nothing', async () => {
-    const target = await startVppTarget();
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-rate-'));
-    const client = new VppClient({
-      socketPath: target.socketPath,
-      clientName: 'vppnet-test',
-      healthCheckIntervalMs: 0,
-    });
+    const f = await openFixture();
+    const { target, client } = f;
     try {
-      await client.connect();
-      const lo = await client.call(msg.create_loopback_instance, {});
-      const [nic] = await client.dump(msg.sw_interface_dump, {
-        sw_if_index: lo.sw_if_index,
-        name_filter_valid: false,
-      });
-      const f: Fixture = {
-        target,
-        client,
-        dir,
-        uplink: nic?.interface_name as string,
-        globals: memoryStore(),
-        uplinkIndex: lo.sw_if_index,
-      };
       await apply(f, rawConfig(f));
       if (target.sim) assert.equal(target.sim.state.aclUdpIdleSeconds, 30, 'the default');
       const off = { ...rawConfig(f), services: undefined };
@@ -277,12 +266,8 @@ describe('the services turned off', () => {
       const statics = await client.dump(msg.nat44_ei_static_mapping_dump, {});
       assert.equal(statics.filter((m) => m.tag.startsWith('vppnet:')).length, 0, 'no NAT mapping left');
       if (target.sim) assert.equal(target.sim.state.aclUdpIdleSeconds, 600, "VPP's default again");
-      await apply(f, { ...off, vpcs: [], ports: [] });
-      await client.call(msg.delete_loopback, { sw_if_index: lo.sw_if_index });
     } finally {
-      await client.close();
-      await target.close();
-      await rm(dir, { recursive: true, force: true });
+      await closeFixture(f);
     }
   });
 });

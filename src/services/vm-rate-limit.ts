@@ -207,21 +207,30 @@ async function deletePolicer(ctx: ServicesContext, port: string): Promise<void> 
   });
 }
 
-async function deleteTable(ctx: ServicesContext, table: number): Promise<void> {
-  await ctx.client.call(msg.classify_add_del_table, {
-    is_add: false,
+/**
+ * classify_add_del_table for one of these tables: a new one (`table` ~0), or the delete of
+ * `table`. The mask goes with both: VPP checks its length against match_n_vectors first, for
+ * deletes too.
+ */
+function tableRequest(isAdd: boolean, table: number) {
+  return {
+    is_add: isAdd,
     del_chain: false,
     table_index: table,
-    nbuckets: 0,
-    memory_size: 0,
-    skip_n_vectors: 0,
+    nbuckets: TABLE_BUCKETS,
+    memory_size: TABLE_MEMORY,
+    skip_n_vectors: SKIP_VECTORS,
     match_n_vectors: MATCH_VECTORS,
     next_table_index: NO_INDEX,
     miss_next_index: NO_INDEX,
     current_data_flag: 0,
     current_data_offset: 0,
     mask: tableMask(),
-  });
+  };
+}
+
+async function deleteTable(ctx: ServicesContext, table: number): Promise<void> {
+  await ctx.client.call(msg.classify_add_del_table, tableRequest(false, table));
 }
 
 function bind(ctx: ServicesContext, swIfIndex: number, table: number, isAdd: boolean): Promise<unknown> {
@@ -262,20 +271,7 @@ export const vmRateLimitDescriptor = defineKind<VmRateLimitValue, ServicesContex
     const policer = await addPolicer(ctx, v);
     let table: number | undefined;
     try {
-      const reply = await ctx.client.call(msg.classify_add_del_table, {
-        is_add: true,
-        del_chain: false,
-        table_index: NO_INDEX,
-        nbuckets: TABLE_BUCKETS,
-        memory_size: TABLE_MEMORY,
-        skip_n_vectors: SKIP_VECTORS,
-        match_n_vectors: MATCH_VECTORS,
-        next_table_index: NO_INDEX,
-        miss_next_index: NO_INDEX,
-        current_data_flag: 0,
-        current_data_offset: 0,
-        mask: tableMask(),
-      });
+      const reply = await ctx.client.call(msg.classify_add_del_table, tableRequest(true, NO_INDEX));
       table = reply.new_table_index;
       const created = table;
       await Promise.all(
