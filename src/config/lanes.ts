@@ -14,10 +14,13 @@
  * and a remote route for an address a port on this node holds never overrides the local route
  * (local wins: localPortOf).
  *
- * Overlap is refused in both directions, as the IPv6 rules always were: a covering prefix
- * (0.0.0.0/0, ::/0) is refused too. A default route through an appliance on another node is
- * therefore not expressible as an endpoint today; that needs an explicit, separately checked
- * kind of route rather than a hole in this rule.
+ * IPv4 overlap is refused in both directions: a covering prefix (0.0.0.0/0) is refused too. An
+ * IPv6 remote prefix is refused when it lies inside (or is) one of these ranges, and may cover
+ * them (::/0 to an appliance on another node, docs/dual-stack.md): in a VPC's IPv6 table each of
+ * them is routed more specifically or not at all — the VMs' /128s, fe80::/10 (a special entry VPP
+ * puts in every IPv6 table, ip6_fib.c), multicast (the mfib, not this lookup), and the underlay,
+ * locator and BSIDs only in table 0 — so a covering route takes only what nothing else routes
+ * (remoteIp6Problem).
  */
 import {
   ip4InPrefix,
@@ -178,6 +181,15 @@ export function localPortOf(
   if (local.size === 0) return undefined;
   if (!isHostPrefix(prefix, family)) return local.get(localPrefixKey(vpc, prefix));
   return local.get(localKey(vpc, prefix.address));
+}
+
+/**
+ * Why an IPv6 prefix from elsewhere (a remote route, an endpoint) cannot be a route of a VPC on
+ * this node (`node`; undefined: a record checked alone): it lies inside one of the ranges above.
+ * Covering them is allowed (header). Undefined: it can.
+ */
+export function remoteIp6Problem(p: Ip6Prefix, node: NodeConfig | undefined): string | undefined {
+  return reservedRangeHolding(p, 6, node);
 }
 
 /**

@@ -743,22 +743,34 @@ describe('config validation: dual-stack and IPv6-only VPCs', () => {
       /host bits set: the network is 2001:db8:b::\/64/,
     ],
     [
-      'an IPv6 remote route overlapping the underlay prefix',
-      (c) => c.remoteRoutes.push({ vpc: 'vpc-b', prefix: '2001:db8::/48', sid: 'fc00:2::100:14' }),
+      'an IPv6 remote route inside the underlay prefix',
+      (c) => c.remoteRoutes.push({ vpc: 'vpc-b', prefix: '2001:db8::5/128', sid: 'fc00:2::100:14' }),
       'remoteRoutes[1].prefix',
-      /overlaps the underlay prefix/,
+      /lies inside the underlay prefix/,
     ],
     [
-      'an IPv6 remote route overlapping the locator',
-      (c) => c.remoteRoutes.push({ vpc: 'vpc-b', prefix: 'fc00::/16', sid: 'fc00:2::100:14' }),
+      'an IPv6 remote route inside the locator',
+      (c) => c.remoteRoutes.push({ vpc: 'vpc-b', prefix: 'fc00:1:0:1::/64', sid: 'fc00:2::100:14' }),
       'remoteRoutes[1].prefix',
-      /overlaps the locator/,
+      /lies inside the locator/,
     ],
     [
-      'an IPv6 remote route overlapping the BSID prefix',
-      (c) => c.remoteRoutes.push({ vpc: 'vpc-b', prefix: 'fc00:1:ff::/48', sid: 'fc00:2::100:14' }),
+      'an IPv6 remote route that is the BSID prefix',
+      (c) => c.remoteRoutes.push({ vpc: 'vpc-b', prefix: 'fc00:1:ff::/64', sid: 'fc00:2::100:14' }),
       'remoteRoutes[1].prefix',
-      /overlaps the BSID prefix/,
+      /lies inside the BSID prefix/,
+    ],
+    [
+      'an IPv6 remote route inside link-local',
+      (c) => c.remoteRoutes.push({ vpc: 'vpc-b', prefix: 'fe80::1/128', sid: 'fc00:2::100:14' }),
+      'remoteRoutes[1].prefix',
+      /lies inside the link-local range/,
+    ],
+    [
+      'an IPv6 remote route inside multicast',
+      (c) => c.remoteRoutes.push({ vpc: 'vpc-b', prefix: 'ff02::/16', sid: 'fc00:2::100:14' }),
+      'remoteRoutes[1].prefix',
+      /lies inside the multicast range/,
     ],
     [
       'an IPv6 remote route whose SID is in the own locator',
@@ -792,7 +804,7 @@ describe('config validation: dual-stack and IPv6-only VPCs', () => {
     });
   }
 
-  it('accepts an IPv6 route whose SID only IPv6 routes use, and a ::/0 nowhere', () => {
+  it('accepts an IPv6 route whose SID only IPv6 routes use, and ::/0 or 2000::/3 through an appliance', () => {
     assert.deepEqual(
       dualProblems((c) =>
         c.remoteRoutes.push(
@@ -802,11 +814,16 @@ describe('config validation: dual-stack and IPv6-only VPCs', () => {
       ),
       [],
     );
-    assert.match(
-      dualProblems((c) => c.remoteRoutes.push({ vpc: 'vpc-b', prefix: '::/0', sid: 'fc00:2::100:14' }))[0]
-        ?.message ?? '',
-      /overlaps/,
-      'a default route overlaps what table 0 routes itself',
+    // Covering the node's own ranges takes nothing of theirs in a VPC's table (lanes.ts).
+    assert.deepEqual(
+      dualProblems((c) =>
+        c.remoteRoutes.push(
+          { vpc: 'vpc-b', prefix: '::/0', sid: 'fc00:2::100:14' },
+          { vpc: 'vpc-a', prefix: '2000::/3', sid: 'fc00:2::100:a' },
+          { vpc: 'vpc-a', prefix: 'fc00::/16', sid: 'fc00:2::100:a' },
+        ),
+      ),
+      [],
     );
   });
 });

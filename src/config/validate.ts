@@ -34,6 +34,7 @@ import {
   localWinsMessage,
   reservedIp4Overlap,
   reservedIp6Overlap,
+  remoteIp6Problem,
   reservedRangeHolding,
   isHostPrefix,
   type LocalAddresses,
@@ -90,7 +91,6 @@ const IFNAME_RE = /^[A-Za-z0-9_.-]{1,15}$/;
 const NETNS_RE = /^[A-Za-z0-9_.-]{1,64}$/;
 
 export { SERVICE_DEFAULTS };
-export { reservedIp6Overlap };
 
 type Obj = Record<string, unknown>;
 
@@ -1073,6 +1073,6 @@ function validateRoutePrefix6(
 ): Ip6Prefix | undefined {
   const p = c.ip6Prefix(v, path, true);
   if (!p) return undefined;
-  const reserved = reservedIp6Overlap(p, node);
+  const reserved = remoteIp6Problem(p, node);
   return reserved ? c.fail(path, reserved) : p;
 }

@@ -13,7 +13,7 @@ import { isOwnedTag } from './keys.js';
 import type { IpNeighborConfigValue } from './neighbor-descriptors.js';
 import { INITIAL_SR_ENCAPS, readSrEncaps, type SrEncapsReading } from './sr-encaps.js';
 import { SteeringEntries } from './steering-entries.js';
-import { intToIp4 } from '../net/ip.js';
+import { bigIntToIp6 } from '../net/ip.js';
 import { NO_NAT, readNat, type NatReading } from './nat-reading.js';
 import {
   NO_POLICER_CLASSIFY,
@@ -43,6 +43,19 @@ const ADDRESS_IP6 = msg.address_family_t.values.ADDRESS_IP6;
  * run (selection.ts, decoder.ts' LeafForm and ArmCondition). Read with `reuse`: one object for
  * every entry, so its readers copy what they keep.
  */
+/**
+ * The address of an IPv6 steering entry's prefix. VPP encodes it with ip_address_encode
+ * (IP46_TYPE_ANY), which calls an address whose first 96 bits are zero IPv4: ::/1 comes back as
+ * af IPv4, 0.0.0.0/1. Such an entry is still IPv6 (its traffic type says so): its address is the
+ * IPv4 value in the last 32 bits.
+ */
+export function steeredIp6Address(a: {
+  readonly af: number;
+  readonly un: { readonly ip4: number; readonly ip6?: string | undefined };
+}): string {
+  return a.af === ADDRESS_IP6 && a.un.ip6 !== undefined ? a.un.ip6 : bigIntToIp6(BigInt(a.un.ip4 >>> 0));
+}
+
 export const STEERING_DETAILS_FIELDS = {
   traffic_type: true,
   fib_table: true,
@@ -276,8 +289,7 @@ export async function loadSnapshot(
                 else if (d.traffic_type === STEER_IPV6)
                   steering6.push({
                     table: d.fib_table,
-                    // formatPrefix's text: the af says which arm is meant.
-                    prefix: `${address.un.ip6 ?? intToIp4(address.un.ip4)}/${len}`,
+                    prefix: `${steeredIp6Address(address)}/${len}`,
                     bsid: d.bsid,
                   });
               },

@@ -322,7 +322,7 @@ describe('dual-stack records', () => {
       [
         '/vppnet/v1/endpoints/blue/10.0.0.7_32: (key) prefix: is IPv4, but VPC blue has no IPv4 subnet',
         "/vppnet/v1/endpoints/blue/2001:db8:a::8_128: node: node hv5's locator fc00:5::/112 is longer than /103: it cannot hold End.DT6 SIDs (locator + 2^24 + the SID index)",
-        '/vppnet/v1/endpoints/blue/fc00:1:0:1::_64: (key) prefix: overlaps the locator fc00:1::/48 (node.srv6.locator)',
+        '/vppnet/v1/endpoints/blue/fc00:1:0:1::_64: (key) prefix: lies inside the locator fc00:1::/48 (node.srv6.locator)',
       ],
     );
     const v4 = view({

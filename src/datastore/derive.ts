@@ -16,19 +16,13 @@
 import type { AgentConfig, RemoteRouteConfig } from '../config/model.js';
 import type { NodeConfig } from '../config/model.js';
 import { DT6_SID_OFFSET, MAX_IP6_LOCATOR_LEN } from '../config/defaults.js';
-import {
-  Checker,
-  ConfigError,
-  reservedIp6Overlap,
-  validateConfig,
-  validateNode,
-  validateServices,
-} from '../config/validate.js';
+import { Checker, ConfigError, validateConfig, validateNode, validateServices } from '../config/validate.js';
 import {
   localAddressesOf,
   localPortOf,
   localWinsMessage,
   NO_LOCAL_ADDRESSES,
+  remoteIp6Problem,
   reservedIp4Overlap,
   type LocalAddresses,
 } from '../config/lanes.js';
@@ -134,7 +128,7 @@ export function remoteRouteOf(
 /** What validateRemoteRoutes would refuse of an IPv6 route from this endpoint, or undefined. */
 function ip6EndpointProblem(self: NodeRecord, vpc: VpcRecord, ep: EndpointRecord): string | undefined {
   if (!vpc.hasSubnets6) return `is IPv6, but VPC ${vpc.name} has no IPv6 subnet`;
-  return reservedIp6Overlap(ep.prefix, ownNodeConfig(self));
+  return remoteIp6Problem(ep.prefix, ownNodeConfig(self));
 }
 
 /** The own node's service bridge prefix, which no endpoint may overlap (read once per record). */

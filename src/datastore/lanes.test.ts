@@ -97,10 +97,16 @@ test("an endpoint on the VPC's gateway or this node's underlay, locator or BSIDs
   assert.deepEqual(problems(v).sort(), [
     "/vppnet/v1/endpoints/blue/10.0.0.0_28: (key) prefix: covers the VPC's gateway 10.0.0.1",
     "/vppnet/v1/endpoints/blue/10.0.0.1_32: (key) prefix: covers the VPC's gateway 10.0.0.1",
-    '/vppnet/v1/endpoints/blue/2001:db8::1_128: (key) prefix: overlaps the underlay prefix 2001:db8::/64 (node.underlay.address)',
-    '/vppnet/v1/endpoints/blue/fc00:1::a_128: (key) prefix: overlaps the locator fc00:1::/48 (node.srv6.locator)',
-    '/vppnet/v1/endpoints/blue/fc00:1:ff::_64: (key) prefix: overlaps the BSID prefix fc00:1:ff::/64 (node.srv6.bsidPrefix)',
+    '/vppnet/v1/endpoints/blue/2001:db8::1_128: (key) prefix: lies inside the underlay prefix 2001:db8::/64 (node.underlay.address)',
+    '/vppnet/v1/endpoints/blue/fc00:1::a_128: (key) prefix: lies inside the locator fc00:1::/48 (node.srv6.locator)',
+    '/vppnet/v1/endpoints/blue/fc00:1:ff::_64: (key) prefix: lies inside the BSID prefix fc00:1:ff::/64 (node.srv6.bsidPrefix)',
   ]);
+});
+
+test('an IPv6 endpoint covering them (::/0 to an appliance) routes: in a VPC table they lie elsewhere', () => {
+  const v = view([ep('::/0', 'hv2'), ep('fc00::/16', 'hv2')]);
+  assert.deepEqual((routes(v) ?? []).sort(), ['::/0 > fc00:2::100:a', 'fc00::/16 > fc00:2::100:a']);
+  assert.deepEqual(problems(v), []);
 });
 
 test("a remote endpoint for a local VM's address never overrides its local route, IPv4 and IPv6", () => {

@@ -12,7 +12,7 @@ import {
   validateVhostUserDefaults,
   validateVpcs,
 } from '../config/validate.js';
-import { reservedIp4Overlap, reservedIp6Overlap } from '../config/lanes.js';
+import { remoteIp6Problem, reservedIp4Overlap } from '../config/lanes.js';
 import type { NodeConfig } from '../config/model.js';
 import { ip6InPrefix, ip6Network, type Ip6Prefix } from '../net/ip.js';
 import type { EndpointPrefix, KeySchema, ParsedKey } from './keys.js';
@@ -203,7 +203,7 @@ export function validateRecord(key: string, k: ParsedKey, raw: unknown): Datasto
         if (reserved) c.fail('(key) prefix', reserved);
       } else {
         const p = c.ip6Prefix(written, '(key) prefix', true);
-        const reserved = p && reservedIp6Overlap(p, undefined);
+        const reserved = p && remoteIp6Problem(p, undefined);
         if (reserved) c.fail('(key) prefix', reserved);
       }
       const node = c.nodeName(v.node, 'node');

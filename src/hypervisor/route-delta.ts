@@ -27,6 +27,7 @@ import {
   ip6ToBigInt,
   isIp4,
   isIp6,
+  routedPrefixes,
   type Ip4Prefix,
   type Ip6Prefix,
 } from '../net/ip.js';
@@ -183,10 +184,12 @@ export async function reconcileRouteChanges(
     const { address, len } = e.prefix;
     if (e.ip6) {
       // IPv6 entries are plain resources, as desiredOverlay builds them.
-      const entry = (sid: string): Resource =>
-        steering6Descriptor.resource({ table, prefix: `${address}/${len}`, bsid: bsidOf(sid) });
-      if (e.after !== undefined) desired.push(entry(e.after));
-      if (e.before !== undefined) actual.push(entry(e.before));
+      const entries = (sid: string): Resource[] =>
+        routedPrefixes(address, len, 6).map((prefix) =>
+          steering6Descriptor.resource({ table, prefix, bsid: bsidOf(sid) }),
+        );
+      if (e.after !== undefined) desired.push(...entries(e.after));
+      if (e.before !== undefined) actual.push(...entries(e.before));
       continue;
     }
     if (e.after !== undefined) desiredSteering.add(table, address, len, bsidOf(e.after));

@@ -12,7 +12,7 @@
  * own audit (FleetSource.audit); together they are the drift check of the remote routes.
  */
 import { keys } from '../dataplane/keys.js';
-import { STEERING_DETAILS_FIELDS } from '../dataplane/snapshot.js';
+import { steeredIp6Address, STEERING_DETAILS_FIELDS } from '../dataplane/snapshot.js';
 import { canonicalIp6, intToIp4, ip6InPrefix } from '../net/ip.js';
 import { nextTurn } from '../util/next-turn.js';
 import type { VppApi } from '../vpp/client/vpp-api.js';
@@ -86,9 +86,8 @@ export async function auditSteering(
       if (!own) return;
       entries++;
       if (d.traffic_type === STEER_IPV6) {
-        // One per remote VM of a dual-stack VPC: text keys, as the model keeps them. VPP gives an
-        // IPv6 entry's prefix with af IPv6 (sr_steering_pol_dump: ip_prefix_encode of its fib prefix).
-        const address6 = d.prefix.address.un.ip6 ?? '::';
+        // One per remote VM of a dual-stack VPC: text keys, as the model keeps them.
+        const address6 = steeredIp6Address(d.prefix.address);
         const prefix = `${canonicalIp6(address6)}/${d.prefix.len}`;
         seen6.add(`${d.fib_table} ${prefix}`);
         const sid = model.sidAt(d.fib_table, { address: address6, len: d.prefix.len });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  routedPrefixes,
   aggregateIp6,
   bigIntToIp6,
   canonicalIp6,
@@ -106,5 +107,14 @@ describe('aggregateIp6', () => {
       '2001:db8::1/128',
       '2001:db8::2/128',
     ]);
+  });
+});
+
+describe('routedPrefixes', () => {
+  it('installs a default route as its two halves, anything else as itself', () => {
+    assert.deepEqual(routedPrefixes('::', 0, 6), ['::/1', '8000::/1']);
+    assert.deepEqual(routedPrefixes('0.0.0.0', 0, 4), ['0.0.0.0/1', '128.0.0.0/1']);
+    assert.deepEqual(routedPrefixes('2000::', 3, 6), ['2000::/3']);
+    assert.deepEqual(routedPrefixes('192.168.0.0', 16, 4), ['192.168.0.0/16']);
   });
 });

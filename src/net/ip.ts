@@ -213,3 +213,15 @@ export function aggregateIp6(prefixes: Iterable<Ip6Prefix>): Ip6Prefix[] {
   }
   return list.map(([net, len]) => ({ address: bigIntToIp6(net), len }));
 }
+
+/**
+ * The prefixes a route for `address/len` is installed as: itself, or for a default route (/0) its
+ * two halves (/1). In VPP 26.06 a route added to a table's default entry (0.0.0.0/0, ::/0) by SR
+ * steering or the API takes the default route's drop path into its own path-list (an "exclusive"
+ * drop path beside the real one): flows hash across both, and about half are dropped (seen with
+ * `show ip6 fib table T ::/0 detail`). The halves cover the same addresses and are plain entries.
+ */
+export function routedPrefixes(address: string, len: number, family: 4 | 6): readonly string[] {
+  if (len !== 0) return [`${address}/${len}`];
+  return family === 6 ? ['::/1', '8000::/1'] : ['0.0.0.0/1', '128.0.0.0/1'];
+}

@@ -46,6 +46,7 @@ import {
   ip6AddressInPrefix,
   ip6IndexInPrefix,
   ip6InPrefix,
+  routedPrefixes,
 } from '../net/ip.js';
 import type { Resource } from '../reconcile/resource.js';
 import {
@@ -175,13 +176,14 @@ export function desiredOverlay(config: AgentConfig, bsids: ReadonlyMap<string, s
   for (let i = 0; i < routes.length; i++) {
     const route = routes[i] as RemoteRouteConfig;
     if (route.family !== 6) continue;
-    out.push(
-      steering6Descriptor.resource({
-        table: tableOf.get(route.vpc) as number,
-        prefix: `${canonicalIp6(route.prefix.address)}/${route.prefix.len}`,
-        bsid: bsids.get(route.sid) as string,
-      }),
-    );
+    for (const prefix of routedPrefixes(canonicalIp6(route.prefix.address), route.prefix.len, 6))
+      out.push(
+        steering6Descriptor.resource({
+          table: tableOf.get(route.vpc) as number,
+          prefix,
+          bsid: bsids.get(route.sid) as string,
+        }),
+      );
   }
   return out;
 }
@@ -386,17 +388,13 @@ function makeConfigOnlyOverlay(config: AgentConfig): Resource[] {
       // The networks behind an appliance, through the VM; the source check then accepts them too.
       for (const a of port.allowedPrefixes) {
         if (a.family !== 4) continue;
-        out.push(
-          routeDescriptor.resource(
-            {
-              table: vpc.table,
-              ip6: false,
-              prefix: `${a.address}/${a.len}`,
-              paths: [{ iface: name, nh: ip }],
-            },
-            after,
-          ),
-        );
+        for (const prefix of routedPrefixes(a.address, a.len, 4))
+          out.push(
+            routeDescriptor.resource(
+              { table: vpc.table, ip6: false, prefix, paths: [{ iface: name, nh: ip }] },
+              after,
+            ),
+          );
       }
       // The VPC table is the source table: only this /32 and the allowed prefixes lead to the port.
       if (port.sourceCheck)
@@ -457,7 +455,9 @@ function desiredSourceCheck6(vpc: VpcConfig, port: PortConfig, name: string, vmA
   const address = canonicalIp6(vmAddress);
   const via = [{ iface: name, nh: address }];
   const after = { after: [keys.interface(name), keys.ifaceTable(name, true)] };
-  const allowed = port.allowedPrefixes.filter((a) => a.family === 6).map((a) => `${a.address}/${a.len}`);
+  const allowed = port.allowedPrefixes
+    .filter((a) => a.family === 6)
+    .flatMap((a) => routedPrefixes(a.address, a.len, 6));
   for (const prefix of allowed)
     out.push(
       routeDescriptor.resource(

@@ -11,7 +11,7 @@
  * (src/agent/source-validation.test.ts).
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,7 +27,7 @@ import { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { msg } from '../../src/vpp/messages/index.js';
 import { until } from '../../src/util/testing/until.js';
 import { removeUnderlayRouting } from '../support/underlay.js';
-import { Listener, pings, realPacketsSkip, send, sh } from '../support/packets.js';
+import { Listener, PACKETS, PY, pings, realPacketsSkip, send, sh } from '../support/packets.js';
 
 const SOCKET = process.env.VPP_API_SOCKET;
 const skip = realPacketsSkip(SOCKET);
@@ -150,6 +150,8 @@ describe('the tenant edge against real packets', { skip }, () => {
 
   after(async () => {
     for (const l of listeners.values()) l.close();
+    // For a post-mortem with vppctl: leave VPP and the namespaces as they are.
+    if (process.env.VPPNET_KEEP_TEST_STATE === '1') return await client.close();
     const empty = validateConfig({ ...(raw() as object), vpcs: [], ports: [], remoteRoutes: [] });
     await reconcile(empty, { client, host, globals: memoryStore() }).catch(() => undefined);
     await removeUnderlayRouting(client, uplinkIndex, '2001:db8::2');
@@ -267,6 +269,75 @@ describe('the tenant edge against real packets', { skip }, () => {
     await listeners.get(2)?.receives('behind-vm3-v6');
     await listeners.get(2)?.receives('vm4-unchecked');
     assert.ok(!listeners.get(2)?.has('vm1-as-behind-vm3'));
+  });
+
+  it('sends IPv6 for ::/0 to an appliance on another node, encapsulated to its End.DT6 SID, and keeps local traffic local', async () => {
+    const APPLIANCE_SID = 'fc00:3::100:a';
+    const withDefault = (): unknown => {
+      const r = raw() as { remoteRoutes: unknown[] };
+      return {
+        ...r,
+        remoteRoutes: [...r.remoteRoutes, { vpc: 'vpc-a', prefix: '::/0', sid: APPLIANCE_SID }],
+      };
+    };
+    const applied = await reconcile(validateConfig(withDefault()), { client, host, globals: memoryStore() });
+    assert.deepEqual(
+      applied.result?.failed.map((x) => `${x.op.resource.key}: ${x.error.message}`),
+      [],
+    );
+    try {
+      // What leaves the uplink towards the fabric: the first packet may go to resolving the
+      // fabric's address, so vm1 sends until one is seen.
+      const capture = spawn('ip', [
+        'netns',
+        'exec',
+        UNDERLAY_NS,
+        PY,
+        path.join(PACKETS, 'capture-encap6.py'),
+        UPLINK_PEER,
+        APPLIANCE_SID,
+        '15',
+      ]);
+      let out = '';
+      let ready = false;
+      capture.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('ready')) ready = true;
+      });
+      const done = new Promise<number | null>((resolve) => capture.on('close', resolve));
+      let exited = false;
+      void done.then(() => (exited = true));
+      await until(() => ready, 'the capture listening', { timeoutMs: 10_000, everyMs: 50 });
+      await until(
+        () => {
+          if (!exited) send(ns(1), 'eth0', udp6(1, ip6Of(1), '2001:4860::8888', 'to-the-world'));
+          return exited;
+        },
+        'an encapsulated packet on the uplink',
+        { timeoutMs: 15_000, everyMs: 300 },
+      );
+      assert.equal(await done, 0, out);
+      const line = out.split('\n').find((l) => l.includes('to-the-world')) ?? '';
+      assert.deepEqual(line.split(' '), [
+        '2001:db8::1',
+        APPLIANCE_SID,
+        ip6Of(1),
+        '2001:4860::8888',
+        'to-the-world',
+      ]);
+      // A local VM's /128 is more specific than ::/0: vm2 still gets vm1's packets directly.
+      send(ns(1), 'eth0', udp6(1, ip6Of(1), ip6Of(2), 'local-despite-default'));
+      await listeners.get(2)?.receives('local-despite-default');
+    } finally {
+      // VPPNET_KEEP_TEST_STATE=1 leaves the default route in place for a post-mortem.
+      if (process.env.VPPNET_KEEP_TEST_STATE !== '1') {
+        const back = await reconcile(validateConfig(raw()), { client, host, globals: memoryStore() });
+        assert.deepEqual(
+          back.result?.failed.map((x) => `${x.op.resource.key}: ${x.error.message}`),
+          [],
+        );
+      }
+    }
   });
 
   it('accepts SRv6 only from the fleet: an outsider reaches neither a SID nor a BSID', async () => {

@@ -629,13 +629,20 @@ export class Sr {
       {
         traffic_type: s.trafficType,
         fib_table: s.fibTable,
-        // ip_address_encode (IP46_TYPE_ANY): an IPv4 prefix (or none, for L2) reads as IPv4. The
-        // bytes themselves, not their text: formatting each address for the encoder to parse it
-        // back was most of the encoding's time.
+        // ip_address_encode (IP46_TYPE_ANY): an IPv4 prefix (or none, for L2) reads as IPv4, and
+        // so does an IPv6 one whose first 96 bits are zero (ip46_address_is_ip4: ::/1 comes back
+        // as 0.0.0.0/1, checked on a real VPP 26.06). The bytes themselves, not their text:
+        // formatting each address for the encoder to parse it back was most of the encoding's time.
         prefix: {
-          address: isV6
-            ? { af: 1, un: { ip6: s.prefix } }
-            : { af: 0, un: { ip4: s.trafficType === STEER.L2 ? NO_IP4 : s.prefix } },
+          address:
+            isV6 && !isIp46Ip4(s.prefix)
+              ? { af: 1, un: { ip6: s.prefix } }
+              : {
+                  af: 0,
+                  un: {
+                    ip4: s.trafficType === STEER.L2 ? NO_IP4 : isV6 ? s.prefix.subarray(12, 16) : s.prefix,
+                  },
+                },
           len: s.prefixLen,
         },
         // htonl (classify.l2.sw_if_index): a union with classify.l3.prefix, so an IPv6 entry
@@ -653,4 +660,10 @@ export class Sr {
     }
     return frame;
   }
+}
+
+/** ip46_address_is_ip4: the first 12 bytes of an ip46 address are zero. */
+function isIp46Ip4(address: Buffer): boolean {
+  for (let i = 0; i < 12; i++) if (address[i] !== 0) return false;
+  return true;
 }
