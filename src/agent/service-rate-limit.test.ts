@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startVppTarget, type VppTarget } from '../../test/support/vpp-target.js';
+import { removeUnderlay } from '../../test/support/underlay.js';
 import { validateConfig } from '../config/validate.js';
 import type { HostLinks } from '../dataplane/context.js';
 import { InterfaceRegistry } from '../dataplane/interface-registry.js';
@@ -72,7 +73,7 @@ async function openFixture(): Promise<Fixture> {
 /** Empties the node, deletes the loopback (a real VPP is shared), closes everything. */
 async function closeFixture(f: Fixture): Promise<void> {
   await apply(f, { ...rawConfig(f, { ports: [] }), vpcs: [], services: undefined }).catch(() => undefined);
-  await f.client.call(msg.delete_loopback, { sw_if_index: f.uplinkIndex }).catch(() => undefined);
+  await removeUnderlay(f.client, { name: f.uplink, swIfIndex: f.uplinkIndex });
   await f.client.close();
   await f.target.close();
   await rm(f.dir, { recursive: true, force: true });
