@@ -5,6 +5,8 @@
 import { isIP } from 'node:net';
 import { isAbsolute } from 'node:path';
 import { AgentApiError, AgentErrorCode } from '../agent-api/errors.js';
+import { isLinkName } from '../net/link-name.js';
+import { isMac } from '../net/mac.js';
 import {
   ATTACH_MODES,
   type AttachIp,
@@ -12,9 +14,6 @@ import {
   type AttachRequest,
   type AttachRoute,
 } from '../agent-api/protocol.js';
-
-const IFNAME = /^[^/:\s]{1,15}$/;
-const MAC = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i;
 
 /** The request, or AgentApiError 7 listing every problem. */
 export function validateAttachRequest(body: unknown): AttachRequest {
@@ -40,7 +39,7 @@ export function validateAttachRequest(body: unknown): AttachRequest {
       ? b.containerId
       : fail('containerId', 'must be a non-empty string');
   const ifname =
-    typeof b.ifname === 'string' && IFNAME.test(b.ifname) && b.ifname !== '.' && b.ifname !== '..'
+    typeof b.ifname === 'string' && isLinkName(b.ifname)
       ? b.ifname
       : fail('ifname', 'must be a Linux interface name');
   const netns =
@@ -57,9 +56,7 @@ export function validateAttachRequest(body: unknown): AttachRequest {
   let mac: string | undefined;
   if (b.mac !== undefined)
     mac =
-      typeof b.mac === 'string' && MAC.test(b.mac)
-        ? b.mac.toLowerCase()
-        : fail('mac', 'must be a MAC address');
+      typeof b.mac === 'string' && isMac(b.mac) ? b.mac.toLowerCase() : fail('mac', 'must be a MAC address');
   const ips: AttachIp[] = [];
   if (!Array.isArray(b.ips)) fail('ips', 'must be a list');
   else

@@ -3,6 +3,7 @@
  * every problem is recorded with the path of the field, so one error can name all bad fields at once.
  */
 import { ipLiteralFamily } from '../net/ip-literal.js';
+import { isMac } from '../net/mac.js';
 import { CniError, CniErrorCode } from './errors.js';
 
 export type JsonRecord = Record<string, unknown>;
@@ -108,7 +109,7 @@ export function ipFamily(value: string): 0 | 4 | 6 {
 
 /** Unicast Ethernet address in the colon form `ip` prints; the I/G bit must be clear. */
 export function isUnicastMac(value: string): boolean {
-  if (!/^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$/.test(value)) return false;
+  if (!isMac(value)) return false;
   return (parseInt(value.slice(0, 2), 16) & 1) === 0;
 }
 

@@ -4,6 +4,7 @@
  * stdout, not stderr) with exit code 1. All inputs are injected, so tests run many invocations side
  * by side in one process and nothing here reads or writes process-global state.
  */
+import { linkNameProblem } from '../net/link-name.js';
 import { parseCniArgs } from './cni-args.js';
 import { CniError, CniErrorCode, toCniError } from './errors.js';
 import { decodeNetworkConfigObject, isRecord } from './json-fields.js';
@@ -121,10 +122,7 @@ export const MIN_VERSION_FOR_COMMAND: Readonly<Partial<Record<CniCommand, string
 
 /** The kernel's rules for a link name (IFNAMSIZ 16 with the NUL), as skel's ValidateInterfaceName. */
 export function validateIfname(name: string): string | undefined {
-  if (name.length > 15) return 'interface name is longer than 15 characters';
-  if (name === '.' || name === '..') return 'interface name is . or ..';
-  if (/[/:\s]/.test(name)) return 'interface name contains / or : or whitespace';
-  return undefined;
+  return linkNameProblem(name);
 }
 
 /** Runs one invocation and returns the process exit code (0 or 1). */

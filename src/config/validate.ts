@@ -27,6 +27,7 @@ import {
   type Ip6Prefix,
 } from '../net/ip.js';
 import { eui64Address } from '../net/eui64.js';
+import { isLinkName } from '../net/link-name.js';
 import {
   LINK_LOCAL6,
   localAddressesOf,
@@ -87,7 +88,6 @@ const NODE_NAME_RE = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-
 export function isNodeName(s: string): boolean {
   return NODE_NAME_RE.test(s);
 }
-const IFNAME_RE = /^[A-Za-z0-9_.-]{1,15}$/;
 const NETNS_RE = /^[A-Za-z0-9_.-]{1,64}$/;
 
 export { SERVICE_DEFAULTS };
@@ -911,7 +911,7 @@ function validateAttachment(
       const ifname =
         base.ifname === undefined
           ? 'eth0'
-          : typeof base.ifname === 'string' && IFNAME_RE.test(base.ifname)
+          : typeof base.ifname === 'string' && isLinkName(base.ifname)
             ? detached(base.ifname)
             : c.fail(`${path}.ifname`, 'must be a Linux interface name (1-15 characters)');
       if (!netns || !ifname) return undefined;

@@ -172,9 +172,7 @@ export function ip6IndexInPrefix(addr: string, p: Ip6Prefix): bigint {
   return ip6ToBigInt(addr) & ((1n << hostBits) - 1n);
 }
 
-export function isMac(s: string): boolean {
-  return /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i.test(s);
-}
+export { isMac } from './mac.js';
 
 /**
  * The fewest IPv6 prefixes that cover exactly the given prefixes (no address more): contained

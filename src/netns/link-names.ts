@@ -4,10 +4,11 @@
  */
 import { createHash } from 'node:crypto';
 
+import { isLinkName, MAX_LINK_NAME_BYTES } from '../net/link-name.js';
 import { NetnsError } from './errors.js';
 
 /** IFNAMSIZ is 16 including the terminating NUL. */
-export const MAX_IFNAME_LENGTH = 15;
+export const MAX_IFNAME_LENGTH = MAX_LINK_NAME_BYTES;
 
 /** 'vpn' + 12 hex digits of SHA-256(containerId NUL ifname): 15 characters, collisions at 2^-48. */
 export function hostVethName(containerId: string, ifname: string): string {
@@ -17,13 +18,7 @@ export function hostVethName(containerId: string, ifname: string): string {
 
 /** Throws VPPNET_ERR_INVALID_ARGUMENT for names the kernel would reject, before anything runs. */
 export function assertValidIfname(name: string, what: string): void {
-  if (
-    name === '' ||
-    name.length > MAX_IFNAME_LENGTH ||
-    name === '.' ||
-    name === '..' ||
-    /[/:\s]/.test(name)
-  ) {
+  if (!isLinkName(name)) {
     throw new NetnsError(
       'VPPNET_ERR_INVALID_ARGUMENT',
       `${what} ${JSON.stringify(name)} is not a valid link name (1-${MAX_IFNAME_LENGTH} characters, no / : or whitespace)`,
