@@ -21,8 +21,6 @@ import {
   bigIntToIp6,
   canonicalIp6,
   ip4Network,
-  ip6AddressInPrefix,
-  ip6IndexInPrefix,
   ip6InPrefix,
   ip6ToBigInt,
   isIp4,
@@ -44,6 +42,7 @@ import {
   type PolicyValue,
 } from '../srv6/descriptors.js';
 import { compareSteering } from '../srv6/steering-resources.js';
+import { assignNewBsids } from '../srv6/bsid-allocation.js';
 import { VppnetError } from '../util/errors.js';
 import type { VppApi } from '../vpp/client/vpp-api.js';
 import { SteeringModel } from './steering-model.js';
@@ -421,24 +420,15 @@ function describe(change: RemoteRouteChange): string {
 }
 
 /**
- * BSIDs for remote SIDs that have no policy yet, as allocateBsids gives them: in SID order, the
- * lowest free index in the BSID prefix. Every BSID the model holds counts as in use, including one
- * whose policy this batch deletes: that one goes only after the entries moved off it.
+ * BSIDs for remote SIDs that have no policy yet, as a full pass gives them (bsid-allocation.ts).
+ * Every BSID the model holds counts as in use, including one whose policy this batch deletes: that
+ * one goes only after the entries moved off it.
  */
 function allocateNewBsids(
   model: SteeringModel,
   sids: readonly string[],
   block: { readonly address: string; readonly len: number },
 ): Map<string, string> {
-  const out = new Map<string, string>();
-  if (sids.length === 0) return out;
-  const used = new Set<bigint>();
-  for (const bsid of model.policies().values()) used.add(ip6IndexInPrefix(bsid, block));
-  let next = 1n;
-  for (const sid of [...sids].sort()) {
-    while (used.has(next)) next++;
-    out.set(sid, ip6AddressInPrefix(block, next));
-    used.add(next);
-  }
-  return out;
+  if (sids.length === 0) return new Map();
+  return assignNewBsids([...sids].sort(), model.policies().values(), block);
 }

@@ -43,8 +43,6 @@ import {
   intToIp4,
   ip4Mask,
   ip4ToInt,
-  ip6AddressInPrefix,
-  ip6IndexInPrefix,
   ip6InPrefix,
   routedPrefixes,
 } from '../net/ip.js';
@@ -57,10 +55,11 @@ import {
   steering6Descriptor,
 } from './descriptors.js';
 import { desiredUnderlayNeighbours } from './underlay-neighbours.js';
+import { assignNewBsids } from './bsid-allocation.js';
 
 /**
- * BSIDs for the remote SIDs: an existing vppnet policy keeps its BSID (steering keeps pointing at
- * it, no churn after restarts); new SIDs take the lowest free index in the BSID prefix.
+ * BSIDs for the remote SIDs (bsid-allocation.ts): an existing vppnet policy in the BSID prefix
+ * keeps its BSID, new SIDs take the lowest free indexes.
  */
 export function allocateBsids(
   config: AgentConfig,
@@ -69,22 +68,11 @@ export function allocateBsids(
   const block = config.node.srv6.bsidPrefix;
   const sids = distinctSids(config.remoteRoutes);
   const out = new Map<string, string>();
-  const used = new Set<bigint>();
   for (const sid of sids) {
     const bsid = existing.get(sid);
-    if (bsid !== undefined && ip6InPrefix(bsid, block)) {
-      out.set(sid, bsid);
-      used.add(ip6IndexInPrefix(bsid, block));
-    }
+    if (bsid !== undefined && ip6InPrefix(bsid, block)) out.set(sid, bsid);
   }
-  let next = 1n;
-  for (const sid of sids) {
-    if (out.has(sid)) continue;
-    while (used.has(next)) next++;
-    out.set(sid, ip6AddressInPrefix(block, next));
-    used.add(next);
-  }
-  return out;
+  return assignNewBsids(sids, out.values(), block, out);
 }
 
 /** The remote routes' distinct SIDs, sorted: made once per routes array (a config is not changed). */
