@@ -167,4 +167,25 @@ describe('executor pipelining', () => {
     const p = plan([r('a')], [], new Map([['thing', gatedKind().kind]]));
     await assert.rejects(execute(p, new Map(), null), /no descriptor for kind thing/);
   });
+
+  it('counts an update that cannot run as failed, not applied', async () => {
+    const kind: Descriptor<unknown, null> = {
+      kind: 'thing',
+      equivalent: canonicalEqual,
+      create: () => Promise.resolve(),
+      delete: () => Promise.resolve(),
+    };
+    const resource = r('a');
+    const result = await execute(
+      {
+        ops: [{ action: 'update', kind: 'thing', key: 'a', resource }],
+        pending: [],
+        unchanged: 0,
+      } as unknown as Parameters<typeof execute>[0],
+      new Map([['thing', kind]]),
+      null,
+    );
+    assert.equal(result.applied, 0);
+    assert.match(result.failed[0]?.error.message ?? '', /a: update without an update for kind thing/);
+  });
 });

@@ -303,6 +303,11 @@ async function runOne<C>(
     else if (op.action === 'create') await d.create(ctx, op.resource);
     else if (op.action === 'delete') await d.delete(ctx, op.resource);
     else if (d.update && op.previous) await d.update(ctx, op.resource, op.previous);
+    // An update that cannot run changed nothing: counting it as applied would hide it.
+    else
+      throw new Error(
+        `${op.key}: update without ${d.update ? 'the value it replaces' : `an update for kind ${op.kind}`}`,
+      );
   } catch (err) {
     error = err as Error;
   }
