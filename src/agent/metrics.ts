@@ -6,23 +6,21 @@
  * publish on, so neither needs to know about Prometheus. Those channels are process-wide: in a
  * process with several VPP clients (tests, never the agent), every client's requests count here.
  */
-import diagnostics from 'node:diagnostics_channel';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DropCounts } from '../dataplane/drop-counters.js';
 import { vmPortOfRatePolicer } from '../dataplane/keys.js';
 import type { PolicerCounts } from '../dataplane/policer-counters.js';
-import type { OpDiagnostic } from '../reconcile/executor.js';
+import { OP_CHANNEL, type OpDiagnostic } from '../reconcile/executor.js';
 import { ATTACHMENT_CHANNEL, type AttachmentDiagnostic } from '../attachments/attachment-timing.js';
 import type { ConnectionState } from '../vpp/client/connection-state.js';
 import type { RequestDiagnostic } from '../vpp/client/vpp-client.js';
+import { REQUEST_CHANNEL } from '../vpp/client/request-mux.js';
 import { VPP_API_RELEASE, VPPNET_VERSION } from '../util/version.js';
 import { LabelTally } from './label-tally.js';
 import type { ReconcileSummary } from './status.js';
 
-const OP_CHANNEL = 'vppnet:plan:op';
 const OP_LABELS = ['action', 'kind', 'outcome'] as const;
 const REQUEST_LABELS = ['message', 'outcome'] as const;
-const REQUEST_CHANNEL = 'vppnet:vpp:request';
 /** Where a CNI call's time goes: 1 ms to a minute. */
 const ATTACHMENT_BUCKETS = [
   0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
@@ -277,9 +275,9 @@ export class AgentMetrics {
   listen(): void {
     if (this.#subscribed) return;
     this.#subscribed = true;
-    diagnostics.subscribe(OP_CHANNEL, this.#onOp);
-    diagnostics.subscribe(REQUEST_CHANNEL, this.#onRequest);
-    diagnostics.subscribe(ATTACHMENT_CHANNEL, this.#onAttachment);
+    OP_CHANNEL.subscribe(this.#onOp);
+    REQUEST_CHANNEL.subscribe(this.#onRequest);
+    ATTACHMENT_CHANNEL.subscribe(this.#onAttachment);
   }
 
   get contentType(): string {
@@ -351,39 +349,24 @@ export class AgentMetrics {
   close(): void {
     if (!this.#subscribed) return;
     this.#subscribed = false;
-    diagnostics.unsubscribe(OP_CHANNEL, this.#onOp);
-    diagnostics.unsubscribe(REQUEST_CHANNEL, this.#onRequest);
-    diagnostics.unsubscribe(ATTACHMENT_CHANNEL, this.#onAttachment);
+    OP_CHANNEL.unsubscribe(this.#onOp);
+    REQUEST_CHANNEL.unsubscribe(this.#onRequest);
+    ATTACHMENT_CHANNEL.unsubscribe(this.#onAttachment);
   }
 
-  readonly #onOp = (message: unknown): void => {
-    if (!isOpDiagnostic(message)) return;
+  readonly #onOp = (message: OpDiagnostic): void => {
     this.#opTally.inc(message.action, message.kind, message.outcome);
   };
 
-  readonly #onRequest = (message: unknown): void => {
-    if (!isRequestDiagnostic(message)) return;
+  readonly #onRequest = (message: RequestDiagnostic): void => {
     this.#requestDuration.observe({ message: message.name }, message.durationMs / 1000);
     this.#requestTally.inc(message.name, message.outcome);
   };
 
-  readonly #onAttachment = (message: unknown): void => {
-    const m = message as AttachmentDiagnostic;
+  readonly #onAttachment = (m: AttachmentDiagnostic): void => {
     this.#attachmentDuration.observe({ op: m.op, outcome: String(m.outcome) }, m.durationMs / 1000);
     for (const [phase, ms] of Object.entries(m.phasesMs)) {
       this.#attachmentPhase.observe({ op: m.op, phase }, ms / 1000);
     }
   };
-}
-
-function isOpDiagnostic(m: unknown): m is OpDiagnostic {
-  if (typeof m !== 'object' || m === null) return false;
-  const r = m as Record<string, unknown>;
-  return typeof r.action === 'string' && typeof r.kind === 'string' && typeof r.outcome === 'string';
-}
-
-function isRequestDiagnostic(m: unknown): m is RequestDiagnostic {
-  if (typeof m !== 'object' || m === null) return false;
-  const r = m as Record<string, unknown>;
-  return typeof r.name === 'string' && typeof r.durationMs === 'number' && typeof r.outcome === 'string';
 }

@@ -8,17 +8,17 @@
  * pod holds), `vpp` (dumps, plan and requests), `record` (the attachment file). A phase the call did
  * not reach is absent.
  */
-import diagnostics from 'node:diagnostics_channel';
+import { typedChannel } from '../util/typed-channel.js';
 import { performance } from 'node:perf_hooks';
 
-export const ATTACHMENT_CHANNEL = 'vppnet:attachment';
+export const ATTACHMENT_CHANNEL = typedChannel<AttachmentDiagnostic>('vppnet:attachment');
 
 /**
  * Each phase a call enters, as it enters it: lets a test wait for "every ADD now waits for the
  * dataplane lock" (pods waiting for VPP are served in one lock turn, so the lock itself sees one
  * waiter for all of them) instead of sleeping until they probably do.
  */
-export const ATTACHMENT_PHASE_CHANNEL = 'vppnet:attachment:phase';
+export const ATTACHMENT_PHASE_CHANNEL = typedChannel<AttachmentPhaseEntry>('vppnet:attachment:phase');
 
 export type AttachmentPhase = 'queue' | 'netns' | 'vpp_lock' | 'vpp' | 'record';
 
@@ -39,8 +39,8 @@ export interface AttachmentDiagnostic {
   readonly phasesMs: Readonly<Partial<Record<AttachmentPhase, number>>>;
 }
 
-const channel = diagnostics.channel(ATTACHMENT_CHANNEL);
-const phaseChannel = diagnostics.channel(ATTACHMENT_PHASE_CHANNEL);
+const channel = ATTACHMENT_CHANNEL;
+const phaseChannel = ATTACHMENT_PHASE_CHANNEL;
 
 /** Splits one call's time into phases: each `enter` ends the phase before it. */
 export class AttachmentTimer {

@@ -461,7 +461,7 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
     const timings: AttachmentDiagnostic[] = [];
     const time = (m: unknown): void => void timings.push(m as AttachmentDiagnostic);
     diagnostics.subscribe('vppnet:vpp:request', count);
-    diagnostics.subscribe(ATTACHMENT_CHANNEL, time);
+    diagnostics.subscribe(ATTACHMENT_CHANNEL.name, time);
     // A full reconcile holds the lock while three ADDs arrive; the third pod's veth pair vanishes
     // before VPP's turn comes, so its port cannot be made.
     const ids = requests.map((req) => hostVethName(req.containerId, req.ifname));
@@ -475,7 +475,7 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
       waitingSince.set(e.id, e.at);
       if (waitingSince.size === ids.length) allWaiting();
     };
-    diagnostics.subscribe(ATTACHMENT_PHASE_CHANNEL, onPhase);
+    diagnostics.subscribe(ATTACHMENT_PHASE_CHANNEL.name, onPhase);
     let release!: () => void;
     const held = f.lock.run(() => new Promise<void>((r) => (release = r)));
     let releasedAt = 0;
@@ -495,8 +495,8 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
       assert.deepEqual(await Promise.all(adds), ['ok', 'ok', AgentErrorCode.TRY_AGAIN_LATER]);
     } finally {
       diagnostics.unsubscribe('vppnet:vpp:request', count);
-      diagnostics.unsubscribe(ATTACHMENT_CHANNEL, time);
-      diagnostics.unsubscribe(ATTACHMENT_PHASE_CHANNEL, onPhase);
+      diagnostics.unsubscribe(ATTACHMENT_CHANNEL.name, time);
+      diagnostics.unsubscribe(ATTACHMENT_PHASE_CHANNEL.name, onPhase);
     }
     assert.deepEqual(
       f.manager

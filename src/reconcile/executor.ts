@@ -7,7 +7,7 @@
  * Best effort: a failed op is recorded, ops that wait for it are skipped with the reason, and
  * everything else still runs, so one bad object does not hold the rest of the node hostage.
  */
-import diagnostics from 'node:diagnostics_channel';
+import { typedChannel } from '../util/typed-channel.js';
 import type { Descriptor } from './descriptor.js';
 import type { KindLookup } from './registry.js';
 import type { Op, Plan } from './resource.js';
@@ -49,7 +49,9 @@ export interface OpDiagnostic {
   readonly durationMs: number;
 }
 
-const opChannel = diagnostics.channel('vppnet:plan:op');
+/** What each finished op publishes (the agent's metrics count them). */
+export const OP_CHANNEL = typedChannel<OpDiagnostic>('vppnet:plan:op');
+const opChannel = OP_CHANNEL;
 
 export async function execute<C>(
   plan: Plan,

@@ -10,7 +10,7 @@
  *   check. What travels over the session (contexts, queues, deadlines, frame routing) is the
  *   request mux's, which listens through ConnectionListener.
  */
-import diagnostics from 'node:diagnostics_channel';
+import { typedChannel } from '../../util/typed-channel.js';
 import { EventEmitter } from 'node:events';
 import { VppError } from '../errors.js';
 import { decodeMessage, encodeMessage } from '../codec/message-codec.js';
@@ -29,7 +29,13 @@ const SOCKCLNT_CREATE_REPLY_ID = 16;
 /** How long close() waits for VPP to close its side before tearing the socket down. */
 const CLOSE_WAIT_MS = 1000;
 
-const stateChannel = diagnostics.channel('vppnet:vpp:state');
+/** Each change of the connection's state (for tools; the client's own 'state' event serves code). */
+export const STATE_CHANNEL = typedChannel<{
+  readonly from: ConnectionState;
+  readonly to: ConnectionState;
+  readonly socketPath: string;
+}>('vppnet:vpp:state');
+const stateChannel = STATE_CHANNEL;
 
 /** What the connection tells the request mux; one listener per connection. */
 export interface ConnectionListener {

@@ -14,7 +14,7 @@
  *   the new connection's ids.
  */
 import Denque from 'denque';
-import diagnostics from 'node:diagnostics_channel';
+import { typedChannel } from '../../util/typed-channel.js';
 import { VppError } from '../errors.js';
 import {
   contextOffsetOf,
@@ -45,7 +45,8 @@ export interface RequestDiagnostic {
   readonly outcome: 'ok' | 'retval' | 'timeout' | 'conn_lost' | 'error';
 }
 
-const requestChannel = diagnostics.channel('vppnet:vpp:request');
+export const REQUEST_CHANNEL = typedChannel<RequestDiagnostic>('vppnet:vpp:request');
+const requestChannel = REQUEST_CHANNEL;
 
 /**
  * One unsettled request. A class with every field set in the constructor keeps all pending
