@@ -5,14 +5,11 @@
  * full pass. src/agent/datastore-source.ts opens the etcd one; tests may pass their own.
  */
 import type { AgentConfig } from '../config/model.js';
-import type { RemoteRouteChange } from '../hypervisor/route-delta.js';
+import type { FleetChanges } from '../datastore/fleet-source.js';
+import type { ViewHealth } from '../datastore/view.js';
 
-export interface FleetChanges {
-  /** Something but remote routes changed: the whole config must be derived and reconciled. */
-  readonly structural: boolean;
-  /** Remote routes changed since the last take or derivation, latest state per (VPC, prefix). */
-  readonly routes: readonly RemoteRouteChange[];
-}
+/** What changed between two passes: the datastore source's own type. */
+export type { FleetChanges };
 
 export interface FleetProblem {
   readonly key: string;
@@ -20,14 +17,8 @@ export interface FleetProblem {
   readonly message: string;
 }
 
-export interface FleetHealth {
-  /** Every range of the node's scope has been listed at least once. */
-  readonly synced: boolean;
-  /** The store cannot be reached: what the source holds is the last it saw. */
-  readonly stale: boolean;
-  readonly staleSince: Date | undefined;
-  readonly lastError: string | undefined;
-}
+/** Whether the source has listed its scope and still reaches the store: the datastore view's. */
+export type FleetHealth = ViewHealth;
 
 export interface FleetDesiredHandlers {
   /** The source changed (called once per batch of changes). */
