@@ -38,14 +38,7 @@ import { staticNeighborDescriptor } from '../dataplane/neighbor-descriptors.js';
 import { keys, tableNames, tags } from '../dataplane/keys.js';
 import { derivedMac, portInterfaceName, vmVethHostName } from '../dataplane/names.js';
 import { SteeringEntries } from '../dataplane/steering-entries.js';
-import {
-  canonicalIp6,
-  intToIp4,
-  ip4Mask,
-  ip4ToInt,
-  ip6InPrefix,
-  routedPrefixes,
-} from '../net/ip.js';
+import { canonicalIp6, intToIp4, ip4Mask, ip4ToInt, ip6InPrefix, routedPrefixes } from '../net/ip.js';
 import type { Resource } from '../reconcile/resource.js';
 import {
   encapSourceDescriptor,
