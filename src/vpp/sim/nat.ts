@@ -12,6 +12,7 @@ import { msg } from '../messages/index.js';
 import type { Dispatcher } from './dispatcher.js';
 import { DpoProto, FibSource, PathCfg, PathType, type FibTable } from './fib.js';
 import { ip4Bytes, ipText } from './ip-addr.js';
+import { replyAndDetails } from './cursor-details.js';
 import { Rv } from './retval.js';
 import type { Vpp } from './vpp.js';
 import { VppPool } from './vpp-pool.js';
@@ -330,32 +331,11 @@ export class Nat {
       call.reply({ retval: rv });
     });
 
-    d.on(msg.nat44_ed_output_interface_get, (m, call) => {
-      // REPLY_AND_DETAILS_MACRO: details from the cursor on, then the reply with the next cursor
-      // (~0 when done). A cursor on a free slot moves to the next used one; past the end: -7.
-      const pool = this.outputInterfaces;
-      if (pool.size === 0) return call.reply({ retval: 0, cursor: 0 });
-      if (!call.reg) return;
-      let rv = 0;
-      let cursor = m.cursor >>> 0;
-      if (!pool.has(cursor)) {
-        cursor = pool.nextIndex(cursor);
-        if (cursor < 0) rv = Rv.INVALID_VALUE;
-      }
-      const limit = this.#vpp.faults.cursorPageLimit;
-      let sent = 0;
-      while (cursor >= 0) {
-        call.details(msg.nat44_ed_output_interface_details, { sw_if_index: pool.get(cursor) as number });
-        sent++;
-        cursor = pool.nextIndex(cursor);
-        // vl_api_process_may_suspend: VPP stops after a time budget; here after `limit` details
-        if (limit > 0 && sent >= limit) {
-          if (cursor >= 0) rv = Rv.EAGAIN;
-          break;
-        }
-      }
-      call.reply({ retval: rv, cursor: cursor < 0 ? 0xffffffff : cursor });
-    });
+    d.on(msg.nat44_ed_output_interface_get, (m, call) =>
+      replyAndDetails(call, this.outputInterfaces, m.cursor, this.#vpp.faults.cursorPageLimit, (sw) =>
+        call.details(msg.nat44_ed_output_interface_details, { sw_if_index: sw }),
+      ),
+    );
 
     d.on(msg.nat44_add_del_static_mapping_v2, (m, call) => {
       const l = ip4Bytes(m.local_ip_address);

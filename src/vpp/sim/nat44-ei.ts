@@ -124,6 +124,7 @@ import { VppCrash, type Dispatcher } from './dispatcher.js';
 import { DpoProto, FibSource, PathCfg, PathType } from './fib.js';
 import { ip4Bytes, ipText } from './ip-addr.js';
 import { calcBihashBuckets } from './nat.js';
+import { replyAndDetails } from './cursor-details.js';
 import { Rv } from './retval.js';
 import type { SimInterface } from './interfaces.js';
 import type { Vpp } from './vpp.js';
@@ -658,30 +659,11 @@ export class Nat44Ei {
       call.reply({ retval: m.is_add ? this.#addOutputInterface(sw) : this.#delOutputInterface(sw) });
     });
 
-    d.on(msg.nat44_ei_output_interface_get, (m, call) => {
-      // REPLY_AND_DETAILS_MACRO, as nat44_ed_output_interface_get (nat.ts)
-      const pool = this.outputInterfaces;
-      if (pool.size === 0) return call.reply({ retval: 0, cursor: 0 });
-      if (!call.reg) return;
-      let rv = 0;
-      let cursor = m.cursor >>> 0;
-      if (!pool.has(cursor)) {
-        cursor = pool.nextIndex(cursor);
-        if (cursor < 0) rv = Rv.INVALID_VALUE;
-      }
-      const limit = this.#vpp.faults.cursorPageLimit;
-      let sent = 0;
-      while (cursor >= 0) {
-        call.details(msg.nat44_ei_output_interface_details, { sw_if_index: pool.get(cursor) as number });
-        sent++;
-        cursor = pool.nextIndex(cursor);
-        if (limit > 0 && sent >= limit) {
-          if (cursor >= 0) rv = Rv.EAGAIN;
-          break;
-        }
-      }
-      call.reply({ retval: rv, cursor: cursor < 0 ? NONE : cursor });
-    });
+    d.on(msg.nat44_ei_output_interface_get, (m, call) =>
+      replyAndDetails(call, this.outputInterfaces, m.cursor, this.#vpp.faults.cursorPageLimit, (sw) =>
+        call.details(msg.nat44_ei_output_interface_details, { sw_if_index: sw }),
+      ),
+    );
 
     d.on(msg.nat44_ei_add_del_static_mapping, (m, call) => {
       const l = ip4Bytes(m.local_ip_address);
