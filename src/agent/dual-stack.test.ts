@@ -15,7 +15,6 @@ import { startVppTarget, type VppTarget } from '../../test/support/vpp-target.js
 import type { AgentConfig, PortConfig, RemoteRouteConfig, VpcConfig } from '../config/model.js';
 import { auditSteering } from '../hypervisor/steering-audit.js';
 import { validateConfig } from '../config/validate.js';
-import type { HostLinks } from '../dataplane/context.js';
 import { VppRetvalError } from '../vpp/client/retval-error.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
@@ -25,12 +24,7 @@ import {
   type RemoteRouteChange,
 } from '../hypervisor/route-delta.js';
 import { memoryStore, reconcile, type SrGlobalsStore } from './reconciler.js';
-
-const noHostLinks: HostLinks = {
-  createVeth: () => Promise.reject(new Error('unexpected createVeth')),
-  deleteVeth: () => Promise.reject(new Error('unexpected deleteVeth')),
-  listVeths: () => Promise.resolve([]),
-};
+import { NO_HOST_LINKS } from '../../test/support/no-host-links.js';
 
 const SUBNET6 = { address: '2001:db8:a::', len: 64 };
 
@@ -134,7 +128,7 @@ function makeConfig(f: Fixture, shape: Shape): AgentConfig {
 }
 
 async function apply(f: Fixture, cfg: AgentConfig, globals: SrGlobalsStore): Promise<number> {
-  const outcome = await reconcile(cfg, { client: f.client, host: noHostLinks, globals });
+  const outcome = await reconcile(cfg, { client: f.client, host: NO_HOST_LINKS, globals });
   assert.deepEqual(
     outcome.result?.failed.map((x) => `${x.op.action} ${x.op.resource.key}: ${x.error.message}`),
     [],
@@ -145,7 +139,7 @@ async function apply(f: Fixture, cfg: AgentConfig, globals: SrGlobalsStore): Pro
 }
 
 async function planOps(f: Fixture, cfg: AgentConfig, globals: SrGlobalsStore): Promise<string[]> {
-  const { plan } = await reconcile(cfg, { client: f.client, host: noHostLinks, globals, planOnly: true });
+  const { plan } = await reconcile(cfg, { client: f.client, host: NO_HOST_LINKS, globals, planOnly: true });
   return plan.ops.map((o) => `${o.action} ${o.resource.key}`);
 }
 
@@ -199,7 +193,7 @@ describe('dual-stack reconciler', () => {
     if (f.target.real) {
       await reconcile(makeConfig(f, { vpcs: [], ports: [] }), {
         client: f.client,
-        host: noHostLinks,
+        host: NO_HOST_LINKS,
         globals: memoryStore(),
       });
       await removeUnderlay(f.other, f.underlay);
@@ -415,7 +409,7 @@ describe('dual-stack reconciler', () => {
     const shape = { vpcs: ['46', '4'] as Family[], ports: [0] };
     const first = await reconcile(makeConfig(f, { ...shape, routes6: [route6('1', 'fc00:2::100:64')] }), {
       client: f.client,
-      host: noHostLinks,
+      host: NO_HOST_LINKS,
       globals,
     });
     const model = first.steering;
@@ -459,7 +453,7 @@ describe('dual-stack reconciler', () => {
     assert.deepEqual((await auditSteering(f.client, model)).differences, [
       { key: 'sr-steering:ip6:100:2001:db8:a:0:5054:ff:fe62:2/128', what: 'missing' },
     ]);
-    await reconcile(cfg, { client: f.client, host: noHostLinks, globals });
+    await reconcile(cfg, { client: f.client, host: NO_HOST_LINKS, globals });
 
     // Both gone: their entries, then the policy.
     const none = makeConfig(f, { ...shape, routes6: [] });

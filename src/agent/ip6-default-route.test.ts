@@ -14,17 +14,11 @@ import { after, before, describe, it } from 'node:test';
 import { startVppTarget, type VppTarget } from '../../test/support/vpp-target.js';
 import { createUnderlay, removeUnderlay } from '../../test/support/underlay.js';
 import { validateConfig } from '../config/validate.js';
-import type { HostLinks } from '../dataplane/context.js';
 import { FIB_SOURCE_API } from '../dataplane/snapshot.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
 import { memoryStore, reconcile } from './reconciler.js';
-
-const noHostLinks: HostLinks = {
-  createVeth: () => Promise.reject(new Error('unexpected createVeth')),
-  deleteVeth: () => Promise.reject(new Error('unexpected deleteVeth')),
-  listVeths: () => Promise.resolve([]),
-};
+import { NO_HOST_LINKS } from '../../test/support/no-host-links.js';
 
 describe('an IPv6 default route through an appliance', () => {
   let target: VppTarget;
@@ -61,7 +55,11 @@ describe('an IPv6 default route through an appliance', () => {
   });
 
   const apply = async (withDefault: boolean): Promise<string[]> => {
-    const outcome = await reconcile(validateConfig(raw(withDefault)), { client, host: noHostLinks, globals });
+    const outcome = await reconcile(validateConfig(raw(withDefault)), {
+      client,
+      host: NO_HOST_LINKS,
+      globals,
+    });
     assert.deepEqual(
       outcome.result?.failed.map((x) => `${x.op.action} ${x.op.resource.key}: ${x.error.message}`),
       [],
@@ -95,7 +93,7 @@ describe('an IPv6 default route through an appliance', () => {
   after(async () => {
     await reconcile(validateConfig({ ...raw(false), vpcs: [], ports: [] }), {
       client,
-      host: noHostLinks,
+      host: NO_HOST_LINKS,
       globals,
     }).catch(() => undefined);
     await removeUnderlay(client, { name: uplink, swIfIndex: uplinkIndex });

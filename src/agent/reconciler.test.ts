@@ -13,18 +13,12 @@ import { createUnderlay, removeUnderlay } from '../../test/support/underlay.js';
 import { SIM_ONLY, startVppTarget, type VppTarget } from '../../test/support/vpp-target.js';
 import type { AgentConfig } from '../config/model.js';
 import { validateConfig } from '../config/validate.js';
-import type { HostLinks } from '../dataplane/context.js';
 import { VppClient, type RequestDiagnostic } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
 import { memoryStore, reconcile, type SrGlobalsStore } from './reconciler.js';
+import { NO_HOST_LINKS } from '../../test/support/no-host-links.js';
 
 /** No veth ports in these tests: host links must never be touched. */
-const noHostLinks: HostLinks = {
-  createVeth: () => Promise.reject(new Error('unexpected createVeth')),
-  deleteVeth: () => Promise.reject(new Error('unexpected deleteVeth')),
-  listVeths: () => Promise.resolve([]),
-};
-
 interface Fixture {
   target: VppTarget;
   client: VppClient;
@@ -83,7 +77,7 @@ async function apply(
   cfg: AgentConfig,
   globals: SrGlobalsStore,
 ): Promise<Awaited<ReturnType<typeof reconcile>>> {
-  const outcome = await reconcile(cfg, { client: f.client, host: noHostLinks, globals });
+  const outcome = await reconcile(cfg, { client: f.client, host: NO_HOST_LINKS, globals });
   assert.deepEqual(
     outcome.result?.failed.map((x) => `${x.op.action} ${x.op.resource.key}: ${x.error.message}`),
     [],
@@ -94,7 +88,7 @@ async function apply(
 }
 
 async function planOps(f: Fixture, cfg: AgentConfig, globals: SrGlobalsStore): Promise<string[]> {
-  const { plan } = await reconcile(cfg, { client: f.client, host: noHostLinks, globals, planOnly: true });
+  const { plan } = await reconcile(cfg, { client: f.client, host: NO_HOST_LINKS, globals, planOnly: true });
   return plan.ops.map((o) => `${o.action} ${o.resource.key}`);
 }
 
@@ -127,7 +121,7 @@ async function teardown(f: Fixture, cleanup: boolean): Promise<void> {
   if (cleanup && f.target.real) {
     // Leave a real VPP as we found it: an empty desired state removes everything vppnet owns.
     const empty = validateConfig({ ...rawConfig(f, { vpcs: 0 }), vpcs: [], ports: [], remoteRoutes: [] });
-    await reconcile(empty, { client: f.client, host: noHostLinks, globals: memoryStore() });
+    await reconcile(empty, { client: f.client, host: NO_HOST_LINKS, globals: memoryStore() });
     // And someone else's "NIC", with the default route vppnet put through it.
     const all = await f.other.dump(msg.sw_interface_dump, { sw_if_index: 0xffffffff });
     const lo = all.find((i) => i.interface_name === f.underlay);
@@ -194,7 +188,7 @@ describe('reconciler', () => {
     } finally {
       await reconcile(validateConfig({ ...rawConfig(f, { vpcs: 1 }), ports: [] }), {
         client: f.client,
-        host: noHostLinks,
+        host: NO_HOST_LINKS,
         globals,
       });
       await f.other.call(msg.delete_loopback, { sw_if_index: lo.sw_if_index });
@@ -218,7 +212,7 @@ describe('reconciler', () => {
       port.attach = { type: 'interface', name: nic!.interface_name };
       const { plan } = await reconcile(validateConfig(raw), {
         client: f.client,
-        host: noHostLinks,
+        host: NO_HOST_LINKS,
         globals,
         planOnly: true,
       });
@@ -347,7 +341,7 @@ describe('reconciler', () => {
     try {
       const { plan } = await reconcile(cfg, {
         client: restarted,
-        host: noHostLinks,
+        host: NO_HOST_LINKS,
         globals,
         planOnly: true,
       });
@@ -357,7 +351,7 @@ describe('reconciler', () => {
       // sent again.
       const fresh = await reconcile(cfg, {
         client: restarted,
-        host: noHostLinks,
+        host: NO_HOST_LINKS,
         globals: memoryStore(),
         planOnly: true,
       });
@@ -508,7 +502,7 @@ describe('reconciler across VPP restarts (simulator)', { skip: SIM_ONLY }, () =>
       };
       diagnostics.subscribe('vppnet:vpp:request', onRequest);
     });
-    const interrupted = reconcile(big, { client: f.client, host: noHostLinks, globals });
+    const interrupted = reconcile(big, { client: f.client, host: NO_HOST_LINKS, globals });
     await steeringStarted;
     await sim.restart({ reshuffleIds: true, downtimeMs: 50 });
     const partial = await interrupted.catch((err: unknown) => err as Error);

@@ -14,7 +14,6 @@ import { after, before, describe, it } from 'node:test';
 import { startVppTarget, type VppTarget } from '../../test/support/vpp-target.js';
 import { removeUnderlay } from '../../test/support/underlay.js';
 import { validateConfig } from '../config/validate.js';
-import type { HostLinks } from '../dataplane/context.js';
 import { InterfaceRegistry } from '../dataplane/interface-registry.js';
 import { AclRegistry } from '../dataplane/acl-registry.js';
 import { NO_HOST_FILES } from '../dataplane/context.js';
@@ -25,12 +24,7 @@ import { RecordingVppApi } from '../vpp/client/testing/recording-vpp-api.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
 import { memoryStore, reconcile } from './reconciler.js';
-
-const noHostLinks: HostLinks = {
-  createVeth: () => Promise.reject(new Error('unexpected createVeth')),
-  deleteVeth: () => Promise.reject(new Error('unexpected deleteVeth')),
-  listVeths: () => Promise.resolve([]),
-};
+import { NO_HOST_LINKS } from '../../test/support/no-host-links.js';
 
 const METADATA = '169.254.169.254';
 const DNS = '169.254.169.53';
@@ -110,7 +104,7 @@ function rawConfig(
 async function apply(f: Fixture, raw: unknown): Promise<{ ops: string[] }> {
   const outcome = await reconcile(validateConfig(raw), {
     client: f.client,
-    host: noHostLinks,
+    host: NO_HOST_LINKS,
     globals: f.globals,
   });
   assert.deepEqual(
@@ -285,7 +279,7 @@ describe('a VM rate limit that fails part way', () => {
     const ctx = {
       client: vpp,
       interfaces,
-      host: noHostLinks,
+      host: NO_HOST_LINKS,
       files: NO_HOST_FILES,
       acls: new AclRegistry(),
       macips: new AclRegistry(MACIP),

@@ -12,19 +12,13 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startVppTarget, SIM_ONLY, type VppTarget } from '../../test/support/vpp-target.js';
 import { validateConfig } from '../config/validate.js';
-import type { HostLinks } from '../dataplane/context.js';
 import { readDropCounts } from '../dataplane/drop-counters.js';
 import { eui64Address } from '../net/eui64.js';
 import type { VppSimulator } from '../vpp/sim/index.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
 import { memoryStore, reconcile } from './reconciler.js';
-
-const noHostLinks: HostLinks = {
-  createVeth: () => Promise.reject(new Error('unexpected createVeth')),
-  deleteVeth: () => Promise.reject(new Error('unexpected deleteVeth')),
-  listVeths: () => Promise.resolve([]),
-};
+import { NO_HOST_LINKS } from '../../test/support/no-host-links.js';
 
 const MAC = (n: number): string => `52:54:00:00:0a:${n.toString(16).padStart(2, '0')}`;
 const SUBNET6 = { address: '2001:db8:a::', len: 64 };
@@ -87,7 +81,7 @@ function rawConfig(dir: string, uplink: string, edit?: (ports: Record<string, un
 async function apply(f: Fixture, raw: unknown): Promise<void> {
   const outcome = await reconcile(validateConfig(raw), {
     client: f.client,
-    host: noHostLinks,
+    host: NO_HOST_LINKS,
     globals: memoryStore(),
   });
   assert.deepEqual(

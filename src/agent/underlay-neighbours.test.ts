@@ -13,18 +13,12 @@ import { createUnderlay, removeUnderlay, type TestUnderlay } from '../../test/su
 import { SIM_ONLY, startVppTarget, type VppTarget } from '../../test/support/vpp-target.js';
 import type { AgentConfig } from '../config/model.js';
 import { ConfigError, validateConfig } from '../config/validate.js';
-import type { HostLinks } from '../dataplane/context.js';
 import { NO_ARPING_WARNING } from '../srv6/underlay-neighbours.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
 import { memoryStore, reconcile, REQUIRED_MESSAGES, type SrGlobalsStore } from './reconciler.js';
 import { SrGlobalsFileStore } from './sr-globals-file-store.js';
-
-const noHostLinks: HostLinks = {
-  createVeth: () => Promise.reject(new Error('unexpected createVeth')),
-  deleteVeth: () => Promise.reject(new Error('unexpected deleteVeth')),
-  listVeths: () => Promise.resolve([]),
-};
+import { NO_HOST_LINKS } from '../../test/support/no-host-links.js';
 
 const ADDRESS = '2001:db8::1';
 const IP6 = msg.address_family_t.values.ADDRESS_IP6;
@@ -48,7 +42,7 @@ async function pass(
   cfg: AgentConfig,
   globals: SrGlobalsStore,
 ): Promise<Awaited<ReturnType<typeof reconcile>>> {
-  const outcome = await reconcile(cfg, { client, host: noHostLinks, globals });
+  const outcome = await reconcile(cfg, { client, host: NO_HOST_LINKS, globals });
   assert.deepEqual(
     outcome.result?.failed.map((x) => `${x.op.action} ${x.op.resource.key}: ${x.error.message}`),
     [],
@@ -59,7 +53,7 @@ async function pass(
 }
 
 async function planned(client: VppClient, cfg: AgentConfig, globals: SrGlobalsStore): Promise<string[]> {
-  const { plan } = await reconcile(cfg, { client, host: noHostLinks, globals, planOnly: true });
+  const { plan } = await reconcile(cfg, { client, host: NO_HOST_LINKS, globals, planOnly: true });
   return plan.ops.map((o) => `${o.action} ${o.resource.key}`);
 }
 
@@ -117,7 +111,7 @@ describe('underlay neighbours', () => {
     // Leave VPP as found: vppnet's objects, the "NIC", VPP's own neighbour settings.
     await reconcile(
       { ...config(underlay.name), vpcs: [], ports: [], remoteRoutes: [] },
-      { client, host: noHostLinks, globals: memoryStore() },
+      { client, host: NO_HOST_LINKS, globals: memoryStore() },
     );
     await removeUnderlay(other, underlay);
     await other.call(msg.ip_neighbor_config, { af: IP6, max_number: 50000, max_age: 0, recycle: false });
@@ -268,7 +262,7 @@ describe('underlay neighbours across VPP restarts and link changes (simulator)',
     const globals = memoryStore();
     const cfg = config('memif0/0');
     target.sim!.setLinkState(await uplinkIndex(), false);
-    const outcome = await reconcile(cfg, { client, host: noHostLinks, globals });
+    const outcome = await reconcile(cfg, { client, host: NO_HOST_LINKS, globals });
     const failed = outcome.result?.failed.map((f) => `${f.op.resource.key}: ${f.error.message}`) ?? [];
     assert.equal(failed.length, 1, failed.join('\n'));
     assert.match(failed[0]!, /^neighbor-announcement:memif0\/0:2001:db8::1: memif0\/0's link is down/);

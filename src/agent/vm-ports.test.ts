@@ -14,18 +14,13 @@ import { removeUnderlay } from '../../test/support/underlay.js';
 import { SIM_ONLY, startVppTarget, type VppTarget } from '../../test/support/vpp-target.js';
 import type { AgentConfig } from '../config/model.js';
 import { validateConfig } from '../config/validate.js';
-import type { HostLinks } from '../dataplane/context.js';
 import { tags } from '../dataplane/keys.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
 import { portScope } from './port-scope.js';
 import { memoryStore, reconcile, type ReconcileOutcome } from './reconciler.js';
+import { NO_HOST_LINKS } from '../../test/support/no-host-links.js';
 
-const noHostLinks: HostLinks = {
-  createVeth: () => Promise.reject(new Error('unexpected createVeth')),
-  deleteVeth: () => Promise.reject(new Error('unexpected deleteVeth')),
-  listVeths: () => Promise.resolve([]),
-};
 const ROOT = process.getuid?.() === 0;
 /** nobody/nogroup on Debian: ids no test machine gives its own files. */
 const QEMU_UID = 65534;
@@ -63,7 +58,7 @@ describe('VM ports: vhost-user sockets and MTU', () => {
     await client.connect();
   });
   after(async () => {
-    await reconcile(config({ ports: [] }), { client, host: noHostLinks, globals: memoryStore() });
+    await reconcile(config({ ports: [] }), { client, host: NO_HOST_LINKS, globals: memoryStore() });
     const all = await other.dump(msg.sw_interface_dump, { sw_if_index: 0xffffffff });
     const lo = all.find((i) => i.interface_name === underlay);
     if (lo) await removeUnderlay(other, { name: lo.interface_name, swIfIndex: lo.sw_if_index });
@@ -117,11 +112,11 @@ describe('VM ports: vhost-user sockets and MTU', () => {
     });
   }
   const run = (cfg: AgentConfig): Promise<ReconcileOutcome> =>
-    reconcile(cfg, { client, host: noHostLinks, globals });
+    reconcile(cfg, { client, host: NO_HOST_LINKS, globals });
   const failures = (o: ReconcileOutcome): string[] =>
     (o.result?.failed ?? []).map((x) => `${x.op.resource.key}: ${x.error.message}`);
   async function planned(cfg: AgentConfig): Promise<string[]> {
-    const { plan } = await reconcile(cfg, { client, host: noHostLinks, globals, planOnly: true });
+    const { plan } = await reconcile(cfg, { client, host: NO_HOST_LINKS, globals, planOnly: true });
     return plan.ops.map((o) => `${o.action} ${o.resource.key}`);
   }
   async function l3Mtus(): Promise<Map<string, number[]>> {

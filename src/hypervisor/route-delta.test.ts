@@ -10,7 +10,7 @@ import { createUnderlay, removeUnderlay, type TestUnderlay } from '../../test/su
 import { startVppTarget, type VppTarget } from '../../test/support/vpp-target.js';
 import type { AgentConfig } from '../config/model.js';
 import { validateConfig } from '../config/validate.js';
-import { NO_HOST_FILES, type HostLinks } from '../dataplane/context.js';
+import { NO_HOST_FILES } from '../dataplane/context.js';
 import { SteeringEntries } from '../dataplane/steering-entries.js';
 import { parseIp4Prefix } from '../net/ip.js';
 import { VppClient, type RequestDiagnostic } from '../vpp/client/vpp-client.js';
@@ -25,12 +25,7 @@ import {
   type RemoteRouteChange,
   type RouteDeltaOutcome,
 } from './route-delta.js';
-
-const noHostLinks: HostLinks = {
-  createVeth: () => Promise.reject(new Error('unexpected createVeth')),
-  deleteVeth: () => Promise.reject(new Error('unexpected deleteVeth')),
-  listVeths: () => Promise.resolve([]),
-};
+import { NO_HOST_LINKS } from '../../test/support/no-host-links.js';
 
 /** Remote routes as "vpc prefix sid". */
 type Routes = ReadonlyMap<string, string>; // "vpc prefix" → sid
@@ -89,7 +84,7 @@ describe('route deltas', () => {
   const full = async (routes: Routes): Promise<ReconcileOutcome> => {
     const outcome = await reconcile(configOf(underlay.name, routes), {
       client,
-      host: noHostLinks,
+      host: NO_HOST_LINKS,
       files: NO_HOST_FILES,
       globals,
     });
@@ -103,7 +98,7 @@ describe('route deltas', () => {
   const fullPlan = async (routes: Routes): Promise<string[]> => {
     const { plan } = await reconcile(configOf(underlay.name, routes), {
       client,
-      host: noHostLinks,
+      host: NO_HOST_LINKS,
       files: NO_HOST_FILES,
       globals,
       planOnly: true,
@@ -171,7 +166,7 @@ describe('route deltas', () => {
     // Leave a real VPP as found: an empty desired state removes all vppnet owns.
     try {
       const empty = configOf(underlay.name, new Map(), false);
-      await reconcile(empty, { client, host: noHostLinks, files: NO_HOST_FILES, globals });
+      await reconcile(empty, { client, host: NO_HOST_LINKS, files: NO_HOST_FILES, globals });
       await removeUnderlay(other, underlay);
     } finally {
       await client.close();
@@ -271,7 +266,7 @@ describe('route deltas', () => {
     const routes = applied(BASE, [change('vpc-2', '10.2.0.0/24', 'fc00:4::65')]);
     const stopped = await reconcile(configOf(underlay.name, routes), {
       client,
-      host: noHostLinks,
+      host: NO_HOST_LINKS,
       files: NO_HOST_FILES,
       globals,
       shouldStop: () => true,
@@ -280,7 +275,7 @@ describe('route deltas', () => {
     assert.equal(stopped.steering, undefined);
     const planned = await reconcile(configOf(underlay.name, routes), {
       client,
-      host: noHostLinks,
+      host: NO_HOST_LINKS,
       files: NO_HOST_FILES,
       globals,
       planOnly: true,

@@ -18,7 +18,7 @@ import {
 } from '../../test/support/transcripts.js';
 import { parseConfig } from '../config/load.js';
 import { actualDataplane } from '../dataplane/actual.js';
-import { NO_HOST_FILES, type HostLinks } from '../dataplane/context.js';
+import { NO_HOST_FILES } from '../dataplane/context.js';
 import { InterfaceRegistry } from '../dataplane/interface-registry.js';
 import { keys, tags } from '../dataplane/keys.js';
 import type { VppSnapshot } from '../dataplane/snapshot.js';
@@ -38,6 +38,7 @@ import { MACIP, type ServicesContext } from './context.js';
 import { vmRateLimitDescriptor } from './vm-rate-limit.js';
 import { desiredServices } from './desired.js';
 import type { PodPortSpec } from './pod-port.js';
+import { NO_HOST_LINKS } from '../../test/support/no-host-links.js';
 
 const config = parseConfig(
   readFileSync(new URL('../../../examples/hypervisor-1.yaml', import.meta.url), 'utf8'),
@@ -257,12 +258,6 @@ const COMPARED = new Set([
   'dhcp_proxy_set_vss',
 ]);
 
-const noHost: HostLinks = {
-  createVeth: () => Promise.reject(new Error('unexpected createVeth')),
-  deleteVeth: () => Promise.reject(new Error('unexpected deleteVeth')),
-  listVeths: () => Promise.resolve([]),
-};
-
 void describe(
   'service bridge against the VPP 26.06 design transcript',
   { skip: transcriptsAvailable() ? false : SKIP_NO_SHARED },
@@ -285,7 +280,7 @@ void describe(
       const ctx: ServicesContext = {
         client: vpp,
         interfaces: new InterfaceRegistry(),
-        host: noHost,
+        host: NO_HOST_LINKS,
         files: NO_HOST_FILES,
         acls: new AclRegistry(),
         macips: new AclRegistry(MACIP),

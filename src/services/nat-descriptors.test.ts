@@ -1,24 +1,19 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AclRegistry } from '../dataplane/acl-registry.js';
-import { NO_HOST_FILES, type HostLinks } from '../dataplane/context.js';
+import { NO_HOST_FILES } from '../dataplane/context.js';
 import { InterfaceRegistry } from '../dataplane/interface-registry.js';
 import { RecordingVppApi } from '../vpp/client/testing/recording-vpp-api.js';
 import { msg } from '../vpp/messages/index.js';
 import { MACIP } from './context.js';
 import { natPluginDescriptor } from './nat-descriptors.js';
-
-const noHost: HostLinks = {
-  createVeth: () => Promise.reject(new Error('unexpected createVeth')),
-  deleteVeth: () => Promise.reject(new Error('unexpected deleteVeth')),
-  listVeths: () => Promise.resolve([]),
-};
+import { NO_HOST_LINKS } from '../../test/support/no-host-links.js';
 
 function ctxWith(vpp: RecordingVppApi) {
   return {
     client: vpp,
     interfaces: new InterfaceRegistry(),
-    host: noHost,
+    host: NO_HOST_LINKS,
     files: NO_HOST_FILES,
     acls: new AclRegistry(),
     macips: new AclRegistry(MACIP),
