@@ -306,3 +306,39 @@ describe('a VM rate limit that fails part way', () => {
     assert.equal(vpp.requestsFor(msg.policer_classify_set_interface).length, 0, 'never bound');
   });
 });
+
+describe('a VM port that inherits a binding', () => {
+  it("unbinds the stale table its sw_if_index kept, from the pass's reading, before binding its own", async () => {
+    const vpp = new RecordingVppApi({ state: 'ready' })
+      .answer(msg.policer_add, () => ({ policer_index: 3 }))
+      .answer(msg.classify_add_del_table, () => ({ new_table_index: 7 }));
+    const interfaces = new InterfaceRegistry();
+    interfaces.set('vppnet:vm:vm1', 5);
+    const policerBindings = new Map([[5, 2]]);
+    const ctx = {
+      client: vpp,
+      interfaces,
+      host: NO_HOST_LINKS,
+      files: NO_HOST_FILES,
+      acls: new AclRegistry(),
+      macips: new AclRegistry(MACIP),
+      policerBindings,
+    };
+    const resource = vmRateLimitDescriptor.resource({
+      port: 'vm1',
+      iface: 'vppnet:vm:vm1',
+      rateKbps: 1000,
+      burstBytes: 65536,
+      destinations: [METADATA],
+    });
+    await vmRateLimitDescriptor.create(ctx, resource);
+    assert.equal(vpp.requestsFor(msg.policer_classify_dump).length, 0, 'no dump per port');
+    assert.deepEqual(
+      vpp
+        .requestsFor(msg.policer_classify_set_interface)
+        .map((r) => `${String(r.is_add)} ${String(r.sw_if_index)} ${String(r.ip4_table_index)}`),
+      ['false 5 2', 'true 5 7'],
+    );
+    assert.deepEqual([...policerBindings], [[5, 7]], 'the reading follows what the pass did');
+  });
+});

@@ -203,6 +203,7 @@ async function reconcilePass(given: AgentConfig, opts: ReconcileOptions): Promis
     files,
     acls: AclRegistry.fromDump(snapshot.acls),
     macips: AclRegistry.fromDump(snapshot.macipAcls, MACIP),
+    policerBindings: new Map(snapshot.policerClassify.bindings.map((b) => [b.swIfIndex, b.table])),
   };
   const result = await execute(
     plan,

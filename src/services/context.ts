@@ -8,6 +8,12 @@ import type { AclContext } from '../dataplane/context.js';
 
 export interface ServicesContext extends AclContext {
   readonly macips: AclRegistry;
+  /**
+   * IPv4 policer-classify bindings, sw_if_index → table, as the pass's snapshot read them and its
+   * ops changed them since (vm-rate-limit.ts): a VM port's create looks its index up here rather
+   * than dumping every binding once per port. Absent: the create asks VPP.
+   */
+  readonly policerBindings?: Map<number, number>;
 }
 
 export const MACIP = 'MACIP ACL';

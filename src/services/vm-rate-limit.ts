@@ -233,14 +233,16 @@ async function deleteTable(ctx: ServicesContext, table: number): Promise<void> {
   await ctx.client.call(msg.classify_add_del_table, tableRequest(false, table));
 }
 
-function bind(ctx: ServicesContext, swIfIndex: number, table: number, isAdd: boolean): Promise<unknown> {
-  return ctx.client.call(msg.policer_classify_set_interface, {
+async function bind(ctx: ServicesContext, swIfIndex: number, table: number, isAdd: boolean): Promise<void> {
+  await ctx.client.call(msg.policer_classify_set_interface, {
     sw_if_index: swIfIndex,
     ip4_table_index: table,
     ip6_table_index: NO_INDEX,
     l2_table_index: NO_INDEX,
     is_add: isAdd,
   });
+  if (isAdd) ctx.policerBindings?.set(swIfIndex, table);
+  else ctx.policerBindings?.delete(swIfIndex);
 }
 
 /**
@@ -249,9 +251,12 @@ function bind(ctx: ServicesContext, swIfIndex: number, table: number, isAdd: boo
  * an add answers 0 and enables nothing (src/vpp/sim/policer-classify.ts).
  */
 async function clearBinding(ctx: ServicesContext, swIfIndex: number): Promise<void> {
-  const bindings = await ctx.client.dump(msg.policer_classify_dump, { type: IP4, sw_if_index: 0 });
-  const old = bindings.find((b) => b.sw_if_index === swIfIndex);
-  if (old !== undefined) await bind(ctx, swIfIndex, old.table_index, false);
+  const old = ctx.policerBindings
+    ? ctx.policerBindings.get(swIfIndex)
+    : (await ctx.client.dump(msg.policer_classify_dump, { type: IP4, sw_if_index: 0 })).find(
+        (b) => b.sw_if_index === swIfIndex,
+      )?.table_index;
+  if (old !== undefined) await bind(ctx, swIfIndex, old, false);
 }
 
 export const vmRateLimitDescriptor = defineKind<VmRateLimitValue, ServicesContext>({
