@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startVppTarget, type VppTarget } from '../../test/support/vpp-target.js';
-import { removeUnderlay } from '../../test/support/underlay.js';
+import { createUnderlay, removeUnderlay } from '../../test/support/underlay.js';
 import { validateConfig } from '../config/validate.js';
 import { InterfaceRegistry } from '../dataplane/interface-registry.js';
 import { AclRegistry } from '../dataplane/acl-registry.js';
@@ -49,19 +49,8 @@ async function openFixture(): Promise<Fixture> {
     healthCheckIntervalMs: 0,
   });
   await client.connect();
-  const lo = await client.call(msg.create_loopback_instance, {});
-  const [nic] = await client.dump(msg.sw_interface_dump, {
-    sw_if_index: lo.sw_if_index,
-    name_filter_valid: false,
-  });
-  return {
-    target,
-    client,
-    dir,
-    uplink: nic?.interface_name as string,
-    globals: memoryStore(),
-    uplinkIndex: lo.sw_if_index,
-  };
+  const uplink = await createUnderlay(client);
+  return { target, client, dir, uplink: uplink.name, globals: memoryStore(), uplinkIndex: uplink.swIfIndex };
 }
 
 /** Empties the node, deletes the loopback (a real VPP is shared), closes everything. */
