@@ -4,11 +4,19 @@
  * caller up here. The agent builds it (src/services/service-map.ts).
  */
 export interface ServiceMapEntry {
+  /**
+   * The VM's IPv4 service address. A VM of an IPv6-only VPC has one too, reserved for it and used
+   * by nothing: its host number is the VM's identity, which its IPv6 service address shares.
+   */
   readonly serviceAddress: string;
+  /** With services.ip6, for a VM with an IPv6 address: what the pods see over IPv6. */
+  readonly serviceAddress6?: string;
   readonly vpc: string;
   readonly vpcId: number;
   readonly port: string;
-  readonly vmIp: string;
+  /** The VM's IPv4 address; absent for a VM of an IPv6-only VPC. */
+  readonly vmIp?: string;
+  readonly vmIp6?: string;
   readonly mac: string;
   /** The VM's MTU (its VPC's): the DHCP server hands it out as option 26, interface-mtu. */
   readonly mtu: number;

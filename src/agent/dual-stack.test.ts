@@ -17,6 +17,7 @@ import { auditSteering } from '../hypervisor/steering-audit.js';
 import { validateConfig } from '../config/validate.js';
 import { VppRetvalError } from '../vpp/client/retval-error.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
+import { fabricTableOf } from '../config/defaults.js';
 import { msg } from '../vpp/messages/index.js';
 import {
   reconcileRouteChanges,
@@ -224,11 +225,11 @@ describe('dual-stack reconciler', () => {
     assert.ok(all.some((i) => i.tag === 'vppnet:gw:vpc-1'));
     assert.ok(!all.some((i) => i.tag === 'vppnet:gw:vpc-2'), 'no IPv4 gateway for the IPv6-only VPC');
 
-    // End.DT6 SIDs into the VPCs' IPv6 tables.
+    // End.DT6 SIDs into the VPCs' IPv6 fabric tables.
     const sids = await f.other.dump(msg.sr_localsids_dump, {});
     for (const [i, table] of [
-      [0, 100],
-      [1, 101],
+      [0, fabricTableOf(100)],
+      [1, fabricTableOf(101)],
     ] as const) {
       const sid = sids.find((s) => s.addr === vpcSid6(i));
       assert.equal(sid?.behavior, msg.sr_behavior_t.values.SR_BEHAVIOR_API_DT6);

@@ -76,7 +76,7 @@ describe('service-bridge address claims', () => {
     ['169.254.169.54/16', /not a host address of the service bridge/],
     ['169.254.169.0/24', /network or broadcast/],
     ['169.254.169.255/24', /network or broadcast/],
-    ['fd00::1/64', /IPv4/],
+    ['fd00::1/64', /no IPv6 side/],
   ] as const) {
     it(`refuses ${address} with code 7`, () => {
       const r = codeOf(() => checkAddressClaims(claim('vpn-x', [{ address }]), services, []));
@@ -197,5 +197,76 @@ describe('service-bridge address claims', () => {
       );
       assert.equal(r?.code, AgentErrorCode.ADDRESS_TAKEN);
     });
+  });
+});
+
+describe('service-bridge address claims over IPv6 (services.ip6)', () => {
+  const ip6 = {
+    gateway: { address: 'fd00:ec2::1', len: 64 },
+    vmAddressRange: { address: 'fd00:ec2:0:ff::', len: 64 },
+    metadataAddress: 'fd00:ec2::254',
+    dnsAddress: 'fd00:ec2::253',
+  };
+  const dual: ServicesConfig = { ...withNetworks, ip6 };
+  const ROUTES6: AttachRoute[] = [VM_ROUTE, { dst: 'fd00:ec2:0:ff::/64', gw: 'fd00:ec2::1' }];
+  const metadata = (ips: AttachIp[], routes = ROUTES6) =>
+    claim('vpn-meta6', ips, { network: 'vppnet-metadata', routes });
+
+  it('lets the metadata network hold its IPv4 and its IPv6 address, with a route to the VMs over IPv6', () => {
+    assert.equal(
+      codeOf(() =>
+        checkAddressClaims(
+          metadata([
+            { address: '169.254.169.254/24', gateway: '169.254.169.1' },
+            { address: 'fd00:ec2::254/64', gateway: 'fd00:ec2::1' },
+          ]),
+          dual,
+          [],
+        ),
+      ),
+      undefined,
+    );
+    // Its IPv6 address alone is its role's too.
+    assert.equal(
+      codeOf(() => checkAddressClaims(metadata([{ address: 'fd00:ec2::254/64' }]), dual, [])),
+      undefined,
+    );
+  });
+
+  for (const [ips, routes, why] of [
+    [
+      [{ address: 'fd00:ec2::253/64' }],
+      ROUTES6,
+      /fd00:ec2::253: network vppnet-metadata holds only the metadata address/,
+    ],
+    [[{ address: 'fd00:ec2::1/64' }], ROUTES6, /is the bridge's gateway/],
+    [[{ address: 'fd00:ec2::/64' }], ROUTES6, /subnet-router anycast/],
+    [[{ address: 'fd00:ec2::254/80' }], ROUTES6, /not a host address of the service bridge fd00:ec2::\/64/],
+    [
+      [{ address: 'fd00:ec2::254/64', gateway: 'fd00:ec2::2' }],
+      ROUTES6,
+      /the bridge's IPv6 gateway is fd00:ec2::1/,
+    ],
+    [
+      [{ address: 'fd00:ec2::254/64' }],
+      [{ dst: '::/0', gw: 'fd00:ec2::1' }],
+      /a pod routes only to the bridge/,
+    ],
+    [
+      [{ address: 'fd00:ec2::254/64' }],
+      [{ dst: 'fd00:ec2:0:ff::/64', gw: 'fd00:ec2::9' }],
+      /the bridge's IPv6 gateway/,
+    ],
+  ] as const)
+    it(`refuses ${JSON.stringify(ips)} with ${JSON.stringify(routes.at(-1))}`, () => {
+      const got = codeOf(() => checkAddressClaims(metadata([...ips], [...routes]), dual, []));
+      assert.equal(got?.code, AgentErrorCode.INVALID_NETWORK_CONFIG);
+      assert.match(got?.text ?? '', why);
+    });
+
+  it('refuses a second holder of the IPv6 metadata address', () => {
+    const holder: AddressHolder = { ...metadataPod, ips: [{ address: 'fd00:ec2::254/64' }] };
+    const got = codeOf(() => checkAddressClaims(metadata([{ address: 'fd00:ec2::254/64' }]), dual, [holder]));
+    assert.equal(got?.code, AgentErrorCode.ADDRESS_TAKEN);
   });
 });

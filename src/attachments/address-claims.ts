@@ -2,8 +2,9 @@
  * What a pod may claim on the service bridge. A pod is the first thing an attacker takes over (it
  * parses what VMs send), and whoever holds an address on the bridge receives what VMs send to it: a
  * second pod claiming 169.254.169.254 would answer VMs' metadata requests. So:
- * - an attachment's addresses are IPv4 host addresses of the bridge's own subnet (services.gateway),
- *   never the gateway, and each is held by one attachment per hypervisor at a time;
+ * - an attachment's addresses are host addresses of the bridge's own subnet (services.gateway, and
+ *   services.ip6.gateway for IPv6), never the gateway, and each is held by one attachment per
+ *   hypervisor at a time;
  * - with services.networks set, a service network's attachment holds exactly its service's address
  *   and no other network attaches at all;
  * - its routes lead only to the bridge subnet or the VMs' service addresses, through the gateway:
@@ -12,8 +13,20 @@
 import { AgentApiError, AgentErrorCode } from '../agent-api/errors.js';
 import type { AttachIp, AttachRoute } from '../agent-api/protocol.js';
 import type { ServicesConfig } from '../config/model.js';
-import { ip4InPrefix, ip4Mask, ip4Network, ip4PrefixWithin, ip4ToInt, parseIp4Prefix } from '../net/ip.js';
-import { serviceAddressOf, serviceRoleOfNetwork } from '../services/service-role.js';
+import { isIP } from 'node:net';
+import {
+  ip4InPrefix,
+  ip4Mask,
+  ip4Network,
+  ip4PrefixWithin,
+  ip4ToInt,
+  ip6InPrefix,
+  ip6Network,
+  parseIp4Prefix,
+  parseIp6Prefix,
+  type Ip6Prefix,
+} from '../net/ip.js';
+import { serviceAddressesOf, serviceRoleOfNetwork } from '../services/service-role.js';
 
 /** Who holds an address now: an attachment's record, as the manager keeps it. */
 export interface AddressHolder {
@@ -45,10 +58,14 @@ export function checkAddressClaims(
   // A pod's addresses are its MACIP ACL's rules, and VPP checks nothing for a MACIP ACL without any.
   if (claim.ips.length === 0) problems.push('ips: a pod on the service bridge holds an address of it');
   for (const [i, ip] of claim.ips.entries()) {
-    const p = parseIp4Prefix(ip.address);
     const at = `ips[${i}].address ${ip.address}`;
+    if (isIP(ip.address.slice(0, ip.address.indexOf('/'))) === 6) {
+      problems.push(...ip6ClaimProblems(ip, i, services, claimed));
+      continue;
+    }
+    const p = parseIp4Prefix(ip.address);
     if (!p) {
-      problems.push(`${at}: the service bridge is IPv4`);
+      problems.push(`${at}: not an address of the service bridge`);
       continue;
     }
     const { address, len } = p;
@@ -64,6 +81,10 @@ export function checkAddressClaims(
   problems.push(...roleProblems(claim, services, claimed));
   for (const [i, route] of claim.routes.entries()) {
     const at = `routes[${i}]`;
+    if (isIP(route.dst.slice(0, route.dst.indexOf('/'))) === 6) {
+      problems.push(...ip6RouteProblems(route, at, services));
+      continue;
+    }
     const dst = parseIp4Prefix(route.dst);
     if (!dst || !(ip4PrefixWithin(dst, bridge) || ip4PrefixWithin(dst, services.vmAddressRange)))
       problems.push(
@@ -104,13 +125,50 @@ function roleProblems(claim: AttachmentClaim, services: ServicesConfig, claimed:
       `network ${claim.network} is not a service network of this node (services.networks: ${named.join(', ')})`,
     ];
   }
-  const own = serviceAddressOf(role, services);
-  const others = [...claimed].filter((a) => a !== own);
+  const own = serviceAddressesOf(role, services);
+  const others = [...claimed].filter((a) => !own.includes(a));
   const problems = others.map(
-    (a) => `${a}: network ${claim.network} holds only the ${role} address ${String(own)}`,
+    (a) => `${a}: network ${claim.network} holds only the ${role} address ${own.join(' and ')}`,
   );
-  if (!claimed.has(own ?? '') && others.length === 0)
-    problems.push(`network ${claim.network} must hold the ${role} address ${String(own)}`);
+  if (!own.some((a) => claimed.has(a)) && others.length === 0)
+    problems.push(`network ${claim.network} must hold the ${role} address ${own.join(' or ')}`);
+  return problems;
+}
+
+/** An IPv6 address on the bridge: a host address of services.ip6.gateway's prefix, not the gateway. */
+function ip6ClaimProblems(ip: AttachIp, i: number, services: ServicesConfig, claimed: Set<string>): string[] {
+  const at = `ips[${i}].address ${ip.address}`;
+  const ip6 = services.ip6;
+  if (!ip6) return [`${at}: the service bridge has no IPv6 side (services.ip6 is not set)`];
+  const bridge6 = ip6.gateway;
+  const bridgeText = `${ip6Network(bridge6)}/${bridge6.len}`;
+  const p = parseIp6Prefix(ip.address);
+  const problems: string[] = [];
+  if (!p || p.len !== bridge6.len || !ip6InPrefix(p.address, bridge6))
+    problems.push(`${at}: not a host address of the service bridge ${bridgeText}`);
+  else if (p.address === bridge6.address) problems.push(`${at}: is the bridge's gateway`);
+  else if (p.address === ip6Network(bridge6))
+    problems.push(`${at}: is the bridge prefix's subnet-router anycast address`);
+  else claimed.add(p.address);
+  if (ip.gateway !== undefined && ip.gateway !== bridge6.address)
+    problems.push(`ips[${i}].gateway ${ip.gateway}: the bridge's IPv6 gateway is ${bridge6.address}`);
+  return problems;
+}
+
+/** An IPv6 route in the pod: to the bridge's prefix or the VMs' IPv6 service addresses, via the gateway. */
+function ip6RouteProblems(route: AttachRoute, at: string, services: ServicesConfig): string[] {
+  const ip6 = services.ip6;
+  if (!ip6) return [`${at}.dst ${route.dst}: the service bridge has no IPv6 side (services.ip6 is not set)`];
+  const dst = parseIp6Prefix(route.dst);
+  const within = (outer: Ip6Prefix): boolean =>
+    dst !== undefined && dst.len >= outer.len && ip6InPrefix(dst.address, outer);
+  const problems: string[] = [];
+  if (!within(ip6.gateway) && !within(ip6.vmAddressRange))
+    problems.push(
+      `${at}.dst ${route.dst}: a pod routes only to the bridge ${ip6Network(ip6.gateway)}/${ip6.gateway.len} or the VMs' service addresses ${ip6Network(ip6.vmAddressRange)}/${ip6.vmAddressRange.len}`,
+    );
+  if (route.gw !== undefined && route.gw !== ip6.gateway.address)
+    problems.push(`${at}.gw ${route.gw}: the bridge's IPv6 gateway is ${ip6.gateway.address}`);
   return problems;
 }
 

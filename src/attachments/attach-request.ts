@@ -7,6 +7,7 @@ import { isAbsolute } from 'node:path';
 import { AgentApiError, AgentErrorCode } from '../agent-api/errors.js';
 import { isLinkName } from '../net/link-name.js';
 import { isMac } from '../net/mac.js';
+import { canonicalIp6 } from '../net/ip.js';
 import {
   ATTACH_MODES,
   type AttachIp,
@@ -65,9 +66,9 @@ export function validateAttachRequest(body: unknown): AttachRequest {
       if (!isCidr(o.address)) return fail(`ips[${i}].address`, 'must be address/prefix');
       if (o.gateway !== undefined && (typeof o.gateway !== 'string' || isIP(o.gateway) === 0))
         return fail(`ips[${i}].gateway`, 'must be an IP address');
-      ips.push(
-        typeof o.gateway === 'string' ? { address: o.address, gateway: o.gateway } : { address: o.address },
-      );
+      // One spelling per IPv6 address from here on: claims, ACL rules and read-backs compare text.
+      const address = canonicalCidr(o.address);
+      ips.push(typeof o.gateway === 'string' ? { address, gateway: canonicalIp(o.gateway) } : { address });
     });
   const routes: AttachRoute[] = [];
   if (!Array.isArray(b.routes)) fail('routes', 'must be a list');
@@ -77,7 +78,8 @@ export function validateAttachRequest(body: unknown): AttachRequest {
       if (!isCidr(o.dst)) return fail(`routes[${i}].dst`, 'must be address/prefix');
       if (o.gw !== undefined && (typeof o.gw !== 'string' || isIP(o.gw) === 0))
         return fail(`routes[${i}].gw`, 'must be an IP address');
-      routes.push(typeof o.gw === 'string' ? { dst: o.dst, gw: o.gw } : { dst: o.dst });
+      const dst = canonicalCidr(o.dst);
+      routes.push(typeof o.gw === 'string' ? { dst, gw: canonicalIp(o.gw) } : { dst });
     });
   if (
     problems.length > 0 ||
@@ -104,6 +106,15 @@ export function validateAttachRequest(body: unknown): AttachRequest {
     ...(mtu !== undefined && { mtu }),
     ...(mac !== undefined && { mac }),
   };
+}
+
+function canonicalIp(address: string): string {
+  return isIP(address) === 6 ? canonicalIp6(address) : address;
+}
+
+function canonicalCidr(cidr: string): string {
+  const slash = cidr.indexOf('/');
+  return `${canonicalIp(cidr.slice(0, slash))}${cidr.slice(slash)}`;
 }
 
 function isCidr(v: unknown): v is string {

@@ -63,6 +63,8 @@ interface Fixture {
   globals: SrGlobalsStore;
   addresses: ServiceAddresses;
   manager: AttachmentManager;
+  /** The node runs the services over IPv6 too (services.ip6). */
+  readonly servicesIp6?: boolean;
 }
 
 function rawConfig(f: Fixture): Record<string, unknown> {
@@ -85,7 +87,11 @@ function rawConfig(f: Fixture): Record<string, unknown> {
       attach: { type: 'vhost-user', socket: path.join(f.dir, `${name}.sock`) },
     })),
     remoteRoutes: [{ vpc: 'vpc-a', prefix: '10.0.0.7/32', sid: 'fc00:2::a' }],
-    services: { dhcpServer: '169.254.169.103', dnsAddress: '169.254.169.53' },
+    services: {
+      dhcpServer: '169.254.169.103',
+      dnsAddress: '169.254.169.53',
+      ...(f.servicesIp6 === true && { ip6: {} }),
+    },
   };
 }
 
@@ -98,7 +104,10 @@ async function newUnderlay(other: VppClient): Promise<string> {
   return details!.interface_name;
 }
 
-async function setup(simOptions: { vhostNet?: boolean } = {}): Promise<Fixture> {
+async function setup(
+  simOptions: { vhostNet?: boolean } = {},
+  node: { servicesIp6?: boolean } = {},
+): Promise<Fixture> {
   const target = await startVppTarget(simOptions);
   const other = new VppClient({
     socketPath: target.socketPath,
@@ -118,10 +127,17 @@ async function setup(simOptions: { vhostNet?: boolean } = {}): Promise<Fixture> 
   const dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-svc-'));
   const stateDir = path.join(dir, 'state');
   const lock = new AsyncLock();
-  const f = { target, client, other, underlay, dir, stateDir, lock, globals: memoryStore() } as Omit<
-    Fixture,
-    'addresses' | 'manager'
-  >;
+  const f = {
+    target,
+    client,
+    other,
+    underlay,
+    dir,
+    stateDir,
+    lock,
+    globals: memoryStore(),
+    ...(node.servicesIp6 === true && { servicesIp6: true }),
+  } as Omit<Fixture, 'addresses' | 'manager'>;
   const addresses = new ServiceAddresses(new AddressBookFileStore(stateDir));
   const manager = await openManager(f as Fixture);
   return { ...f, addresses, manager };
@@ -1059,5 +1075,94 @@ void describe('a compromised service pod, on the simulator', { skip: NEEDS_ROOT 
     assert.equal(request, 'permit', "the VM's request leaves through the pod's port");
     assert.equal(udp('md', pods.md.address, vm, 80, 41000), 'permit', 'the answer');
     assert.equal(udp('md', pods.md.address, vm, 80, 41001), 'deny', 'not an answer');
+  });
+});
+
+/**
+ * The same pod guards over IPv6 (services.ip6): the BVI's IPv6 side is in table 0 with the
+ * underlay, so what a pod may send and receive over IPv6 is all that keeps it from the fabric and
+ * the fabric from it. Real packets: test/integration/service-plane-ip6.test.ts.
+ */
+void describe('service pods over IPv6, on the simulator', { skip: NEEDS_ROOT || SIM_ONLY }, () => {
+  let f: Fixture;
+  const ns = new TestNetns();
+  const pod = { address: '169.254.169.254', address6: 'fd00:ec2::254', mac: '0a:58:a9:fe:a9:fe' };
+  let podPort = -1;
+  const sim = (): VppSimulator => f.target.sim as VppSimulator;
+
+  before(async () => {
+    f = await setup({}, { servicesIp6: true });
+    await apply(f);
+    await f.manager.attach({
+      ...podRequest(ns, 'c-md6', 'net1', 'veth', `${pod.address}/24`),
+      mac: pod.mac,
+      ips: [
+        { address: `${pod.address}/24`, gateway: '169.254.169.1' },
+        // A spelling of fd00:ec2::254 that is not RFC 5952's: the agent keeps one.
+        { address: 'fd00:ec2:0:0::254/64', gateway: 'fd00:ec2::1' },
+      ],
+      routes: [
+        { dst: '169.252.252.0/24', gw: '169.254.169.1' },
+        { dst: 'fd00:ec2:0:ff::/64', gw: 'fd00:ec2::1' },
+      ],
+    });
+    const ifs = await f.client.dump(msg.sw_interface_dump, {
+      sw_if_index: 0xffffffff,
+      name_filter_valid: false,
+    });
+    podPort = ifs.find((i) => i.tag === `vppnet:pod:${hostVethName('c-md6', 'net1')}`)?.sw_if_index ?? -1;
+  });
+  after(async () => {
+    for (const r of f.manager.list()) await f.manager.detach(r).catch(() => undefined);
+    ns.remove();
+    await teardown(f);
+  });
+
+  const udp6 = (src: string, dst: string, srcPort: number, dstPort: number, isInput = true) =>
+    sim().aclVerdict({ swIfIndex: podPort, af: 6, src, dst, proto: 17, srcPort, dstPort, isInput });
+  const nd = (src: string, dst: string, isInput: boolean) =>
+    sim().aclVerdict({ swIfIndex: podPort, af: 6, src, dst, proto: 58, srcPort: 135, dstPort: 0, isInput });
+
+  void it('a full pass after the attach plans nothing (the pod is read back with its IPv6 address)', async () => {
+    const outcome = await apply(f);
+    assert.deepEqual(
+      outcome.plan.ops.map((o) => `${o.action} ${o.resource.key}`),
+      [],
+    );
+  });
+
+  void it("receives only the VMs' service addresses and neighbour discovery, nothing from table 0", () => {
+    assert.equal(udp6('fd00:ec2:0:ff::7', pod.address6, 41000, 80, false), 'permit', 'a VM through nat66');
+    assert.equal(udp6('2001:db8::2', pod.address6, 41000, 80, false), 'deny', 'the underlay');
+    assert.equal(udp6('2001:db8:a::5', pod.address6, 41000, 80, false), 'deny', 'an untranslated VM address');
+    assert.equal(
+      udp6('fd00:ec2::9', pod.address6, 41000, 80, false),
+      'deny',
+      'another address of the bridge',
+    );
+    assert.equal(nd('fd00:ec2::1', pod.address6, false), 'permit', 'the gateway resolving the pod');
+    assert.equal(nd('2001:db8::2', pod.address6, false), 'deny', 'ND from the underlay');
+  });
+
+  void it('answers a VM in its session and opens nothing: not to a VM, not into table 0', () => {
+    const vm = 'fd00:ec2:0:ff::8';
+    assert.equal(udp6(vm, pod.address6, 42000, 80, false), 'permit');
+    assert.equal(udp6(pod.address6, vm, 80, 42000), 'permit', 'the answer');
+    assert.equal(udp6(pod.address6, vm, 80, 42001), 'deny', 'not an answer');
+    assert.equal(udp6(pod.address6, 'fd00:ec2:0:ff::9', 80, 4000), 'deny', 'a VM, unasked');
+    assert.equal(udp6(pod.address6, '2001:db8::2', 80, 4000), 'deny', 'the underlay');
+    assert.equal(udp6(pod.address6, 'fc00:1::a', 80, 4000), 'deny', "this node's End.DT4 SID");
+    assert.equal(nd(pod.address6, 'ff02::1:ff00:1', true), 'permit', 'resolving the gateway');
+    assert.equal(nd(pod.address6, vm, true), 'deny', 'ND-shaped packets to a VM');
+  });
+
+  void it('sends only as itself: its MAC with its addresses and its link-local', () => {
+    const frame = (srcMac: string, srcIp: string) =>
+      sim().macipVerdict({ swIfIndex: podPort, ethertype: 0x86dd, srcMac, srcIp });
+    assert.equal(frame(pod.mac, pod.address6), 'permit');
+    assert.equal(frame(pod.mac, 'fe80::858:a9ff:fefe:a9fe'), 'permit', 'its link-local');
+    assert.equal(frame(pod.mac, 'fd00:ec2::253'), 'deny', "the DNS pod's address");
+    assert.equal(frame(pod.mac, 'fd00:ec2:0:ff::7'), 'deny', "a VM's service address");
+    assert.equal(frame('0a:58:a9:fe:a9:35', pod.address6), 'deny', 'another MAC');
   });
 });

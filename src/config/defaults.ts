@@ -20,6 +20,15 @@ export const SERVICE_DEFAULTS = {
   udpSessionIdleSeconds: 30,
 } as const;
 
+/** services.ip6, in the style of AWS's fd00:ec2::254 (metadata) and fd00:ec2::253 (DNS). */
+export const SERVICE_IP6_DEFAULTS = {
+  gateway: 'fd00:ec2::1/64',
+  vmAddressRange: 'fd00:ec2:0:ff::/64',
+  metadataAddress: 'fd00:ec2::254',
+  /** Used when services.dnsAddress (IPv4) is set. */
+  dnsAddress: 'fd00:ec2::253',
+} as const;
+
 /**
  * Aging of VPP's IPv6 neighbour entries (docs/underlay-neighbours.md): an underlay peer whose MAC
  * changed and whose advertisement was lost is relearned after at most this, plus a second's probe.
@@ -67,6 +76,19 @@ export const MAX_IP6_LOCATOR_LEN = 103;
  */
 export const SOURCE_TABLE_BASE = 0xc0000000;
 export const SOURCE_TABLE_LAST = SOURCE_TABLE_BASE + 0xffffff;
+
+/**
+ * Fabric tables: VPC v's IPv4 and IPv6 ones are this + v.id. Its End.DT4 and End.DT6 SIDs
+ * decapsulate into them, and they lead only to this node's VM ports (srv6/overlay.ts fabricRoutes).
+ */
+export const FABRIC_TABLE_BASE = 0xc1000000;
+/** The last of the table ids vppnet keeps for itself (source and fabric tables). */
+export const RESERVED_TABLE_LAST = FABRIC_TABLE_BASE + 0xffffff;
+
+/** The fabric table of the VPC with this id. */
+export function fabricTableOf(vpcId: number): number {
+  return FABRIC_TABLE_BASE + vpcId;
+}
 
 /** The uplink's source table (the SRv6 ingress filter): the fleet's sources only. */
 export const UNDERLAY_SOURCE_TABLE = SOURCE_TABLE_BASE;

@@ -31,7 +31,7 @@ import {
   type Ip4Prefix,
   type Ip6Prefix,
 } from '../net/ip.js';
-import type { NodeConfig, PortConfig } from './model.js';
+import type { NodeConfig, PortConfig, ServicesIp6Config } from './model.js';
 
 interface ReservedIp4 {
   readonly prefix: Ip4Prefix;
@@ -129,6 +129,39 @@ function reservedIp6(node: NodeConfig | undefined): readonly ReservedIp6[] {
     reservedByNode.set(node, list);
   }
   return list;
+}
+
+/**
+ * Why an IPv6 prefix of a VPC cannot be one on a node whose service bridge speaks IPv6 (`ip6`):
+ * it reaches into the service bridge's IPv6 prefix (its metadata and DNS /128s are API routes in
+ * every VPC's table, and SR steering of the same prefix would outrank them) or the VMs' IPv6
+ * service addresses (what the pods take for a VM's identity). `overlap`: a VPC subnet, refused in
+ * both directions; `inside`: a remote route, an endpoint or an allowed prefix, which may cover them
+ * (::/0 through an appliance): the more specific service routes win. Undefined: it can.
+ */
+export function serviceIp6Problem(
+  p: Ip6Prefix,
+  ip6: ServicesIp6Config | undefined,
+  mode: 'overlap' | 'inside',
+): string | undefined {
+  if (!ip6) return undefined;
+  const ranges = [
+    { prefix: ip6.gateway, what: 'the service bridge', field: 'services.ip6.gateway' },
+    {
+      prefix: ip6.vmAddressRange,
+      what: "the VMs' IPv6 service addresses",
+      field: 'services.ip6.vmAddressRange',
+    },
+  ];
+  const addr = ip6ToBigInt(p.address);
+  for (const r of ranges) {
+    const len = mode === 'inside' ? r.prefix.len : Math.min(p.len, r.prefix.len);
+    if (mode === 'inside' && p.len < r.prefix.len) continue;
+    const shift = BigInt(128 - len);
+    if (len === 0 || addr >> shift === ip6ToBigInt(r.prefix.address) >> shift)
+      return `${mode === 'inside' ? 'lies inside' : 'overlaps'} ${r.what} ${ip6Network(r.prefix)}/${r.prefix.len} (${r.field})`;
+  }
+  return undefined;
 }
 
 /** Whether a prefix is one address: a /32, or a /128 for IPv6. */

@@ -165,6 +165,20 @@ export interface ServicesConfig {
   readonly networks: ServiceNetworks | undefined;
   /** What one VM may take of the services, so that no VM starves the others (docs/security.md). */
   readonly vmLimits: ServiceVmLimits;
+  /** Metadata and DNS over IPv6 (nat66, docs/dual-stack.md); undefined: IPv4 only. */
+  readonly ip6: ServicesIp6Config | undefined;
+}
+
+/**
+ * The service bridge's IPv6 side. A VM's IPv6 service address has the same host number in
+ * `vmAddressRange` as its IPv4 one in the IPv4 range: one identity, one hold, one book.
+ */
+export interface ServicesIp6Config {
+  /** The BVI's IPv6 address and prefix length (in IPv6 table 0: nat66 needs its outside there). */
+  readonly gateway: { readonly address: string; readonly len: number };
+  readonly vmAddressRange: { readonly address: string; readonly len: number };
+  readonly metadataAddress: string;
+  readonly dnsAddress: string | undefined;
 }
 
 /** Per-VM bounds on the service plane. */

@@ -7,6 +7,7 @@
 import { UNDERLAY_NEIGHBOR_DEFAULTS } from './defaults.js';
 import { MIN_TENANT_MTU, NODE_DEFAULTS, SERVICE_DEFAULTS, SRV6_ENCAP_OVERHEAD } from './defaults.js';
 import { MAX_IP6_LOCATOR_LEN, VPC_DEFAULTS } from './defaults.js';
+import { SERVICE_IP6_DEFAULTS } from './defaults.js';
 
 export interface FieldDoc {
   /** Dotted path; `[]` marks list items, e.g. `vpcs[].subnets`. */
@@ -413,6 +414,44 @@ export const CONFIG_FIELDS: readonly FieldDoc[] = [
     required: false,
     default: String(SERVICE_DEFAULTS.addressHoldSeconds),
     description: 'How long a freed VM service address is held back before another VM gets it.',
+  },
+  {
+    path: 'services.ip6',
+    type: 'mapping',
+    required: false,
+    description:
+      "Metadata and DNS over IPv6 with per-VM identity (nat66; docs/dual-stack.md); present (even `{}`): on, for every VM with an IPv6 address. The bridge's IPv6 side is in IPv6 table 0, so its prefixes may not overlap the underlay, the locator, the BSID prefix or node.srv6.allowedSources. Needs VPP's nat66 plugin.",
+  },
+  {
+    path: 'services.ip6.gateway',
+    type: 'IPv6 prefix /48-/126',
+    required: false,
+    default: SERVICE_IP6_DEFAULTS.gateway,
+    description:
+      "The bridge's IPv6 gateway (BVI) address and length; pods route services.ip6.vmAddressRange via it.",
+  },
+  {
+    path: 'services.ip6.vmAddressRange',
+    type: 'IPv6 prefix',
+    required: false,
+    default: SERVICE_IP6_DEFAULTS.vmAddressRange,
+    description:
+      "Per-VM IPv6 service addresses (what the pods see as the source): a VM's has the host number of its IPv4 one in services.vmAddressRange, so the range holds at least as many.",
+  },
+  {
+    path: 'services.ip6.metadataAddress',
+    type: 'IPv6 address',
+    required: false,
+    default: SERVICE_IP6_DEFAULTS.metadataAddress,
+    description:
+      "The metadata pod's IPv6 address (inside services.ip6.gateway), reachable from every IPv6 VPC.",
+  },
+  {
+    path: 'services.ip6.dnsAddress',
+    type: 'IPv6 address',
+    required: false,
+    default: `${SERVICE_IP6_DEFAULTS.dnsAddress} when services.dnsAddress is set`,
+    description: "The DNS-proxy pod's IPv6 address (inside services.ip6.gateway).",
   },
   {
     path: 'services.vmLimits',

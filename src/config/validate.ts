@@ -37,12 +37,14 @@ import {
   reservedIp6Overlap,
   remoteIp6Problem,
   reservedRangeHolding,
+  serviceIp6Problem,
   isHostPrefix,
   type LocalAddresses,
 } from './lanes.js';
 import { MIN_TENANT_MTU, NODE_DEFAULTS, SERVICE_DEFAULTS, SRV6_ENCAP_OVERHEAD } from './defaults.js';
+import { SERVICE_IP6_DEFAULTS } from './defaults.js';
 import { DT6_SID_OFFSET, MAX_IP6_LOCATOR_LEN, VPC_DEFAULTS } from './defaults.js';
-import { SOURCE_TABLE_BASE, SOURCE_TABLE_LAST } from './defaults.js';
+import { SOURCE_TABLE_BASE, RESERVED_TABLE_LAST } from './defaults.js';
 import { UNDERLAY_NEIGHBOR_DEFAULTS } from './defaults.js';
 import { fieldsUnder } from './schema.js';
 import { VppnetError } from '../util/errors.js';
@@ -56,6 +58,7 @@ import type {
   ServiceNetworks,
   ServiceVmLimits,
   ServicesConfig,
+  ServicesIp6Config,
   SocketAccess,
   VhostUserDefaults,
   VpcConfig,
@@ -104,10 +107,11 @@ function detached(s: string): string {
   return s.length < 13 ? s : Buffer.from(s, 'utf8').toString('utf8');
 }
 
-const SOURCE_TABLE_MESSAGE = `is one of vppnet's IPv6 source tables (${SOURCE_TABLE_BASE} to ${SOURCE_TABLE_LAST})`;
+const SOURCE_TABLE_MESSAGE = `is one of vppnet's own tables (source and fabric tables, ${SOURCE_TABLE_BASE} to ${RESERVED_TABLE_LAST})`;
 
+/** vppnet's own table ids: the source tables, then the fabric tables (defaults.ts). */
 function isSourceTable(table: number): boolean {
-  return table >= SOURCE_TABLE_BASE && table <= SOURCE_TABLE_LAST;
+  return table >= SOURCE_TABLE_BASE && table <= RESERVED_TABLE_LAST;
 }
 
 export class Checker {
@@ -240,14 +244,33 @@ export function validateConfig(raw: unknown, source?: string): AgentConfig {
       .map((v) => (v as Obj | null)?.name)
       .filter((n): n is string => typeof n === 'string'),
   );
-  const ports = validatePorts(c, root.ports, vpcs, declared, node?.vhostUser, node);
+  const ports = validatePorts(c, root.ports, vpcs, declared, node?.vhostUser, node, services?.ip6);
   const remoteRoutes = validateRemoteRoutes(c, root.remoteRoutes, vpcs, node, declared, {
     local: localAddressesOf(ports),
     servicesGateway: services?.gateway,
+    servicesIp6: services?.ip6,
   });
+  if (node && services?.ip6) checkServicesIp6AgainstNode(c, services.ip6, node);
 
   if (c.problems.length || !node) throw new ConfigError(c.problems, source);
   return { node, vpcs, ports, remoteRoutes, services };
+}
+
+/** The service bridge's IPv6 side lives in table 0 beside the underlay, the locator and the BSIDs. */
+export function checkServicesIp6AgainstNode(c: Checker, ip6: ServicesIp6Config, node: NodeConfig): void {
+  for (const [field, q] of [
+    ['gateway', ip6.gateway],
+    ['vmAddressRange', ip6.vmAddressRange],
+  ] as const) {
+    const reserved = reservedIp6Overlap(q, node);
+    if (reserved) c.fail(`services.ip6.${field}`, reserved);
+    for (const allowed of node.srv6.allowedSources)
+      if (ip6PrefixesOverlap(q, allowed))
+        c.fail(
+          `services.ip6.${field}`,
+          `overlaps ${ip6Network(allowed)}/${allowed.len} (node.srv6.allowedSources): the uplink would let those sources in`,
+        );
+  }
 }
 
 export function validateNode(c: Checker, raw: unknown): NodeConfig | undefined {
@@ -424,6 +447,8 @@ export function validateServices(c: Checker, raw: unknown): ServicesConfig | und
   );
   const networks = validateServiceNetworks(c, s.networks, { dnsAddress, dhcpServer });
   const vmLimits = validateVmLimits(c, s.vmLimits);
+  const ip6 = s.ip6 === undefined ? undefined : validateServicesIp6(c, s.ip6, range, dnsAddress);
+  const ip6Failed = s.ip6 !== undefined && ip6 === undefined;
   if (gateway && range && ip4PrefixesOverlap(gateway, range))
     c.fail('services.vmAddressRange', 'overlaps the service bridge subnet');
   for (const [field, a] of [
@@ -445,10 +470,12 @@ export function validateServices(c: Checker, raw: unknown): ServicesConfig | und
     !range ||
     !metadataAddress ||
     addressHoldSeconds === undefined ||
-    !vmLimits
+    !vmLimits ||
+    ip6Failed
   )
     return undefined;
   return {
+    ip6,
     table,
     bridgeDomain,
     gateway,
@@ -460,6 +487,70 @@ export function validateServices(c: Checker, raw: unknown): ServicesConfig | und
     networks,
     vmLimits,
   };
+}
+
+/**
+ * services.ip6: the bridge's IPv6 prefix with the metadata and DNS addresses in it, and the VMs'
+ * IPv6 service addresses, which take the host numbers of the IPv4 range (so it must hold as many).
+ */
+function validateServicesIp6(
+  c: Checker,
+  raw: unknown,
+  range4: Ip4Prefix | undefined,
+  dnsAddress4: string | undefined,
+): ServicesIp6Config | undefined {
+  const s = c.object(raw ?? {}, 'services.ip6', fieldsUnder('services.ip6'));
+  if (!s) return undefined;
+  const before = c.problems.length;
+  let gateway = c.ip6Prefix(s.gateway ?? SERVICE_IP6_DEFAULTS.gateway, 'services.ip6.gateway');
+  if (gateway && (gateway.len < 48 || gateway.len > 126))
+    gateway = c.fail('services.ip6.gateway', 'must be a /48 to /126');
+  let range = c.ip6Prefix(
+    s.vmAddressRange ?? SERVICE_IP6_DEFAULTS.vmAddressRange,
+    'services.ip6.vmAddressRange',
+    true,
+  );
+  if (range && range4 && 128 - range.len < 32 - range4.len)
+    range = c.fail(
+      'services.ip6.vmAddressRange',
+      `must hold as many addresses as services.vmAddressRange (a /${128 - (32 - range4.len)} or shorter): a VM's IPv6 service address has its IPv4 one's host number`,
+    );
+  const metadataAddress = c.ip6(
+    s.metadataAddress ?? SERVICE_IP6_DEFAULTS.metadataAddress,
+    'services.ip6.metadataAddress',
+  );
+  const dnsAddress =
+    s.dnsAddress !== undefined
+      ? c.ip6(s.dnsAddress, 'services.ip6.dnsAddress')
+      : dnsAddress4 !== undefined
+        ? SERVICE_IP6_DEFAULTS.dnsAddress
+        : undefined;
+  for (const [field, q] of [
+    ['gateway', gateway],
+    ['vmAddressRange', range],
+  ] as const) {
+    if (!q) continue;
+    const reserved = reservedIp6Overlap(q, undefined);
+    if (reserved) c.fail(`services.ip6.${field}`, reserved);
+  }
+  if (gateway && range && ip6PrefixesOverlap(gateway, range))
+    c.fail('services.ip6.vmAddressRange', 'overlaps the service bridge prefix (services.ip6.gateway)');
+  for (const [field, a] of [
+    ['metadataAddress', metadataAddress],
+    ['dnsAddress', dnsAddress],
+  ] as const) {
+    if (a === undefined || !gateway) continue;
+    if (!ip6InPrefix(a, gateway))
+      c.fail(
+        `services.ip6.${field}`,
+        `is not inside the service bridge prefix ${ip6Network(gateway)}/${gateway.len}`,
+      );
+    else if (a === gateway.address) c.fail(`services.ip6.${field}`, 'is the bridge gateway address');
+  }
+  if (metadataAddress !== undefined && metadataAddress === dnsAddress)
+    c.fail('services.ip6.dnsAddress', 'is the metadata address');
+  if (c.problems.length > before || !gateway || !range || metadataAddress === undefined) return undefined;
+  return { gateway, vmAddressRange: range, metadataAddress, dnsAddress };
 }
 
 function validateVmLimits(c: Checker, raw: unknown): ServiceVmLimits | undefined {
@@ -584,7 +675,7 @@ export function validateVpcs(
     const hasIp6 = written6 > 0;
     rawSubnets.forEach((s, j) => {
       if (isWrittenIp6(s)) {
-        const p = validateSubnet6(c, s, `${path}.subnets[${j}]`, node);
+        const p = validateSubnet6(c, s, `${path}.subnets[${j}]`, node, services?.ip6);
         if (!p) return;
         const clash = subnets6.find((q) => q.address === p.address);
         if (clash) return c.fail(`${path}.subnets[${j}]`, `overlaps ${clash.address}/${clash.len}`);
@@ -681,13 +772,14 @@ function validateSubnet6(
   v: unknown,
   path: string,
   node: NodeConfig | undefined,
+  servicesIp6: ServicesIp6Config | undefined,
 ): Ip6Prefix | undefined {
   const p = c.ip6Prefix(v, path);
   if (!p) return undefined;
   // SLAAC and the EUI-64 default addresses need exactly 64 host bits.
   if (p.len !== 64) return c.fail(path, 'an IPv6 subnet must be a /64');
   if (ip6Network(p) !== p.address) return c.fail(path, `host bits set: the network is ${ip6Network(p)}/64`);
-  const reserved = reservedIp6Overlap(p, node);
+  const reserved = reservedIp6Overlap(p, node) ?? serviceIp6Problem(p, servicesIp6, 'overlap');
   if (reserved) return c.fail(path, reserved);
   return p;
 }
@@ -725,6 +817,7 @@ export function validatePorts(
   declared: ReadonlySet<string>,
   vhostDefaults: VhostUserDefaults | undefined,
   node?: NodeConfig,
+  servicesIp6?: ServicesIp6Config,
 ): PortConfig[] {
   const out: PortConfig[] = [];
   const names = new Map<string, string>();
@@ -785,6 +878,7 @@ export function validatePorts(
       `${path}.allowedPrefixes`,
       vpc,
       node,
+      servicesIp6,
     );
     if (vpc && allowedPrefixes)
       allowedPrefixes.forEach((a, j) =>
@@ -835,6 +929,7 @@ function validateAllowedPrefixes(
   path: string,
   vpc: VpcConfig | undefined,
   node: NodeConfig | undefined,
+  servicesIp6: ServicesIp6Config | undefined,
 ): AllowedPrefix[] | undefined {
   const before = c.problems.length;
   const out: AllowedPrefix[] = [];
@@ -843,7 +938,9 @@ function validateAllowedPrefixes(
     const family = isWrittenIp6(v) ? 6 : 4;
     const p = family === 4 ? c.ip4Prefix(v, at, true) : c.ip6Prefix(v, at, true);
     if (!p) return;
-    const reserved = reservedRangeHolding(p, family, node);
+    const reserved =
+      reservedRangeHolding(p, family, node) ??
+      (family === 6 ? serviceIp6Problem(p, servicesIp6, 'inside') : undefined);
     if (reserved) return c.fail(at, reserved);
     if (vpc && (family === 4 ? vpc.subnets : vpc.subnets6).length === 0)
       return c.fail(at, `is IPv${family}, but VPC ${vpc.name} has no IPv${family} subnet`);
@@ -977,7 +1074,11 @@ function validateRemoteRoutes(
   vpcs: readonly VpcConfig[],
   node: NodeConfig | undefined,
   declared: ReadonlySet<string>,
-  lane: { readonly local: LocalAddresses; readonly servicesGateway: Ip4Prefix | undefined },
+  lane: {
+    readonly local: LocalAddresses;
+    readonly servicesGateway: Ip4Prefix | undefined;
+    readonly servicesIp6?: ServicesIp6Config | undefined;
+  },
 ): RemoteRouteConfig[] {
   const out: RemoteRouteConfig[] = [];
   // Per VPC, each prefix (as written: a valid prefix has one spelling) → the index of its route.
@@ -999,7 +1100,7 @@ function validateRemoteRoutes(
     let prefix =
       family === 4
         ? c.ip4Prefix(r.prefix, `${path}.prefix`, true)
-        : validateRoutePrefix6(c, r.prefix, `${path}.prefix`, node);
+        : validateRoutePrefix6(c, r.prefix, `${path}.prefix`, node, lane.servicesIp6);
     if (prefix && family === 4) {
       const reserved = reservedIp4Overlap(prefix, vpc?.gateway, lane.servicesGateway);
       if (reserved) prefix = c.fail(`${path}.prefix`, reserved);
@@ -1070,9 +1171,10 @@ function validateRoutePrefix6(
   v: unknown,
   path: string,
   node: NodeConfig | undefined,
+  servicesIp6: ServicesIp6Config | undefined,
 ): Ip6Prefix | undefined {
   const p = c.ip6Prefix(v, path, true);
   if (!p) return undefined;
-  const reserved = remoteIp6Problem(p, node);
+  const reserved = remoteIp6Problem(p, node) ?? serviceIp6Problem(p, servicesIp6, 'inside');
   return reserved ? c.fail(path, reserved) : p;
 }

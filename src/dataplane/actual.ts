@@ -261,7 +261,14 @@ function routeResource(
       if (p.table_id === NO_INDEX || nh !== zero) return undefined; // recursive via an address (SR steering)
       paths.push({ lookupTable: p.table_id });
       deps.add(keys.ipTable(p.table_id, ip6));
-      if (ownedTables && !ownedTables.has(`${ip6 ? 'ip6' : 'ip4'}:${p.table_id}`)) owned = false;
+      // IPv6 table 0 too: the service bridge's IPv6 side is there (nat66 wants its outside in
+      // table 0), and VPC tables reach metadata and DNS over IPv6 by a lookup in it.
+      if (
+        ownedTables &&
+        !ownedTables.has(`${ip6 ? 'ip6' : 'ip4'}:${p.table_id}`) &&
+        !(ip6 && p.table_id === 0)
+      )
+        owned = false;
     } else {
       if (nh === zero) return undefined; // attached/connected route of an interface address
       const iface = s.interfaces.nameOf(p.sw_if_index);

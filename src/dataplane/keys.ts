@@ -52,6 +52,9 @@ export const keys = {
   natEdOutputInterface: (iface: string): string => `nat-output:${iface}`,
   natEdStaticMapping: (vrf: number, local: string): string => `nat-static:${vrf}:${local}`,
   natEdIdentityMapping: (vrf: number, address: string): string => `nat-identity:${vrf}:${address}`,
+  nat66Plugin: (): string => 'nat66',
+  nat66Interface: (iface: string): string => `nat66-interface:${iface}`,
+  nat66StaticMapping: (vrf: number, local: string): string => `nat66-static:${vrf}:${local}`,
   dhcpProxy: (rxVrf: number): string => `dhcp-proxy:${rxVrf}`,
   dhcpVss: (table: number): string => `dhcp-vss:${table}`,
   vmRateLimit: (port: string): string => `vm-rate-limit:${port}`,
@@ -105,6 +108,8 @@ export const tableNames = {
   vpc: (vpc: string): string => `${TAG_PREFIX}vpc:${vpc}`,
   /** A VPC's IPv6 source table: only what its ports may send from (source validation). */
   vpcSources: (vpc: string): string => `${TAG_PREFIX}src6:${vpc}`,
+  /** A VPC's fabric table (either family): what End.DT4/End.DT6 decapsulate into. */
+  vpcFabric: (vpc: string): string => `${TAG_PREFIX}fabric:${vpc}`,
   /** The uplink's IPv6 source table: the fleet's sources (the SRv6 ingress filter). */
   underlaySources: (): string => `${TAG_PREFIX}underlay-sources`,
   services: (): string => `${TAG_PREFIX}services`,

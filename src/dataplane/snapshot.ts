@@ -160,8 +160,8 @@ export interface PodGuards {
   readonly l2Fib: readonly Message<typeof msg.l2_fib_table_details>[];
   /** Every bridge domain's IP-to-MAC (ARP termination) entries. */
   readonly bdIpMacs: readonly Message<typeof msg.bd_ip_mac_details>[];
-  /** Static IPv4 neighbours of every interface (the service BVI's, one per pod address). */
-  readonly staticNeighbors4: readonly Message<typeof msg.ip_neighbor_details>[];
+  /** Static neighbours of every interface, both families (the service BVI's, one per pod address). */
+  readonly bviNeighborCandidates: readonly Message<typeof msg.ip_neighbor_details>[];
 }
 
 const NO_POD_GUARDS: PodGuards = {
@@ -169,7 +169,7 @@ const NO_POD_GUARDS: PodGuards = {
   macipBindings: [],
   l2Fib: [],
   bdIpMacs: [],
-  staticNeighbors4: [],
+  bviNeighborCandidates: [],
 };
 
 type MacipDetails = Message<typeof msg.macip_acl_details>;
@@ -179,7 +179,7 @@ const none = <T>(): Promise<T[]> => Promise.resolve([]);
 
 /** The pods' guards, each part only where this VPP has its plugin: one read for every caller. */
 export async function readPodGuards(client: VppApi): Promise<PodGuards> {
-  const [macipAcls, macipBindings, l2Fib, bdIpMacs, neighbors4] = await Promise.all([
+  const [macipAcls, macipBindings, l2Fib, bdIpMacs, neighbors4, neighbors6] = await Promise.all([
     client.supports(msg.macip_acl_dump)
       ? client.dump(msg.macip_acl_dump, { acl_index: NO_INDEX })
       : none<MacipDetails>(),
@@ -193,9 +193,12 @@ export async function readPodGuards(client: VppApi): Promise<PodGuards> {
       ? client.dump(msg.bd_ip_mac_dump, { bd_id: NO_INDEX })
       : none<BdIpMacDetails>(),
     client.dump(msg.ip_neighbor_dump, { sw_if_index: NO_INDEX, af: msg.address_family_t.values.ADDRESS_IP4 }),
+    client.dump(msg.ip_neighbor_dump, { sw_if_index: NO_INDEX, af: msg.address_family_t.values.ADDRESS_IP6 }),
   ]);
-  const staticNeighbors4 = neighbors4.filter((n) => (n.neighbor.flags & STATIC_NEIGHBOR) !== 0);
-  return { macipAcls, macipBindings, l2Fib, bdIpMacs, staticNeighbors4 };
+  const bviNeighborCandidates = [...neighbors4, ...neighbors6].filter(
+    (n) => (n.neighbor.flags & STATIC_NEIGHBOR) !== 0,
+  );
+  return { macipAcls, macipBindings, l2Fib, bdIpMacs, bviNeighborCandidates };
 }
 
 export interface SnapshotScope {

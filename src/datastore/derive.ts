@@ -14,7 +14,7 @@
  * no config (undefined), and the caller keeps what it has.
  */
 import type { AgentConfig, RemoteRouteConfig } from '../config/model.js';
-import type { NodeConfig } from '../config/model.js';
+import type { NodeConfig, ServicesConfig } from '../config/model.js';
 import { DT6_SID_OFFSET, MAX_IP6_LOCATOR_LEN } from '../config/defaults.js';
 import { Checker, ConfigError, validateConfig, validateNode, validateServices } from '../config/validate.js';
 import {
@@ -24,6 +24,7 @@ import {
   NO_LOCAL_ADDRESSES,
   remoteIp6Problem,
   reservedIp4Overlap,
+  serviceIp6Problem,
   type LocalAddresses,
 } from '../config/lanes.js';
 import { aggregateIp6, ip6AddressInPrefix, ip6InPrefix, type Ip4Prefix } from '../net/ip.js';
@@ -128,21 +129,25 @@ export function remoteRouteOf(
 /** What validateRemoteRoutes would refuse of an IPv6 route from this endpoint, or undefined. */
 function ip6EndpointProblem(self: NodeRecord, vpc: VpcRecord, ep: EndpointRecord): string | undefined {
   if (!vpc.hasSubnets6) return `is IPv6, but VPC ${vpc.name} has no IPv6 subnet`;
-  return remoteIp6Problem(ep.prefix, ownNodeConfig(self));
+  return (
+    remoteIp6Problem(ep.prefix, ownNodeConfig(self)) ??
+    serviceIp6Problem(ep.prefix, ownServices(self)?.ip6, 'inside')
+  );
 }
 
-/** The own node's service bridge prefix, which no endpoint may overlap (read once per record). */
-const ownServicesGateways = new WeakMap<NodeRecord, Ip4Prefix | undefined>();
+/** The own node's service bridge, whose prefixes no endpoint may reach into (read once per record). */
+const ownServicesOf = new WeakMap<NodeRecord, ServicesConfig | undefined>();
+
+function ownServices(self: NodeRecord): ServicesConfig | undefined {
+  if (!ownServicesOf.has(self)) {
+    const services = self.raw.services;
+    ownServicesOf.set(self, services === undefined ? undefined : validateServices(new Checker(), services));
+  }
+  return ownServicesOf.get(self);
+}
 
 function ownServicesGateway(self: NodeRecord): Ip4Prefix | undefined {
-  if (!ownServicesGateways.has(self)) {
-    const services = self.raw.services;
-    ownServicesGateways.set(
-      self,
-      services === undefined ? undefined : validateServices(new Checker(), services)?.gateway,
-    );
-  }
-  return ownServicesGateways.get(self);
+  return ownServices(self)?.gateway;
 }
 
 /** The own node's config, for the prefixes its table 0 routes (read once per record). */

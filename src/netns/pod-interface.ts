@@ -85,7 +85,17 @@ export function podInterfaceCommands(
   }
   return [
     ['link', 'set', 'dev', ifname, 'up'],
-    ...addresses.map((address) => ['addr', 'add', address, 'dev', ifname]),
+    // No duplicate address detection for IPv6: the agent holds each address of the bridge for one
+    // pod (address-claims.ts), and the pod's ACL drops DAD's probes, so DAD would only keep the
+    // address tentative, unusable, for a second after the pod starts.
+    ...addresses.map((address) => [
+      'addr',
+      'add',
+      address,
+      'dev',
+      ifname,
+      ...(isIP(address.slice(0, address.indexOf('/'))) === 6 ? ['nodad'] : []),
+    ]),
     ...routes.map((r) => [
       'route',
       'add',

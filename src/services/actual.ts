@@ -7,6 +7,8 @@
  * Values are built exactly as desired.ts builds them, so an applied state plans zero operations.
  */
 import type { AgentConfig } from '../config/model.js';
+import { ip6InPrefix } from '../net/ip.js';
+import { serviceAddress4Of6 } from './ip6-services.js';
 import { isOwnedTag, keys, vmPortOfTag } from '../dataplane/keys.js';
 import { formatAddress, type VppSnapshot } from '../dataplane/snapshot.js';
 import type { Resource } from '../reconcile/resource.js';
@@ -58,6 +60,11 @@ import {
   natEdStaticMappingDescriptor,
 } from './nat-ed-descriptors.js';
 import { actualVmRateLimits } from './vm-rate-limit.js';
+import {
+  nat66InterfaceDescriptor,
+  nat66PluginDescriptor,
+  nat66StaticMappingDescriptor,
+} from './nat66-descriptors.js';
 import { aclSessionTimeoutsDescriptor } from './acl-session-descriptors.js';
 
 export interface ServicesActualOptions {
@@ -179,7 +186,7 @@ export function actualServices(s: VppSnapshot, opts: ServicesActualOptions): Res
   const ownedBdOfBvi = new Map(
     s.bridgeDomains.filter((bd) => ownedBds.has(bd.bd_id)).map((bd) => [bd.bvi_sw_if_index, bd.bd_id]),
   );
-  for (const n of s.staticNeighbors4) {
+  for (const n of s.bviNeighborCandidates) {
     const bd = ownedBdOfBvi.get(n.neighbor.sw_if_index);
     const iface = s.interfaces.nameOf(n.neighbor.sw_if_index);
     if (bd === undefined || iface === undefined) continue;
@@ -239,6 +246,27 @@ export function actualServices(s: VppSnapshot, opts: ServicesActualOptions): Res
     out.push(natEdIdentityMappingDescriptor.resource({ vrf: m.vrf_id, address: m.ip_address, tag: m.tag }));
   }
 
+  // NAT66: the plugin is vppnet's when desired or when one of vppnet's interfaces is in it (so a
+  // node whose services.ip6 is removed turns it off again); mappings in vppnet's IPv6 tables.
+  const n66 = nat.nat66;
+  const n66Ifaces = n66.interfaces.flatMap((i) => {
+    const iface = s.interfaces.nameOf(i.swIfIndex);
+    return iface === undefined ? [] : [{ iface, inside: i.inside }];
+  });
+  if (n66.enabled && (want.has(keys.nat66Plugin()) || n66Ifaces.some((i) => ifaceOwned(i.iface))))
+    out.push(nat66PluginDescriptor.resource({}));
+  for (const i of n66Ifaces)
+    if (ifaceOwned(i.iface) || want.has(keys.nat66Interface(i.iface)))
+      out.push(nat66InterfaceDescriptor.resource(i));
+  const ownedIp6Tables = new Set(
+    s.tables.filter((t) => t.is_ip6 && isOwnedTag(t.name)).map((t) => t.table_id),
+  );
+  for (const m of n66.static) {
+    const value = { vrf: m.vrf_id, local: m.local_ip_address, external: m.external_ip_address };
+    if (ownedIp6Tables.has(m.vrf_id) || want.has(keys.nat66StaticMapping(value.vrf, value.local)))
+      out.push(nat66StaticMappingDescriptor.resource(value));
+  }
+
   out.push(...actualVmRateLimits(s.policerClassify, s.interfaces));
   const udpIdle = opts.memory?.vppPid === s.vppPid ? opts.memory.aclUdpIdleSeconds : undefined;
   if (udpIdle !== undefined) out.push(aclSessionTimeoutsDescriptor.resource({ udpIdleSeconds: udpIdle }));
@@ -290,6 +318,29 @@ export function serviceAddressesInVpp(s: VppSnapshot, config: AgentConfig): Serv
     if (port === undefined || seen.has(port)) continue;
     seen.add(port);
     out.push({ port, vpc: vpcByTable.get(m.vrf_id), ip: m.local_ip_address, address: m.external_ip_address });
+  }
+  // A VM of an IPv6-only VPC has no NAT44 mapping: its nat66 one (untagged) names it by table and
+  // address, and its IPv6 service address carries the host number of its (unused) IPv4 one.
+  const services = config.services;
+  const ip6 = services?.ip6;
+  if (!services || !ip6) return out;
+  const ip6OnlyPorts = new Map(
+    config.ports.flatMap((p) => {
+      const vpc = config.vpcs.find((v) => v.name === p.vpc);
+      return p.ip === undefined && p.ip6 !== undefined && vpc ? [[`${vpc.table} ${p.ip6}`, p] as const] : [];
+    }),
+  );
+  for (const m of s.nat.nat66.static) {
+    const port = ip6OnlyPorts.get(`${m.vrf_id} ${m.local_ip_address}`);
+    if (port === undefined || seen.has(port.name) || !ip6InPrefix(m.external_ip_address, ip6.vmAddressRange))
+      continue;
+    seen.add(port.name);
+    out.push({
+      port: port.name,
+      vpc: port.vpc,
+      ip: m.local_ip_address,
+      address: serviceAddress4Of6(services, ip6, m.external_ip_address),
+    });
   }
   return out;
 }

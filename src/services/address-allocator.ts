@@ -10,6 +10,7 @@
  * - New ports get the lowest free host address (network and broadcast addresses are skipped).
  */
 import { intToIp4, ip4InPrefix, ip4Mask, ip4ToInt, type Ip4Prefix } from '../net/ip.js';
+import type { AgentConfig } from '../config/model.js';
 import { VppnetError } from '../util/errors.js';
 
 export interface AddressAssignment {
@@ -31,6 +32,19 @@ export interface AddressRequest {
   readonly port: string;
   readonly vpc: string;
   readonly ip: string;
+}
+
+/**
+ * One request per VM port: for its IPv4 service address, and with services.ip6 its IPv6 one takes
+ * the same host number (ip6-services.ts). A VM of an IPv6-only VPC gets one only with
+ * services.ip6, and is known by its IPv6 address: a new address is a new VM, as for IPv4.
+ */
+export function serviceAddressRequests(config: Pick<AgentConfig, 'ports' | 'services'>): AddressRequest[] {
+  const withIp6 = config.services?.ip6 !== undefined;
+  return config.ports.flatMap((p) => {
+    const ip = p.ip ?? (withIp6 ? p.ip6 : undefined);
+    return ip === undefined ? [] : [{ port: p.name, vpc: p.vpc, ip }];
+  });
 }
 
 /** What VPP still holds (tagged static mappings), used when the book does not know a port. */

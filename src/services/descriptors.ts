@@ -34,6 +34,11 @@ import {
   natEdOutputInterfaceDescriptor,
   natEdStaticMappingDescriptor,
 } from './nat-ed-descriptors.js';
+import {
+  nat66InterfaceDescriptor,
+  nat66PluginDescriptor,
+  nat66StaticMappingDescriptor,
+} from './nat66-descriptors.js';
 import { vmRateLimitDescriptor } from './vm-rate-limit.js';
 import { aclSessionTimeoutsDescriptor } from './acl-session-descriptors.js';
 
@@ -55,6 +60,9 @@ export const servicesDescriptors: readonly Descriptor<unknown, ServicesContext>[
   natEdOutputInterfaceDescriptor,
   natEdStaticMappingDescriptor,
   natEdIdentityMappingDescriptor,
+  nat66PluginDescriptor,
+  nat66InterfaceDescriptor,
+  nat66StaticMappingDescriptor,
   dhcpProxyDescriptor,
   dhcpVssDescriptor,
   vmRateLimitDescriptor,

@@ -6,7 +6,8 @@
  *   identity mappings for the gateway address in every VPC table and in S; no address pool;
  * - per VPC a DHCP relay to the DHCP pod, with the VPC's name as the option 82 VPN id;
  * - a bridge that learns and floods nothing, ARP terminated from its table;
- * - the shared pod output ACL and, per attached pod, its port (pod-port.ts, pod-acls.ts).
+ * - the shared pod output ACL and, per attached pod, its port (pod-port.ts, pod-acls.ts);
+ * - with services.ip6, the same over IPv6 through nat66 (ip6-services.ts).
  */
 import type { AgentConfig, ServicesConfig } from '../config/model.js';
 import {
@@ -34,6 +35,7 @@ import {
 import { podPortResources, type PodPortSpec } from './pod-port.js';
 import { desiredVmRateLimits } from './vm-rate-limit.js';
 import { aclSessionTimeoutsDescriptor } from './acl-session-descriptors.js';
+import { desiredServicesIp6 } from './ip6-services.js';
 
 /**
  * NAT44-EI's table sizes: a user per VM service address the range holds, each with its own share
@@ -46,7 +48,10 @@ export function natSizes(services: ServicesConfig): NatPluginValue {
 }
 
 export interface ServicesDesiredInput {
-  /** VM port name → its service address (the allocator's answer); ports without one get no mapping. */
+  /**
+   * VM port name → its service address (the allocator's answer); ports without one get no mapping.
+   * With services.ip6 its IPv6 one has the same host number (ip6-services.ts).
+   */
   readonly addresses: ReadonlyMap<string, string>;
   /** Attached service pods. */
   readonly pods: readonly PodPortSpec[];
@@ -107,7 +112,9 @@ export function desiredServices(config: AgentConfig, input: ServicesDesiredInput
     services.metadataAddress,
     ...(services.dnsAddress === undefined ? [] : [services.dnsAddress]),
   ];
-  for (const vpc of config.vpcs) {
+  // An IPv6-only VPC has no IPv4 table: it reaches the services over IPv6 only (services.ip6).
+  const ip4Vpcs = config.vpcs.filter((v) => v.subnets.length > 0);
+  for (const vpc of ip4Vpcs) {
     for (const address of serviceAddresses) {
       const prefix = `${address}/32`;
       out.push(
@@ -138,7 +145,7 @@ export function desiredServices(config: AgentConfig, input: ServicesDesiredInput
   }
   // Relayed DHCP leaves through the BVI with source = gateway and the VM port's table: without
   // an identity mapping NAT drops it ("out of ports").
-  for (const table of [S, ...config.vpcs.map((v) => v.table)]) {
+  for (const table of [S, ...ip4Vpcs.map((v) => v.table)]) {
     out.push(
       natIdentityMappingDescriptor.resource({ vrf: table, address: gatewayAddress, tag: tags.natGateway() }),
     );
@@ -146,7 +153,7 @@ export function desiredServices(config: AgentConfig, input: ServicesDesiredInput
 
   // DHCP relay per VPC.
   if (services.dhcpServer !== undefined) {
-    for (const vpc of config.vpcs) {
+    for (const vpc of ip4Vpcs) {
       out.push(
         dhcpProxyDescriptor.resource({
           rxTable: vpc.table,
@@ -157,6 +164,11 @@ export function desiredServices(config: AgentConfig, input: ServicesDesiredInput
       out.push(dhcpVssDescriptor.resource({ table: vpc.table, vpnId: vpc.name }));
     }
   }
+
+  if (services.ip6)
+    out.push(
+      ...desiredServicesIp6(config, services, services.ip6, input.addresses, [bviTable.key, bviPort.key]),
+    );
 
   // Each VM's own share of the services.
   out.push(...desiredVmRateLimits(config));

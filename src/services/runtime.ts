@@ -4,7 +4,7 @@
  * (src/attachments) implements these and builds one per VPP client; every reconcile reads it.
  */
 import type { AgentConfig } from '../config/model.js';
-import { allocateServiceAddresses, EMPTY_BOOK } from './address-allocator.js';
+import { allocateServiceAddresses, EMPTY_BOOK, serviceAddressRequests } from './address-allocator.js';
 import type { PodPortSpec } from './pod-port.js';
 import type { ServiceAddresses } from './service-addresses.js';
 
@@ -43,10 +43,7 @@ export function freshServiceAddresses(config: AgentConfig): ReadonlyMap<string, 
   if (!config.services) return new Map();
   return allocateServiceAddresses({
     book: EMPTY_BOOK,
-    // Service addresses are IPv4: a VM of an IPv6-only VPC gets none.
-    requests: config.ports.flatMap((p) =>
-      p.ip === undefined ? [] : [{ port: p.name, vpc: p.vpc, ip: p.ip }],
-    ),
+    requests: serviceAddressRequests(config),
     range: config.services.vmAddressRange,
     holdMs: 0,
     now: 0,

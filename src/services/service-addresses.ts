@@ -8,6 +8,7 @@ import type { AgentConfig } from '../config/model.js';
 import {
   allocateServiceAddresses,
   EMPTY_BOOK,
+  serviceAddressRequests,
   type AddressBook,
   type RecoveredAssignment,
 } from './address-allocator.js';
@@ -61,10 +62,7 @@ export class ServiceAddresses {
     const book = await this.#loadBook();
     const result = allocateServiceAddresses({
       book,
-      // Service addresses are IPv4: a VM of an IPv6-only VPC gets none.
-      requests: config.ports.flatMap((p) =>
-        p.ip === undefined ? [] : [{ port: p.name, vpc: p.vpc, ip: p.ip }],
-      ),
+      requests: serviceAddressRequests(config),
       range: services.vmAddressRange,
       holdMs: services.addressHoldSeconds * 1000,
       now: this.#clock(),

@@ -4,6 +4,7 @@
  */
 import type { ServiceMapEntry } from '../agent-api/service-map.js';
 import type { AgentConfig } from '../config/model.js';
+import { serviceAddress6 as serviceAddress6Of } from './ip6-services.js';
 
 /** One entry per VM port with a service address, in service address order. */
 export function serviceMap(
@@ -16,14 +17,22 @@ export function serviceMap(
   for (const port of config.ports) {
     const serviceAddress = addresses.get(port.name);
     const vpc = vpcs.get(port.vpc);
-    if (serviceAddress === undefined || vpc === undefined || port.ip === undefined) continue;
+    if (serviceAddress === undefined || vpc === undefined) continue;
     const dhcpCircuitId = circuitIds.get(port.name);
+    const ip6 = config.services?.ip6;
+    const services = config.services;
+    const serviceAddress6 =
+      ip6 && services && port.ip6 !== undefined
+        ? serviceAddress6Of(services, ip6, serviceAddress)
+        : undefined;
     out.push({
       serviceAddress,
+      ...(serviceAddress6 !== undefined && { serviceAddress6 }),
       vpc: vpc.name,
       vpcId: vpc.id,
       port: port.name,
-      vmIp: port.ip,
+      ...(port.ip !== undefined && { vmIp: port.ip }),
+      ...(serviceAddress6 !== undefined && port.ip6 !== undefined && { vmIp6: port.ip6 }),
       mac: port.mac,
       mtu: vpc.mtu,
       ...(dhcpCircuitId !== undefined && { dhcpCircuitId }),

@@ -21,9 +21,30 @@ export function serviceAddressOf(role: ServiceRole, services: ServicesConfig): s
   }
 }
 
-/** The role whose address this is, if any. */
+/** The IPv6 service address of a role (services.ip6), undefined when it has none. DHCP is IPv4 only. */
+export function serviceAddress6Of(role: ServiceRole, services: ServicesConfig): string | undefined {
+  const ip6 = services.ip6;
+  if (!ip6) return undefined;
+  switch (role) {
+    case 'metadata':
+      return ip6.metadataAddress;
+    case 'dns':
+      return ip6.dnsAddress;
+    case 'dhcp':
+      return undefined;
+  }
+}
+
+/** Every address a role's pod may hold: its IPv4 one and, with services.ip6, its IPv6 one. */
+export function serviceAddressesOf(role: ServiceRole, services: ServicesConfig): string[] {
+  return [serviceAddressOf(role, services), serviceAddress6Of(role, services)].filter(
+    (a): a is string => a !== undefined,
+  );
+}
+
+/** The role whose address (IPv4 or IPv6, canonical) this is, if any. */
 export function serviceRoleOfAddress(address: string, services: ServicesConfig): ServiceRole | undefined {
-  return SERVICE_ROLES.find((role) => serviceAddressOf(role, services) === address);
+  return SERVICE_ROLES.find((role) => serviceAddressesOf(role, services).includes(address));
 }
 
 /** The role services.networks gives a CNI network, if any. */

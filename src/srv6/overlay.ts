@@ -7,7 +7,7 @@
  * underlay NIC gets its address and IPv6 default route. Facts: ../shared/vpp-srv6.md,
  * vpp-services.md and docs/dual-stack.md.
  */
-import { sourceTableOf, UNDERLAY_SOURCE_TABLE } from '../config/defaults.js';
+import { fabricTableOf, sourceTableOf, UNDERLAY_SOURCE_TABLE } from '../config/defaults.js';
 import type { AgentConfig, PortConfig, RemoteRouteConfig, VpcConfig } from '../config/model.js';
 import { sourceCheckDescriptor } from '../dataplane/source-check-descriptors.js';
 import { eui64Address } from '../net/eui64.js';
@@ -26,7 +26,12 @@ import {
   proxyArpInterfaceDescriptor,
   unnumberedDescriptor,
 } from '../dataplane/interface-descriptors.js';
-import { ipTableDescriptor, proxyArpDescriptor, routeDescriptor } from '../dataplane/ip-descriptors.js';
+import {
+  ipTableDescriptor,
+  proxyArpDescriptor,
+  routeDescriptor,
+  type RouteValue,
+} from '../dataplane/ip-descriptors.js';
 import {
   ip6EnableDescriptor,
   ip6LinkLocalDescriptor,
@@ -187,6 +192,41 @@ function configOnlyOverlay(config: AgentConfig): readonly Resource[] {
 }
 
 function makeConfigOnlyOverlay(config: AgentConfig): Resource[] {
+  const out = makeOverlayResources(config);
+  out.push(...fabricRoutes(config, out));
+  return out;
+}
+
+/**
+ * What other hypervisors' traffic may reach. End.DT4 and End.DT6 decapsulate into a VPC's fabric
+ * table, not into the VPC table, and the fabric table holds only the routes to this node's VM
+ * ports (their addresses and allowed prefixes), copied from the VPC table. Decapsulated into the
+ * VPC table, a packet could reach what only local VMs may: the metadata and DNS routes (over IPv6
+ * a packet whose inner source is a VM's service address then reached the metadata pod as that VM,
+ * measured on VPP 26.06: nat66 passes it untranslated and the pods' ACL admits that source), and
+ * the VPC's steering, which would send it on to a third node as if it came from this one.
+ */
+function fabricRoutes(config: AgentConfig, overlay: readonly Resource[]): Resource[] {
+  const vpcByTable = new Map(config.vpcs.map((v) => [v.table, v]));
+  const out: Resource[] = [];
+  for (const r of overlay) {
+    if (r.kind !== routeDescriptor.kind) continue;
+    const route = r.value as RouteValue;
+    const vpc = vpcByTable.get(route.table);
+    if (vpc === undefined || !route.paths.every((p) => 'iface' in p)) continue;
+    const fabric = fabricTableOf(vpc.id);
+    const vpcTableKey = keys.ipTable(vpc.table, route.ip6);
+    out.push(
+      routeDescriptor.resource(
+        { ...route, table: fabric },
+        { after: [...r.deps.filter((d) => d !== vpcTableKey), keys.ipTable(fabric, route.ip6)] },
+      ),
+    );
+  }
+  return out;
+}
+
+function makeOverlayResources(config: AgentConfig): Resource[] {
   const out: Resource[] = [];
   const { node } = config;
 
@@ -227,13 +267,12 @@ function makeConfigOnlyOverlay(config: AgentConfig): Resource[] {
           }),
         );
       if (vpc.sid6 !== undefined) {
+        const fabric = fabricTableOf(vpc.id);
         out.push(
-          localSidDescriptor.resource({
-            sid: vpc.sid6,
-            behavior: 'end.dt6',
-            table: vpc.table,
-            fibTable: 0,
-          }),
+          ipTableDescriptor.resource({ table: fabric, ip6: true, name: tableNames.vpcFabric(vpc.name) }),
+        );
+        out.push(
+          localSidDescriptor.resource({ sid: vpc.sid6, behavior: 'end.dt6', table: fabric, fibTable: 0 }),
         );
       }
     }
@@ -262,10 +301,11 @@ function makeConfigOnlyOverlay(config: AgentConfig): Resource[] {
     }
 
     // End.DT4: VPP reads the IPv4 table from sw_if_index; the table must exist first, or
-    // decapsulated traffic silently lands in the underlay table.
-    out.push(
-      localSidDescriptor.resource({ sid: vpc.sid, behavior: 'end.dt4', table: vpc.table, fibTable: 0 }),
-    );
+    // decapsulated traffic silently lands in the underlay table. Into the VPC's fabric table, which
+    // leads only to this node's VMs (fabricRoutes).
+    const fabric = fabricTableOf(vpc.id);
+    out.push(ipTableDescriptor.resource({ table: fabric, ip6: false, name: tableNames.vpcFabric(vpc.name) }));
+    out.push(localSidDescriptor.resource({ sid: vpc.sid, behavior: 'end.dt4', table: fabric, fibTable: 0 }));
   }
 
   for (const port of config.ports) {

@@ -1,0 +1,337 @@
+/**
+ * Metadata and DNS over IPv6 (services.ip6, nat66) against real packets on a real VPP 26.06: VMs
+ * are network namespaces on veth ports, in a dual-stack VPC and in an IPv6-only VPC with the same
+ * IPv6 subnet and the same address; the metadata and DNS pods are namespaces attached by the
+ * attachment manager with an IPv4 and an IPv6 address each; the underlay is a veth pair whose peer
+ * plays the fabric. Checked: each VM reaches both pods as its own IPv6 service address (two VMs
+ * with one address in two VPCs are two sources), answers come back (ping6), a pod cannot open a
+ * flow to a VM, and nothing from the underlay reaches a pod: neither a fabric host with a VM's
+ * service address as its source nor an SRv6 packet from another hypervisor decapsulated into a VPC.
+ *
+ * Needs VPP_API_SOCKET (a VPP of its own, left as found), root, iproute2, ping and /usr/bin/python3
+ * with scapy. CI has no VPP: src/services/ip6-services.test.ts checks the same resources and ACL
+ * verdicts on the simulator.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { linuxHostLinks } from '../../src/agent/host-links.js';
+import { memoryStore, reconcile } from '../../src/agent/reconciler.js';
+import { AddressBookFileStore } from '../../src/attachments/address-book-file-store.js';
+import { AsyncLock } from '../../src/attachments/async-lock.js';
+import { AttachmentManager } from '../../src/attachments/attachment-manager.js';
+import { AttachmentFileStore } from '../../src/attachments/attachment-store.js';
+import type { AgentConfig } from '../../src/config/model.js';
+import { validateConfig } from '../../src/config/validate.js';
+import { ServiceAddresses } from '../../src/services/service-addresses.js';
+import { until } from '../../src/util/testing/until.js';
+import { ignoreRetval } from '../../src/vpp/client/retval-error.js';
+import { VppClient } from '../../src/vpp/client/vpp-client.js';
+import { msg } from '../../src/vpp/messages/index.js';
+import { removeUnderlayRouting } from '../support/underlay.js';
+import { Listener, realPacketsSkip, send, sh } from '../support/packets.js';
+
+const SOCKET = process.env.VPP_API_SOCKET;
+const skip = realPacketsSkip(SOCKET);
+
+const tag = randomBytes(2).toString('hex');
+const ns = (what: string): string => `s6${tag}${what}`;
+const VM_MAC = (n: number): string => `52:54:00:00:0c:0${n}`;
+const PORT = 9999;
+const METADATA6 = 'fd00:ec2::254';
+const DNS6 = 'fd00:ec2::253';
+const GATEWAY6 = 'fd00:ec2::1';
+const VM_RANGE6 = 'fd00:ec2:0:ff::/64';
+const UPLINK_HOST = `s6u${tag}a`;
+const UPLINK_PEER = `s6u${tag}b`;
+const UNDERLAY_NS = ns('ul');
+/** vm1 (dual-stack vpc-a) and vm3 (IPv6-only vpc-b) share this address; vm2 is in vpc-a. */
+const VM6 = (n: number): string => (n === 2 ? '2001:db8:a::6' : '2001:db8:a::5');
+const PODS = [
+  {
+    name: 'md',
+    network: 'vppnet-metadata',
+    address: '169.254.169.254',
+    address6: METADATA6,
+    mac: '0a:58:a9:fe:a9:fe',
+  },
+  {
+    name: 'dns',
+    network: 'vppnet-dns-proxy',
+    address: '169.254.169.53',
+    address6: DNS6,
+    mac: '0a:58:a9:fe:a9:35',
+  },
+] as const;
+
+describe('the service plane over IPv6 against real packets', { skip }, () => {
+  let client: VppClient;
+  let dir: string;
+  let manager: AttachmentManager;
+  let addresses: ServiceAddresses;
+  let uplinkIndex = 0;
+  let uplinkMac = '';
+  const lock = new AsyncLock();
+  const owner = `s6${tag}`;
+  const host = linuxHostLinks(owner);
+  const vmPortMac = new Map<number, string>();
+  const listeners = new Map<string, Listener>();
+  const globals = memoryStore();
+
+  const raw = (): Record<string, unknown> => ({
+    node: {
+      name: 'hv1',
+      underlay: { interface: `host-${UPLINK_HOST}`, address: '2001:db8::1/64', gateway: '2001:db8::2' },
+      srv6: { locator: 'fc00:1::/48' },
+    },
+    vpcs: [
+      { name: 'vpc-a', id: 10, subnets: ['10.0.0.0/24', '2001:db8:a::/64'], gateway: '10.0.0.1' },
+      { name: 'vpc-b', id: 20, subnets: ['2001:db8:a::/64'] },
+    ],
+    ports: [
+      { n: 1, vpc: 'vpc-a', ip: '10.0.0.5' },
+      { n: 2, vpc: 'vpc-a', ip: '10.0.0.6' },
+      { n: 3, vpc: 'vpc-b' },
+    ].map(({ n, ...p }) => ({
+      name: `vm${n}`,
+      mac: VM_MAC(n),
+      ip6: VM6(n),
+      attach: { type: 'veth', netns: ns(`vm${n}`), ifname: 'eth0' },
+      ...p,
+    })),
+    remoteRoutes: [],
+    services: {
+      dnsAddress: '169.254.169.53',
+      networks: { metadata: PODS[0].network, dns: PODS[1].network },
+      ip6: {},
+    },
+  });
+  const config = (): AgentConfig => validateConfig(raw());
+
+  const apply = async (cfg = config()): Promise<void> => {
+    const outcome = await reconcile(cfg, {
+      client,
+      host,
+      globals,
+      services: { addresses, attachments: manager, lock },
+    });
+    assert.deepEqual(
+      outcome.result?.failed.map((x) => `${x.op.action} ${x.op.resource.key}: ${x.error.message}`),
+      [],
+    );
+    assert.deepEqual(outcome.plan.pending, []);
+  };
+
+  const pings6 = (netns: string, to: string): boolean =>
+    spawnSync('ip', ['netns', 'exec', netns, 'ping', '-6', '-c', '1', '-W', '1', to]).status === 0;
+
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'vppnet-s6-'));
+    client = new VppClient({
+      socketPath: SOCKET as string,
+      clientName: 'vppnet-s6',
+      healthCheckIntervalMs: 0,
+    });
+    await client.connect();
+    sh('ip', 'netns', 'add', UNDERLAY_NS);
+    sh('ip', 'link', 'add', UPLINK_HOST, 'type', 'veth', 'peer', 'name', UPLINK_PEER);
+    sh('ip', 'link', 'set', UPLINK_PEER, 'netns', UNDERLAY_NS);
+    sh('ip', 'link', 'set', UPLINK_HOST, 'up');
+    sh('ip', '-n', UNDERLAY_NS, 'link', 'set', UPLINK_PEER, 'up');
+    sh('ip', '-n', UNDERLAY_NS, 'addr', 'add', '2001:db8::2/64', 'dev', UPLINK_PEER, 'nodad');
+    const afp = await client.call(msg.af_packet_create_v3, {
+      mode: 1,
+      hw_addr: '00:00:00:00:00:00',
+      use_random_hw_addr: true,
+      host_if_name: UPLINK_HOST,
+      rx_frame_size: 0,
+      tx_frame_size: 0,
+      rx_frames_per_block: 0,
+      tx_frames_per_block: 0,
+      flags: 0,
+      num_rx_queues: 1,
+      num_tx_queues: 1,
+    });
+    uplinkIndex = afp.sw_if_index;
+    addresses = new ServiceAddresses(new AddressBookFileStore(path.join(dir, 'state')));
+    manager = await AttachmentManager.open({
+      client,
+      host,
+      hostLinkOwner: owner,
+      lock,
+      store: new AttachmentFileStore(path.join(dir, 'state')),
+      services: () => config().services,
+    });
+    for (const n of [1, 2, 3]) sh('ip', 'netns', 'add', ns(`vm${n}`));
+    for (const p of PODS) sh('ip', 'netns', 'add', ns(p.name));
+    await apply();
+    for (const p of PODS) {
+      await manager.attach({
+        network: p.network,
+        containerId: `c-${tag}-${p.name}`,
+        ifname: 'net1',
+        netns: `/run/netns/${ns(p.name)}`,
+        mode: 'veth',
+        mac: p.mac,
+        ips: [
+          { address: `${p.address}/24`, gateway: '169.254.169.1' },
+          { address: `${p.address6}/64`, gateway: GATEWAY6 },
+        ],
+        routes: [
+          { dst: '169.252.252.0/24', gw: '169.254.169.1' },
+          { dst: VM_RANGE6, gw: GATEWAY6 },
+        ],
+      });
+    }
+    await apply();
+    const all = await client.dump(msg.sw_interface_dump, {
+      sw_if_index: 0xffffffff,
+      name_filter_valid: false,
+    });
+    uplinkMac = all.find((i) => i.sw_if_index === uplinkIndex)?.l2_address ?? '';
+    for (const n of [1, 2, 3]) {
+      vmPortMac.set(n, all.find((i) => i.tag === `vppnet:vm:vm${n}`)?.l2_address ?? '');
+      const v = ns(`vm${n}`);
+      sh('ip', '-n', v, 'link', 'set', 'lo', 'up');
+      sh('ip', '-n', v, 'link', 'set', 'eth0', 'up');
+      sh('ip', '-n', v, 'addr', 'add', `${VM6(n)}/64`, 'dev', 'eth0', 'nodad');
+      sh('ip', '-n', v, '-6', 'route', 'replace', 'default', 'via', 'fe80::1', 'dev', 'eth0');
+      const l = new Listener(v, PORT);
+      listeners.set(`vm${n}`, l);
+      await l.ready;
+    }
+    for (const p of PODS) {
+      const l = new Listener(ns(p.name), PORT);
+      listeners.set(p.name, l);
+      await l.ready;
+    }
+    for (const [n, to] of [
+      [1, METADATA6],
+      [3, METADATA6],
+      [2, DNS6],
+    ] as const)
+      await until(() => pings6(ns(`vm${n}`), to), `vm${n} pings ${to}`, { timeoutMs: 20_000, everyMs: 300 });
+  });
+
+  after(async () => {
+    for (const l of listeners.values()) l.close();
+    if (process.env.VPPNET_KEEP_TEST_STATE === '1') return await client.close();
+    for (const p of PODS)
+      await manager
+        .detach({ containerId: `c-${tag}-${p.name}`, ifname: 'net1', netns: `/run/netns/${ns(p.name)}` })
+        .catch(() => undefined);
+    const empty = validateConfig({ ...raw(), vpcs: [], ports: [], services: undefined });
+    await reconcile(empty, { client, host, globals: memoryStore() }).catch(() => undefined);
+    await removeUnderlayRouting(client, uplinkIndex, '2001:db8::2');
+    await client.call(msg.af_packet_delete, { host_if_name: UPLINK_HOST }).catch(ignoreRetval);
+    for (const n of ['vm1', 'vm2', 'vm3', 'ul', ...PODS.map((p) => p.name)])
+      spawnSync('ip', ['netns', 'del', ns(n)]);
+    spawnSync('ip', ['link', 'del', UPLINK_HOST]);
+    await client.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A UDP datagram from VM n (its own IPv6 address) to a service address. */
+  const fromVm = (n: number, dst: string, payload: string): void =>
+    send(
+      ns(`vm${n}`),
+      'eth0',
+      `Ether(src='${VM_MAC(n)}', dst='${vmPortMac.get(n)}')/IPv6(src='${VM6(n)}', dst='${dst}')/UDP(sport=4000, dport=${PORT})/Raw(b'${payload}')`,
+    );
+  const listener = (name: string): Listener => listeners.get(name) as Listener;
+  const sourceOf = (l: Listener, text: string): string =>
+    l.got.find((line) => line.endsWith(` ${text}`))?.split(' ')[0] ?? '';
+
+  it('each VM reaches metadata and DNS over IPv6 as its own service address, equal addresses in two VPCs as two', async () => {
+    fromVm(1, METADATA6, 'md6-from-vm1');
+    fromVm(3, METADATA6, 'md6-from-vm3');
+    fromVm(2, DNS6, 'dns6-from-vm2');
+    fromVm(3, DNS6, 'dns6-from-vm3');
+    await listener('md').receives('md6-from-vm1');
+    await listener('md').receives('md6-from-vm3');
+    await listener('dns').receives('dns6-from-vm2');
+    await listener('dns').receives('dns6-from-vm3');
+    const map = addresses.serviceMap();
+    const of = (port: string): string | undefined => map.find((e) => e.port === port)?.serviceAddress6;
+    assert.equal(sourceOf(listener('md'), 'md6-from-vm1'), of('vm1'));
+    assert.equal(sourceOf(listener('md'), 'md6-from-vm3'), of('vm3'));
+    assert.equal(sourceOf(listener('dns'), 'dns6-from-vm2'), of('vm2'));
+    assert.notEqual(of('vm1'), of('vm3'));
+    // vm3's VPC has no IPv4: its entry names only its IPv6 side.
+    const vm3 = map.find((e) => e.port === 'vm3');
+    assert.equal(vm3?.vmIp, undefined);
+    assert.equal(vm3?.vmIp6, VM6(3));
+    // Answers come back through nat66 to the right VM (and its VPC).
+    assert.ok(pings6(ns('vm3'), DNS6));
+    assert.ok(pings6(ns('vm1'), DNS6));
+  });
+
+  it('a pod cannot open a flow to a VM over IPv6', async () => {
+    const vm1 = addresses.serviceMap().find((e) => e.port === 'vm1')?.serviceAddress6 ?? '';
+    const md = PODS[0];
+    // Through the pod's kernel (route via the gateway) and as a crafted frame to the BVI.
+    spawnSync('ip', [
+      'netns',
+      'exec',
+      ns('md'),
+      '/usr/bin/python3',
+      '-c',
+      `import socket; s=socket.socket(socket.AF_INET6, socket.SOCK_DGRAM); s.sendto(b'pod-to-vm1', ('${vm1}', ${PORT}))`,
+    ]);
+    const bviMac = (
+      await client.dump(msg.sw_interface_dump, { sw_if_index: 0xffffffff, name_filter_valid: false })
+    ).find((i) => i.tag === 'vppnet:services:bvi')?.l2_address;
+    send(
+      ns('md'),
+      'net1',
+      `Ether(src='${md.mac}', dst='${bviMac}')/IPv6(src='${md.address6}', dst='${vm1}')/UDP(sport=${PORT}, dport=${PORT})/Raw(b'pod-to-vm1-crafted')`,
+    );
+    // The VM's own request afterwards still arrives: the path works, the pod's packets did not.
+    fromVm(1, METADATA6, 'md6-after-pod');
+    await listener('md').receives('md6-after-pod');
+    assert.equal(listener('vm1').has('pod-to-vm1'), false);
+    assert.equal(listener('vm1').has('pod-to-vm1-crafted'), false);
+  });
+
+  it('nothing from the underlay reaches a pod over IPv6, not even as a VM service address', async () => {
+    const vm2 = addresses.serviceMap().find((e) => e.port === 'vm2')?.serviceAddress6 ?? '';
+    const fabric = (src: string, dst: string, payload: string): string =>
+      `Ether(dst='${uplinkMac}')/IPv6(src='${src}', dst='${dst}')/UDP(sport=4000, dport=${PORT})/Raw(b'${payload}')`;
+    // A fabric host, as itself and as vm2's service address; and another hypervisor's SRv6 packet
+    // into vpc-a's End.DT6 SID carrying a VM's request with a forged service-address source.
+    const dt6 = 'fc00:1::100:a';
+    send(
+      UNDERLAY_NS,
+      UPLINK_PEER,
+      fabric('2001:db8::2', METADATA6, 'from-fabric'),
+      fabric(vm2, METADATA6, 'from-fabric-as-vm2'),
+      `Ether(dst='${uplinkMac}')/IPv6(src='2001:db8::2', dst='${dt6}')/IPv6(src='${vm2}', dst='${METADATA6}')/UDP(sport=4000, dport=${PORT})/Raw(b'decap-as-vm2')`,
+      `Ether(dst='${uplinkMac}')/IPv6(src='2001:db8::2', dst='${dt6}')/IPv6(src='2001:db8:a::77', dst='${METADATA6}')/UDP(sport=4000, dport=${PORT})/Raw(b'decap-as-remote-vm')`,
+      // IPv4 the same way: into vpc-a's End.DT4 SID as vm1 (10.0.0.5).
+      `Ether(dst='${uplinkMac}')/IPv6(src='2001:db8::2', dst='fc00:1::a')/IP(src='10.0.0.5', dst='169.254.169.254')/UDP(sport=4000, dport=${PORT})/Raw(b'decap4-as-vm1')`,
+    );
+    fromVm(2, METADATA6, 'md6-after-fabric');
+    await listener('md').receives('md6-after-fabric');
+    // vm1 itself over IPv4 still gets through, as itself.
+    send(
+      ns('vm1'),
+      'eth0',
+      `Ether(src='${VM_MAC(1)}', dst='${vmPortMac.get(1)}')/IP(src='10.0.0.5', dst='169.254.169.254')/UDP(sport=4000, dport=${PORT})/Raw(b'md4-from-vm1')`,
+    );
+    await listener('md').receives('md4-from-vm1');
+    const vm1 = addresses.serviceMap().find((e) => e.port === 'vm1')?.serviceAddress;
+    assert.equal(sourceOf(listener('md'), 'md4-from-vm1').replace(/^::ffff:/, ''), vm1);
+    for (const text of [
+      'from-fabric',
+      'from-fabric-as-vm2',
+      'decap-as-vm2',
+      'decap-as-remote-vm',
+      'decap4-as-vm1',
+    ])
+      assert.equal(listener('md').has(text), false, text);
+  });
+});
