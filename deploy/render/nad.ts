@@ -4,6 +4,7 @@
  * `spec.config` is a string; Multus reads it as a CNI network configuration, which is what
  * `checkNetworkAttachment` checks too, with the plugin's own parser.
  */
+import { isIP } from 'node:net';
 import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { parseNetworkConfig } from '../../src/cni/config.js';
 import { NAD_API_VERSION, NAD_KIND } from './contract.js';
@@ -90,14 +91,17 @@ export function checkStaticIpam(ipam: unknown): string[] {
   onlyKeys(ipam, ['type', 'addresses', 'routes'], '', problems);
   if (ipam.type !== 'static') problems.push('type: must be static (the service pods have fixed addresses)');
   const addresses = Array.isArray(ipam.addresses) ? ipam.addresses : [];
-  if (addresses.length !== 1) problems.push('addresses: must hold exactly one address');
+  // One IPv4 address, and with services.ip6 one IPv6 address after it.
+  if (addresses.length !== 1 && addresses.length !== 2)
+    problems.push('addresses: must hold one IPv4 address, and at most one IPv6 address after it');
   addresses.forEach((a: unknown, i) => {
     if (!isObj(a)) return problems.push(`addresses[${i}]: must be an object`);
     onlyKeys(a, ['address', 'gateway'], `addresses[${i}]`, problems);
-    if (typeof a.address !== 'string' || !IP4_CIDR.test(a.address))
-      problems.push(`addresses[${i}].address: must be IPv4/len`);
-    if (typeof a.gateway !== 'string' || !IP4.test(a.gateway))
-      problems.push(`addresses[${i}].gateway: must be an IPv4 address`);
+    const family = i === 0 ? 4 : 6;
+    if (typeof a.address !== 'string' || !isCidrOf(a.address, family))
+      problems.push(`addresses[${i}].address: must be IPv${family}/len`);
+    if (typeof a.gateway !== 'string' || !isAddressOf(a.gateway, family))
+      problems.push(`addresses[${i}].gateway: must be an IPv${family} address`);
     return undefined;
   });
   const routes = Array.isArray(ipam.routes) ? ipam.routes : [];
@@ -105,11 +109,24 @@ export function checkStaticIpam(ipam: unknown): string[] {
   routes.forEach((r: unknown, i) => {
     if (!isObj(r)) return problems.push(`routes[${i}]: must be an object`);
     onlyKeys(r, ['dst', 'gw'], `routes[${i}]`, problems);
-    if (typeof r.dst !== 'string' || !IP4_CIDR.test(r.dst))
-      problems.push(`routes[${i}].dst: must be IPv4/len`);
-    if (typeof r.gw !== 'string' || !IP4.test(r.gw))
-      problems.push(`routes[${i}].gw: must be an IPv4 address`);
+    const family = typeof r.dst === 'string' && r.dst.includes(':') ? 6 : 4;
+    if (typeof r.dst !== 'string' || !isCidrOf(r.dst, family))
+      problems.push(`routes[${i}].dst: must be IPv4/len or IPv6/len`);
+    if (typeof r.gw !== 'string' || !isAddressOf(r.gw, family))
+      problems.push(`routes[${i}].gw: must be an IPv${family} address`);
     return undefined;
   });
   return problems;
+}
+
+function isAddressOf(v: string, family: 4 | 6): boolean {
+  return family === 4 ? IP4.test(v) : isIP(v) === 6;
+}
+
+function isCidrOf(v: string, family: 4 | 6): boolean {
+  if (family === 4) return IP4_CIDR.test(v);
+  const [address, len, extra] = v.split('/');
+  return (
+    extra === undefined && isIP(address ?? '') === 6 && /^\d{1,3}$/.test(len ?? '') && Number(len) <= 128
+  );
 }

@@ -609,13 +609,24 @@ export function renderedServiceBridge(values: Values): Record<string, unknown> {
 /** The services configured on the bridge, each with its pod's address. */
 export function serviceAddresses(
   services: ServicesConfig,
-): { service: ExampleService; nad: string; address: string }[] {
-  const out: { service: ExampleService; nad: string; address: string }[] = [];
+): { service: ExampleService; nad: string; address: string; address6?: string }[] {
+  const out: { service: ExampleService; nad: string; address: string; address6?: string }[] = [];
+  const ip6 = services.ip6;
   if (services.dhcpServer !== undefined)
     out.push({ service: 'dhcp', nad: SERVICE_NAMES.dhcp.nad, address: services.dhcpServer });
   if (services.dnsAddress !== undefined)
-    out.push({ service: 'dnsProxy', nad: SERVICE_NAMES.dnsProxy.nad, address: services.dnsAddress });
-  out.push({ service: 'metadata', nad: SERVICE_NAMES.metadata.nad, address: services.metadataAddress });
+    out.push({
+      service: 'dnsProxy',
+      nad: SERVICE_NAMES.dnsProxy.nad,
+      address: services.dnsAddress,
+      ...(ip6?.dnsAddress !== undefined && { address6: ip6.dnsAddress }),
+    });
+  out.push({
+    service: 'metadata',
+    nad: SERVICE_NAMES.metadata.nad,
+    address: services.metadataAddress,
+    ...(ip6 && { address6: ip6.metadataAddress }),
+  });
   return out;
 }
 
@@ -623,12 +634,24 @@ function networkAttachmentsFile(values: Values, services: ServicesConfig): Manif
   const sn = values.serviceNetworks;
   const gw = services.gateway;
   const vms = services.vmAddressRange;
+  const ip6 = services.ip6;
   const docs = serviceAddresses(services).map(
-    ({ service, nad, address }): Commented<NetworkAttachmentDefinition> => {
+    ({ service, nad, address, address6 }): Commented<NetworkAttachmentDefinition> => {
+      // With services.ip6 the metadata and DNS pods hold their IPv6 address too, and route the
+      // VMs' IPv6 service addresses via the bridge's IPv6 gateway.
+      const six = address6 !== undefined && ip6 ? ip6 : undefined;
       const ipam: StaticIpam = {
         type: sn.ipamType,
-        addresses: [{ address: `${address}/${gw.len}`, gateway: gw.address }],
-        routes: [{ dst: `${vms.address}/${vms.len}`, gw: gw.address }],
+        addresses: [
+          { address: `${address}/${gw.len}`, gateway: gw.address },
+          ...(six ? [{ address: `${address6}/${six.gateway.len}`, gateway: six.gateway.address }] : []),
+        ],
+        routes: [
+          { dst: `${vms.address}/${vms.len}`, gw: gw.address },
+          ...(six
+            ? [{ dst: `${six.vmAddressRange.address}/${six.vmAddressRange.len}`, gw: six.gateway.address }]
+            : []),
+        ],
       };
       const config = {
         cniVersion: sn.cniVersion,
@@ -652,7 +675,7 @@ function networkAttachmentsFile(values: Values, services: ServicesConfig): Manif
         );
       return {
         object,
-        comment: `The ${SERVICE_NAMES[service].title} pod's interface on each hypervisor's service bridge: ${address}.`,
+        comment: `The ${SERVICE_NAMES[service].title} pod's interface on each hypervisor's service bridge: ${address}${six ? ` and ${address6}` : ''}.`,
       };
     },
   );

@@ -244,17 +244,34 @@ for (const overlay of overlayNames()) {
       const expected = new Map<string, string>([['vppnet-metadata', s.metadataAddress]]);
       if (s.dhcpServer !== undefined) expected.set('vppnet-dhcp', s.dhcpServer);
       if (s.dnsAddress !== undefined) expected.set('vppnet-dns-proxy', s.dnsAddress);
+      // With services.ip6 the metadata and DNS pods hold their IPv6 address too (DHCP is IPv4).
+      const expected6 = new Map<string, string>();
+      if (s.ip6) expected6.set('vppnet-metadata', s.ip6.metadataAddress);
+      if (s.ip6?.dnsAddress !== undefined && s.dnsAddress !== undefined)
+        expected6.set('vppnet-dns-proxy', s.ip6.dnsAddress);
       assert.deepEqual(nads.map(nameOf).sort(), [...expected.keys()].sort());
       for (const nad of nads) {
         const ipam = parseNetworkConfig((nad.spec as Obj).config as string).raw.ipam as {
           addresses: { address: string; gateway: string }[];
           routes: { dst: string; gw: string }[];
         };
+        const six = expected6.get(nameOf(nad));
         assert.deepEqual(ipam.addresses, [
           { address: `${expected.get(nameOf(nad))}/${s.gateway.len}`, gateway: s.gateway.address },
+          ...(six !== undefined && s.ip6
+            ? [{ address: `${six}/${s.ip6.gateway.len}`, gateway: s.ip6.gateway.address }]
+            : []),
         ]);
         assert.deepEqual(ipam.routes, [
           { dst: `${s.vmAddressRange.address}/${s.vmAddressRange.len}`, gw: s.gateway.address },
+          ...(six !== undefined && s.ip6
+            ? [
+                {
+                  dst: `${s.ip6.vmAddressRange.address}/${s.ip6.vmAddressRange.len}`,
+                  gw: s.ip6.gateway.address,
+                },
+              ]
+            : []),
         ]);
       }
     });
