@@ -26,6 +26,7 @@ import {
   handSteps,
   IP6_PATH_IDS,
   ip6PathPlans,
+  ip6WorldSteps,
   PATH_IDS,
   pathPlans,
   pgCreateCommands,
@@ -123,6 +124,7 @@ export async function buildPgTestbed(
   await attachPodPort(client, t.vppnet.pod, config.services);
   const bvi = await vppnetBviName(client);
   await runSteps(client, worldSteps('vppnet', t.vppnet, bvi, pgPeers));
+  if (config.services.ip6) await runSteps(client, ip6WorldSteps('vppnet', t.vppnet, bvi, pgPeers));
   const why6 =
     unplannable !== undefined
       ? `vppnet's reconciler cannot plan the dual-stack config (${unplannable}): its IPv6 kinds are missing`
@@ -142,6 +144,7 @@ export async function buildPgTestbed(
   await runSteps(client, [
     ...worldSteps('hand', t.hand, `loop${HAND.bviLoopback}`, pgPeers),
     ...handIp6Neighbours(t.hand, pgPeers),
+    ...ip6WorldSteps('hand', t.hand, `loop${HAND.bviLoopback}`, pgPeers),
   ]);
   log(`hand: ${steps.length} CLI commands`);
 

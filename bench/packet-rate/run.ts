@@ -160,7 +160,7 @@ async function report(
   const verdict6 = verdictRows(ms, IP6_TOLERANCE, notMeasured);
   if (verdict6.length > 0)
     printTable(
-      'vppnet vs the same paths configured by hand, IPv6 over SRv6 (target: within 5 %)',
+      'vppnet vs the same paths configured by hand, IPv6 paths (target: within 5 %)',
       verdict6,
       io.stdout,
     );

@@ -189,7 +189,14 @@ describe("the dual-stack side: vppnet's config", () => {
     assert.equal(config.vpcs[0]!.sid, ipv4.vpcs[0]!.sid);
     assert.deepEqual(config.vpcs[0]!.subnets, ipv4.vpcs[0]!.subnets);
     assert.deepEqual(config.node, ipv4.node);
-    assert.deepEqual(config.services, ipv4.services);
+    // The service bridge gains its IPv6 side (metadata over IPv6), the rest as the IPv4 config's.
+    assert.deepEqual({ ...config.services, ip6: undefined }, ipv4.services);
+    assert.deepEqual(config.services?.ip6, {
+      gateway: { address: 'fd00:ec2::1', len: 64 },
+      vmAddressRange: { address: 'fd00:ec2:0:ff::', len: 64 },
+      metadataAddress: 'fd00:ec2::254',
+      dnsAddress: undefined,
+    });
   });
 });
 
@@ -217,7 +224,7 @@ describe('the dual-stack side: the hand-made IPv6 configuration', () => {
   });
 
   it('a port in the order docs/dual-stack.md gives: table, IPv6 on, link-local, RA, ND proxy, /128', () => {
-    const port = cmds.filter((c) => / pg20( |$)/.test(c));
+    const port = cmds.filter((c) => / pg20( |$)/.test(c) && !c.includes('nat66'));
     assert.deepEqual(port, [
       'set interface ip6 table pg20 110',
       'enable ip6 interface pg20',
@@ -251,9 +258,24 @@ describe('ip6PathPlans', () => {
       [
         'vppnet:vm-to-remote-ip6:pg10->pg12:sr-pl-rewrite-encaps',
         'vppnet:remote-to-vm-ip6:pg12->pg10:sr-localsid-d',
+        'vppnet:vm-to-metadata-ip6:pg10->pg13:nat66-in2out',
         'hand:vm-to-remote-ip6:pg20->pg22:sr-pl-rewrite-encaps',
         'hand:remote-to-vm-ip6:pg22->pg20:sr-localsid-d',
+        'hand:vm-to-metadata-ip6:pg20->pg23:nat66-in2out',
       ],
+    );
+    // Each side's metadata address, through its own nat66 mappings (handIp6Steps).
+    const metadata = plans.filter((p) => p.path === 'vm-to-metadata-ip6').map((p) => p.traffic);
+    assert.deepEqual(
+      metadata.map((tr) => (tr.kind === 'ip6' ? `${tr.src}>${tr.dst}:${tr.dport}` : tr.kind)),
+      ['2001:db8:a::5>fd00:ec2::254:80', '2001:db8:a::5>fd00:ec3::254:80'],
+    );
+    assert.ok(
+      handIp6Steps(t.hand).includes(
+        'nat66 add static mapping local 2001:db8:a::5 external fd00:ec3:0:ff::5 vrf 110',
+      ) &&
+        handIp6Steps(t.hand).includes('set interface nat66 in pg20 in pg21 out loop4100') &&
+        handIp6Steps(t.hand).includes('ip route add fd00:ec3::254/128 table 110 via ip6-lookup-in-table 0'),
     );
     const encap = plans[0]!.traffic;
     assert.ok(encap.kind === 'ip6');

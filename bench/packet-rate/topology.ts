@@ -147,6 +147,25 @@ export const VM6 = {
   gatewayLinkLocal: 'fe80::1',
 } as const;
 
+/**
+ * The service bridge's IPv6 side (services.ip6, nat66): vppnet's with its defaults, the hand one in
+ * a prefix of its own. nat66 keeps one set of external addresses per VPP and wants its outside in
+ * IPv6 table 0, so both BVIs are there, side by side.
+ */
+export const SERVICES6 = {
+  vppnet: {
+    gateway: 'fd00:ec2::1/64',
+    metadata: 'fd00:ec2::254',
+    vmAddressRange: 'fd00:ec2:0:ff::/64',
+  },
+  hand: {
+    gateway: 'fd00:ec3::1/64',
+    metadata: 'fd00:ec3::254',
+    vmAddressRange: 'fd00:ec3:0:ff::/64',
+    natExternal: { vm1: 'fd00:ec3:0:ff::5', vm2: 'fd00:ec3:0:ff::6' },
+  },
+} as const;
+
 /** The End.DT6 function of a DT4 SID: + 2^24 (docs/dual-stack.md, "Its function value"). */
 export const DT6_OFFSET = 1n << 24n;
 
@@ -269,7 +288,22 @@ export function vppnetDualStackConfig(ports: PortSet, macs: VmMacs): AgentConfig
     ),
     ports: config.ports.map((p) => ({ ...p, ip6: ip6Of[p.name] })),
     remoteRoutes: [...config.remoteRoutes, ...routes6],
+    // Metadata over IPv6 (vm-to-metadata-ip6), no DNS: the path measures one service address.
+    services: config.services && {
+      ...config.services,
+      ip6: {
+        gateway: prefixOf(SERVICES6.vppnet.gateway),
+        vmAddressRange: prefixOf(SERVICES6.vppnet.vmAddressRange),
+        metadataAddress: SERVICES6.vppnet.metadata,
+        dnsAddress: undefined,
+      },
+    },
   };
+}
+
+function prefixOf(text: string): { address: string; len: number } {
+  const [address, len] = text.split('/');
+  return { address: address as string, len: Number(len) };
 }
 
 /**
@@ -281,6 +315,8 @@ export function vppnetDualStackConfig(ports: PortSet, macs: VmMacs): AgentConfig
  */
 export function handIp6Steps(ports: PortSet): string[] {
   const t = HAND6.table;
+  const bvi = `loop${HAND.bviLoopback}`;
+  const h6 = SERVICES6.hand;
   const ra = HAND6.ra;
   const bsids = [...new Map(HAND6.remoteRoutes.map((r) => [r.bsid, r.sid]))];
   return [
@@ -303,7 +339,20 @@ export function handIp6Steps(ports: PortSet): string[] {
     `sr localsid address ${HAND6.localSid} fib-table ${HAND.ip6Table} behavior end.dt6 ${t}`,
     ...bsids.map(([bsid, sid]) => `sr policy add bsid ${bsid} next ${sid} encap fib-table ${HAND.ip6Table}`),
     ...HAND6.remoteRoutes.map((r) => `sr steer l3 ${r.prefix} via bsid ${r.bsid} fib-table ${t}`),
+    // Metadata over IPv6 as services.ip6 programs it (docs/dual-stack.md): the BVI's address in
+    // IPv6 table 0, the /128 in the VPC table looking up there, nat66 with the ports inside and the
+    // BVI outside, a static mapping per VM. The nat66 plugin is on already (vppnet enabled it).
+    `set interface ip address ${bvi} ${h6.gateway}`,
+    `ip route add ${h6.metadata}/128 table ${t} via ip6-lookup-in-table 0`,
+    `set interface nat66 in ${ports.vm1} in ${ports.vm2} out ${bvi}`,
+    `nat66 add static mapping local ${VM6.vm1} external ${h6.natExternal.vm1} vrf ${t}`,
+    `nat66 add static mapping local ${VM6.vm2} external ${h6.natExternal.vm2} vrf ${t}`,
   ];
+}
+
+/** The metadata pod's IPv6 address behind each BVI, as a static neighbour (the world's side). */
+export function ip6WorldSteps(side: 'vppnet' | 'hand', ports: PortSet, bvi: string, peers: Peers): string[] {
+  return [`set ip neighbor ${bvi} ${SERVICES6[side].metadata} ${peers.macBehind(ports.pod)} static`];
 }
 
 /**
@@ -395,7 +444,8 @@ export function handSteps(ports: PortSet, opts: { readonly globals: boolean }): 
     ...steps.map((cmd) => ({ cmd })),
     // The pod ACLs and the pod port, as vppnet's pod port has them.
     {
-      cmd: `set acl-plugin acl permit+reflect src ${HAND.vmAddressRange} dst ${any}, permit src ${any} dst ${any} tag hand-pod-out`,
+      // With vppnet's IPv6 rules (pod-acls.ts): the VMs' IPv6 service addresses, ND, nothing else.
+      cmd: `set acl-plugin acl permit+reflect src ${HAND.vmAddressRange} dst ${any}, permit src ${any} dst ${any}, permit+reflect src ${SERVICES6.hand.vmAddressRange} dst ::/0, permit src ${SERVICES6.hand.gateway.replace('/64', '/128')} dst ::/0 proto 58 sport 135-136, permit src fe80::/10 dst ::/0 proto 58 sport 135-136, deny src ::/0 dst ::/0 tag hand-pod-out`,
       saveAcl: 'hand-pod-out',
     },
     {
@@ -477,6 +527,7 @@ export const PATH_IDS = [
   'vm-to-vm',
   'vm-to-remote-ip6',
   'remote-to-vm-ip6',
+  'vm-to-metadata-ip6',
   'baseline',
 ] as const;
 export type PathId = (typeof PATH_IDS)[number];
@@ -485,15 +536,16 @@ export type ConfigKind = 'vppnet' | 'hand' | 'baseline';
 export const PATH_TITLES: Readonly<Record<PathId, string>> = {
   'vm-to-remote': 'VM → remote VM (H.Encaps)',
   'remote-to-vm': 'remote → VM (End.DT4)',
-  'vm-to-metadata': 'VM → metadata (NAT44-ED, bridge)',
+  'vm-to-metadata': 'VM → metadata (NAT44-EI, bridge)',
   'vm-to-vm': 'VM → VM, same VPC',
   'vm-to-remote-ip6': 'VM → remote VM, IPv6 (H.Encaps)',
   'remote-to-vm-ip6': 'remote → VM, IPv6 (End.DT6)',
+  'vm-to-metadata-ip6': 'VM → metadata, IPv6 (nat66, bridge)',
   baseline: 'IPv4 table 0 (baseline)',
 };
 
 /** The IPv6-over-SRv6 paths. */
-export const IP6_PATH_IDS: readonly PathId[] = ['vm-to-remote-ip6', 'remote-to-vm-ip6'];
+export const IP6_PATH_IDS: readonly PathId[] = ['vm-to-remote-ip6', 'remote-to-vm-ip6', 'vm-to-metadata-ip6'];
 
 /** The target for the IPv6 paths: vppnet within 5 % of the hand configuration. */
 export const IP6_TOLERANCE = 0.05;
@@ -628,6 +680,22 @@ export function ip6PathPlans(t: Topology, macs: Macs, peers: Peers, flows: numbe
         dport: VM.dport,
       },
       expect: ['sr-localsid-d'],
+    },
+    {
+      path: 'vm-to-metadata-ip6',
+      config,
+      ingress: p.vm1,
+      egress: p.pod,
+      traffic: {
+        kind: 'ip6',
+        srcMac: peers.macBehind(p.vm1),
+        dstMac: macs.macOf(p.vm1),
+        src: VM6.vm1,
+        dst: SERVICES6[config].metadata,
+        dport: VM.metadataPort,
+        flows,
+      },
+      expect: ['nat66-in2out'],
     },
   ];
   return [...side('vppnet', t.vppnet), ...side('hand', t.hand)];
