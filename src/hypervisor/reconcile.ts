@@ -5,6 +5,7 @@
  * (agent, cli), which supplies the host: its links and its files.
  */
 import type { AgentConfig } from '../config/model.js';
+import { withStaleRoutes } from '../dataplane/reset-interfaces.js';
 import { actualDataplane } from '../dataplane/actual.js';
 import { actualHostFiles, hostFilePaths } from '../dataplane/actual-host-files.js';
 import type { FileFacts, HostFiles, HostLinks } from '../dataplane/context.js';
@@ -186,6 +187,7 @@ async function reconcilePass(given: AgentConfig, opts: ReconcileOptions): Promis
   // Pods' ports are the attachment manager's while it works on them, and entirely so without it.
   // (Steering entries never depend on a pod's port.)
   actual = withoutPodPorts(actual, (pod) => !pods || podsInProgress.has(pod));
+  actual = withStaleRoutes(desired.resources, actual);
   const steeringInVpp = actualSteering(snapshot, config);
   const plan = makePlan(desired.resources, actual, hypervisorKinds, [
     compareSteering(desired.steering, steeringInVpp),

@@ -49,6 +49,12 @@ export class PlainKindSet implements KindSet {
       if (!found) {
         this.#creates.add(r.key);
         this.#reasons.set(r.key, 'missing in VPP');
+      } else if (found.stale !== undefined) {
+        // Deleted in the delete phase, before anything is created: what makes it stale in VPP
+        // (a shared path-list) goes only once every stale object holding it is gone.
+        this.#deletes.add(r.key);
+        this.#creates.add(r.key);
+        this.#reasons.set(r.key, `stale in VPP (${found.stale}); recreated`);
       } else if (d.equivalent(r.value, found.value)) {
         this.#unchanged.add(r.key);
       } else if (d.update) {

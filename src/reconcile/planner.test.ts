@@ -57,6 +57,19 @@ describe('planner', () => {
     assert.deepEqual(ops, ['delete addr', 'delete iface', 'create iface', 'update k', 'create addr']);
   });
 
+  it('recreates a stale found resource, even one that reads back equal and could update in place', () => {
+    const want = [r('k', [], 1, 'knob'), r('j', [], 1, 'knob'), r('x')];
+    const have = [
+      { ...r('k', [], 1, 'knob'), stale: 'its interface was re-created' },
+      { ...r('j', [], 1, 'knob'), stale: 'its interface was re-created' },
+      r('x'),
+    ];
+    const p = plan(want, have, descriptors);
+    // Every stale delete first: what makes them stale in VPP goes only once none holds it.
+    assert.deepEqual(order(p), ['delete j', 'delete k', 'create j', 'create k']);
+    assert.match(p.ops[0]?.reason ?? '', /stale in VPP \(its interface was re-created\); recreated/);
+  });
+
   it('keeps resources whose external dependency is missing pending, saying what they wait for', () => {
     const nic: Resource = { kind: 'thing', key: 'nic', deps: [], value: 'nic', external: true };
     const p = plan([nic, r('addr', ['nic']), r('route', ['addr']), r('other')], [], descriptors);

@@ -21,6 +21,12 @@ export interface Resource<V = unknown> {
    * belongs to another program): its dependents wait with this reason, as for a missing one.
    */
   readonly unusable?: string;
+  /**
+   * A found object that reads back as desired but no longer works, and why (a route through an
+   * interface that was deleted and created again: dataplane/reset-interfaces.ts): the planner
+   * deletes it and creates it again.
+   */
+  readonly stale?: string;
 }
 
 export type OpAction = 'create' | 'delete' | 'update';
