@@ -1,5 +1,5 @@
-// Flat config: type-checked rules for our code; generated message files are skipped
-// because their shape comes from VPP's .api.json, not from us.
+// Flat config: type-checked rules for our code; generated files are skipped because their shape
+// comes from VPP's .api.json and etcd's protos (through proto-loader-gen-types), not from us.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import layers from './eslint/layers.js';
@@ -36,7 +36,14 @@ const LAYERS = [
 const LAYER_EXCEPTIONS = [];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'src/vpp/messages/generated/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'src/vpp/messages/generated/**',
+      'src/datastore/etcd/generated/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

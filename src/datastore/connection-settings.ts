@@ -20,6 +20,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { readEtcdTls, type EtcdStoreOptions } from './etcd-store.js';
+import { parseEtcdEndpoint } from './etcd/endpoint.js';
 import { DEFAULT_PREFIX, KeySchema } from './keys.js';
 
 export const DEFAULT_ENDPOINTS = 'http://127.0.0.1:2379';
@@ -93,15 +94,14 @@ export function connectionSettingsOf(
 }
 
 /**
- * The endpoints the client would reach without TLS that are not on loopback. An endpoint is
- * secure when written https://, or without a scheme when a CA is given (etcd-store.ts).
+ * The endpoints the client would reach without TLS (etcd/endpoint.ts says which) that are not on
+ * loopback.
  */
 export function plaintextRemoteEndpoints(options: EtcdStoreOptions): string[] {
   return options.endpoints.filter((e) => {
-    const m = /^(?:(https?):\/\/)?([^/]+)\/?$/.exec(e);
-    if (!m) return false; // etcd-store refuses it with its own message
-    const secure = m[1] === 'https' || (m[1] === undefined && options.tls !== undefined);
-    return !secure && !isLoopbackTarget(m[2] as string);
+    const endpoint = parseEtcdEndpoint(e, options.tls !== undefined);
+    // An endpoint that does not parse is refused by etcd-store with its own message.
+    return endpoint !== undefined && !endpoint.secure && !isLoopbackTarget(endpoint.target);
   });
 }
 

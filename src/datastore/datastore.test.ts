@@ -1,24 +1,20 @@
 /**
- * The datastore against a real etcd (Debian's etcd-server), started by the tests on a loopback
- * port with a temporary data dir.
+ * The view and the record operations over a store: the in-memory one, and a real etcd (Debian's
+ * etcd-server, started by the tests on a loopback port with a temporary data dir) where one is
+ * installed. What the stores must do themselves is store.test.ts's.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { EtcdStore } from './etcd-store.js';
-import { ETCD_BINARY, EtcdServer } from './testing/etcd-server.js';
+import { BACKENDS, type BackendKind, type StoreBackend } from './testing/store-backends.js';
 import { until } from '../util/testing/until.js';
 import { KeySchema } from './keys.js';
 import { DatastoreView } from './view.js';
-import { ErrCompacted, type KeyValueStore, type StoreEvent, type Watch } from './store.js';
+import { ErrCompacted, type KeyValueStore, type Watch } from './store.js';
 import { importConfig, putRecordsFile } from './operations.js';
 import { parseConfig } from '../config/load.js';
-
-const haveEtcd = existsSync(ETCD_BINARY);
-const skip = haveEtcd ? false : `no etcd at ${ETCD_BINARY} (apt-get install etcd-server)`;
 
 const node = (n: number) =>
   JSON.stringify({
@@ -30,84 +26,26 @@ const port = (ip: string, mac: string) =>
   JSON.stringify({ vpc: 'vpc-a', mac, ip, attach: { type: 'interface', name: `tap-${ip}` } });
 const endpoint = (n: string) => JSON.stringify({ node: n });
 
-describe('datastore against a real etcd', { skip }, () => {
-  let server: EtcdServer;
-  let store: EtcdStore;
+for (const kind of BACKENDS)
+  describe(`the view and the records on the ${kind.name} store`, { skip: kind.skip }, () =>
+    viewAndRecordTests(kind),
+  );
+
+/** The suite on one store. */
+function viewAndRecordTests(kind: BackendKind): void {
+  let backend: StoreBackend;
+  let store: KeyValueStore;
   const schema = new KeySchema('/t/v1/');
   before(async () => {
-    server = await EtcdServer.start();
-    store = new EtcdStore({
-      endpoints: [server.endpoint],
-      backoff: { initialMs: 20, maxMs: 200 },
-      callTimeoutMs: 2000,
-    });
+    backend = await kind.start();
+    store = backend.client({ backoff: { initialMs: 20, maxMs: 200 }, callTimeoutMs: 2000 });
   });
   after(async () => {
     await store?.close();
-    await server?.stop();
+    await backend?.stop();
   });
 
-  test('list then watch from revision + 1 loses no event written in between', async () => {
-    const r = { key: '/t/lw/', prefix: true };
-    await store.commit([{ type: 'put', key: '/t/lw/a', value: '1' }]);
-    const listing = await store.list(r);
-    assert.deepEqual(
-      listing.kvs.map((kv) => kv.key),
-      ['/t/lw/a'],
-    );
-    // Written after the list, before the watch exists.
-    for (let i = 0; i < 50; i++) await store.commit([{ type: 'put', key: `/t/lw/k${i}`, value: String(i) }]);
-    const seen: StoreEvent[] = [];
-    await new Promise<void>((resolve, reject) => {
-      const w = store.watch(r, listing.revision + 1, {
-        onEvents: (ev) => {
-          seen.push(...ev);
-          if (seen.length >= 50) {
-            w.cancel();
-            resolve();
-          }
-        },
-        onEnd: reject,
-      });
-    });
-    assert.deepEqual(
-      seen.map((e) => e.key),
-      Array.from({ length: 50 }, (_, i) => `/t/lw/k${i}`),
-    );
-    assert.ok(seen.every((e, i) => i === 0 || e.revision > (seen[i - 1] as StoreEvent).revision));
-  });
-
-  test('a watch from a compacted revision ends with ErrCompacted', async () => {
-    const r = { key: '/t/c/', prefix: true };
-    const first = await store.commit([{ type: 'put', key: '/t/c/a', value: '1' }]);
-    const last = await store.commit([{ type: 'put', key: '/t/c/a', value: '2' }]);
-    await store.compact(last);
-    const err = await new Promise<Error>((resolve) =>
-      store.watch(r, first, { onEvents: () => undefined, onEnd: resolve }),
-    );
-    assert.ok(err instanceof ErrCompacted, String(err));
-    assert.equal(err.compactRevision, last);
-  });
-
-  test('the put transaction is all or nothing', async () => {
-    await assert.rejects(
-      store.commit([
-        { type: 'put', key: '/t/tx/a', value: '1' },
-        { type: 'put', key: '/t/tx/a', value: '2' }, // etcd refuses a key twice in one txn
-      ]),
-    );
-    assert.equal((await store.list({ key: '/t/tx/', prefix: true })).kvs.length, 0);
-    // More than etcd's --max-txn-ops (128 by default): refused whole, saying which limit.
-    const many = Array.from({ length: 129 }, (_, i) => ({
-      type: 'put' as const,
-      key: `/t/tx/m${i}`,
-      value: '1',
-    }));
-    await assert.rejects(
-      store.commit(many),
-      /129 operations in one transaction exceed this etcd's --max-txn-ops/,
-    );
-    assert.equal((await store.list({ key: '/t/tx/', prefix: true })).kvs.length, 0);
+  test('a records file is written all or nothing', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'vppnet-put-'));
     const file = path.join(dir, 'r.yaml');
     writeFileSync(
@@ -278,7 +216,7 @@ describe('datastore against a real etcd', { skip }, () => {
     const listsBefore = lists;
     await store.commit([{ type: 'delete', key: s.node('hv2') }]);
     const rev = await store.commit([{ type: 'put', key: s.node('hv3'), value: node(3) }]);
-    await store.compact(rev);
+    await backend.compact(rev);
     open();
     await until(() => v.nodes.has('hv3') && !v.nodes.has('hv2'), 'the re-list after compaction');
     assert.ok(
@@ -290,17 +228,17 @@ describe('datastore against a real etcd', { skip }, () => {
     v.stop();
   });
 
-  test('etcd killed, then back: the view stays, says it is stale, then converges', async () => {
+  test('the store unreachable, then back: the view stays, says it is stale, then converges', async () => {
     const s = new KeySchema('/t/kill/');
     await store.commit([{ type: 'put', key: s.node('hv1'), value: node(1) }]);
     const v = new DatastoreView(store, s, 'hv1', { backoff: { initialMs: 20, maxMs: 200 } });
     v.start();
     await v.whenSynced();
-    await server.kill();
+    await backend.interrupt();
     await until(() => v.health().stale, 'stale');
     assert.ok(v.health().staleSince instanceof Date);
-    assert.equal(v.nodes.size, 1, 'the last view stays while etcd is down');
-    await server.resume();
+    assert.equal(v.nodes.size, 1, 'the last view stays while the store is down');
+    await backend.restore();
     await store.commit([{ type: 'put', key: s.node('hv2'), value: node(2) }]);
     await until(() => v.nodes.size === 2 && !v.health().stale, 'convergence');
     v.stop();
@@ -451,145 +389,4 @@ describe('datastore against a real etcd', { skip }, () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
-});
-
-describe('etcd with TLS', { skip }, () => {
-  let dir: string;
-  let server: EtcdServer;
-  before(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'vppnet-etcd-tls-'));
-    const f = (n: string) => path.join(dir, n);
-    const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-    ssl(
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      'ca.key',
-      '-out',
-      'ca.pem',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=vppnet-test-ca',
-    );
-    for (const [name, ext] of [
-      ['server', 'subjectAltName=IP:127.0.0.1'],
-      ['client', 'extendedKeyUsage=clientAuth'],
-    ] as const) {
-      ssl(
-        'req',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        `${name}.key`,
-        '-out',
-        `${name}.csr`,
-        '-subj',
-        `/CN=${name}`,
-      );
-      writeFileSync(f(`${name}.ext`), `${ext}\n`);
-      ssl(
-        'x509',
-        '-req',
-        '-in',
-        `${name}.csr`,
-        '-CA',
-        'ca.pem',
-        '-CAkey',
-        'ca.key',
-        '-CAcreateserial',
-        '-out',
-        `${name}.pem`,
-        '-days',
-        '1',
-        '-extfile',
-        `${name}.ext`,
-      );
-    }
-    server = await EtcdServer.start({
-      tls: {
-        certFile: f('server.pem'),
-        keyFile: f('server.key'),
-        caFile: f('ca.pem'),
-        ca: readFileSync(f('ca.pem')),
-        clientCert: readFileSync(f('client.pem')),
-        clientKey: readFileSync(f('client.key')),
-      },
-    });
-  });
-  after(async () => {
-    await server?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  test('a client with the CA and a client certificate lists and writes; one without is refused', async () => {
-    const tls = {
-      ca: readFileSync(path.join(dir, 'ca.pem')),
-      cert: readFileSync(path.join(dir, 'client.pem')),
-      key: readFileSync(path.join(dir, 'client.key')),
-    };
-    const good = new EtcdStore({ endpoints: [server.endpoint], tls });
-    const rev = await good.commit([{ type: 'put', key: '/tls/a', value: 'x' }]);
-    const listing = await good.list({ key: '/tls/', prefix: true });
-    assert.equal(listing.revision, rev);
-    assert.deepEqual(
-      listing.kvs.map((kv) => kv.value),
-      ['x'],
-    );
-    await good.close();
-    const noCert = new EtcdStore({ endpoints: [server.endpoint], tls: { ca: tls.ca }, callTimeoutMs: 2000 });
-    await assert.rejects(noCert.list({ key: '/tls/', prefix: true }));
-    await noCert.close();
-  });
-});
-
-describe(
-  'etcd with user and password',
-  { skip: skip || (existsSync('/usr/bin/etcdctl') ? false : 'no etcdctl (apt-get install etcd-client)') },
-  () => {
-    let server: EtcdServer;
-    before(async () => {
-      server = await EtcdServer.start();
-      const ctl = (...args: string[]) =>
-        execFileSync('etcdctl', ['--endpoints', server.endpoint, ...args], {
-          env: { ...process.env, ETCDCTL_API: '3' },
-          stdio: 'pipe',
-        });
-      ctl('user', 'add', 'root:rootpw');
-      ctl('auth', 'enable');
-    });
-    after(async () => {
-      await server?.stop();
-    });
-
-    test('the right password writes, lists and watches; a wrong one is refused', async () => {
-      const good = new EtcdStore({
-        endpoints: [server.endpoint],
-        auth: { user: 'root', password: 'rootpw' },
-      });
-      const rev = await good.commit([{ type: 'put', key: '/auth/a', value: 'x' }]);
-      assert.equal((await good.list({ key: '/auth/', prefix: true })).revision, rev);
-      const events = await new Promise<readonly StoreEvent[]>((resolve, reject) => {
-        const w = good.watch({ key: '/auth/', prefix: true }, rev, {
-          onEvents: (ev) => {
-            w.cancel();
-            resolve(ev);
-          },
-          onEnd: reject,
-        });
-      });
-      assert.deepEqual(
-        events.map((e) => e.key),
-        ['/auth/a'],
-      );
-      await good.close();
-      const bad = new EtcdStore({ endpoints: [server.endpoint], auth: { user: 'root', password: 'wrong' } });
-      await assert.rejects(bad.list({ key: '/auth/', prefix: true }), /authentication failed/);
-      await bad.close();
-    });
-  },
-);
+}

@@ -1,20 +1,17 @@
 /**
- * The fleet source against a real etcd (Debian's etcd-server): what one node's agent is told
- * when records change, and that the incremental routes always agree with a full derivation.
+ * The fleet source over a store (the in-memory one, and a real etcd, Debian's etcd-server, where
+ * one is installed): what one node's agent is told when records change, and that the incremental
+ * routes always agree with a full derivation.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { deriveAgentConfig } from './derive.js';
-import { EtcdStore } from './etcd-store.js';
 import { FleetSource, type FleetChanges, type RemoteRouteChange } from './fleet-source.js';
 import { KeySchema } from './keys.js';
 import type { RecordProblem } from './records.js';
-import type { WriteOp } from './store.js';
-import { ETCD_BINARY, EtcdServer } from './testing/etcd-server.js';
+import type { KeyValueStore, WriteOp } from './store.js';
+import { BACKENDS, type BackendKind, type StoreBackend } from './testing/store-backends.js';
 import { until } from '../util/testing/until.js';
-
-const skip = existsSync(ETCD_BINARY) ? false : `no etcd at ${ETCD_BINARY} (apt-get install etcd-server)`;
 
 const nodeValue = (n: number, srv6: Record<string, string> = { locator: `fc00:${n}::/48` }) =>
   JSON.stringify({
@@ -36,25 +33,29 @@ const show = (r: RemoteRouteChange) => `${routeKey(r)} > ${r.sid ?? '-'}`;
 const showProblems = (ps: readonly RecordProblem[]) =>
   ps.map((p) => `${p.key}: ${p.path}: ${p.message}`).sort();
 
-async function commitAll(store: EtcdStore, ops: readonly WriteOp[]): Promise<number> {
+async function commitAll(store: KeyValueStore, ops: readonly WriteOp[]): Promise<number> {
   let commits = 0;
-  // etcd's --max-txn-ops is 128 by default.
+  // etcd's --max-txn-ops is 128 by default (the memory store's too).
   for (let i = 0; i < ops.length; i += 100, commits++) await store.commit(ops.slice(i, i + 100));
   return commits;
 }
 
-describe('the fleet source against a real etcd', { skip }, () => {
-  let server: EtcdServer;
-  let store: EtcdStore;
+for (const kind of BACKENDS)
+  describe(`the fleet source on the ${kind.name} store`, { skip: kind.skip }, () => fleetSourceTests(kind));
+
+/** The suite on one store. */
+function fleetSourceTests(kind: BackendKind): void {
+  let backend: StoreBackend;
+  let store: KeyValueStore;
   const sources: FleetSource[] = [];
   before(async () => {
-    server = await EtcdServer.start();
-    store = new EtcdStore({ endpoints: [server.endpoint], backoff: { initialMs: 20, maxMs: 200 } });
+    backend = await kind.start();
+    store = backend.client({ backoff: { initialMs: 20, maxMs: 200 } });
   });
   after(async () => {
     for (const s of sources) s.stop();
     await store?.close();
-    await server?.stop();
+    await backend?.stop();
   });
 
   /** hv1's source over `ops` (written first), synced and derived once; `notified` counts onChange. */
@@ -636,4 +637,4 @@ describe('the fleet source against a real etcd', { skip }, () => {
       showProblems(deriveAgentConfig(schema, 'hv1', source.view).problems),
     );
   });
-});
+}

@@ -59,7 +59,7 @@ export interface FleetSourceOptions {
   readonly onChange: () => void;
   readonly onRejected?: ViewOptions['onRejected'];
   readonly backoff?: ViewOptions['backoff'];
-  readonly now?: ViewOptions['now'];
+  readonly timers?: ViewOptions['timers'];
 }
 
 export class FleetSource {
@@ -100,7 +100,7 @@ export class FleetSource {
       onChange: (changes) => this.follow(changes),
       ...(options.onRejected && { onRejected: options.onRejected }),
       ...(options.backoff && { backoff: options.backoff }),
-      ...(options.now && { now: options.now }),
+      ...(options.timers && { timers: options.timers }),
     });
   }
 

@@ -1,7 +1,8 @@
 /**
  * What vppnet needs of a distributed key-value store: a consistent list with its revision, a
  * watch from a revision on with no event lost, and an all-or-nothing write. etcd-store.ts is the
- * etcd v3 implementation; the view (view.ts) and the CLI see only this.
+ * etcd v3 implementation, memory-store.ts one in memory with etcd's rules (tests, benchmarks);
+ * store.test.ts holds both to the same contract. The view (view.ts) and the CLI see only this.
  */
 import type { KeyRange } from './keys.js';
 

@@ -14,7 +14,7 @@
  * owner with the records it changed, old and new, so that the owner's work per batch is in the
  * changed keys, not in the size of the view (fleet-source.ts).
  */
-import { backoffDelay } from './etcd-store.js';
+import { systemTimers, type Timers } from '../util/timers.js';
 import { deriveAgentConfig, portVpcs, type Derivation, type NodeView } from './derive.js';
 import { inRange, type KeyRange, type KeySchema } from './keys.js';
 import {
@@ -27,6 +27,7 @@ import {
   type RecordProblem,
   type VpcRecord,
 } from './records.js';
+import { RetrySchedule, type StoreBackoff } from './retry-schedule.js';
 import { ErrCompacted, type KeyValueStore, type StoreEvent, type Watch } from './store.js';
 
 export interface ViewHealth {
@@ -70,8 +71,10 @@ export interface ViewOptions {
   readonly onChange?: (changes: readonly ViewChange[]) => void;
   /** Called for each rejected value; the metric and the log line hang here. */
   readonly onRejected?: (key: string, problems: readonly RecordProblem[]) => void;
-  readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
-  readonly now?: () => Date;
+  /** How long a range whose list failed waits before listing again (retry-schedule.ts). */
+  readonly backoff?: StoreBackoff;
+  /** The clock of those retries and of `staleSince`. */
+  readonly timers?: Timers;
 }
 
 interface Subscription {
@@ -80,8 +83,8 @@ interface Subscription {
   down: boolean;
   cancelled: boolean;
   watch: Watch | undefined;
-  timer: NodeJS.Timeout | undefined;
-  attempt: number;
+  /** Its lists after a failure. */
+  readonly retry: RetrySchedule;
 }
 
 /** The raw value the view keeps of other nodes' records: none (see put). */
@@ -112,13 +115,16 @@ export class DatastoreView implements NodeView {
   /** A port changed in this batch: the VPC scope may have to follow. */
   private portsChanged = false;
   private readonly syncWaiters: (() => void)[] = [];
+  private readonly timers: Timers;
 
   constructor(
     private readonly store: KeyValueStore,
     readonly schema: KeySchema,
     readonly nodeName: string,
     private readonly options: ViewOptions = {},
-  ) {}
+  ) {
+    this.timers = options.timers ?? systemTimers;
+  }
 
   start(): void {
     this.subscribe(this.schema.nodesRange);
@@ -167,8 +173,7 @@ export class DatastoreView implements NodeView {
       down: false,
       cancelled: false,
       watch: undefined,
-      timer: undefined,
-      attempt: 0,
+      retry: new RetrySchedule(this.timers, this.options.backoff),
     };
     this.subs.set(range.key, sub);
     void this.listAndWatch(sub);
@@ -176,7 +181,7 @@ export class DatastoreView implements NodeView {
 
   private unsubscribe(sub: Subscription): void {
     sub.cancelled = true;
-    clearTimeout(sub.timer);
+    sub.retry.cancel();
     sub.watch?.cancel();
     this.subs.delete(sub.range.key);
     this.updateStale();
@@ -189,14 +194,11 @@ export class DatastoreView implements NodeView {
     } catch (err) {
       if (sub.cancelled) return;
       this.markDown(sub, err as Error);
-      sub.timer = setTimeout(
-        () => void this.listAndWatch(sub),
-        backoffDelay(sub.attempt++, this.options.backoff ?? { initialMs: 200, maxMs: 10_000 }),
-      );
+      sub.retry.afterFailure(() => void this.listAndWatch(sub));
       return;
     }
     if (sub.cancelled) return;
-    sub.attempt = 0;
+    sub.retry.succeeded();
     this.markUp(sub);
     // The diff: keys of this range the view holds but the listing lacks were deleted meanwhile.
     const listed = new Set(listing.kvs.map((kv) => kv.key));
@@ -334,7 +336,7 @@ export class DatastoreView implements NodeView {
   private markDown(sub: Subscription, err: Error): void {
     sub.down = true;
     this.lastError = err.message;
-    this.staleSince ??= (this.options.now ?? (() => new Date()))();
+    this.staleSince ??= new Date(this.timers.now());
   }
 
   private markUp(sub: Subscription): void {

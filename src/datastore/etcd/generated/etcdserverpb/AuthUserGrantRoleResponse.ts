@@ -1,0 +1,11 @@
+// Original file: src/datastore/etcd/proto/rpc.proto
+
+import type { ResponseHeader as _etcdserverpb_ResponseHeader, ResponseHeader__Output as _etcdserverpb_ResponseHeader__Output } from '../etcdserverpb/ResponseHeader.js';
+
+export interface AuthUserGrantRoleResponse {
+  'header'?: (_etcdserverpb_ResponseHeader | null);
+}
+
+export interface AuthUserGrantRoleResponse__Output {
+  'header': (_etcdserverpb_ResponseHeader__Output | null);
+}

@@ -1,0 +1,12 @@
+// Original file: src/datastore/etcd/proto/rpc.proto
+
+
+export interface AuthUserRevokeRoleRequest {
+  'name'?: (string);
+  'role'?: (string);
+}
+
+export interface AuthUserRevokeRoleRequest__Output {
+  'name': (string);
+  'role': (string);
+}

@@ -1,0 +1,81 @@
+/**
+ * etcd v3's gRPC services as vppnet calls them: etcd's protos (./proto) loaded by
+ * @grpc/proto-loader, typed by what proto-loader-gen-types generates from the same protos
+ * (./generated, checked in; `npm run gen:etcd-types -- --check` and generated-types.test.ts fail
+ * when they drift). The load options below are the generator's too, so a type says what the
+ * loader hands over: numbers for int64s, strings for enums, every field present.
+ */
+import { fileURLToPath } from 'node:url';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import type { AuthClient } from './generated/etcdserverpb/Auth.js';
+import type { KVClient } from './generated/etcdserverpb/KV.js';
+import type { WatchRequest } from './generated/etcdserverpb/WatchRequest.js';
+import type { ProtoGrpcType } from './generated/rpc.js';
+import { decodeWatchResponse, type WatchResponseMessage } from './watch-response.js';
+
+/** The protos' directory in the source tree (this file runs as dist/src/datastore/etcd/*.js). */
+export const PROTO_DIR = fileURLToPath(new URL('../../../../src/datastore/etcd/proto/', import.meta.url));
+/** The file that imports the others. */
+export const PROTO_ROOT = 'rpc.proto';
+
+/**
+ * How the protos are loaded, at run time and by the type generator alike.
+ * `longs: Number`: revisions (all vppnet reads of int64s) stay far below 2^53, and turning each
+ * into a decimal string was ~15 % of what an agent allocated at 1,000 endpoint changes a second
+ * (bench/fleet (c), a sampling heap profile); the random cluster and member ids lose precision as
+ * numbers, and are not read.
+ */
+export const LOAD_OPTIONS = {
+  keepCase: true,
+  longs: Number,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+} satisfies protoLoader.Options;
+
+type EtcdServices = ProtoGrpcType['etcdserverpb'];
+let loaded: EtcdServices | undefined;
+
+function services(): EtcdServices {
+  // The one place the generated types meet the loader, whose output TypeScript cannot see
+  // (proto-loader's documented way: its generated ProtoGrpcType is what loadPackageDefinition
+  // returns for these protos and these options).
+  loaded ??= (
+    grpc.loadPackageDefinition(
+      protoLoader.loadSync(PROTO_ROOT, { ...LOAD_OPTIONS, includeDirs: [PROTO_DIR] }),
+    ) as unknown as ProtoGrpcType
+  ).etcdserverpb;
+  return loaded;
+}
+
+/** The clients of one etcd member, on one channel. */
+export interface EtcdClients {
+  readonly kv: KVClient;
+  readonly auth: AuthClient;
+  /**
+   * A Watch stream whose responses are decoded by decodeWatchResponse (watch-response.ts says
+   * why not by proto-loader): requests go out as the generated WatchRequest type says.
+   */
+  watch(metadata: grpc.Metadata): grpc.ClientDuplexStream<WatchRequest, WatchResponseMessage>;
+  close(): void;
+}
+
+export function connectEtcd(
+  target: string,
+  credentials: grpc.ChannelCredentials,
+  channelOptions: grpc.ChannelOptions,
+): EtcdClients {
+  const pb = services();
+  const kv = new pb.KV(target, credentials, channelOptions);
+  // The other services share the KV client's channel.
+  const auth = new pb.Auth(target, credentials, { channelOverride: kv.getChannel() });
+  const watch = pb.Watch.service.Watch;
+  return {
+    kv,
+    auth,
+    watch: (metadata) =>
+      kv.makeBidiStreamRequest(watch.path, watch.requestSerialize, decodeWatchResponse, metadata),
+    close: () => kv.close(),
+  };
+}

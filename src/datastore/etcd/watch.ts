@@ -1,0 +1,119 @@
+/**
+ * One watch of a key range on etcd: a Watch stream of its own, re-opened after a break from the
+ * next revision it has not delivered, with the store's backoff.
+ *
+ * The revision to resume from is the last event's mod_revision + 1, as etcd's Go clientv3 takes
+ * it, never a response header's revision: etcd puts the store's current revision there, also in
+ * the "created" response and in each batch while a watcher still catches up, so a stream that
+ * broke during the catch-up would skip the events not yet delivered. A header revision counts only
+ * in a progress notification, which etcd sends to watchers that have caught up.
+ */
+import { rangeEnd, type KeyRange } from '../keys.js';
+import type { RetrySchedule } from '../retry-schedule.js';
+import {
+  ErrCompacted,
+  StoreUnavailableError,
+  type StoreEvent,
+  type Watch,
+  type WatchHandlers,
+} from '../store.js';
+import type { EtcdConnection, WatchStream } from './connection.js';
+import type { WatchResponseMessage } from './watch-response.js';
+
+export class EtcdWatch implements Watch {
+  nextRevision: number;
+  #stream: WatchStream | undefined;
+  #done = false;
+
+  constructor(
+    private readonly connection: EtcdConnection,
+    private readonly range: KeyRange,
+    fromRevision: number,
+    private readonly handlers: WatchHandlers,
+    private readonly retry: RetrySchedule,
+    private readonly onClosed: () => void,
+  ) {
+    this.nextRevision = fromRevision;
+  }
+
+  open(): void {
+    if (this.#done) return;
+    this.connection.watchStream().then(
+      (stream) => this.#start(stream),
+      (err: unknown) => this.#broken(undefined, err instanceof Error ? err : new Error(String(err))),
+    );
+  }
+
+  #start(stream: WatchStream): void {
+    if (this.#done) {
+      // Cancelled while the stream was being opened: its cancellation is its only error.
+      stream.on('error', () => undefined);
+      stream.cancel();
+      return;
+    }
+    this.#stream = stream;
+    stream.on('data', (res: WatchResponseMessage) => this.#onResponse(stream, res));
+    stream.on('error', (err: Error) => this.#broken(stream, err));
+    stream.on('end', () => this.#broken(stream, new StoreUnavailableError('etcd closed the watch stream')));
+    const end = rangeEnd(this.range);
+    stream.write({
+      create_request: {
+        key: Buffer.from(this.range.key),
+        ...(end && { range_end: end }),
+        start_revision: this.nextRevision,
+        progress_notify: true,
+      },
+    });
+  }
+
+  #onResponse(stream: WatchStream, res: WatchResponseMessage): void {
+    if (this.#done || stream !== this.#stream) return;
+    if (res.canceled) {
+      const compact = res.compactRevision;
+      this.#finish(
+        compact > 0
+          ? new ErrCompacted(this.nextRevision, compact)
+          : new Error(`etcd canceled the watch: ${res.cancelReason || 'no reason given'}`),
+      );
+      return;
+    }
+    if (res.created) {
+      this.retry.succeeded();
+      this.handlers.onConnect?.();
+      return;
+    }
+    if (res.events.length === 0) {
+      // A progress notification: everything up to the header's revision is delivered.
+      this.nextRevision = Math.max(this.nextRevision, res.revision + 1);
+      return;
+    }
+    const events = res.events;
+    this.nextRevision = (events[events.length - 1] as StoreEvent).revision + 1;
+    this.handlers.onEvents(events);
+  }
+
+  #broken(stream: WatchStream | undefined, err: Error): void {
+    if (this.#done || (stream !== undefined && stream !== this.#stream)) return;
+    this.#stream = undefined;
+    stream?.cancel();
+    this.connection.noteFailure(err);
+    this.handlers.onDisconnect?.(err);
+    this.retry.afterFailure(() => this.open());
+  }
+
+  #finish(err: Error): void {
+    this.cancel();
+    this.handlers.onEnd(err);
+  }
+
+  cancel(): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.retry.cancel();
+    const s = this.#stream;
+    this.#stream = undefined;
+    s?.end();
+    s?.cancel();
+    this.onClosed();
+  }
+}
