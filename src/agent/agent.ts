@@ -37,7 +37,7 @@ import { systemTimers, type Timer, type Timers } from '../util/timers.js';
 import { CoalescingRunner } from './coalescing-runner.js';
 import { ConfigFileWatcher } from './config-watcher.js';
 import { linuxHostLinks } from './host-links.js';
-import type { FleetDesired } from './fleet-desired.js';
+import type { FleetDesired, FleetProblem } from './fleet-desired.js';
 import type { ExecutionResult } from '../reconcile/executor.js';
 import type { Plan } from '../reconcile/resource.js';
 import {
@@ -590,6 +590,9 @@ export class Agent {
           config !== undefined &&
           this.#client.state === 'ready'
         ) {
+          // An endpoint the take left out (out of its lane, claiming a local address) changes no
+          // route, but is a problem of the config as held: reported now, not at the next full pass.
+          this.#reportFleetProblems(this.#fleet.problems(), { valid: true, derived: false });
           if (changes.routes.length === 0) return skip('no change to apply');
           return this.#routePass(config, model, changes.routes, triggers);
         }
@@ -1107,22 +1110,34 @@ export class Agent {
    * flush a hypervisor. Records left out for their problems are reported, the rest applies.
    */
   #deriveFleetConfig(fleet: FleetDesired): void {
-    const checkedAt = new Date(this.#clock()).toISOString();
     const { config, problems } = fleet.derive();
+    if (config) this.#config = config;
+    this.#reportFleetProblems(problems, { valid: config !== undefined, derived: true });
+  }
+
+  /**
+   * The config status, its metric and its log line, from the datastore's problems as they are.
+   * `derived`: a new config from a full derivation (in force from now on when valid); otherwise
+   * the held config, whose problems a route delta updated.
+   */
+  #reportFleetProblems(
+    problems: readonly FleetProblem[],
+    { valid, derived }: { readonly valid: boolean; readonly derived: boolean },
+  ): void {
+    const checkedAt = new Date(this.#clock()).toISOString();
     const reported = problems.map((p) => ({ path: `${p.key}: ${p.path}`, message: p.message }));
     const news = JSON.stringify(reported) !== JSON.stringify(this.#configStatus.problems);
-    const inForceSince = config ? checkedAt : this.#configStatus.inForceSince;
+    const inForceSince = valid && derived ? checkedAt : this.#configStatus.inForceSince;
     this.#configStatus = {
       path: this.#configPath,
-      valid: config !== undefined,
+      valid,
       problems: reported,
       checkedAt,
       ...(inForceSince === undefined ? {} : { inForceSince }),
     };
-    this.metrics.setConfigValid(config !== undefined);
-    if (config) this.#config = config;
+    this.metrics.setConfigValid(valid);
     if (news && reported.length > 0) {
-      const keeping = config
+      const keeping = valid
         ? 'those records are left out, the rest applies'
         : this.#config === undefined
           ? 'waiting for a valid node record'

@@ -51,6 +51,7 @@ export function storeSource(
     rejectedTotal: () => source?.rejectedTotal ?? 0,
     rejected: () => source?.rejected ?? new Map<string, string>(),
     leftOut: () => new Set(source?.problems.map((p) => p.key)).size,
+    problems: () => source?.problems ?? [],
     derive: () => started().derive(),
     takeChanges: () => started().takeChanges(),
     audit: (yieldNow) => started().audit(yieldNow),

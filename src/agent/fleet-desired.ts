@@ -45,6 +45,11 @@ export interface FleetDesired {
    * lane, a local address claimed from elsewhere, a node with overlapping prefixes, ...).
    */
   leftOut(): number;
+  /**
+   * The problems of the config as held: the last derive()'s, with those of the endpoints taken
+   * since (a route delta reports an endpoint it leaves out without a derivation).
+   */
+  problems(): readonly FleetProblem[];
   /** The whole config (undefined without a valid node record); pending changes are in it. */
   derive(): { readonly config: AgentConfig | undefined; readonly problems: readonly FleetProblem[] };
   /** What changed since the last take or derive(), and forgets it. */

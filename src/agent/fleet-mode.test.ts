@@ -380,6 +380,10 @@ describe(`vppnet-agent in fleet mode, two nodes on one ${TEST_BACKEND.name} stor
     await idle();
     const steeredBefore = await steering(hv1);
     assert.ok(!steeredBefore.some((e) => e.startsWith('10.0.0.5/')), 'vm1 is local to hv1');
+    // A full pass first: the agent then holds VPP's steering, and the change below is a route
+    // delta, which must report the endpoint it leaves out as a full derivation does.
+    await hv1.agent.reconcileNow();
+    await idle();
     await commit([{ type: 'put', key: ep('10.0.0.5'), value: JSON.stringify({ node: 'hv2' }) }]);
     await until(
       () => hv1.agent.status().config.problems.some((p) => p.path.startsWith(`${ep('10.0.0.5')}:`)),
