@@ -59,7 +59,8 @@ describe('AgentMetrics', () => {
       podSpoofed: 2,
       podNotAllowed4: 5,
       podNotAllowed6: 4,
-      vmServiceRate: 9,
+      vmServiceRate4: 9,
+      vmServiceRate6: 6,
     };
     m.watchDrops(() => Promise.resolve(counts));
     let text = await m.text();
@@ -70,6 +71,7 @@ describe('AgentMetrics', () => {
     assert.match(text, /^vppnet_dataplane_drops_total\{reason="pod_not_allowed",family="ipv4"\} 5$/m);
     assert.match(text, /^vppnet_dataplane_drops_total\{reason="pod_not_allowed",family="ipv6"\} 4$/m);
     assert.match(text, /^vppnet_dataplane_drops_total\{reason="vm_service_rate",family="ipv4"\} 9$/m);
+    assert.match(text, /^vppnet_dataplane_drops_total\{reason="vm_service_rate",family="ipv6"\} 6$/m);
     counts = undefined;
     text = await m.text();
     assert.match(
@@ -85,7 +87,8 @@ describe('AgentMetrics', () => {
       podSpoofed: 0,
       podNotAllowed4: 0,
       podNotAllowed6: 0,
-      vmServiceRate: 0,
+      vmServiceRate4: 0,
+      vmServiceRate6: 0,
     };
     text = await m.text();
     assert.match(text, /^vppnet_dataplane_drops_total\{reason="spoofed_source",family="ipv4"\} 1$/m);

@@ -204,7 +204,7 @@ export class AgentMetrics {
     // errors` starts them again from 0, which Prometheus takes as a counter reset).
     this.#drops = new Counter({
       name: 'vppnet_dataplane_drops_total',
-      help: "Packets VPP dropped at the tenant edge, from VPP's error counters: reason spoofed_source (a VM port's source check, family ipv4 or ipv6), srv6_outside_fleet (the uplink's SRv6 ingress filter: IPv6 from outside node.srv6.allowedSources), pod_spoofed_source (a service pod's frame or ARP from a MAC or address not its own, family ipv4) or pod_not_allowed (a service pod's packet its input ACL refuses: to a VM unasked, to another pod, from a foreign address, DHCP replies from a pod that is not the DHCP pod; family ipv4 or ipv6) or vm_service_rate (a VM's packets to the metadata, DNS or DHCP address above services.vmLimits.rateKbps; per VM in vppnet_vm_service_rate_drops_total).",
+      help: "Packets VPP dropped at the tenant edge, from VPP's error counters: reason spoofed_source (a VM port's source check, family ipv4 or ipv6), srv6_outside_fleet (the uplink's SRv6 ingress filter: IPv6 from outside node.srv6.allowedSources), pod_spoofed_source (a service pod's frame or ARP from a MAC or address not its own, family ipv4) or pod_not_allowed (a service pod's packet its input ACL refuses: to a VM unasked, to another pod, from a foreign address, DHCP replies from a pod that is not the DHCP pod; family ipv4 or ipv6) or vm_service_rate (a VM's packets to the metadata, DNS or DHCP address above services.vmLimits.rateKbps, family ipv4 or ipv6 (the IPv6 metadata and DNS addresses of services.ip6); per VM, both families, in vppnet_vm_service_rate_drops_total).",
       labelNames: ['reason', 'family'],
       registers,
       collect: async () => {
@@ -217,12 +217,13 @@ export class AgentMetrics {
         this.#drops.inc({ reason: 'pod_spoofed_source', family: 'ipv4' }, counts.podSpoofed);
         this.#drops.inc({ reason: 'pod_not_allowed', family: 'ipv4' }, counts.podNotAllowed4);
         this.#drops.inc({ reason: 'pod_not_allowed', family: 'ipv6' }, counts.podNotAllowed6);
-        this.#drops.inc({ reason: 'vm_service_rate', family: 'ipv4' }, counts.vmServiceRate);
+        this.#drops.inc({ reason: 'vm_service_rate', family: 'ipv4' }, counts.vmServiceRate4);
+        this.#drops.inc({ reason: 'vm_service_rate', family: 'ipv6' }, counts.vmServiceRate6);
       },
     });
     this.#vmServiceRateDrops = new Counter({
       name: 'vppnet_vm_service_rate_drops_total',
-      help: "Per VM port: packets to the service addresses its policer dropped (over services.vmLimits.rateKbps and its burst), from VPP's policer counters.",
+      help: "Per VM port: packets to the service addresses its policer dropped (over services.vmLimits.rateKbps and its burst; IPv4 and IPv6 share the one policer), from VPP's policer counters.",
       labelNames: ['port'],
       registers,
       collect: async () => {

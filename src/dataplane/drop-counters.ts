@@ -13,8 +13,10 @@
  * - A pod sending as someone else: the MACIP classifier's drops on l2-input-acl (frames, ARP
  *   included, whose source MAC and address are not the pod's own); vppnet's MACIP ACLs are on pod
  *   ports only.
- * - A VM over its share of the services: ip4-policer-classify's drops (vppnet's only policer
- *   classification is the VM ports' rate limit to the service addresses, services/vm-rate-limit.ts).
+ * - A VM over its share of the services, per family: ip4-policer-classify's drops (on the VM
+ *   ports) and, for IPv6, l2-policer-classify's (on the service BVI's frames into the bridge).
+ *   vppnet's only policer classification is the VMs' rate limit to the services
+ *   (services/vm-rate-limit.ts; one policer per VM for both families).
  * - A pod sending what its role does not need: the acl plugin's L2 input nodes' denies, per family
  *   (vppnet's only L2 ACLs are the pods' input ACLs). The acl plugin runs before the MACIP
  *   classifier, so a pod's packet from a foreign address is counted here; its ARP, there.
@@ -31,7 +33,8 @@ export const DROP_COUNTERS = {
   podSpoofed: ['l2-input-acl', 'input ACL table-miss drops'],
   podNotAllowed4: ['acl-plugin-in-ip4-l2', 'ACL deny packets'],
   podNotAllowed6: ['acl-plugin-in-ip6-l2', 'ACL deny packets'],
-  vmServiceRate: ['ip4-policer-classify', 'Policer classify action drop'],
+  vmServiceRate4: ['ip4-policer-classify', 'Policer classify action drop'],
+  vmServiceRate6: ['l2-policer-classify', 'Policer classify action drop'],
 } as const satisfies Record<string, readonly [string, string]>;
 
 export type DropCounts = Readonly<Record<keyof typeof DROP_COUNTERS, number>>;
@@ -62,6 +65,7 @@ export async function readDropCounts(client: VppApi): Promise<DropCounts> {
     podSpoofed: count(DROP_COUNTERS.podSpoofed),
     podNotAllowed4: count(DROP_COUNTERS.podNotAllowed4),
     podNotAllowed6: count(DROP_COUNTERS.podNotAllowed6),
-    vmServiceRate: count(DROP_COUNTERS.vmServiceRate),
+    vmServiceRate4: count(DROP_COUNTERS.vmServiceRate4),
+    vmServiceRate6: count(DROP_COUNTERS.vmServiceRate6),
   };
 }

@@ -58,6 +58,8 @@ export const keys = {
   dhcpProxy: (rxVrf: number): string => `dhcp-proxy:${rxVrf}`,
   dhcpVss: (table: number): string => `dhcp-vss:${table}`,
   vmRateLimit: (port: string): string => `vm-rate-limit:${port}`,
+  /** The service BVI's L2 policer-classify table: the VMs' IPv6 service traffic (one per node). */
+  vmRateTable6: (): string => 'vm-rate-table6',
   aclSessionTimeouts: (): string => 'acl-session-timeouts',
 } as const;
 

@@ -6,6 +6,7 @@
  */
 import type { AgentConfig } from '../config/model.js';
 import { withStaleRoutes } from '../dataplane/reset-interfaces.js';
+import { policerClassifyTablesByInterface } from '../dataplane/policer-classify-reading.js';
 import { actualDataplane } from '../dataplane/actual.js';
 import { actualHostFiles, hostFilePaths } from '../dataplane/actual-host-files.js';
 import type { FileFacts, HostFiles, HostLinks } from '../dataplane/context.js';
@@ -205,7 +206,7 @@ async function reconcilePass(given: AgentConfig, opts: ReconcileOptions): Promis
     files,
     acls: AclRegistry.fromDump(snapshot.acls),
     macips: AclRegistry.fromDump(snapshot.macipAcls, MACIP),
-    policerBindings: new Map(snapshot.policerClassify.bindings.map((b) => [b.swIfIndex, b.table])),
+    policerBindings: policerClassifyTablesByInterface(snapshot.policerClassify),
   };
   const result = await execute(
     plan,

@@ -5,15 +5,17 @@
  */
 import type { AclRegistry } from '../dataplane/acl-registry.js';
 import type { AclContext } from '../dataplane/context.js';
+import type { PolicerClassifyTables } from '../dataplane/policer-classify-reading.js';
 
 export interface ServicesContext extends AclContext {
   readonly macips: AclRegistry;
   /**
-   * IPv4 policer-classify bindings, sw_if_index → table, as the pass's snapshot read them and its
-   * ops changed them since (vm-rate-limit.ts): a VM port's create looks its index up here rather
-   * than dumping every binding once per port. Absent: the create asks VPP.
+   * Policer-classify bindings, sw_if_index → the IPv4 and L2 tables bound, as the pass's snapshot
+   * read them and its ops changed them since (vm-rate-limit.ts): a VM port's create looks its
+   * index, and the service BVI's IPv6 rate table, up here rather than dumping every binding once
+   * per port. Absent: the create asks VPP.
    */
-  readonly policerBindings?: Map<number, number>;
+  readonly policerBindings?: Map<number, PolicerClassifyTables>;
 }
 
 export const MACIP = 'MACIP ACL';

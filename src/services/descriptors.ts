@@ -39,7 +39,7 @@ import {
   nat66PluginDescriptor,
   nat66StaticMappingDescriptor,
 } from './nat66-descriptors.js';
-import { vmRateLimitDescriptor } from './vm-rate-limit.js';
+import { vmRateLimitDescriptor, vmRateTable6Descriptor } from './vm-rate-limit.js';
 import { aclSessionTimeoutsDescriptor } from './acl-session-descriptors.js';
 
 /** The kinds the service bridge adds to the dataplane's. */
@@ -65,6 +65,7 @@ export const servicesDescriptors: readonly Descriptor<unknown, ServicesContext>[
   nat66StaticMappingDescriptor,
   dhcpProxyDescriptor,
   dhcpVssDescriptor,
+  vmRateTable6Descriptor,
   vmRateLimitDescriptor,
   aclSessionTimeoutsDescriptor,
 ];

@@ -171,7 +171,7 @@ export function desiredServices(config: AgentConfig, input: ServicesDesiredInput
     );
 
   // Each VM's own share of the services.
-  out.push(...desiredVmRateLimits(config));
+  out.push(...desiredVmRateLimits(config, input.addresses));
   out.push(
     aclSessionTimeoutsDescriptor.resource({ udpIdleSeconds: services.vmLimits.udpSessionIdleSeconds }),
   );

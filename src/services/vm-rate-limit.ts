@@ -1,58 +1,132 @@
 /**
- * Per-VM fairness on the service plane: each VM port's packets to the service addresses (metadata,
- * DNS, and 255.255.255.255 for DHCP) pass a policer of that VM's own, so one VM flooding them
- * cannot take the pods' CPU or the bridge from the others. VPP's policer-classify feature does it
- * (verified on VPP 26.06, docs/security.md): on the VM port's IPv4 input, after the uRPF source
- * check, ip4-policer-classify looks the packet's destination up in a classifier table of the port's
- * own; a hit sends it through the session's policer (conform: on; exceed: dropped and counted, per
- * policer, in `show policer`); a miss (the VM's tenant traffic) passes untouched.
+ * Per-VM fairness on the service plane: each VM's packets to the services pass a policer of that
+ * VM's own, so one VM flooding them cannot take the pods' CPU or the bridge from the others. VPP's
+ * policer-classify feature does it (verified on VPP 26.06, docs/security.md); a session's hit
+ * sends the packet through the policer it names (conform: on; exceed: dropped and counted, per
+ * policer, in `show policer`), a miss passes untouched. One policer per VM for both families: its
+ * share is one budget, and its drops one count.
  *
- * One kind holds the three VPP objects (the policer, the table with its sessions, the binding):
- * they exist only together, and a session names its policer by an index VPP picks, so a policer
- * made again would leave the table naming a stale one. Created policer → table → sessions →
- * binding (a failure part way removes what was made), deleted the other way round.
+ * - IPv4: on the VM port's input, after the uRPF source check, ip4-policer-classify looks the
+ *   packet's destination up in a classifier table of the port's own, with a session per service
+ *   address (metadata, DNS, and 255.255.255.255 for DHCP); the VM's tenant traffic misses.
+ * - IPv6 (services.ip6): not on the port. nat66-in2out, on every IPv6 VM port's input, comes
+ *   before ip6-policer-classify on the ip6-unicast arc and hands its packets straight to
+ *   ip6-lookup, so a table there never sees one (measured on VPP 26.06: a flood at 11,862 pps
+ *   reached the DNS pod with 0 drops; nat66_in2out.c has no vnet_feature_next). Past nat66 a VM's
+ *   packet to the services carries the VM's own IPv6 service address as its source, and every one
+ *   leaves table 0 through the service BVI into the bridge: l2-policer-classify on the BVI's L2
+ *   input (the BVI's output enters l2-input as received on the BVI) looks that source up in one
+ *   table for the node (vmRateTable6Descriptor), with a session per VM naming the VM's policer.
+ *   Everything else the BVI sends into the bridge (IPv4, neighbour discovery, from the gateway)
+ *   misses. That node counts the frame: an IPv6 packet costs its VM its IP bytes plus the 14 of
+ *   its Ethernet header.
+ *
+ * One kind holds a VM's VPP objects (the policer, its IPv4 table with its sessions, the binding,
+ * its session in the IPv6 table): they exist only together, and a session names its policer by an
+ * index VPP picks, so a policer made again would leave sessions naming a stale one. Created policer
+ * → IPv4 table → binding → IPv6 session (a failure part way removes what was made), deleted the
+ * other way round. A change of the IPv6 session alone (services.ip6 turned on, an upgrade from the
+ * IPv4-only shape, a new service address) is made in place, keeping the policer and its counters;
+ * any other change replaces the whole.
  *
  * The rate is in kbit/s of IP bytes: VPP's "pps" rate type is a byte rate at 256-byte packets
  * (xlate.c qos_convert_pps_to_kbps) applied to real packet lengths, so small DNS queries would
  * pass at several times the "pps" given. Bytes say what is enforced.
  */
 import type { AgentConfig } from '../config/model.js';
-import type { PolicerClassifyReading } from '../dataplane/policer-classify-reading.js';
+import type {
+  PolicerClassifyBinding,
+  PolicerClassifyReading,
+} from '../dataplane/policer-classify-reading.js';
 import { keys, tags, vmPortOfRatePolicer } from '../dataplane/keys.js';
 import { portInterfaceName } from '../dataplane/names.js';
 import type { InterfaceRegistry } from '../dataplane/interface-registry.js';
 import { defineKind } from '../reconcile/kind.js';
 import type { Resource } from '../reconcile/resource.js';
 import { intToIp4, ip4ToInt } from '../net/ip.js';
+import { formatIp6, writeIp6Literal } from '../net/ip-literal.js';
 import { VppRetvalError } from '../vpp/client/retval-error.js';
 import { msg } from '../vpp/messages/index.js';
 import { NO_INDEX } from '../vpp/messages/sentinels.js';
 import type { ServicesContext } from './context.js';
+import { serviceAddress6 } from './ip6-services.js';
 
 export interface VmRateLimitValue {
   readonly port: string;
   readonly iface: string;
   readonly rateKbps: number;
   readonly burstBytes: number;
-  /** The IPv4 destinations policed, sorted. */
+  /** The IPv4 destinations policed on the port, sorted. */
   readonly destinations: readonly string[];
+  /**
+   * The VM's IPv6 service address (none: not policed over IPv6): its session in the bridge's IPv6
+   * rate table. As read back, every address whose session names this VM's policer.
+   */
+  readonly sources6: readonly string[];
   /** As read back: where VPP holds it (not compared). */
-  readonly found?: { readonly table: number | undefined; readonly swIfIndex: number | undefined };
+  readonly found?: VmRateLimitFound;
+}
+
+export interface VmRateLimitFound {
+  readonly swIfIndex: number | undefined;
+  /** The IPv4 table bound to the port. */
+  readonly table: number | undefined;
+  /** The index of the policer the sessions name. */
+  readonly policer: number | undefined;
+  /** The IPv6 rate table holding `sources6`' sessions. */
+  readonly table6: number | undefined;
+}
+
+/** The service BVI's L2 policer-classify table: one per node, a session per VM with IPv6. */
+export interface VmRateTable6Value {
+  /** The service BVI. */
+  readonly iface: string;
+  /** nbuckets, sized for every VM of the node; -1 as read back: not in vppnet's shape. */
+  readonly buckets: number;
+  /** Bytes of heap the table's sessions get (VPP does not report it: not compared). */
+  readonly memory: number;
+  /**
+   * Sessions naming none of vppnet's VM policers (a policer deleted under them, another's) or
+   * matching no IPv6 source: none wanted, so a table with any is made again (and the VMs'
+   * sessions with it).
+   */
+  readonly strays: number;
+  /** As read back: the table, and whether it is vppnet's (another's is unbound, not deleted). */
+  readonly found?: { readonly table: number; readonly own: boolean };
 }
 
 /** The broadcast DHCP DISCOVER and REQUEST go to (the relay takes them on the VM's port). */
 export const DHCP_BROADCAST = '255.255.255.255';
 
 /**
- * The classifier's view: ip4-policer-classify matches from the Ethernet header. One skipped
- * 16-byte vector, two matched: the IPv4 destination is at bytes 30..33 of the frame, 14..17 of the
- * matched vectors.
+ * A table's shape. The classifiers match from b->data, the Ethernet header, in 16-byte vectors
+ * after the skipped ones.
+ * - A VM port's IPv4 table: one skipped vector, two matched, the destination at frame bytes
+ *   30..33 (14..17 of the matched vectors), as `classify table mask l3 ip4 dst` builds it.
+ * - The BVI's IPv6 table: none skipped, three matched: the ethertype (12..13, 0x86dd) and the
+ *   IPv6 source (14 + 8: 22..37), as `classify table mask l2 proto l3 ip6 src` builds it (read
+ *   back on VPP 26.06). A forwarded packet's new Ethernet header lies where the received one did,
+ *   at b->data (ip6-input advances past it, ip6-rewrite steps back over its rewrite).
  */
-const SKIP_VECTORS = 1;
-const MATCH_VECTORS = 2;
-const DST_OFFSET = 30;
-const MATCH_DST_OFFSET = DST_OFFSET - SKIP_VECTORS * 16;
-/** A handful of sessions: the smallest table VPP makes (2 buckets) in a 64 KiB heap of its own. */
+interface Shape {
+  readonly skip: number;
+  readonly match: number;
+  /** Frame bytes: [offset, bytes] that the mask covers. */
+  readonly fields: readonly (readonly [number, number])[];
+}
+
+const IP4_DST: Shape = { skip: 1, match: 2, fields: [[30, 4]] };
+const L2_IP6_SRC: Shape = {
+  skip: 0,
+  match: 3,
+  fields: [
+    [12, 2],
+    [22, 16],
+  ],
+};
+const ETHERTYPE_IP6 = 0x86dd;
+
+/** The IPv4 tables: a handful of sessions, the smallest table VPP makes (2 buckets), 64 KiB. */
 const TABLE_BUCKETS = 2;
 const TABLE_MEMORY = 64 << 10;
 
@@ -60,93 +134,198 @@ const RATE = msg.sse2_qos_rate_type_t.values;
 const POLICER_TYPE = msg.sse2_qos_policer_type_t.values;
 const ACTION = msg.sse2_qos_action_type_t.values;
 const ROUND = msg.sse2_qos_round_type_t.values;
-const IP4 = msg.policer_classify_table_t.values.POLICER_CLASSIFY_API_TABLE_IP4;
+const TABLE_TYPE = msg.policer_classify_table_t.values;
 /** vnet error VALUE_EXIST: a policer of that name is there already. */
 const VALUE_EXIST = -81;
 
-function tableMask(): Buffer {
-  const mask = Buffer.alloc(MATCH_VECTORS * 16);
-  mask.writeUInt32BE(0xffffffff, MATCH_DST_OFFSET);
+function tableMask(s: Shape): Buffer {
+  const mask = Buffer.alloc(s.match * 16);
+  const at = s.skip * 16;
+  for (const [offset, bytes] of s.fields) mask.fill(0xff, offset - at, offset - at + bytes);
   return mask;
 }
 
-function sessionMatch(destination: string): Buffer {
-  const match = Buffer.alloc((SKIP_VECTORS + MATCH_VECTORS) * 16);
-  match.writeUInt32BE(ip4ToInt(destination), DST_OFFSET);
+function ip4Match(destination: string): Buffer {
+  const match = Buffer.alloc((IP4_DST.skip + IP4_DST.match) * 16);
+  match.writeUInt32BE(ip4ToInt(destination), 30);
   return match;
 }
 
-/** The destination a session matches (its key, without the skipped vector). */
-function destinationOf(key: Uint8Array): string {
-  if (key.length < MATCH_DST_OFFSET + 4) return '?';
-  return intToIp4(Buffer.from(key.buffer, key.byteOffset, key.length).readUInt32BE(MATCH_DST_OFFSET));
+function ip6SourceMatch(source: string): Buffer {
+  const match = Buffer.alloc((L2_IP6_SRC.skip + L2_IP6_SRC.match) * 16);
+  match.writeUInt16BE(ETHERTYPE_IP6, 12);
+  if (!writeIp6Literal(source, match, 22))
+    throw new TypeError(`not an IPv6 address: ${JSON.stringify(source)}`);
+  return match;
 }
 
-/** The per-VM policers of a configuration (none when the rate is 0 or there are no services). */
-export function desiredVmRateLimits(config: AgentConfig): Resource<VmRateLimitValue>[] {
+/** What a session of the IPv4 table matches (its key, without the skipped vector). */
+function destinationOf(key: Uint8Array): string {
+  const at = 30 - IP4_DST.skip * 16;
+  if (key.length < at + 4) return '?';
+  return intToIp4(Buffer.from(key.buffer, key.byteOffset, key.length).readUInt32BE(at));
+}
+
+/** What a session of the IPv6 table matches; '?' for a key not of an IPv6 source. */
+function sourceOf(key: Uint8Array): string {
+  const k = Buffer.from(key.buffer, key.byteOffset, key.length);
+  if (k.length < 38 || k.readUInt16BE(12) !== ETHERTYPE_IP6) return '?';
+  return formatIp6(k, 22);
+}
+
+/** Whether a bound table is in `s`'s shape. */
+function shapeOk(s: Shape, b: PolicerClassifyBinding): boolean {
+  const info = b.info;
+  return (
+    info !== undefined &&
+    info.skip_n_vectors === s.skip &&
+    info.match_n_vectors === s.match &&
+    Buffer.from(info.mask).equals(tableMask(s))
+  );
+}
+
+/** The IPv6 rate table's size for a node whose VMs take `hosts` service addresses at most. */
+function table6Size(hosts: number): { buckets: number; memory: number } {
+  // Two sessions a bucket; VPP rounds nbuckets up to a power of two, as here.
+  let buckets = 2;
+  while (buckets * 2 < hosts && buckets < 1 << 16) buckets *= 2;
+  // An entry is ~80 bytes (its header and three vectors) in pages that split as buckets fill:
+  // 512 bytes a VM leaves room. The heap is mapped lazily: what is not used costs no memory.
+  return { buckets, memory: Math.max(TABLE_MEMORY, hosts * 512) };
+}
+
+/**
+ * The per-VM policers of a configuration (none when the rate is 0 or there are no services), and
+ * with services.ip6 the bridge's IPv6 rate table. `addresses`: VM port name → its (IPv4) service
+ * address, whose host number its IPv6 one takes (ip6-services.ts).
+ */
+export function desiredVmRateLimits(config: AgentConfig, addresses: ReadonlyMap<string, string>): Resource[] {
   const s = config.services;
   if (!s || s.vmLimits.rateKbps === 0) return [];
+  const out: Resource[] = [];
   const destinations = [
     s.metadataAddress,
     ...(s.dnsAddress === undefined ? [] : [s.dnsAddress]),
     ...(s.dhcpServer === undefined ? [] : [DHCP_BROADCAST]),
   ].sort();
-  return config.ports.map((port) =>
-    vmRateLimitDescriptor.resource({
-      port: port.name,
-      iface: portInterfaceName(port),
-      rateKbps: s.vmLimits.rateKbps,
-      burstBytes: s.vmLimits.burstBytes,
-      destinations,
-    }),
-  );
+  // Over IPv6, the VMs nat66 maps (ip6-services.ts): a port with an IPv6 address in a VPC with
+  // an IPv6 subnet and a service address, with services.ip6 on.
+  const ip6 = s.ip6;
+  const ip6Vpcs = new Set(config.vpcs.filter((v) => v.subnets6.length > 0).map((v) => v.name));
+  const sources6 = (port: AgentConfig['ports'][number]): string[] => {
+    const address4 = addresses.get(port.name);
+    if (!ip6 || port.ip6 === undefined || !ip6Vpcs.has(port.vpc) || address4 === undefined) return [];
+    return [canonical6(serviceAddress6(s, ip6, address4))];
+  };
+  if (ip6 && config.ports.some((p) => sources6(p).length > 0))
+    out.push(
+      vmRateTable6Descriptor.resource({
+        iface: tags.servicesBvi(),
+        ...table6Size(2 ** (32 - s.vmAddressRange.len)),
+        strays: 0,
+      }),
+    );
+  for (const port of config.ports)
+    out.push(
+      vmRateLimitDescriptor.resource({
+        port: port.name,
+        iface: portInterfaceName(port),
+        rateKbps: s.vmLimits.rateKbps,
+        burstBytes: s.vmLimits.burstBytes,
+        destinations,
+        sources6: sources6(port),
+      }),
+    );
+  return out;
+}
+
+function canonical6(address: string): string {
+  const buf = Buffer.alloc(16);
+  if (!writeIp6Literal(address, buf, 0))
+    throw new TypeError(`not an IPv6 address: ${JSON.stringify(address)}`);
+  return formatIp6(buf, 0);
 }
 
 /**
- * vppnet's per-VM policing as VPP holds it: each binding whose sessions all name one of vppnet's
- * VM policers, in the shape vppnet writes (anything else on such a binding makes it differ, so
- * it is replaced), and vppnet's policers bound to nothing (left by a crash part way).
+ * vppnet's per-VM policing as VPP holds it: each VM port's binding whose sessions all name one
+ * of vppnet's VM policers, in the shape vppnet writes (anything else on such a binding makes it
+ * differ, so it is replaced), with the sources of the IPv6 table's sessions naming the same
+ * policer; the IPv6 table bound to the service BVI (its sessions hold for the VMs); and
+ * vppnet's policers bound to nothing (left by a crash part way).
  */
 export function actualVmRateLimits(
   reading: PolicerClassifyReading,
   interfaces: InterfaceRegistry,
-): Resource<VmRateLimitValue>[] {
-  const out: Resource<VmRateLimitValue>[] = [];
-  const bound = new Set<string>();
+): Resource[] {
+  const out: Resource[] = [];
+  const policerName = (index: number): string | undefined => reading.policersByIndex.get(index)?.name;
+
+  // The BVI's IPv6 table: its sessions by the VM policer they name.
+  const bvi = tags.servicesBvi();
+  const bviIndex = interfaces.has(bvi) ? interfaces.index(bvi) : undefined;
+  const l2 = reading.bindingsL2.find((b) => b.swIfIndex === bviIndex);
+  const sources6 = new Map<string, { index: number; sources: string[] }>();
+  if (l2) {
+    const own = shapeOk(L2_IP6_SRC, l2);
+    let strays = 0;
+    if (own)
+      for (const s of l2.sessions) {
+        const name = policerName(s.hit_next_index);
+        const source = sourceOf(s.match);
+        if (name === undefined || vmPortOfRatePolicer(name) === undefined || source === '?') {
+          strays++;
+          continue;
+        }
+        const entry = sources6.get(name) ?? { index: s.hit_next_index, sources: [] };
+        entry.sources.push(source);
+        sources6.set(name, entry);
+      }
+    out.push(
+      vmRateTable6Descriptor.resource({
+        iface: bvi,
+        buckets: own ? (l2.info?.nbuckets ?? -1) : -1,
+        memory: 0,
+        strays,
+        found: { table: l2.table, own },
+      }),
+    );
+  }
+  const table6 = l2 && shapeOk(L2_IP6_SRC, l2) ? l2.table : undefined;
+
+  const seen = new Set<string>();
   for (const b of reading.bindings) {
-    const policers = new Set(b.sessions.map((s) => reading.policersByIndex.get(s.hit_next_index)?.name));
-    const [name] = policers;
-    const port = policers.size === 1 && name !== undefined ? vmPortOfRatePolicer(name) : undefined;
+    const names = new Set(b.sessions.map((s) => policerName(s.hit_next_index)));
+    const [name] = names;
+    const port = names.size === 1 && name !== undefined ? vmPortOfRatePolicer(name) : undefined;
     const iface = interfaces.nameOf(b.swIfIndex);
     if (port === undefined || name === undefined || iface === undefined) continue;
-    bound.add(name);
-    const p = reading.policersByIndex.get(b.sessions[0]?.hit_next_index ?? NO_INDEX);
-    const info = b.info;
-    const shapeOk =
-      info !== undefined &&
-      info.skip_n_vectors === SKIP_VECTORS &&
-      info.match_n_vectors === MATCH_VECTORS &&
-      Buffer.from(info.mask).equals(tableMask()) &&
+    seen.add(name);
+    const policer = b.sessions[0]?.hit_next_index ?? NO_INDEX;
+    const p = reading.policersByIndex.get(policer);
+    const ok =
+      shapeOk(IP4_DST, b) &&
       p !== undefined &&
       p.rate_type === RATE.SSE2_QOS_RATE_API_KBPS &&
       p.type === POLICER_TYPE.SSE2_QOS_POLICER_TYPE_API_1R2C &&
       p.conform_action.type === ACTION.SSE2_QOS_ACTION_API_TRANSMIT &&
       p.exceed_action.type === ACTION.SSE2_QOS_ACTION_API_DROP;
-    const destinations = b.sessions.map((s) => destinationOf(s.match)).sort();
     out.push(
       vmRateLimitDescriptor.resource({
         port,
         iface,
-        rateKbps: shapeOk ? p.cir : -1,
+        rateKbps: ok ? p.cir : -1,
         burstBytes: p === undefined ? -1 : Number(p.cb),
-        destinations,
-        found: { table: b.table, swIfIndex: b.swIfIndex },
+        destinations: b.sessions.map((s) => destinationOf(s.match)).sort(),
+        sources6: [...(sources6.get(name)?.sources ?? [])].sort(),
+        found: { swIfIndex: b.swIfIndex, table: b.table, policer, table6 },
       }),
     );
   }
-  for (const name of reading.policerNames) {
+  // vppnet's policers bound to no port (a crash part way), an IPv6 session at most.
+  for (const name of new Set([...reading.policerNames, ...sources6.keys()])) {
     const port = vmPortOfRatePolicer(name);
-    if (port === undefined || bound.has(name)) continue;
+    if (port === undefined || seen.has(name)) continue;
+    const six = sources6.get(name);
     out.push(
       vmRateLimitDescriptor.resource({
         port,
@@ -154,7 +333,8 @@ export function actualVmRateLimits(
         rateKbps: -1,
         burstBytes: -1,
         destinations: [],
-        found: { table: undefined, swIfIndex: undefined },
+        sources6: [...(six?.sources ?? [])].sort(),
+        found: { swIfIndex: undefined, table: undefined, policer: six?.index, table6 },
       }),
     );
   }
@@ -210,103 +390,249 @@ async function deletePolicer(ctx: ServicesContext, port: string): Promise<void> 
 /**
  * classify_add_del_table for one of these tables: a new one (`table` ~0), or the delete of
  * `table`. The mask goes with both: VPP checks its length against match_n_vectors first, for
- * deletes too.
+ * deletes too. A miss goes on to the node's next feature (miss_next_index ~0).
  */
-function tableRequest(isAdd: boolean, table: number) {
+function tableRequest(
+  s: Shape,
+  isAdd: boolean,
+  table: number,
+  size = { buckets: TABLE_BUCKETS, memory: TABLE_MEMORY },
+) {
   return {
     is_add: isAdd,
     del_chain: false,
     table_index: table,
-    nbuckets: TABLE_BUCKETS,
-    memory_size: TABLE_MEMORY,
-    skip_n_vectors: SKIP_VECTORS,
-    match_n_vectors: MATCH_VECTORS,
+    nbuckets: size.buckets,
+    memory_size: size.memory,
+    skip_n_vectors: s.skip,
+    match_n_vectors: s.match,
     next_table_index: NO_INDEX,
     miss_next_index: NO_INDEX,
     current_data_flag: 0,
     current_data_offset: 0,
-    mask: tableMask(),
+    mask: tableMask(s),
   };
 }
 
-async function deleteTable(ctx: ServicesContext, table: number): Promise<void> {
-  await ctx.client.call(msg.classify_add_del_table, tableRequest(false, table));
+async function deleteTable(ctx: ServicesContext, s: Shape, table: number): Promise<void> {
+  await ctx.client.call(msg.classify_add_del_table, tableRequest(s, false, table));
 }
 
-async function bind(ctx: ServicesContext, swIfIndex: number, table: number, isAdd: boolean): Promise<void> {
-  await ctx.client.call(msg.policer_classify_set_interface, {
-    sw_if_index: swIfIndex,
-    ip4_table_index: table,
-    ip6_table_index: NO_INDEX,
-    l2_table_index: NO_INDEX,
+function session(table: number, policer: number, match: Buffer, isAdd: boolean) {
+  return {
     is_add: isAdd,
-  });
-  if (isAdd) ctx.policerBindings?.set(swIfIndex, table);
-  else ctx.policerBindings?.delete(swIfIndex);
+    table_index: table,
+    hit_next_index: policer,
+    opaque_index: NO_INDEX,
+    advance: 0,
+    action: msg.classify_action_t.values.CLASSIFY_API_ACTION_NONE,
+    metadata: 0,
+    match,
+  };
 }
 
 /**
- * Unbinds whatever IPv4 table the interface has: VPP keeps a binding when its interface is
- * deleted, and a new interface with that sw_if_index inherits it with the feature off, where
- * an add answers 0 and enables nothing (src/vpp/sim/policer-classify.ts).
+ * Binds (or unbinds) the tables given, in one policer_classify_set_interface (VPP takes ip4, then
+ * ip6, then l2, skipping ~0). An add on a type that has a table already answers 0 and binds
+ * nothing from there on, so whatever was bound is unbound first (clearBinding).
  */
-async function clearBinding(ctx: ServicesContext, swIfIndex: number): Promise<void> {
-  const old = ctx.policerBindings
-    ? ctx.policerBindings.get(swIfIndex)
-    : (await ctx.client.dump(msg.policer_classify_dump, { type: IP4, sw_if_index: 0 })).find(
-        (b) => b.sw_if_index === swIfIndex,
-      )?.table_index;
-  if (old !== undefined) await bind(ctx, swIfIndex, old, false);
+async function setBinding(
+  ctx: ServicesContext,
+  swIfIndex: number,
+  tables: { readonly ip4?: number | undefined; readonly l2?: number | undefined },
+  isAdd: boolean,
+): Promise<void> {
+  await ctx.client.call(msg.policer_classify_set_interface, {
+    sw_if_index: swIfIndex,
+    ip4_table_index: tables.ip4 ?? NO_INDEX,
+    ip6_table_index: NO_INDEX,
+    l2_table_index: tables.l2 ?? NO_INDEX,
+    is_add: isAdd,
+  });
+  const map = ctx.policerBindings;
+  if (!map) return;
+  const was = map.get(swIfIndex) ?? { ip4: undefined, l2: undefined };
+  const now = {
+    ip4: tables.ip4 === undefined ? was.ip4 : isAdd ? tables.ip4 : undefined,
+    l2: tables.l2 === undefined ? was.l2 : isAdd ? tables.l2 : undefined,
+  };
+  if (now.ip4 === undefined && now.l2 === undefined) map.delete(swIfIndex);
+  else map.set(swIfIndex, now);
+}
+
+/** The table of `type` bound to an interface: from the pass's reading, else asked of VPP. */
+async function boundTable(
+  ctx: ServicesContext,
+  swIfIndex: number,
+  type: 'ip4' | 'l2',
+): Promise<number | undefined> {
+  if (ctx.policerBindings) return ctx.policerBindings.get(swIfIndex)?.[type];
+  const t =
+    type === 'ip4' ? TABLE_TYPE.POLICER_CLASSIFY_API_TABLE_IP4 : TABLE_TYPE.POLICER_CLASSIFY_API_TABLE_L2;
+  const all = await ctx.client.dump(msg.policer_classify_dump, { type: t, sw_if_index: 0 });
+  return all.find((b) => b.sw_if_index === swIfIndex)?.table_index;
+}
+
+/**
+ * Unbinds whatever table of `type` the interface has: VPP keeps a binding when its interface is
+ * deleted, and a new interface with that sw_if_index inherits it with the feature off, where an
+ * add answers 0 and enables nothing (src/vpp/sim/policer-classify.ts).
+ */
+async function clearBinding(ctx: ServicesContext, swIfIndex: number, type: 'ip4' | 'l2'): Promise<void> {
+  const old = await boundTable(ctx, swIfIndex, type);
+  if (old !== undefined) await setBinding(ctx, swIfIndex, { [type]: old }, false);
+}
+
+/** The IPv6 rate table bound to the service BVI now. */
+async function table6Now(ctx: ServicesContext): Promise<number> {
+  const bvi = tags.servicesBvi();
+  const table = ctx.interfaces.has(bvi) ? await boundTable(ctx, ctx.interfaces.index(bvi), 'l2') : undefined;
+  if (table === undefined) throw new Error('the service bridge has no IPv6 rate table');
+  return table;
+}
+
+/** Adds the VM's IPv6 sessions; none stays behind if one fails. */
+async function addSessions6(
+  ctx: ServicesContext,
+  sources: readonly string[],
+  policer: number,
+): Promise<void> {
+  if (sources.length === 0) return;
+  const table = await table6Now(ctx);
+  const added: string[] = [];
+  try {
+    for (const s of sources) {
+      await ctx.client.call(msg.classify_add_del_session, session(table, policer, ip6SourceMatch(s), true));
+      added.push(s);
+    }
+  } catch (err) {
+    await deleteSessions6(ctx, table, added).catch(() => undefined);
+    throw err;
+  }
+}
+
+async function deleteSessions6(
+  ctx: ServicesContext,
+  table: number,
+  sources: readonly string[],
+): Promise<void> {
+  for (const s of sources)
+    await ctx.client.call(msg.classify_add_del_session, session(table, 0, ip6SourceMatch(s), false));
+}
+
+async function create(ctx: ServicesContext, v: VmRateLimitValue): Promise<void> {
+  const swIfIndex = ctx.interfaces.index(v.iface);
+  await clearBinding(ctx, swIfIndex, 'ip4');
+  const policer = await addPolicer(ctx, v);
+  let table: number | undefined;
+  let bound = false;
+  try {
+    table = (await ctx.client.call(msg.classify_add_del_table, tableRequest(IP4_DST, true, NO_INDEX)))
+      .new_table_index;
+    const created = table;
+    await Promise.all(
+      v.destinations.map((d) =>
+        ctx.client.call(msg.classify_add_del_session, session(created, policer, ip4Match(d), true)),
+      ),
+    );
+    await setBinding(ctx, swIfIndex, { ip4: table }, true);
+    bound = true;
+    await addSessions6(ctx, v.sources6, policer);
+  } catch (err) {
+    // Nothing of a half-made limit stays behind; the error that stopped it is the one reported.
+    if (bound && table !== undefined)
+      await setBinding(ctx, swIfIndex, { ip4: table }, false).catch(() => undefined);
+    if (table !== undefined) await deleteTable(ctx, IP4_DST, table).catch(() => undefined);
+    await deletePolicer(ctx, v.port).catch(() => undefined);
+    throw err;
+  }
+}
+
+async function remove(ctx: ServicesContext, v: VmRateLimitValue): Promise<void> {
+  const { table, table6 } = v.found ?? {};
+  // Its IPv6 sessions first: they name the policer by index.
+  if (table6 !== undefined) await deleteSessions6(ctx, table6, v.sources6);
+  // An interface that is gone cannot be named (VPP checks the sw_if_index first).
+  if (table !== undefined && v.iface !== '' && ctx.interfaces.has(v.iface))
+    await setBinding(ctx, ctx.interfaces.index(v.iface), { ip4: table }, false);
+  if (table !== undefined) await deleteTable(ctx, IP4_DST, table);
+  await deletePolicer(ctx, v.port);
+}
+
+const sameList = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((d, i) => d === b[i]);
+
+/** Whether two values differ in their IPv6 sessions alone. */
+function sameBut6(a: VmRateLimitValue, b: VmRateLimitValue): boolean {
+  return (
+    a.port === b.port &&
+    a.iface === b.iface &&
+    a.rateKbps === b.rateKbps &&
+    a.burstBytes === b.burstBytes &&
+    sameList(a.destinations, b.destinations)
+  );
 }
 
 export const vmRateLimitDescriptor = defineKind<VmRateLimitValue, ServicesContext>({
   kind: 'vm-rate-limit',
   key: (v) => keys.vmRateLimit(v.port),
-  deps: (v) => (v.iface === '' ? [] : [keys.interface(v.iface)]),
-  equivalent: (a, b) =>
-    a.port === b.port &&
-    a.iface === b.iface &&
-    a.rateKbps === b.rateKbps &&
-    a.burstBytes === b.burstBytes &&
-    a.destinations.length === b.destinations.length &&
-    a.destinations.every((d, i) => d === b.destinations[i]),
+  // Its IPv6 sessions live in the bridge's table: a table made again takes them with it.
+  deps: (v) => [
+    ...(v.iface === '' ? [] : [keys.interface(v.iface)]),
+    ...(v.sources6.length > 0 ? [keys.vmRateTable6()] : []),
+  ],
+  equivalent: (a, b) => sameBut6(a, b) && sameList(a.sources6, b.sources6),
+  create: (ctx, { value }) => create(ctx, value),
+  delete: (ctx, { value }) => remove(ctx, value),
+  async update(ctx, { value: want }, { value: have }) {
+    const found = have.found;
+    if (
+      sameBut6(want, have) &&
+      found?.table !== undefined &&
+      found.policer !== undefined &&
+      ctx.interfaces.has(want.iface) &&
+      ctx.interfaces.index(want.iface) === found.swIfIndex
+    ) {
+      // In place: the IPv4 side and the policer (and its counters) stay.
+      const gone = have.sources6.filter((s) => !want.sources6.includes(s));
+      if (gone.length > 0 && found.table6 !== undefined) await deleteSessions6(ctx, found.table6, gone);
+      await addSessions6(
+        ctx,
+        want.sources6.filter((s) => !have.sources6.includes(s)),
+        found.policer,
+      );
+      return;
+    }
+    await remove(ctx, have);
+    await create(ctx, want);
+  },
+});
+
+export const vmRateTable6Descriptor = defineKind<VmRateTable6Value, ServicesContext>({
+  kind: 'vm-rate-table6',
+  key: () => keys.vmRateTable6(),
+  // After the BVI's bridge membership, and gone with it: leaving the bridge (set_int_l2_mode L3)
+  // resets the BVI's l2-input feature bitmap, and the binding would stay without its feature.
+  deps: (v) => [keys.interface(v.iface), keys.bridgePort(v.iface)],
+  equivalent: (a, b) => a.iface === b.iface && a.buckets === b.buckets && a.strays === b.strays,
   async create(ctx, { value: v }) {
     const swIfIndex = ctx.interfaces.index(v.iface);
-    await clearBinding(ctx, swIfIndex);
-    const policer = await addPolicer(ctx, v);
-    let table: number | undefined;
+    await clearBinding(ctx, swIfIndex, 'l2');
+    const table = (
+      await ctx.client.call(msg.classify_add_del_table, tableRequest(L2_IP6_SRC, true, NO_INDEX, v))
+    ).new_table_index;
     try {
-      const reply = await ctx.client.call(msg.classify_add_del_table, tableRequest(true, NO_INDEX));
-      table = reply.new_table_index;
-      const created = table;
-      await Promise.all(
-        v.destinations.map((d) =>
-          ctx.client.call(msg.classify_add_del_session, {
-            is_add: true,
-            table_index: created,
-            hit_next_index: policer,
-            opaque_index: NO_INDEX,
-            advance: 0,
-            action: msg.classify_action_t.values.CLASSIFY_API_ACTION_NONE,
-            metadata: 0,
-            match: sessionMatch(d),
-          }),
-        ),
-      );
-      await bind(ctx, swIfIndex, table, true);
+      await setBinding(ctx, swIfIndex, { l2: table }, true);
     } catch (err) {
-      // Nothing of a half-made limit stays behind; the error that stopped it is the one reported.
-      if (table !== undefined) await deleteTable(ctx, table).catch(() => undefined);
-      await deletePolicer(ctx, v.port).catch(() => undefined);
+      await deleteTable(ctx, L2_IP6_SRC, table).catch(() => undefined);
       throw err;
     }
   },
   async delete(ctx, { value: v }) {
-    const table = v.found?.table;
-    // An interface that is gone cannot be named (VPP checks the sw_if_index first).
-    if (table !== undefined && v.iface !== '' && ctx.interfaces.has(v.iface))
-      await bind(ctx, ctx.interfaces.index(v.iface), table, false);
-    if (table !== undefined) await deleteTable(ctx, table);
-    await deletePolicer(ctx, v.port);
+    const found = v.found;
+    if (!found) return;
+    if (ctx.interfaces.has(v.iface))
+      await setBinding(ctx, ctx.interfaces.index(v.iface), { l2: found.table }, false);
+    if (found.own) await deleteTable(ctx, L2_IP6_SRC, found.table);
   },
 });

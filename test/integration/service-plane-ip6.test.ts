@@ -7,6 +7,9 @@
  * with one address in two VPCs are two sources), answers come back (ping6), a pod cannot open a
  * flow to a VM, and nothing from the underlay reaches a pod: neither a fabric host with a VM's
  * service address as its source nor an SRv6 packet from another hypervisor decapsulated into a VPC.
+ * And one VM flooding the IPv6 DNS address is held to its rate by its own policer (the one its
+ * IPv4 packets pass, at the service BVI's L2 input past nat66) while another VM's requests all get
+ * through.
  *
  * Needs VPP_API_SOCKET (a VPP of its own, left as found), root, iproute2, ping and /usr/bin/python3
  * with scapy. CI has no VPP: src/services/ip6-services.test.ts checks the same resources and ACL
@@ -28,12 +31,15 @@ import { AttachmentFileStore } from '../../src/attachments/attachment-store.js';
 import type { AgentConfig } from '../../src/config/model.js';
 import { validateConfig } from '../../src/config/validate.js';
 import { ServiceAddresses } from '../../src/services/service-addresses.js';
+import { DROP_COUNTERS, parseShowErrors } from '../../src/dataplane/drop-counters.js';
+import { tags } from '../../src/dataplane/keys.js';
+import { readPolicerCounts } from '../../src/dataplane/policer-counters.js';
 import { until } from '../../src/util/testing/until.js';
 import { ignoreRetval } from '../../src/vpp/client/retval-error.js';
 import { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { msg } from '../../src/vpp/messages/index.js';
 import { removeUnderlayRouting } from '../support/underlay.js';
-import { Listener, realPacketsSkip, send, sh } from '../support/packets.js';
+import { Listener, realPacketsSkip, run, send, sh } from '../support/packets.js';
 
 const SOCKET = process.env.VPP_API_SOCKET;
 const skip = realPacketsSkip(SOCKET);
@@ -334,4 +340,118 @@ describe('the service plane over IPv6 against real packets', { skip }, () => {
     ])
       assert.equal(listener('md').has(text), false, text);
   });
+
+  it("one VM flooding the IPv6 DNS address is held to its rate by its one policer; another VM's requests all get through", async (t) => {
+    const SECONDS = 12;
+    const FLOOD_PPS = 20_000;
+    const limits = config().services?.vmLimits;
+    assert.ok(limits);
+    const dns = listener('dns');
+    const md = listener('md');
+    const policersBefore = await readPolicerCounts(client);
+    const errorsBefore = parseShowErrors(await client.cli('show errors'));
+    const [dnsFrom, mdFrom] = [dns.got.length, md.got.length];
+    // vm1 floods over IPv6 from random source ports; vm2, in the same VPC, asks DNS and metadata
+    // over IPv6 ten times a second, each time from a new source port.
+    const [flood, paced] = await Promise.all([
+      run(
+        ns('vm1'),
+        'flood.py',
+        'eth0',
+        VM_MAC(1),
+        vmPortMac.get(1) ?? '',
+        VM6(1),
+        DNS6,
+        String(PORT),
+        String(FLOOD_PPS),
+        String(SECONDS),
+        'flood6',
+      ),
+      run(
+        ns('vm2'),
+        'paced-client.py',
+        '100',
+        String(SECONDS),
+        'fair6',
+        `${DNS6}:${PORT}`,
+        `${METADATA6}:${PORT}`,
+      ),
+    ]);
+    const offered = Number(/sent (\d+)/.exec(flood)?.[1]);
+    const asked = Number(/sent (\d+)/.exec(paced)?.[1]);
+    const vm2Source = (l: string): boolean => / fair6-\d+$/.test(l);
+    const answered = (l: Listener, from: number): number => l.got.slice(from).filter(vm2Source).length;
+    // Whatever is still on its way arrives within a moment; the count is then final either way.
+    await until(() => answered(dns, dnsFrom) >= asked && answered(md, mdFrom) >= asked, 'vm2 heard', {
+      timeoutMs: 3000,
+      everyMs: 100,
+    }).catch(() => undefined);
+    const floodIn = dns.got.slice(dnsFrom).filter((l) => l.endsWith(' flood6')).length;
+    const policers = await readPolicerCounts(client);
+    const dropsOf = (port: string): number => {
+      const name = tags.vmRatePolicer(port);
+      const [now, was] = [policers.get(name), policersBefore.get(name)];
+      return (
+        (now?.exceedPackets ?? 0) +
+        (now?.violatePackets ?? 0) -
+        (was?.exceedPackets ?? 0) -
+        (was?.violatePackets ?? 0)
+      );
+    };
+    const errors = parseShowErrors(await client.cli('show errors'));
+    const grew = (counter: readonly [string, string]): number =>
+      (errors.get(counter.join('\t')) ?? 0) - (errorsBefore.get(counter.join('\t')) ?? 0);
+    const floodBytes = floodIn * FLOOD6_FRAME_BYTES;
+    const rows = [
+      ['vm1 IPv6 flood offered', `${Math.round(offered / SECONDS)} pps`],
+      [
+        'vm1 IPv6 flood reaching the DNS pod',
+        `${Math.round(floodIn / SECONDS)} pps (${Math.round((floodIn * FLOOD6_IP_BYTES * 8) / SECONDS / 1000)} kbit/s of IP bytes, ${Math.round((floodBytes * 8) / SECONDS / 1000)} of frames; limit ${limits.rateKbps})`,
+      ],
+      ['vm1 dropped by its policer', `${dropsOf('vm1')} packets`],
+      ['l2-policer-classify drops (the BVI)', `${grew(DROP_COUNTERS.vmServiceRate6)}`],
+      ['vm2 IPv6 DNS requests answered', `${answered(dns, dnsFrom)} / ${asked}`],
+      ['vm2 IPv6 metadata requests answered', `${answered(md, mdFrom)} / ${asked}`],
+      [
+        'VPP errors during the flood',
+        [...errors]
+          .filter(([k, v]) => v !== (errorsBefore.get(k) ?? 0))
+          .map(([k, v]) => `${k.replace('\t', ': ')} ${v - (errorsBefore.get(k) ?? 0)}`)
+          .join('; '),
+      ],
+    ];
+    for (const [what, value] of rows) t.diagnostic(`${what}: ${value}`);
+    assert.ok(asked >= SECONDS * 9, `vm2 asked ${asked} times`);
+    assert.equal(answered(dns, dnsFrom), asked, "every one of vm2's DNS requests reached the DNS pod");
+    assert.equal(
+      answered(md, mdFrom),
+      asked,
+      "every one of vm2's metadata requests reached the metadata pod",
+    );
+    assert.ok(dropsOf('vm1') > 0, "vm1's policer dropped the excess");
+    assert.equal(dropsOf('vm2'), 0, "vm2's policer dropped nothing");
+    assert.equal(
+      grew(DROP_COUNTERS.vmServiceRate6),
+      dropsOf('vm1'),
+      "l2-policer-classify's drops are vm1's policer's",
+    );
+    assert.equal(grew(DROP_COUNTERS.vmServiceRate4), 0, 'nothing dropped over IPv4');
+    // The rate, plus the burst, plus a tenth for the policer's clock and rounding (in frames).
+    const allowed = ((limits.rateKbps * 1000) / 8) * SECONDS + limits.burstBytes;
+    assert.ok(
+      floodBytes <= allowed * 1.1,
+      `${floodBytes} bytes of flood reached the pod, ${allowed} allowed`,
+    );
+    assert.ok(
+      floodBytes >= allowed * 0.5,
+      `the flood's allowance went through (${floodBytes} of ${allowed} bytes)`,
+    );
+  });
 });
+
+/**
+ * The IPv6 flood's packets: 40 + 8 + "flood6" = 54 IP bytes; its policer sees them at the bridge,
+ * as frames of 68 (l2-policer-classify on the BVI counts the Ethernet header too).
+ */
+const FLOOD6_IP_BYTES = 54;
+const FLOOD6_FRAME_BYTES = FLOOD6_IP_BYTES + 14;

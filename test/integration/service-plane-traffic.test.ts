@@ -12,7 +12,7 @@
  * (src/attachments/service-bridge.test.ts, "a compromised service pod, on the simulator").
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,7 +35,7 @@ import { until } from '../../src/util/testing/until.js';
 import { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { msg } from '../../src/vpp/messages/index.js';
 import { createUnderlay, removeUnderlay, type TestUnderlay } from '../support/underlay.js';
-import { Listener, PACKETS, PY, pings, realPacketsSkip, send, sh } from '../support/packets.js';
+import { Listener, pings, realPacketsSkip, run, send, sh } from '../support/packets.js';
 
 const SOCKET = process.env.VPP_API_SOCKET;
 const skip = realPacketsSkip(SOCKET);
@@ -527,18 +527,3 @@ describe('the service plane against real packets', { skip }, () => {
 
 /** The flood's IPv4 packets: 20 + 8 + "flood". */
 const FLOOD_IP_BYTES = 33;
-
-/** Runs one of test/support/packets' scripts in a netns; resolves with its output. */
-function run(netns: string, script: string, ...args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const p = spawn('ip', ['netns', 'exec', netns, PY, path.join(PACKETS, script), ...args]);
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    p.on('error', reject);
-    p.on('close', (code) =>
-      code === 0 ? resolve(out) : reject(new Error(`${script}: exit ${code}: ${err}`)),
-    );
-  });
-}

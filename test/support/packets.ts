@@ -1,7 +1,7 @@
 /**
  * Real packets for the real-VPP traffic tests: frames crafted with scapy (Debian's python3-scapy)
  * and sent from inside a network namespace, and UDP listeners that print what arrives. See
- * test/support/packets/ for the two Python scripts.
+ * test/support/packets/ for the Python scripts.
  */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
@@ -32,6 +32,21 @@ export function sh(...args: string[]): string {
 /** One ICMP echo answered. */
 export function pings(netns: string, to: string): boolean {
   return spawnSync('ip', ['netns', 'exec', netns, 'ping', '-c', '1', '-W', '1', to]).status === 0;
+}
+
+/** Runs one of test/support/packets' scripts in a netns; resolves with its output. */
+export function run(netns: string, script: string, ...args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const p = spawn('ip', ['netns', 'exec', netns, PY, path.join(PACKETS, script), ...args]);
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    p.on('error', reject);
+    p.on('close', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${script}: exit ${code}: ${err}`)),
+    );
+  });
 }
 
 /** Sends scapy frame expressions, in order, out of `iface` inside `netns`. */

@@ -402,13 +402,23 @@ export class Classify {
   /**
    * vnet_classify_find_entry on one table: `data` from where the classifier starts (the node's
    * h0). Free slots are compared too (their key is all 0xff), as VPP does. `known` says which
-   * bytes of `data` the caller knows; a lookup that would depend on unknown bytes throws.
+   * bytes of `data` the caller knows; a lookup that would depend on unknown bytes throws. One
+   * that cannot find anything whatever they are (no slot's key agrees with the known bytes, e.g.
+   * an IPv4 frame in a table keyed by ethertype 0x86dd) finds nothing.
    */
   findEntry(t: ClassifyTable, data: Uint8Array, known?: Uint8Array): ClassifyEntry | undefined {
     const at = t.skipNVectors * VECTOR;
     if (known) {
       const unknown: number[] = [];
       for (let i = 0; i < t.mask.length; i++) if (t.mask[i] && !known[at + i]) unknown.push(at + i);
+      const agrees = (e: ClassifyEntry): boolean => {
+        for (let k = 0; k < t.mask.length; k++)
+          if (known[at + k] && ((data[at + k] ?? 0) & (t.mask[k] as number)) !== e.key[k]) return false;
+        return true;
+      };
+      const slots = [...t.buckets.values()].flatMap((b) => b.slots);
+      const none = t.buckets.size === 0 || !slots.some(agrees);
+      if (unknown.length > 0 && none) return undefined;
       if (unknown.length > 0) {
         throw new Error(
           `classifier: the table's mask covers packet bytes ${unknown.join(',')}, which the model was not given`,

@@ -20,7 +20,7 @@
  * bindings) with acl-sessions and acl-dataplane (a model of its nodes), macip (MACIP ACLs) with
  * macip-dataplane (their classifier tables on a bridge port), classify (classifier tables and
  * sessions), policer (the policer plugin's policers), policer-classify (interfaces' policer
- * classifier tables and a model of ip4-policer-classify), urpf (its configuration and a model
+ * classifier tables and a model of ip4-, ip6- and l2-policer-classify), urpf (its configuration and a model
  * of its check), error-counters (`show errors`), dhcp, host (kernel side effects), state
  * (snapshots), simulator (lifecycle, faults).
  * Each follows the VPP source it cites; what could not be read from the source is marked GUESS.

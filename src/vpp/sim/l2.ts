@@ -11,7 +11,8 @@
  *   deleted, see l2-fib.ts); MODE_L2_BRIDGE then adds a BVI's MAC as a static BVI entry
  *   (l2fib_add_entry (hi->hw_address, bd_index, sw_if_index, BVI | STATIC)); MODE_L3 (enable 0,
  *   whether or not the interface was bridged) resets its l2-input feature bitmap to DROP, which
- *   clears L2INPUT_FEAT_ACL, the l2-input-acl feature a MACIP ACL set (see macip.ts).
+ *   clears L2INPUT_FEAT_ACL, the l2-input-acl feature a MACIP ACL set (see macip.ts), and
+ *   L2INPUT_FEAT_POLICER_CLAS (policer-classify.ts).
  */
 import { msg } from '../messages/index.js';
 import type { Dispatcher } from './dispatcher.js';
@@ -200,6 +201,7 @@ export class L2 {
   setL3(sw: SimInterface): void {
     this.#undoBridge(sw);
     this.#inputAcl.delete(sw.swIfIndex);
+    this.#vpp.policerClassify.l2ModeL3(sw.swIfIndex);
   }
 
   /** set_int_l2_mode's first step for an interface in bridge mode: undo the bridge config. */

@@ -12,7 +12,9 @@
  *   the types after it are not looked at either;
  * - delete with a table other than the bound one (none bound included) → NO_SUCH_TABLE;
  * - add: the table is bound and the feature enabled (ip4-policer-classify on ip4-unicast,
- *   ip6-policer-classify on ip6-unicast, L2INPUT_FEAT_POLICER_CLAS); delete: unbound, disabled.
+ *   ip6-policer-classify on ip6-unicast, L2INPUT_FEAT_POLICER_CLAS in the interface's l2-input
+ *   feature bitmap); delete: unbound, disabled. set_int_l2_mode (MODE_L3), an interface leaving
+ *   its bridge, resets that bitmap to DROP: the L2 binding stays, without its feature (l2.ts).
  * - all three ~0: 0, nothing happens.
  *
  * policer_classify_dump (type, sw_if_index): the handler returns nothing for a sw_if_index at or
@@ -40,12 +42,29 @@
  * one. The node would read the freed table (pool_elt_at_index on a free index): undefined, so the
  * verdict throws there.
  *
- * ip4-policer-classify (policer_classify_inline): the classifier's data starts at b->data, the
- * start of the buffer: for a packet received on an Ethernet interface, at the Ethernet header
- * (14 bytes before the IPv4 header; 18 with one VLAN tag, 22 with two), not at the IPv4 header.
- * That is why `classify table mask l3 ip4 dst` gives skip 1, match 2 and the destination at mask
- * bytes 14..17. The first table, then its next_table_index chain; the first session found
- * names the policer in its (u16) hit_next_index. No session: the packet is not policed.
+ * ip4-policer-classify and ip6-policer-classify (policer_classify_inline, one function for both,
+ * each with its own type's table and feature: ip4-unicast and ip6-unicast arcs, after the input
+ * ACL and uRPF): the classifier's data starts at b->data, the start of the buffer: for a packet
+ * received on an Ethernet interface, at the Ethernet header (14 bytes before the IP header; 18
+ * with one VLAN tag, 22 with two), not at the IP header. That is why `classify table mask l3 ip4
+ * dst` gives skip 1, match 2 and the destination at mask bytes 14..17, and `classify table mask
+ * l3 ip6 dst` skip 2, match 2 and the destination at mask bytes 6..21 (frame bytes 38..53; both
+ * read back on VPP 26.06). The first table, then its next_table_index chain; the first session
+ * found names the policer in its (u16) hit_next_index. No session: the packet is not policed.
+ * An IPv4 and an IPv6 table may name the same policer: one bucket, one set of counters.
+ *
+ * The order on the ip6-unicast arc matters: VPP 26.06 orders nat66-in2out before
+ * ip6-policer-classify (neither names the other), and nat66-in2out sends every packet straight to
+ * ip6-lookup (nat66_in2out.c: no vnet_feature_next), so on a nat66 inside interface
+ * ip6-policer-classify never runs (`show interface features`, and a trace: ip6-rx-urpf-strict →
+ * ip6-sv-reassembly-feature → nat66-in2out → ip6-lookup). The verdict models the node, not the
+ * arc: what reaches it.
+ *
+ * l2-policer-classify (L2INPUT_FEAT_POLICER_CLAS, before l2-fwd) runs on frames entering
+ * l2-input from a bridge member, and from a BVI: a BVI's output (simulated_ethernet_interface_tx)
+ * enters l2-input as received on the BVI, with its features. Its data also starts at b->data; for
+ * a packet routed out of the BVI that is where the new Ethernet header is (ip6-rewrite steps back
+ * over what ip6-input advanced). It counts what it sees: the frame, Ethernet header included.
  */
 import { msg } from '../messages/index.js';
 import type { ClassifyTable } from './classify.js';
@@ -96,6 +115,11 @@ export class PolicerClassify {
     return 0;
   }
 
+  /** set_int_l2_mode (MODE_L3): the l2-input feature bitmap goes, the L2 binding stays. */
+  l2ModeL3(swIfIndex: number): void {
+    this.#feature.delete(`${PolicerClassifyType.L2}|${swIfIndex}`);
+  }
+
   /** The table bound to an interface for a type, if any. */
   tableOf(type: number, swIfIndex: number): number | undefined {
     const t = this.byType[type]?.[swIfIndex];
@@ -103,14 +127,16 @@ export class PolicerClassify {
   }
 
   /**
-   * What ip4-policer-classify does with one packet on `swIfIndex`: `data` is the buffer from
-   * b->data (the Ethernet header on), `known` which of its bytes are known.
+   * What ip4-policer-classify (type IP4), ip6-policer-classify (IP6) or l2-policer-classify (L2)
+   * does with one packet on `swIfIndex`: `data` is the buffer from b->data (the Ethernet header
+   * on), `known` which of its bytes are known. L2: a frame entering l2-input from `swIfIndex`,
+   * which must be in a bridge for that ('no-classify' otherwise).
    */
-  verdict(swIfIndex: number, data: Uint8Array, known: Uint8Array): PolicerClassifyVerdict {
+  verdict(type: number, swIfIndex: number, data: Uint8Array, known: Uint8Array): PolicerClassifyVerdict {
     const vpp = this.#vpp;
     if (!vpp.interfaces.isValid(swIfIndex))
       throw new Error(`policer-classify verdict: the simulated VPP has no interface ${swIfIndex}`);
-    const type = PolicerClassifyType.IP4;
+    if (type === PolicerClassifyType.L2 && !vpp.l2.portOf(swIfIndex)) return 'no-classify';
     const first = this.tableOf(type, swIfIndex);
     if (first === undefined || !this.#feature.has(`${type}|${swIfIndex}`)) return 'no-classify';
     let index = first;

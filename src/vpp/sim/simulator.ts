@@ -13,7 +13,7 @@ import { snapshot, type SimState } from './state.js';
 import type { AclVerdict } from './acl-dataplane.js';
 import type { ArpTermVerdict } from './arp-term.js';
 import { ethFrame, type MacipVerdict } from './macip-dataplane.js';
-import type { PolicerClassifyVerdict } from './policer-classify.js';
+import { PolicerClassifyType, type PolicerClassifyVerdict } from './policer-classify.js';
 import type { UrpfVerdict } from './urpf.js';
 import { Vpp, type FaultSettings, type InitialInterface, type VppProcessOptions } from './vpp.js';
 import { existsSync } from 'node:fs';
@@ -388,15 +388,22 @@ export class VppSimulator {
   }
 
   /**
-   * Which policer ip4-policer-classify would hand one IPv4 packet arriving on `swIfIndex` to (see
-   * policer-classify.ts): the policer index the first matching session names (its hit_next_index,
-   * whether or not such a policer exists), 'no-match' when no table of the chain has a session for
-   * it, 'no-classify' when the interface has no ip4 policer-classify table (or inherited a binding
-   * without the feature). The classifier reads from the start of the buffer: `l2HeaderBytes`
-   * (default 14, an untagged Ethernet frame; 18 or 22 with VLAN tags) before the IPv4 header.
-   * Known bytes: the ethertype (and TPIDs), the MACs if given, IPv4 version/IHL, TOS, TTL,
-   * protocol, addresses, and the L4 ports if given; a table whose mask covers any other byte
-   * (length, id, fragment, checksum, payload) throws. Throws for a chain reaching a deleted table.
+   * Which policer ip4-policer-classify (IPv4 addresses) or ip6-policer-classify (IPv6 addresses)
+   * would hand one packet arriving on `swIfIndex` to, or with `l2Input` l2-policer-classify, the
+   * frame entering l2-input from `swIfIndex` (a bridge port, or a BVI sending into its bridge; see
+   * policer-classify.ts): the policer index the first matching session names (its
+   * hit_next_index, whether or not such a policer exists), 'no-match' when no table of the chain
+   * has a session for it, 'no-classify' when the interface has no policer-classify table of that
+   * type (or inherited a binding without the feature, or for L2 is in no bridge). The node is
+   * judged, not the arc before it: on a nat66 inside interface ip6-policer-classify is never
+   * reached (policer-classify.ts). The
+   * classifier reads from the start of the buffer: `l2HeaderBytes` (default 14, an untagged
+   * Ethernet frame; 18 or 22 with VLAN tags) before the IP header. Known bytes: the ethertype (and
+   * TPIDs), the MACs if given, the addresses, the L4 ports if given (right after the IP header: no
+   * options, no extension headers), and for IPv4 version/IHL, TOS, TTL and protocol, for IPv6 the
+   * first word (version, `tos` as the traffic class, `flowLabel`), next header (`proto`) and hop
+   * limit (`ttl`); a table whose mask covers any other byte (lengths, IPv4 id, fragment and
+   * checksum, payload) throws. Throws for a chain reaching a deleted table.
    */
   policerClassifyVerdict(p: {
     swIfIndex: number;
@@ -407,13 +414,19 @@ export class VppSimulator {
     srcPort?: number;
     dstPort?: number;
     tos?: number;
+    /** IPv6 only; default 0. */
+    flowLabel?: number;
     /** Default 64. */
     ttl?: number;
     srcMac?: string;
     dstMac?: string;
     /** Default 14. */
     l2HeaderBytes?: 14 | 18 | 22;
+    /** l2-policer-classify on the frame entering l2-input from `swIfIndex`. */
+    l2Input?: boolean;
   }): PolicerClassifyVerdict {
+    const v6 = p.dst.includes(':');
+    if (p.src.includes(':') !== v6) throw new Error('policerClassifyVerdict: src and dst of one family');
     const size = 512;
     const data = Buffer.alloc(size);
     const known = new Uint8Array(size);
@@ -431,14 +444,31 @@ export class VppSimulator {
     if (p.srcMac !== undefined) put(6, macBytes(p.srcMac));
     if (l2 === 22) put(12, u16(0x88a8));
     if (l2 >= 18) put(l2 - 6, u16(0x8100));
-    put(l2 - 2, u16(0x0800));
-    put(l2, Buffer.from([0x45, p.tos ?? 0]));
-    put(l2 + 8, Buffer.from([p.ttl ?? 64, p.proto ?? 17]));
-    put(l2 + 12, ip4Bytes(p.src));
-    put(l2 + 16, ip4Bytes(p.dst));
-    if (p.srcPort !== undefined) put(l2 + 20, u16(p.srcPort));
-    if (p.dstPort !== undefined) put(l2 + 22, u16(p.dstPort));
-    return this.#vpp.policerClassify.verdict(p.swIfIndex, data, known);
+    put(l2 - 2, u16(v6 ? 0x86dd : 0x0800));
+    let l4: number;
+    if (v6) {
+      const word = Buffer.alloc(4);
+      word.writeUInt32BE(((6 << 28) | ((p.tos ?? 0) << 20) | ((p.flowLabel ?? 0) & 0xfffff)) >>> 0, 0);
+      put(l2, word);
+      put(l2 + 6, Buffer.from([p.proto ?? 17, p.ttl ?? 64]));
+      put(l2 + 8, ip6Bytes(p.src));
+      put(l2 + 24, ip6Bytes(p.dst));
+      l4 = l2 + 40;
+    } else {
+      put(l2, Buffer.from([0x45, p.tos ?? 0]));
+      put(l2 + 8, Buffer.from([p.ttl ?? 64, p.proto ?? 17]));
+      put(l2 + 12, ip4Bytes(p.src));
+      put(l2 + 16, ip4Bytes(p.dst));
+      l4 = l2 + 20;
+    }
+    if (p.srcPort !== undefined) put(l4, u16(p.srcPort));
+    if (p.dstPort !== undefined) put(l4 + 2, u16(p.dstPort));
+    return this.#vpp.policerClassify.verdict(
+      p.l2Input ? PolicerClassifyType.L2 : v6 ? PolicerClassifyType.IP6 : PolicerClassifyType.IP4,
+      p.swIfIndex,
+      data,
+      known,
+    );
   }
 
   /**

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Sends, every INTERVAL_MS, one UDP datagram "TAG-i" to each DEST:PORT, each from a fresh
-socket (a new random source port, as a DNS resolver does), for SECONDS; prints "sent N".
+socket (a new random source port, as a DNS resolver does), for SECONDS; prints "sent N". DEST
+may be an IPv6 address (fd00:ec2::253:9999: the port is after the last colon).
 
 usage: paced-client.py INTERVAL_MS SECONDS TAG DEST:PORT...
 """
@@ -14,7 +15,7 @@ start = time.monotonic()
 i = 0
 while time.monotonic() - start < seconds:
     for host, port in dests:
-        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_DGRAM)
         s.sendto(f"{tag}-{i}".encode(), (host, port))
         s.close()
     i += 1
