@@ -72,6 +72,58 @@ describe("bench/reconcile's frame recorder", () => {
     }
   });
 
+  it('leaves out the dumps vppblast would wait a reply for (not named X_dump), and says so', async () => {
+    const recorder = new FrameRecorder();
+    const fake = new FakeTransport();
+    const transport = recorder.wrap(() => fake)({ path: '/x', connectTimeoutMs: 1 });
+    transport.on('frame', () => undefined);
+    fake.deliver(
+      encodeMessage(msg.sockclnt_create_reply, 16, {
+        client_index: 0,
+        context: 1,
+        response: 0,
+        index: 7,
+        message_table: [
+          { index: 16, name: 'sockclnt_create_reply_35166268' },
+          { index: 600, name: 'control_ping_51077d14' },
+          { index: 601, name: 'policer_dump_v2_7ff7912e' },
+          { index: 602, name: 'sr_steering_pol_dump_51077d14' },
+        ],
+      }),
+    );
+    const frame = (id: number, tag: number): Buffer => {
+      const f = Buffer.alloc(26, tag);
+      f.writeUInt16BE(id, 16);
+      return f;
+    };
+    recorder.start();
+    for (const [id, tag] of [
+      [602, 1],
+      [600, 2],
+      [601, 3],
+      [600, 4],
+    ] as const)
+      transport.send(frame(id, tag));
+    assert.equal(recorder.stop(), 4);
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'frame-recorder-'));
+    try {
+      const written = await recorder.write(path.join(dir, 'rec'));
+      assert.equal(written.frames, 3);
+      assert.deepEqual([...written.leftOut], [['policer_dump_v2', 1]]);
+      const frames = await readFile(path.join(dir, 'rec.frames'));
+      assert.deepEqual(
+        [0, 1, 2].map((k) => [frames.readUInt16BE(26 * k + 16), frames[26 * k + 20]]),
+        [
+          [602, 1],
+          [600, 2],
+          [600, 4],
+        ],
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses to write without a message table', async () => {
     const recorder = new FrameRecorder();
     await assert.rejects(recorder.write('/nonexistent/rec'), /no message table seen/);

@@ -7,8 +7,12 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { decodeMessage } from '../../src/vpp/codec/message-codec.js';
+import type { MessageDef } from '../../src/vpp/codec/schema.js';
 import { msg } from '../../src/vpp/messages/index.js';
 import type { TransportEvents, TransportFactory, VppTransport } from '../../src/vpp/transport/transport.js';
+
+/** vppnet's message definitions by name: whether a request is answered with a reply. */
+const messagesByName = new Map<string, MessageDef>(msg.allMessages.map((m) => [m.name, m]));
 
 /** sockclnt_create_reply's id: fixed by VPP, as it comes before any table exists. */
 const SOCKCLNT_CREATE_REPLY_ID = 16;
@@ -16,7 +20,6 @@ const SOCKCLNT_CREATE_REPLY_ID = 16;
 export class FrameRecorder {
   #recording = false;
   #frames: Buffer[] = [];
-  #bytes = 0;
   #table: ReadonlyArray<{ readonly index: number; readonly name: string }> = [];
 
   /** The client's transport factory, wrapped so that this recorder sees its traffic. */
@@ -27,7 +30,6 @@ export class FrameRecorder {
   /** Drops what was recorded before and records from now on. */
   start(): void {
     this.#frames = [];
-    this.#bytes = 0;
     this.#recording = true;
   }
 
@@ -41,12 +43,32 @@ export class FrameRecorder {
     return this.#frames.length;
   }
 
-  /** Writes PREFIX.frames and PREFIX.table. */
-  async write(prefix: string): Promise<void> {
+  /**
+   * Writes PREFIX.frames and PREFIX.table; returns how many frames it wrote, and by message name
+   * those it left out: requests vppblast cannot replay. vppblast waits for a reply to every
+   * request not named `X_dump`, so a dump named otherwise (`policer_dump_v2`, answered with
+   * details and no reply) would keep it waiting for ever. Such dumps are small (the services' few
+   * policers): the replay is the rest.
+   */
+  async write(prefix: string): Promise<{ frames: number; leftOut: ReadonlyMap<string, number> }> {
     if (this.#table.length === 0)
       throw new Error('FrameRecorder: no message table seen (the handshake did not pass through it)');
-    await writeFile(`${prefix}.frames`, Buffer.concat(this.#frames, this.#bytes));
+    const unreplayable = new Map<number, string>();
+    for (const { index, name } of this.#table) {
+      const bare = name.slice(0, name.lastIndexOf('_'));
+      const def = messagesByName.get(bare);
+      if (def?.stream !== undefined && def.reply === undefined && !bare.endsWith('_dump'))
+        unreplayable.set(index, bare);
+    }
+    const leftOut = new Map<string, number>();
+    const frames = this.#frames.filter((f) => {
+      const name = f.length >= 18 ? unreplayable.get(f.readUInt16BE(16)) : undefined;
+      if (name !== undefined) leftOut.set(name, (leftOut.get(name) ?? 0) + 1);
+      return name === undefined;
+    });
+    await writeFile(`${prefix}.frames`, Buffer.concat(frames));
     await writeFile(`${prefix}.table`, this.#table.map((e) => `${e.index} ${e.name}\n`).join(''));
+    return { frames: frames.length, leftOut };
   }
 
   #wrapTransport(t: VppTransport): VppTransport {
@@ -63,7 +85,6 @@ export class FrameRecorder {
         if (this.#recording) {
           // A copy: the client may reuse the frame's memory once it is written.
           this.#frames.push(Buffer.from(frame));
-          this.#bytes += frame.length;
         }
         return t.send(frame);
       },

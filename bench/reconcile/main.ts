@@ -3,8 +3,10 @@
  *   npm run bench:reconcile                         # against the simulator
  *   VPP_API_SOCKET=/run/vpp/api.sock npm run bench:reconcile
  * Default size: 1,000 VPCs x 100 remote routes = 100,000 steering entries (BENCH_VPCS,
- * BENCH_ROUTES to change). Rows: loading the config file, from empty, no-change, and after a
- * VPP restart (simulator only). The config is loaded as the agent loads it: a YAML file read
+ * BENCH_ROUTES to change), measured twice in one run: an IPv4 node (remote /24s in IPv4-only VPCs) and an IPv6 node (remote /128s, the endpoints of IPv6-only VPCs), each in a process
+ * of its own so that each has its own peak RSS (BENCH_FAMILIES=4 or 6 for one of them). Rows per
+ * node: loading the config file, from empty, no-change, and after a VPP restart (simulator
+ * only); then IPv6 ÷ IPv4 of each. The config is loaded as the agent loads it: a YAML file read
  * with loadConfigFile, so that its cost is part of this process's memory.
  * Against a real VPP the from-empty pass's frames are recorded and replayed raw by vppblast
  * (../shared/tools/vppblast) against VPP in the same start state: VPP's own time on the same
@@ -12,7 +14,7 @@
  */
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Session } from 'node:inspector/promises';
@@ -31,6 +33,8 @@ import { leaveMemoryLimit, underMemoryLimit } from '../support/memory-limit.js';
 import { fmt, peakRssMiB, printTable, rssMiB, type Row } from '../support/report.js';
 import { vppUnderTest } from '../support/vpp-under-test.js';
 
+type Family = 4 | 6;
+
 const N_VPCS = Number(process.env.BENCH_VPCS ?? 1000);
 const N_ROUTES = Number(process.env.BENCH_ROUTES ?? 100);
 /** Replies vppblast keeps in flight when it replays the from-empty pass. */
@@ -47,12 +51,21 @@ const RESTART_COMMAND = process.env.BENCH_VPP_RESTART;
 const CPU_PROFILE_FILE = process.env.BENCH_CPU_PROFILE;
 /** show_version_reply.build_directory of vppnet's simulator (src/vpp/sim/simulator.ts). */
 const SIM_BUILD_DIRECTORY = '/vppnet-sim';
+/** The nodes measured, in this order, each in a process of its own: IPv4, IPv6 ("4,6"). */
+const FAMILIES = process.env.BENCH_FAMILIES ?? '4,6';
+/** Set in a node's process: the family it measures, and the file its summary goes to. */
+const FAMILY_ENV = 'VPPNET_BENCH_RECONCILE_FAMILY';
+const SUMMARY_ENV = 'VPPNET_BENCH_RECONCILE_SUMMARY';
+/** The target of every IPv6 ÷ IPv4 ratio (issue 23: IPv6 steering at IPv4's scale). */
+const FAMILY_RATIO_TARGET = 1.2;
 
 /**
  * Writes the agent config a node with N_VPCS x N_ROUTES remote routes would get, one VPC at a
- * time, so that making it costs this process (whose RSS is measured) next to nothing.
+ * time, so that making it costs this process (whose RSS is measured) next to nothing. IPv4: VPCs
+ * with an IPv4 subnet, remote /24s to the remote End.DT4 SIDs. IPv6: IPv6-only VPCs, each its own
+ * /64, remote /128s (SLAAC-like endpoints) to the remote End.DT6 SIDs.
  */
-function writeBenchConfig(file: string, underlay: string): void {
+function writeBenchConfig(file: string, underlay: string, family: Family): void {
   const fd = openSync(file, 'w');
   try {
     writeSync(
@@ -60,18 +73,27 @@ function writeBenchConfig(file: string, underlay: string): void {
       `node:\n  name: bench\n  underlay:\n    interface: ${underlay}\n    address: 2001:db8::1/64\n    gateway: 2001:db8::2\n`,
     );
     writeSync(fd, '  srv6:\n    locator: fc00:1::/48\nports: []\nvpcs:\n');
+    const subnet6 = (i: number): string => `2001:db8:${(0x1000 + i).toString(16)}`;
     for (let i = 0; i < N_VPCS; i++) {
       writeSync(
         fd,
-        `  - name: vpc-${i}\n    id: ${1000 + i}\n    subnets: [10.0.0.0/24]\n    gateway: 10.0.0.1\n`,
+        family === 4
+          ? `  - name: vpc-${i}\n    id: ${1000 + i}\n    subnets: [10.0.0.0/24]\n    gateway: 10.0.0.1\n`
+          : `  - name: vpc-${i}\n    id: ${1000 + i}\n    subnets: ['${subnet6(i)}::/64']\n`,
       );
     }
     writeSync(fd, 'remoteRoutes:\n');
     for (let i = 0; i < N_VPCS; i++) {
-      const sid = `fc00:2::${(1000 + i).toString(16)}`;
+      // The remote node's End.DT4 SID for the VPC, or its End.DT6 SID (the DT4 one + 2^24).
+      const sid = `fc00:2::${family === 4 ? '' : '100:'}${(1000 + i).toString(16)}`;
       let routes = '';
-      for (let j = 0; j < N_ROUTES; j++)
-        routes += `  - vpc: vpc-${i}\n    prefix: 10.${1 + (j >> 8)}.${j & 255}.0/24\n    sid: ${sid}\n`;
+      for (let j = 0; j < N_ROUTES; j++) {
+        const prefix =
+          family === 4
+            ? `10.${1 + (j >> 8)}.${j & 255}.0/24`
+            : `'${subnet6(i)}:0:5054:ff:fe${(j >> 16).toString(16).padStart(2, '0')}:${(j & 0xffff).toString(16)}/128'`;
+        routes += `  - vpc: vpc-${i}\n    prefix: ${prefix}\n    sid: ${sid}\n`;
+      }
       writeSync(fd, routes);
     }
   } finally {
@@ -97,7 +119,17 @@ async function runShellOutsideLimit(command: string): Promise<void> {
   if (code !== 0) throw new Error(`BENCH_VPP_RESTART exited with ${code}: ${output}`);
 }
 
-async function main(): Promise<void> {
+/** What a node's process hands the comparison (compareFamilies). */
+interface FamilySummary {
+  readonly family: Family;
+  /** Each pass's seconds and the peak RSS at its end, by pass name (load config, from empty, …). */
+  readonly passes: Readonly<Record<string, { readonly seconds: number; readonly peakRssMiB: number }>>;
+  /** vppblast's seconds replaying the pass's frames, by pass name, where measured. */
+  readonly replays: Readonly<Record<string, number>>;
+}
+
+/** One node's rows (family 4 or 6), in this process (under the memory limit, re-run in its cgroup). */
+async function measureFamily(family: Family): Promise<void> {
   const limit = await underMemoryLimit();
   if ('exitCode' in limit) {
     process.exitCode = limit.exitCode;
@@ -123,6 +155,8 @@ async function main(): Promise<void> {
   const configFile = path.join(dir, 'agent.yaml');
   const globals = memoryStore();
   const rows: Row[] = [];
+  const passes: Record<string, { seconds: number; peakRssMiB: number }> = {};
+  const replays: Record<string, number> = {};
   const row = (
     pass: string,
     operations: number | undefined,
@@ -130,6 +164,7 @@ async function main(): Promise<void> {
     ratio = '-',
     rss = true,
   ): void => {
+    passes[pass.replace(/ \(.*/, '')] ??= { seconds, peakRssMiB: peakRssMiB() };
     rows.push({
       pass,
       operations: operations === undefined ? '-' : fmt(operations),
@@ -149,7 +184,7 @@ async function main(): Promise<void> {
     return { name: d!.interface_name, swIfIndex: lo.sw_if_index };
   };
   const loadConfig = async (underlay: string): Promise<AgentConfig> => {
-    writeBenchConfig(configFile, underlay);
+    writeBenchConfig(configFile, underlay, family);
     const t0 = performance.now();
     const config = await loadConfigFile(configFile);
     const size = (await stat(configFile)).size / (1024 * 1024);
@@ -234,30 +269,36 @@ async function main(): Promise<void> {
     /** Puts `ratio` on row `at` and the replay's own row under it. */
     const addReplay = (at: number, seconds: number, label: string, r: ReplayMeasurement): void => {
       rows[at] = { ...rows[at]!, 'vppnet ÷ replay': `${fmt(seconds / r.seconds, 2)}×` };
+      replays[String(rows[at].pass).replace(/ \(.*/, '')] = r.seconds;
       rows.splice(at + 1, 0, replayRow(label, r));
     };
     const fromEmptyPrefix = path.join(dir, 'from-empty');
     const noChangePrefix = path.join(dir, 'no-change');
     recorder.start();
-    const fromEmpty = await pass(`from empty (${fmt(N_VPCS)} VPCs x ${N_ROUTES} routes)`);
-    const frames = recorder.stop();
-    if (vppLimit.available) await recorder.write(fromEmptyPrefix);
+    const fromEmpty = await pass(
+      `from empty (${fmt(N_VPCS)} VPCs x ${N_ROUTES} ${family === 4 ? 'IPv4 /24s' : 'IPv6 /128s'})`,
+    );
+    recorder.stop();
+    /** What the recorder wrote (not the frames vppblast cannot replay: FrameRecorder.write). */
+    const leftOutNote = (w: { leftOut: ReadonlyMap<string, number> }): string =>
+      [...w.leftOut].map(([name, n]) => `; ${n} ${name} left out`).join('');
+    const fromEmptyWritten = vppLimit.available ? await recorder.write(fromEmptyPrefix) : undefined;
     const fromEmptyRow = rows.length - 1;
     recorder.start();
     const noChange = await pass('no change', CPU_PROFILE_FILE);
-    const noChangeFrames = recorder.stop();
+    recorder.stop();
     const noChangeRow = rows.length - 1;
     /** The from-empty replay, for the restart row too. */
     let fromEmptyReplay: ReplayMeasurement | undefined;
     if (vppLimit.available) {
       // Its dumps change nothing: replayed at once, against the state the pass read.
-      await recorder.write(noChangePrefix);
-      const r = await vppLimit.replay(noChangePrefix, REPLAY_WINDOW, 0, noChangeFrames);
+      const written = await recorder.write(noChangePrefix);
+      const r = await vppLimit.replay(noChangePrefix, REPLAY_WINDOW, 0, written.frames);
       if (r.nonzeroRetval === 0)
         addReplay(
           noChangeRow,
           noChange,
-          `  VPP's own limit (vppblast replay of its ${fmt(noChangeFrames)} frames, dumps)`,
+          `  VPP's own limit (vppblast replay of its ${fmt(written.frames)} frames, dumps${leftOutNote(written)})`,
           r,
         );
       else replayNote = `no-change replay n/a: ${r.nonzeroRetval} replies with a non-zero retval\n`;
@@ -269,7 +310,8 @@ async function main(): Promise<void> {
       if (restartReal) await restartReal();
       else await tearDown();
       const again = await makeUnderlay();
-      const label = `  VPP's own limit (vppblast replay of those ${fmt(frames)} frames, window ${REPLAY_WINDOW})`;
+      const frames = fromEmptyWritten!.frames;
+      const label = `  VPP's own limit (vppblast replay of those ${fmt(frames)} frames, window ${REPLAY_WINDOW}${leftOutNote(fromEmptyWritten!)})`;
       if (again.swIfIndex !== underlay.swIfIndex) {
         replayNote += `replay n/a: the re-created underlay got sw_if_index ${again.swIfIndex}, the recording names ${underlay.swIfIndex}`;
       } else {
@@ -302,10 +344,15 @@ async function main(): Promise<void> {
     // RSS depends on the V8 heap limit Node picks (from the machine's or the container's memory).
     const heapLimit = v8.getHeapStatistics().heap_size_limit / (1024 * 1024);
     printTable(
-      `bench/reconcile against ${vpp.description}, node ${process.version}, ${limit.description}, V8 heap limit ${fmt(heapLimit)} MiB`,
+      `bench/reconcile, ${family === 4 ? 'IPv4' : 'IPv6'} node, against ${vpp.description}, node ${process.version}, ${limit.description}, V8 heap limit ${fmt(heapLimit)} MiB`,
       rows,
     );
     process.stdout.write(`${replayNote}\n`);
+    const summaryFile = process.env[SUMMARY_ENV];
+    if (summaryFile !== undefined) {
+      const summary: FamilySummary = { family, passes, replays };
+      await writeFile(summaryFile, JSON.stringify(summary));
+    }
   } finally {
     // Leave a real VPP as it was found (the simulator is stopped below).
     if (!vpp.restart) await tearDown();
@@ -316,4 +363,78 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+/**
+ * Runs each node of FAMILIES in a process of its own, one after the other, then prints IPv6 ÷
+ * IPv4 of what both measured: seconds, peak RSS and, against a real VPP, the replays' seconds.
+ */
+async function compareFamilies(): Promise<void> {
+  const families = FAMILIES.split(',').map((f) => f.trim());
+  if (families.length === 0 || families.some((f) => f !== '4' && f !== '6'))
+    throw new Error(`BENCH_FAMILIES must list 4 and/or 6, e.g. "4,6", got ${FAMILIES}`);
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-bench-families-'));
+  try {
+    const summaries = new Map<string, FamilySummary>();
+    for (const family of families) {
+      const file = path.join(dir, `family-${family}.json`);
+      const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+        stdio: 'inherit',
+        env: { ...process.env, [FAMILY_ENV]: family, [SUMMARY_ENV]: file },
+      });
+      const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? 1)));
+      if (code !== 0) {
+        // The other node is still measured: its figures stand on their own.
+        process.stderr.write(`bench/reconcile: the IPv${family} node failed (exit status ${code})\n`);
+        process.exitCode = code;
+        continue;
+      }
+      summaries.set(family, JSON.parse(await readFile(file, 'utf8')) as FamilySummary);
+    }
+    const v4 = summaries.get('4');
+    const v6 = summaries.get('6');
+    if (v4 && v6) printFamilyRatios(v4, v6);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The IPv6 node's figures over the IPv4 node's, each against FAMILY_RATIO_TARGET. */
+function printFamilyRatios(v4: FamilySummary, v6: FamilySummary): void {
+  const rows: Row[] = [];
+  /** `judged`: the target applies (vppnet's seconds and memory; the replays are VPP's, for scale). */
+  const ratioRow = (
+    what: string,
+    a: number | undefined,
+    b: number | undefined,
+    digits: number,
+    judged = true,
+  ): void => {
+    if (a === undefined || b === undefined) return;
+    const ratio = b / a;
+    rows.push({
+      measure: what,
+      IPv4: fmt(a, digits),
+      IPv6: fmt(b, digits),
+      'IPv6 ÷ IPv4': `${fmt(ratio, 2)}×`,
+      [`≤ ${FAMILY_RATIO_TARGET}×`]: !judged ? '-' : ratio <= FAMILY_RATIO_TARGET ? 'yes' : 'no',
+    });
+  };
+  for (const pass of Object.keys(v4.passes)) {
+    ratioRow(`${pass}: seconds`, v4.passes[pass]?.seconds, v6.passes[pass]?.seconds, 2);
+    ratioRow(`${pass}: peak RSS MiB`, v4.passes[pass]?.peakRssMiB, v6.passes[pass]?.peakRssMiB, 0);
+  }
+  for (const pass of Object.keys(v4.replays)) {
+    const [a, b] = [v4.replays[pass], v6.replays[pass]];
+    ratioRow(`${pass}: VPP's own limit (replay) seconds`, a, b, 2, false);
+    const [pa, pb] = [v4.passes[pass]?.seconds, v6.passes[pass]?.seconds];
+    if (a !== undefined && b !== undefined && pa !== undefined && pb !== undefined)
+      ratioRow(`${pass}: vppnet ÷ replay`, pa / a, pb / b, 2, false);
+  }
+  printTable(
+    `bench/reconcile: the IPv6 node (${fmt(N_VPCS * N_ROUTES)} remote /128s) over the IPv4 node (${fmt(N_VPCS * N_ROUTES)} remote /24s), target ≤ ${FAMILY_RATIO_TARGET}×`,
+    rows,
+  );
+}
+
+const family = process.env[FAMILY_ENV];
+if (family === undefined) await compareFamilies();
+else await measureFamily(Number(family) as Family);

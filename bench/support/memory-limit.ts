@@ -70,7 +70,16 @@ export async function underMemoryLimit(): Promise<MemoryLimit | { readonly exitC
       ],
       { stdio: 'inherit', env: { ...process.env, [INSIDE]: String(bytes) } },
     );
-    const exitCode = await new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 1)));
+    const exitCode = await new Promise<number>((resolve) =>
+      child.on('close', (code, signal) => {
+        // SIGKILL with nothing printed is most likely the cgroup's OOM killer (the kernel's log says).
+        if (signal !== null)
+          process.stderr.write(
+            `benchmark process killed by ${signal}${signal === 'SIGKILL' ? ` (out of memory in its ${bytes / (1024 * 1024)} MiB cgroup?)` : ''}\n`,
+          );
+        resolve(code ?? 1);
+      }),
+    );
     return { exitCode };
   } finally {
     await rmdir(cgroup).catch(() => undefined);

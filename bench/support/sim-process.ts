@@ -40,6 +40,11 @@ process.on('message', (m: unknown) => {
 process.on('SIGTERM', () => {
   void sim.close().then(() => process.exit(0));
 });
+// A parent that died without stopping it (a benchmark killed by its memory cgroup's OOM killer)
+// leaves no simulator behind.
+process.on('disconnect', () => {
+  void sim.close().then(() => process.exit(0));
+});
 
 /**
  * Wraps the sr_steering_add_del handler as the simulator registers it (before it starts), so each

@@ -46,7 +46,7 @@ import {
   type SteeringModel,
 } from '../hypervisor/route-delta.js';
 import { auditSteering } from '../hypervisor/steering-audit.js';
-import { policyDescriptor, steeringDescriptor } from '../srv6/descriptors.js';
+import { policyDescriptor, steering6Descriptor, steeringDescriptor } from '../srv6/descriptors.js';
 import { errorMessage, silentLogger, type AgentLogger } from './logger.js';
 import { AgentMetrics } from './metrics.js';
 import { portScope, type PortOf } from './port-scope.js';
@@ -89,6 +89,7 @@ const DRIFT_CHECK_DUMP_TIMEOUT_MS = 180_000;
 /** In a drift check's touched keys: a route delta failed, what it changed is unknown. */
 const UNKNOWN_TOUCH = '(unknown)';
 const STEERING_KIND = steeringDescriptor.kind;
+const STEERING6_KIND = steering6Descriptor.kind;
 export const DEFAULT_CONFIG_DEBOUNCE_MS = 250;
 export const DEFAULT_RETRY_INITIAL_MS = 1_000;
 export const DEFAULT_RETRY_MAX_MS = 60_000;
@@ -677,7 +678,8 @@ export class Agent {
       const owned = new Map(this.#owned);
       for (const [kind, n] of [
         [POLICY_KIND, model.policyCount],
-        [STEERING_KIND, model.size],
+        [STEERING_KIND, model.size - model.size6],
+        [STEERING6_KIND, model.size6],
       ] as const)
         if (n > 0) owned.set(kind, n);
         else owned.delete(kind);

@@ -13,7 +13,6 @@ import { isOwnedTag } from './keys.js';
 import type { IpNeighborConfigValue } from './neighbor-descriptors.js';
 import { INITIAL_SR_ENCAPS, readSrEncaps, type SrEncapsReading } from './sr-encaps.js';
 import { SteeringEntries } from './steering-entries.js';
-import { bigIntToIp6 } from '../net/ip.js';
 import { NO_NAT, readNat, type NatReading } from './nat-reading.js';
 import {
   NO_POLICER_CLASSIFY,
@@ -38,24 +37,11 @@ const ADDRESS_IP6 = msg.address_family_t.values.ADDRESS_IP6;
 /**
  * What vppnet reads of sr_steering_pol_details (the snapshot and fleet mode's drift check,
  * hypervisor/steering-audit.ts): a node may steer 100k prefixes, so no text is made that a
- * column does not need. The IPv4 address comes as its 32-bit value, the IPv6 one only for an
- * IPv6 prefix (af 1), and the BSID, the same for a policy's run of entries, is formatted once a
- * run (selection.ts, decoder.ts' LeafForm and ArmCondition). Read with `reuse`: one object for
- * every entry, so its readers copy what they keep.
+ * column does not need. The IPv4 address comes as its 32-bit value, the IPv6 one as its 16 bytes
+ * and only for an IPv6 prefix (af 1), and the BSID, the same for a policy's run of entries, is
+ * formatted once a run (selection.ts, decoder.ts' LeafForm and ArmCondition). Read with `reuse`:
+ * one object for every entry, so its readers copy what they keep.
  */
-/**
- * The address of an IPv6 steering entry's prefix. VPP encodes it with ip_address_encode
- * (IP46_TYPE_ANY), which calls an address whose first 96 bits are zero IPv4: ::/1 comes back as
- * af IPv4, 0.0.0.0/1. Such an entry is still IPv6 (its traffic type says so): its address is the
- * IPv4 value in the last 32 bits.
- */
-export function steeredIp6Address(a: {
-  readonly af: number;
-  readonly un: { readonly ip4: number; readonly ip6?: string | undefined };
-}): string {
-  return a.af === ADDRESS_IP6 && a.un.ip6 !== undefined ? a.un.ip6 : bigIntToIp6(BigInt(a.un.ip4 >>> 0));
-}
-
 export const STEERING_DETAILS_FIELDS = {
   traffic_type: true,
   fib_table: true,
@@ -64,10 +50,43 @@ export const STEERING_DETAILS_FIELDS = {
     len: true,
     address: {
       af: true,
-      un: { ip4: 'u32', ip6: { when: 'af', is: ADDRESS_IP6, select: true } },
+      un: { ip4: 'u32', ip6: { when: 'af', is: ADDRESS_IP6, select: 'bytes' } },
     },
   },
 } as const;
+
+/** An IPv6 steering entry's prefix address as STEERING_DETAILS_FIELDS reads it. */
+export interface SteeredIp6Address {
+  readonly af: number;
+  readonly un: { readonly ip4: number; readonly ip6?: Uint8Array | undefined };
+}
+
+/**
+ * Adds an IPv6 steering entry of the dump to `entries` (an IPv6 set). VPP encodes its prefix's
+ * address with ip_address_encode (IP46_TYPE_ANY), which calls an address whose first 96 bits are
+ * zero IPv4: ::/1 comes back as af IPv4, 0.0.0.0/1. Such an entry is still IPv6 (its traffic type
+ * says so): its address is the IPv4 value in the last 32 bits.
+ */
+export function addSteeredIp6(
+  entries: SteeringEntries,
+  table: number,
+  address: SteeredIp6Address,
+  len: number,
+  bsid: string,
+): void {
+  if (address.af === ADDRESS_IP6 && address.un.ip6 !== undefined)
+    entries.addBytes(table, address.un.ip6, len, bsid);
+  else entries.addNumber(table, address.un.ip4, len, bsid);
+}
+
+/** The address addSteeredIp6 reads, as a 128-bit number (the drift check's, keyed as the model). */
+export function steeredIp6Value(address: SteeredIp6Address): bigint {
+  const bytes = address.un.ip6;
+  if (address.af !== ADDRESS_IP6 || bytes === undefined) return BigInt(address.un.ip4 >>> 0);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, 16);
+  return (view.getBigUint64(0) << 64n) | view.getBigUint64(8);
+}
+
 const STATIC_NEIGHBOR = msg.ip_neighbor_flags_t.values.IP_API_NEIGHBOR_FLAG_STATIC;
 
 export type RaDetails = Message<typeof msg.sw_interface_ip6nd_ra_details>;
@@ -95,14 +114,6 @@ export interface InterfaceFacts {
   readonly addresses: readonly string[];
   /** Present when table6 is not 0. */
   readonly ip6Link?: Ip6LinkFacts;
-}
-
-/** An IPv6 steering entry as VPP reports it. */
-export interface Steering6Details {
-  readonly table: number;
-  /** "2001:db8::1/128". */
-  readonly prefix: string;
-  readonly bsid: string;
 }
 
 export interface VppSnapshot extends PodGuards {
@@ -137,8 +148,8 @@ export interface VppSnapshot extends PodGuards {
    * arrive.
    */
   readonly steering: SteeringEntries;
-  /** IPv6 steering entries (traffic type 6); other traffic types are not kept. */
-  readonly steering6: readonly Steering6Details[];
+  /** IPv6 steering entries (traffic type 6), as compact; other traffic types are not kept. */
+  readonly steering6: SteeringEntries;
   readonly bridgeDomains: readonly Message<typeof msg.bridge_domain_details>[];
   readonly acls: readonly Message<typeof msg.acl_details>[];
   readonly aclBindings: readonly Message<typeof msg.acl_interface_list_details>[];
@@ -231,7 +242,7 @@ export async function loadSnapshot(
   hooks: SnapshotHooks = {},
 ): Promise<VppSnapshot> {
   const steering = new SteeringEntries();
-  const steering6: Steering6Details[] = [];
+  const steering6 = new SteeringEntries(64, 6);
   const optionalDump = <T>(supported: boolean, run: () => Promise<T[]>): Promise<T[]> =>
     supported ? run() : Promise.resolve([]);
   const svc = scope.services;
@@ -290,11 +301,7 @@ export async function loadSnapshot(
                 if (d.traffic_type === STEER_IPV4)
                   steering.addNumber(d.fib_table, address.un.ip4, len, d.bsid);
                 else if (d.traffic_type === STEER_IPV6)
-                  steering6.push({
-                    table: d.fib_table,
-                    prefix: `${steeredIp6Address(address)}/${len}`,
-                    bsid: d.bsid,
-                  });
+                  addSteeredIp6(steering6, d.fib_table, address, len, d.bsid);
               },
               { fields: STEERING_DETAILS_FIELDS, reuse: true },
             ),
@@ -502,7 +509,7 @@ export function emptySnapshot(): VppSnapshot {
     policies: [],
     srEncaps: INITIAL_SR_ENCAPS,
     steering: new SteeringEntries(),
-    steering6: [],
+    steering6: new SteeringEntries(1, 6),
     bridgeDomains: [],
     acls: [],
     aclBindings: [],

@@ -1,14 +1,20 @@
 /**
- * IPv4 SRv6 steering entries — (VRF table, prefix) → BSID — kept in columns. A node may steer
- * 100k prefixes: as objects each entry cost ~150 bytes with its strings, and as a planner
- * Resource with its key and value twice that again; here it costs 13 bytes, BSIDs (a few
- * thousand at most) stored once each.
+ * SRv6 steering entries — (VRF table, prefix) → BSID — kept in columns, all of one address family.
+ * A node may steer 100k prefixes: as objects each entry cost ~150 bytes with its strings, and as a
+ * planner Resource with its key and value twice that again; here an IPv4 entry costs 13 bytes and
+ * an IPv6 one 25, BSIDs (a few thousand at most) stored once each. An address is kept as 32-bit
+ * words, most significant first: one for IPv4, four for IPv6.
  */
-import { writeIp6Literal } from '../net/ip-literal.js';
+import { formatIp6, writeIp6Literal } from '../net/ip-literal.js';
 import { intToIp4, ip4ToInt } from '../net/ip.js';
 
 export class SteeringEntries {
+  /** The family of every entry's prefix: 4 (traffic type IPv4) or 6. */
+  readonly family: 4 | 6;
+  /** Address words per entry: 1 (IPv4) or 4 (IPv6). */
+  readonly #words: number;
   #tables: Uint32Array;
+  /** Entry i's address in words [i * #words, (i + 1) * #words). */
   #addresses: Uint32Array;
   #lengths: Uint8Array;
   #bsidOf: Uint32Array;
@@ -22,9 +28,11 @@ export class SteeringEntries {
   /** The columns are another instance's too (withBsids): copied before the first add. */
   #shared = false;
 
-  constructor(capacity = 64) {
+  constructor(capacity = 64, family: 4 | 6 = 4) {
+    this.family = family;
+    this.#words = family === 4 ? 1 : 4;
     this.#tables = new Uint32Array(capacity);
-    this.#addresses = new Uint32Array(capacity);
+    this.#addresses = new Uint32Array(capacity * this.#words);
     this.#lengths = new Uint8Array(capacity);
     this.#bsidOf = new Uint32Array(capacity);
   }
@@ -33,31 +41,73 @@ export class SteeringEntries {
     return this.#size;
   }
 
-  /** Adds an entry; `address` and `len` as in "address/len". */
+  /** Adds an entry; `address` and `len` as in "address/len", of this set's family. */
   add(table: number, address: string, len: number, bsid: string): void {
-    this.#addNumeric(table, ip4ToInt(address), len, this.#internBsid(bsid));
+    if (this.family === 4) {
+      this.#addNumeric(table, ip4ToInt(address), len, this.#internBsid(bsid));
+      return;
+    }
+    if (!writeIp6Literal(address, scratch, 0))
+      throw new Error(`steering entry: ${address} is not an IPv6 address`);
+    this.addBytes(table, scratch, len, bsid);
   }
 
   /**
    * add() with the address as its unsigned 32-bit value (10.0.0.1 → 0x0a000001), as a dump
    * decoded with STEERING_DETAILS_FIELDS gives it: no text between VPP's bytes and the column.
+   * In an IPv6 set, the address whose first 96 bits are zero and whose last 32 are this value
+   * (::/1 as VPP reports it: 0.0.0.0/1, snapshot.ts).
    */
   addNumber(table: number, address: number, len: number, bsid: string): void {
-    this.#addNumeric(table, address >>> 0, len, this.#internBsid(bsid));
+    const bsidIndex = this.#internBsid(bsid);
+    if (this.family === 4) this.#addNumeric(table, address >>> 0, len, bsidIndex);
+    else this.#addWords(table, 0, 0, 0, address >>> 0, len, bsidIndex);
+  }
+
+  /** add() with an IPv6 address as its 16 bytes from `bytes[offset]` (an IPv6 set's only). */
+  addBytes(table: number, bytes: Uint8Array, len: number, bsid: string, offset = 0): void {
+    if (this.family !== 6) throw new Error('steering entries: 16-byte addresses in an IPv4 set');
+    this.#addWords(
+      table,
+      wordAt(bytes, offset),
+      wordAt(bytes, offset + 4),
+      wordAt(bytes, offset + 8),
+      wordAt(bytes, offset + 12),
+      len,
+      this.#internBsid(bsid),
+    );
   }
 
   table(i: number): number {
     return this.#tables[i] as number;
   }
 
-  /** The prefix as "10.1.0.0/24", the spelling of VPP's dumps and of the config. */
+  /** The prefix as "10.1.0.0/24" or "2001:db8::5/128", the spelling of VPP's dumps and of keys. */
   prefix(i: number): string {
-    return `${intToIp4(this.#addresses[i] as number)}/${this.#lengths[i] as number}`;
+    const len = this.#lengths[i] as number;
+    if (this.family === 4) return `${intToIp4(this.#addresses[i] as number)}/${len}`;
+    this.#writeAddress(i, scratch);
+    return `${formatIp6(scratch, 0)}/${len}`;
   }
 
-  /** The prefix's address as an unsigned 32-bit number, and its length: prefix(i) without a string. */
+  /**
+   * An IPv4 entry's address as an unsigned 32-bit number: prefix(i) without a string. Of an IPv6
+   * entry, use addressWord or addressBytes.
+   */
   address(i: number): number {
-    return this.#addresses[i] as number;
+    return this.#addresses[i * this.#words] as number;
+  }
+
+  /** Word w (0 most significant) of the entry's address as an unsigned 32-bit number. */
+  addressWord(i: number, w: number): number {
+    return this.#addresses[i * this.#words + w] as number;
+  }
+
+  /** The entry's address as its 4 or 16 bytes, network order, in a new array (an IPv6 request's). */
+  addressBytes(i: number): Uint8Array {
+    const bytes = new Uint8Array(4 * this.#words);
+    this.#writeAddress(i, bytes);
+    return bytes;
   }
 
   prefixLength(i: number): number {
@@ -99,7 +149,7 @@ export class SteeringEntries {
   withBsids(bsids: readonly string[]): SteeringEntries {
     if (bsids.length !== this.#bsids.length)
       throw new Error(`steering entries: ${bsids.length} BSIDs for ${this.#bsids.length}`);
-    const out = new SteeringEntries(0);
+    const out = new SteeringEntries(0, this.family);
     out.#tables = this.#tables;
     out.#addresses = this.#addresses;
     out.#lengths = this.#lengths;
@@ -118,16 +168,18 @@ export class SteeringEntries {
     const kept = this.#bsids.map(keep);
     // All kept (a node's steering is all vppnet's): the same columns, shared, not copied.
     if (kept.every(Boolean)) return this.withBsids(this.#bsids);
-    const out = new SteeringEntries(Math.max(1, this.#size));
+    const out = new SteeringEntries(Math.max(1, this.#size), this.family);
+    const w = this.#words;
     for (let i = 0; i < this.#size; i++) {
-      if (kept[this.#bsidOf[i] as number]) {
-        out.#addNumeric(
-          this.#tables[i] as number,
-          this.#addresses[i] as number,
-          this.#lengths[i] as number,
-          out.#internBsid(this.bsid(i)),
-        );
-      }
+      if (!kept[this.#bsidOf[i] as number]) continue;
+      const k = out.#size;
+      out.#addNumeric(
+        this.#tables[i] as number,
+        this.#addresses[i * w] as number,
+        this.#lengths[i] as number,
+        out.#internBsid(this.bsid(i)),
+      );
+      for (let x = 1; x < w; x++) out.#addresses[k * w + x] = this.#addresses[i * w + x] as number;
     }
     return out;
   }
@@ -135,13 +187,21 @@ export class SteeringEntries {
   /**
    * Entry indexes in key order: table, then address, then length; equal keys in index order.
    * Placed by table first (a counting sort on the table's rank), then each table's entries sorted
-   * natively, without a comparator call per comparison: address, length and index packed in one
-   * u64. Sorting per table is fewer comparisons than sorting all at once (a VPC's 100 entries
-   * among 100k), and an already sorted side is not sorted at all.
+   * natively, without a comparator call per comparison: a key word, the length and the index
+   * packed in one u64. An IPv4 key is that one word; an IPv6 key is sorted a word at a time from
+   * its last (least significant) to its first, each pass keeping the order of the one before for
+   * equal words (the word and the entry's position so far packed), and a table's pass skipped when
+   * its entries all have the same word (the VPC's /64, most of the time). Sorting per table is
+   * fewer comparisons than sorting all at once (a VPC's 100 entries among 100k), and an already
+   * sorted side is not sorted at all.
    */
   sortedOrder(): Uint32Array {
     const n = this.#size;
-    if (n >= 2 ** INDEX_BITS) throw new Error(`steering entries: ${n} is more than can be sorted`);
+    const w = this.#words;
+    // The length takes 6 bits for IPv4 (0 to 32), 8 for IPv6 (0 to 128); the index the rest.
+    const indexBits = w === 1 ? 26 : 24;
+    const indexMask = 2 ** indexBits - 1;
+    if (n >= 2 ** indexBits) throw new Error(`steering entries: ${n} is more than can be sorted`);
     const inOrder = this.#orderIfSorted();
     if (inOrder) return inOrder;
     // Each entry's table as its rank among the distinct tables, looked up once per run of one
@@ -170,7 +230,7 @@ export class SteeringEntries {
       start[lastRank + 1] = (start[lastRank + 1] as number) + 1;
     }
     for (let r = 0; r < distinct.length; r++) start[r + 1] = (start[r + 1] as number) + (start[r] as number);
-    // Packed by table: address (32 bits) | length (6 bits) | index (26 bits).
+    // First by table: the last address word | length | index.
     const packed = new BigUint64Array(n);
     const words = new Uint32Array(packed.buffer);
     const [lo, hi] = LITTLE_ENDIAN ? [0, 1] : [1, 0];
@@ -179,16 +239,32 @@ export class SteeringEntries {
       const r = rank[i] as number;
       const k = next[r] as number;
       next[r] = k + 1;
-      words[2 * k + hi] = this.#addresses[i] as number;
-      words[2 * k + lo] = (((this.#lengths[i] as number) << INDEX_BITS) | i) >>> 0;
+      words[2 * k + hi] = this.#addresses[i * w + w - 1] as number;
+      words[2 * k + lo] = (((this.#lengths[i] as number) << indexBits) | i) >>> 0;
     }
     for (let r = 0; r < distinct.length; r++) {
-      const from = start[r] as number;
-      const to = start[r + 1] as number;
+      const [from, to] = [start[r] as number, start[r + 1] as number];
       if (to - from > 1) packed.subarray(from, to).sort();
     }
     const order = new Uint32Array(n);
-    for (let k = 0; k < n; k++) order[k] = ((words[2 * k + lo] as number) & INDEX_MASK) >>> 0;
+    for (let k = 0; k < n; k++) order[k] = ((words[2 * k + lo] as number) & indexMask) >>> 0;
+    // Then each word before it, per table: the word | the entry's position in the order so far.
+    const word = new Uint32Array(w > 1 ? n : 0);
+    const moved = new Uint32Array(w > 1 ? n : 0);
+    for (let x = w - 2; x >= 0; x--) {
+      for (let k = 0; k < n; k++) word[k] = this.#addresses[(order[k] as number) * w + x] as number;
+      for (let r = 0; r < distinct.length; r++) {
+        const [from, to] = [start[r] as number, start[r + 1] as number];
+        if (to - from < 2 || isUniform(word, from, to)) continue;
+        for (let k = from; k < to; k++) {
+          words[2 * k + hi] = word[k] as number;
+          words[2 * k + lo] = k;
+        }
+        packed.subarray(from, to).sort();
+        for (let k = from; k < to; k++) moved[k] = order[words[2 * k + lo] as number] as number;
+        order.set(moved.subarray(from, to), from);
+      }
+    }
     return order;
   }
 
@@ -198,12 +274,12 @@ export class SteeringEntries {
    */
   #orderIfSorted(): Uint32Array | undefined {
     const n = this.#size;
+    const w = this.#words;
     const [t, a, l] = [this.#tables, this.#addresses, this.#lengths];
     for (let i = 1; i < n; i++) {
-      const d =
-        (t[i - 1] as number) - (t[i] as number) ||
-        (a[i - 1] as number) - (a[i] as number) ||
-        (l[i - 1] as number) - (l[i] as number);
+      let d = (t[i - 1] as number) - (t[i] as number);
+      for (let x = 0; d === 0 && x < w; x++) d = (a[(i - 1) * w + x] as number) - (a[i * w + x] as number);
+      if (d === 0) d = (l[i - 1] as number) - (l[i] as number);
       if (d >= 0) return undefined;
     }
     const order = new Uint32Array(n);
@@ -218,9 +294,12 @@ export class SteeringEntries {
    * columns, no call per comparison: 100k entries on both sides of every pass.
    */
   matchKeys(other: SteeringEntries): { counterpart: Int32Array; duplicate: number | undefined } {
+    if (other.family !== this.family)
+      throw new Error(`steering entries: IPv${this.family} matched with IPv${other.family}`);
     const order = this.sortedOrder();
     const otherOrder = other.sortedOrder();
     const counterpart = new Int32Array(this.#size).fill(-1);
+    const w = this.#words;
     const [t, a, l] = [this.#tables, this.#addresses, this.#lengths];
     const [ot, oa, ol] = [other.#tables, other.#addresses, other.#lengths];
     const m = otherOrder.length;
@@ -229,15 +308,19 @@ export class SteeringEntries {
     for (let x = 0; x < order.length; x++) {
       const i = order[x] as number;
       const ti = t[i] as number;
-      const ai = a[i] as number;
       const li = l[i] as number;
-      if (previous >= 0 && t[previous] === ti && a[previous] === ai && l[previous] === li)
-        return { counterpart, duplicate: i };
+      if (previous >= 0 && t[previous] === ti && l[previous] === li) {
+        let same = true;
+        for (let k = 0; same && k < w; k++) same = a[previous * w + k] === a[i * w + k];
+        if (same) return { counterpart, duplicate: i };
+      }
       previous = i;
       // Advance `other` to the first key not below this one.
       for (; y < m; y++) {
         const j = otherOrder[y] as number;
-        const d = (ot[j] as number) - ti || (oa[j] as number) - ai || (ol[j] as number) - li;
+        let d = (ot[j] as number) - ti;
+        for (let k = 0; d === 0 && k < w; k++) d = (oa[j * w + k] as number) - (a[i * w + k] as number);
+        if (d === 0) d = (ol[j] as number) - li;
         if (d >= 0) {
           if (d === 0) counterpart[i] = j;
           break;
@@ -249,11 +332,11 @@ export class SteeringEntries {
 
   /** Key order between entry i here and entry j of `other`: < 0, 0 (same table and prefix) or > 0. */
   compare(i: number, other: SteeringEntries, j: number): number {
-    return (
-      (this.#tables[i] as number) - (other.#tables[j] as number) ||
-      (this.#addresses[i] as number) - (other.#addresses[j] as number) ||
-      (this.#lengths[i] as number) - (other.#lengths[j] as number)
-    );
+    const w = this.#words;
+    let d = (this.#tables[i] as number) - (other.#tables[j] as number);
+    for (let x = 0; d === 0 && x < w; x++)
+      d = (this.#addresses[i * w + x] as number) - (other.#addresses[j * w + x] as number);
+    return d || (this.#lengths[i] as number) - (other.#lengths[j] as number);
   }
 
   #internBsid(bsid: string): number {
@@ -269,13 +352,34 @@ export class SteeringEntries {
     return index;
   }
 
+  /** Adds an entry whose address's first word is `address` (an IPv4 entry's only one). */
   #addNumeric(table: number, address: number, len: number, bsidIndex: number): void {
     if (this.#shared || this.#size === this.#tables.length) this.#grow();
     const i = this.#size++;
     this.#tables[i] = table;
-    this.#addresses[i] = address;
+    this.#addresses[i * this.#words] = address;
     this.#lengths[i] = len;
     this.#bsidOf[i] = bsidIndex;
+  }
+
+  #addWords(table: number, w0: number, w1: number, w2: number, w3: number, len: number, bsid: number): void {
+    const i = this.#size;
+    this.#addNumeric(table, w0, len, bsid);
+    const a = this.#addresses;
+    a[4 * i + 1] = w1;
+    a[4 * i + 2] = w2;
+    a[4 * i + 3] = w3;
+  }
+
+  /** Writes the entry's address, network order, at `out[0]`. */
+  #writeAddress(i: number, out: Uint8Array): void {
+    for (let x = 0; x < this.#words; x++) {
+      const word = this.#addresses[i * this.#words + x] as number;
+      out[4 * x] = word >>> 24;
+      out[4 * x + 1] = (word >>> 16) & 255;
+      out[4 * x + 2] = (word >>> 8) & 255;
+      out[4 * x + 3] = word & 255;
+    }
   }
 
   #grow(): void {
@@ -283,7 +387,7 @@ export class SteeringEntries {
       this.#size < this.#tables.length ? this.#tables.length : Math.max(64, this.#tables.length * 2);
     this.#shared = false;
     this.#tables = grownU32(this.#tables, capacity);
-    this.#addresses = grownU32(this.#addresses, capacity);
+    this.#addresses = grownU32(this.#addresses, capacity * this.#words);
     this.#bsidOf = grownU32(this.#bsidOf, capacity);
     const lengths = new Uint8Array(capacity);
     lengths.set(this.#lengths);
@@ -291,10 +395,26 @@ export class SteeringEntries {
   }
 }
 
-/** sortedOrder packs an entry index in this many bits (and the length, 0 to 32, in 6). */
-const INDEX_BITS = 26;
-const INDEX_MASK = 2 ** INDEX_BITS - 1;
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+/** An address's bytes between parsing or formatting and the columns (synchronous use only). */
+const scratch = new Uint8Array(16);
+
+function wordAt(bytes: Uint8Array, at: number): number {
+  return (
+    (((bytes[at] as number) << 24) |
+      ((bytes[at + 1] as number) << 16) |
+      ((bytes[at + 2] as number) << 8) |
+      (bytes[at + 3] as number)) >>>
+    0
+  );
+}
+
+/** Whether words[from, to) are all the same. */
+function isUniform(words: Uint32Array, from: number, to: number): boolean {
+  const first = words[from];
+  for (let k = from + 1; k < to; k++) if (words[k] !== first) return false;
+  return true;
+}
 
 function grownU32(a: Uint32Array, capacity: number): Uint32Array {
   const b = new Uint32Array(capacity);

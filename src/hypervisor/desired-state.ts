@@ -1,6 +1,6 @@
 /**
  * The desired state of a hypervisor for a config: the SRv6 overlay and the service bridge as
- * resources, and the steering entries as a bulk kind (reconcile/bulk.ts).
+ * resources, and the steering entries as bulk kinds (reconcile/bulk.ts), one per address family.
  */
 import type { AgentConfig } from '../config/model.js';
 import { SteeringEntries } from '../dataplane/steering-entries.js';
@@ -9,13 +9,15 @@ import type { Plan, Resource } from '../reconcile/resource.js';
 import { desiredServices, type ServicesDesiredInput } from '../services/desired.js';
 import { freshServiceAddresses } from '../services/runtime.js';
 import { allocateBsids, desiredOverlay, desiredSteering } from '../srv6/overlay.js';
-import { compareSteering } from '../srv6/steering-resources.js';
+import { compareSteeringSides, type SteeringSides } from '../srv6/steering-resources.js';
 import { hypervisorKinds } from './kinds.js';
 
-/** The desired state: resources, and the steering entries as a bulk kind (reconcile/bulk.ts). */
-export interface DesiredState {
+/**
+ * The desired state: resources, and the IPv4 and IPv6 steering entries as bulk kinds
+ * (reconcile/bulk.ts).
+ */
+export interface DesiredState extends SteeringSides {
   readonly resources: Resource[];
-  readonly steering: SteeringEntries;
   /** Remote SID → BSID of the desired policies, one per SID (the steering model's policies). */
   readonly bsids: ReadonlyMap<string, string>;
 }
@@ -36,9 +38,8 @@ export function desiredState(
 }
 
 /** The SRv6 overlay's part of the desired state: it needs only the BSIDs VPP has of the snapshot. */
-export interface DesiredOverlayState {
+export interface DesiredOverlayState extends SteeringSides {
   readonly resources: Resource[];
-  readonly steering: SteeringEntries;
   readonly bsids: ReadonlyMap<string, string>;
 }
 
@@ -47,7 +48,7 @@ export function desiredOverlayState(
   bsidsInVpp: ReadonlyMap<string, string>,
 ): DesiredOverlayState {
   const bsids = allocateBsids(config, bsidsInVpp);
-  return { resources: desiredOverlay(config, bsids), steering: desiredSteering(config, bsids), bsids };
+  return { resources: desiredOverlay(config, bsids), ...desiredSteering(config, bsids), bsids };
 }
 
 /** The whole desired state: the overlay's, then the service bridge's resources. */
@@ -59,6 +60,7 @@ export function withServices(
   return {
     resources: [...overlay.resources, ...desiredServices(config, services)],
     steering: overlay.steering,
+    steering6: overlay.steering6,
     bsids: overlay.bsids,
   };
 }
@@ -73,6 +75,6 @@ export function planFresh(config: AgentConfig): Plan {
     desired.resources,
     desired.resources.filter((r) => r.external),
     hypervisorKinds,
-    [compareSteering(desired.steering, new SteeringEntries())],
+    compareSteeringSides(desired, { steering: new SteeringEntries(), steering6: new SteeringEntries(1, 6) }),
   );
 }

@@ -6,13 +6,13 @@
  */
 import type { AgentConfig } from '../config/model.js';
 import { withStaleRoutes } from '../dataplane/reset-interfaces.js';
-import { policerClassifyTablesByInterface } from '../dataplane/policer-classify-reading.js';
 import { actualDataplane } from '../dataplane/actual.js';
 import { actualHostFiles, hostFilePaths } from '../dataplane/actual-host-files.js';
 import type { FileFacts, HostFiles, HostLinks } from '../dataplane/context.js';
 import { hostVethDescriptor, interfaceDescriptor } from '../dataplane/interface-descriptors.js';
 import { keys, podOfTag, tags } from '../dataplane/keys.js';
 import { portInterfaceName } from '../dataplane/names.js';
+import { policerClassifyTablesByInterface } from '../dataplane/policer-classify-reading.js';
 import { loadSnapshot, type VppSnapshot } from '../dataplane/snapshot.js';
 import { execute, type ExecutionResult } from '../reconcile/executor.js';
 import { inPlaceByKind } from '../reconcile/in-place.js';
@@ -35,7 +35,7 @@ import {
 } from '../srv6/actual.js';
 import { policyDescriptor, steering6Descriptor, steeringDescriptor } from '../srv6/descriptors.js';
 import { VM_VETH_PREFIX } from '../dataplane/names.js';
-import { compareSteering } from '../srv6/steering-resources.js';
+import { compareSteeringSides } from '../srv6/steering-resources.js';
 import {
   actualUnderlayNeighbours,
   announcementInPlace,
@@ -190,12 +190,16 @@ async function reconcilePass(given: AgentConfig, opts: ReconcileOptions): Promis
   actual = withoutPodPorts(actual, (pod) => !pods || podsInProgress.has(pod));
   actual = withStaleRoutes(desired.resources, actual);
   const steeringInVpp = actualSteering(snapshot, config);
-  const plan = makePlan(desired.resources, actual, hypervisorKinds, [
-    compareSteering(desired.steering, steeringInVpp),
-  ]);
+  const plan = makePlan(
+    desired.resources,
+    actual,
+    hypervisorKinds,
+    compareSteeringSides(desired, steeringInVpp),
+  );
   if (opts.planOnly) {
     const owned = countByKind(actual.filter((r) => !r.external));
-    addCount(owned, steeringDescriptor.kind, steeringInVpp.size);
+    addCount(owned, steeringDescriptor.kind, steeringInVpp.steering.size);
+    addCount(owned, steering6Descriptor.kind, steeringInVpp.steering6.size);
     return { plan, result: undefined, snapshot, owned, warnings };
   }
 
@@ -253,13 +257,7 @@ async function reconcilePass(given: AgentConfig, opts: ReconcileOptions): Promis
     ![...result.failed, ...result.skipped].some((f) => srKinds.has(f.op.kind)) &&
     !plan.pending.some((p) => srKinds.has(p.resource.kind));
   const steering = srConverged
-    ? SteeringModel.converged(
-        config,
-        snapshot.vppPid,
-        desired.bsids,
-        desired.steering,
-        desired.resources.filter((r) => steering6Descriptor.is(r)).map((r) => r.value),
-      )
+    ? SteeringModel.converged(config, snapshot.vppPid, desired.bsids, desired.steering, desired.steering6)
     : undefined;
   return {
     plan,

@@ -25,7 +25,6 @@ import {
   ip6ToBigInt,
   isIp4,
   isIp6,
-  routedPrefixes,
   type Ip4Prefix,
   type Ip6Prefix,
 } from '../net/ip.js';
@@ -41,7 +40,8 @@ import {
   steeringDescriptor,
   type PolicyValue,
 } from '../srv6/descriptors.js';
-import { compareSteering } from '../srv6/steering-resources.js';
+import { addRouteSteering } from '../srv6/overlay.js';
+import { compareSteeringSides, type SteeringSides } from '../srv6/steering-resources.js';
 import { assignNewBsids } from '../srv6/bsid-allocation.js';
 import { VppnetError } from '../util/errors.js';
 import type { VppApi } from '../vpp/client/vpp-api.js';
@@ -135,15 +135,30 @@ export async function reconcileRouteChanges(
   const changed = changedEntries(config, model, changes);
   const { encapSource, hopLimit, bsidPrefix } = config.node.srv6;
 
-  // Entries per remote SID once the batch is applied, for every SID the batch touches.
-  const uses = new Map<string, number>();
-  const count = (sid: string | undefined, by: number): void => {
-    if (sid !== undefined) uses.set(sid, (uses.get(sid) ?? model.usesOf(sid)) + by);
-  };
+  // The changed entries as desiredSteering builds them, VPP's and the batch's, first to the
+  // remote SIDs: given their BSIDs once new SIDs have theirs.
+  const steeringSides = (): SteeringSides => ({
+    steering: new SteeringEntries(Math.max(1, changed.length)),
+    steering6: new SteeringEntries(Math.max(1, changed.length), 6),
+  });
+  const before = steeringSides();
+  const after = steeringSides();
   for (const e of changed) {
-    count(e.before, -1);
-    count(e.after, 1);
+    if (e.before !== undefined) addRouteSteering(before, e.vpc.table, e.prefix, e.ip6, e.before);
+    if (e.after !== undefined) addRouteSteering(after, e.vpc.table, e.prefix, e.ip6, e.after);
   }
+  // Entries per remote SID once the batch is applied, for every SID the batch touches (an IPv6
+  // /0 is two entries).
+  const uses = new Map<string, number>();
+  const count = (side: SteeringSides, by: number): void => {
+    for (const entries of [side.steering, side.steering6])
+      for (let i = 0; i < entries.size; i++) {
+        const sid = entries.bsid(i);
+        uses.set(sid, (uses.get(sid) ?? model.usesOf(sid)) + by);
+      }
+  };
+  count(before, -1);
+  count(after, 1);
   const newBsids = allocateNewBsids(
     model,
     [...uses.keys()].filter((sid) => model.bsidOf(sid) === undefined),
@@ -176,33 +191,23 @@ export async function reconcileRouteChanges(
     if (n > 0) desired.push(policy(sid));
     if (model.bsidOf(sid) !== undefined) actual.push(policy(sid));
   }
-  const desiredSteering = new SteeringEntries(Math.max(1, changed.length));
-  const actualSteering = new SteeringEntries(Math.max(1, changed.length));
-  for (const e of changed) {
-    const { table } = e.vpc;
-    const { address, len } = e.prefix;
-    if (e.ip6) {
-      // IPv6 entries are plain resources, as desiredOverlay builds them.
-      const entries = (sid: string): Resource[] =>
-        routedPrefixes(address, len, 6).map((prefix) =>
-          steering6Descriptor.resource({ table, prefix, bsid: bsidOf(sid) }),
-        );
-      if (e.after !== undefined) desired.push(...entries(e.after));
-      if (e.before !== undefined) actual.push(...entries(e.before));
-      continue;
-    }
-    if (e.after !== undefined) desiredSteering.add(table, address, len, bsidOf(e.after));
-    if (e.before !== undefined) actualSteering.add(table, address, len, bsidOf(e.before));
-  }
+  const withBsids = (side: SteeringSides): SteeringSides => {
+    const retarget = (entries: SteeringEntries): SteeringEntries =>
+      entries.withBsids(entries.bsids.map(bsidOf));
+    return { steering: retarget(side.steering), steering6: retarget(side.steering6) };
+  };
   const ctx: DataplaneContext = {
     client: opts.client,
     interfaces: new InterfaceRegistry(),
     host: NO_HOST_LINKS,
     files: NO_HOST_FILES,
   };
-  const entries = makePlan(desired, actual, routeDeltaKinds, [
-    compareSteering(desiredSteering, actualSteering),
-  ]);
+  const entries = makePlan(
+    desired,
+    actual,
+    routeDeltaKinds,
+    compareSteeringSides(withBsids(after), withBsids(before)),
+  );
   let run = await runPlan(entries, ctx, model, opts);
   // 2. The policies no entry points at any more, once nothing points at them.
   if (run.modelValid && emptied.length > 0) {

@@ -12,8 +12,8 @@
  * own audit (FleetSource.audit); together they are the drift check of the remote routes.
  */
 import { keys } from '../dataplane/keys.js';
-import { steeredIp6Address, STEERING_DETAILS_FIELDS } from '../dataplane/snapshot.js';
-import { canonicalIp6, intToIp4, ip6InPrefix } from '../net/ip.js';
+import { steeredIp6Value, STEERING_DETAILS_FIELDS } from '../dataplane/snapshot.js';
+import { bigIntToIp6, intToIp4, ip6InPrefix } from '../net/ip.js';
 import { nextTurn } from '../util/next-turn.js';
 import type { VppApi } from '../vpp/client/vpp-api.js';
 import { msg } from '../vpp/messages/index.js';
@@ -73,7 +73,7 @@ export async function auditSteering(
 
   // Steering: each entry checked on arrival, remembered compactly for the walk over the model.
   const seen = new Map<number, Set<number>>();
-  const seen6 = new Set<string>();
+  const seen6 = new Map<number, Set<bigint>>();
   const ownBsid = new Map<string, boolean>();
   let entries = 0;
   await client.dumpEach(
@@ -86,13 +86,22 @@ export async function auditSteering(
       if (!own) return;
       entries++;
       if (d.traffic_type === STEER_IPV6) {
-        // One per remote VM of a dual-stack VPC: text keys, as the model keeps them.
-        const address6 = steeredIp6Address(d.prefix.address);
-        const prefix = `${canonicalIp6(address6)}/${d.prefix.len}`;
-        seen6.add(`${d.fib_table} ${prefix}`);
-        const sid = model.sidAt(d.fib_table, { address: address6, len: d.prefix.len });
+        // As IPv4 below, the address as a 128-bit number, as the model keeps it.
+        const address6 = steeredIp6Value(d.prefix.address);
+        const len6 = d.prefix.len;
+        const group6 = d.fib_table * 256 + len6;
+        let inGroup6 = seen6.get(group6);
+        if (!inGroup6) seen6.set(group6, (inGroup6 = new Set()));
+        inGroup6.add(address6);
+        const sid = model.sidAt6(d.fib_table, address6, len6);
         if (sid === undefined || expected.get(sid) !== d.bsid)
-          differences.push(steeringDifference(keys.srSteering(d.fib_table, prefix, true), d.bsid, sid));
+          differences.push(
+            steeringDifference(
+              keys.srSteering(d.fib_table, `${bigIntToIp6(address6)}/${len6}`, true),
+              d.bsid,
+              sid,
+            ),
+          );
         return;
       }
       const address = d.prefix.address.un.ip4;
@@ -120,10 +129,15 @@ export async function auditSteering(
       if (++visited % SLICE === 0) await yieldNow();
     }
   }
-  for (const [table, prefix] of model.entries6()) {
-    if (!seen6.has(`${table} ${prefix}`))
-      differences.push({ key: keys.srSteering(table, prefix, true), what: 'missing' });
-    if (++visited % SLICE === 0) await yieldNow();
+  for (const [table, len, addresses] of model.entryGroups6()) {
+    const seenInGroup = seen6.get(table * 256 + len);
+    for (const address of addresses) {
+      if (!seenInGroup?.has(address)) {
+        const prefix = `${bigIntToIp6(address)}/${len}`;
+        differences.push({ key: keys.srSteering(table, prefix, true), what: 'missing' });
+      }
+      if (++visited % SLICE === 0) await yieldNow();
+    }
   }
   return { policies: seenPolicies.size, entries, differences };
 

@@ -7,20 +7,20 @@
  * Compact, since the agent's whole RSS budget is 200 MB: IPv4 entries live in one Map per (table,
  * prefix length) keyed by the address as an int32 (a small integer in V8, no heap number), with
  * the index of their policy as the value; each policy's SID and BSID are held once. IPv6 entries
- * (one per remote VM of a dual-stack VPC, as many as IPv4 ones at most) are keyed by
- * "table/prefix" strings.
+ * likewise, one Map per (table, prefix length) keyed by the address as a 128-bit bigint.
  */
 import type { AgentConfig } from '../config/model.js';
-import type { SteeringEntries } from '../dataplane/steering-entries.js';
-import { canonicalIp6, intToIp4, ip4ToInt, isIp6, type Ip4Prefix, type Ip6Prefix } from '../net/ip.js';
-
-/** An IPv6 steering entry as the full pass holds it (its SteeringValue). */
-export interface Steering6Entry {
-  readonly table: number;
-  /** Canonical, "2001:db8::1/128". */
-  readonly prefix: string;
-  readonly bsid: string;
-}
+import { SteeringEntries } from '../dataplane/steering-entries.js';
+import {
+  bigIntToIp6,
+  intToIp4,
+  ip4ToInt,
+  ip6ToBigInt,
+  isIp6,
+  routedPrefixes,
+  type Ip4Prefix,
+  type Ip6Prefix,
+} from '../net/ip.js';
 
 /** The settings of the node the model was built for: a delta against other ones is refused. */
 export interface SteeringModelBasis {
@@ -44,16 +44,19 @@ export class SteeringModel {
   readonly #slotOfSid = new Map<string, number>();
   /** (table × 64 + prefix length) → address as int32 → policy slot. */
   readonly #entries = new Map<number, Map<number, number>>();
-  /** "table/address/len" → policy slot, for IPv6 entries. */
-  readonly #entries6 = new Map<string, number>();
+  /** (table × 256 + prefix length) → address as a 128-bit bigint → policy slot, for IPv6 entries. */
+  readonly #entries6 = new Map<number, Map<bigint, number>>();
   #size = 0;
+  /** Of #size, the IPv6 entries. */
+  #size6 = 0;
   #invalidReason: string | undefined;
   /**
-   * The converged pass's IPv4 entries and each BSID index's slot, not yet in #entries: put there
-   * at the first use (#materialize), so that a pass whose model is replaced by the next pass's
-   * before any delta (every drift-check pass of a quiet node) never builds 100k map entries.
+   * The converged pass's entries of each family and each of their BSID indexes' slot, not yet in
+   * #entries and #entries6: put there at the first use (#materialize), so that a pass whose model
+   * is replaced by the next pass's before any delta (every pass of a node in file mode, every
+   * drift-check pass of a quiet one in fleet mode) never builds 100k map entries.
    */
-  #unplaced: { readonly steering: SteeringEntries; readonly slotOfIndex: readonly number[] } | undefined;
+  #unplaced: readonly { readonly steering: SteeringEntries; readonly slotOfIndex: readonly number[] }[] = [];
 
   private constructor(basis: SteeringModelBasis) {
     this.basis = basis;
@@ -61,15 +64,15 @@ export class SteeringModel {
 
   /**
    * The model of a pass that converged for policies and steering: VPP holds one policy per entry
-   * of `bsids` (remote SID → BSID) and exactly the `steering` (IPv4) and `steering6` entries, each
-   * pointing at one of them.
+   * of `bsids` (remote SID → BSID) and exactly the `steering` (IPv4) and `steering6` (IPv6)
+   * entries, each pointing at one of them.
    */
   static converged(
     config: AgentConfig,
     vppPid: number,
     bsids: ReadonlyMap<string, string>,
     steering: SteeringEntries,
-    steering6: readonly Steering6Entry[] = [],
+    steering6: SteeringEntries = new SteeringEntries(0, 6),
   ): SteeringModel {
     const { bsidPrefix, encapSource, hopLimit } = config.node.srv6;
     const tables = new Map(config.vpcs.map((v) => [v.name, v.table]));
@@ -77,35 +80,46 @@ export class SteeringModel {
     const model = new SteeringModel({ vppPid, bsidPrefix, encapSource, hopLimit, tables, ip6Vpcs });
     const slotOfBsid = new Map<string, number>();
     for (const [sid, bsid] of bsids) slotOfBsid.set(bsid, model.addPolicy(sid, bsid));
-    const slotOfIndex = steering.bsids.map((bsid) => {
-      const slot = slotOfBsid.get(bsid);
-      if (slot === undefined) throw new Error(`steering points at ${bsid}, which no policy has`);
-      return slot;
+    if (steering.family !== 4 || steering6.family !== 6)
+      throw new Error('steering model: the IPv4 entries first, then the IPv6 ones');
+    model.#unplaced = [steering, steering6].map((entries) => {
+      const slotOfIndex = entries.bsids.map((bsid) => {
+        const slot = slotOfBsid.get(bsid);
+        if (slot === undefined) throw new Error(`steering points at ${bsid}, which no policy has`);
+        return slot;
+      });
+      return { steering: entries, slotOfIndex };
     });
-    model.#unplaced = { steering, slotOfIndex };
-    for (const e of steering6) {
-      const slot = slotOfBsid.get(e.bsid);
-      if (slot === undefined) throw new Error(`steering points at ${e.bsid}, which no policy has`);
-      model.#set6(`${e.table}/${e.prefix}`, slot);
-    }
     return model;
   }
 
-  /** Steering entries held. */
+  /** Steering entries held, IPv4 and IPv6. */
   get size(): number {
     this.#materialize();
     return this.#size;
   }
 
-  /** Puts the converged pass's IPv4 entries in the maps; every reader of #entries, #size or #uses first calls this. */
+  /** IPv6 steering entries held (of size). */
+  get size6(): number {
+    this.#materialize();
+    return this.#size6;
+  }
+
+  /**
+   * Puts the converged pass's entries in the maps; every reader of #entries, #entries6, #size or
+   * #uses first calls this.
+   */
   #materialize(): void {
     const unplaced = this.#unplaced;
-    if (unplaced === undefined) return;
-    this.#unplaced = undefined;
-    const { steering, slotOfIndex } = unplaced;
-    for (let i = 0; i < steering.size; i++) {
-      const slot = slotOfIndex[steering.bsidIndex(i)] as number;
-      this.#set(steering.table(i), steering.address(i), steering.prefixLength(i), slot);
+    if (unplaced.length === 0) return;
+    this.#unplaced = [];
+    for (const { steering, slotOfIndex } of unplaced) {
+      for (let i = 0; i < steering.size; i++) {
+        const slot = slotOfIndex[steering.bsidIndex(i)] as number;
+        const [table, len] = [steering.table(i), steering.prefixLength(i)];
+        if (steering.family === 4) this.#set(table, steering.address(i), len, slot);
+        else this.#set6(table, addressValue(steering, i), len, slot);
+      }
     }
   }
 
@@ -141,13 +155,14 @@ export class SteeringModel {
     return out;
   }
 
-  /** The remote SID an entry (IPv4 or IPv6, as its address is) steers to, if VPP has the entry. */
+  /**
+   * The remote SID an entry (IPv4 or IPv6, as its address is) steers to, if VPP has the entry. An
+   * IPv6 /0 is the pair of entries VPP holds for it (routed6): their SID when both have the same.
+   */
   sidAt(table: number, prefix: Ip4Prefix | Ip6Prefix): string | undefined {
-    this.#materialize();
-    const slot = isIp6(prefix.address)
-      ? this.#entries6.get(key6(table, prefix))
-      : this.#entries.get(groupKey(table, prefix.len))?.get(ip4ToInt(prefix.address) | 0);
-    return slot === undefined ? undefined : this.#sids[slot];
+    if (!isIp6(prefix.address)) return this.sidAtNumber(table, ip4ToInt(prefix.address), prefix.len);
+    const [first, ...rest] = routed6(prefix).map(([address, len]) => this.sidAt6(table, address, len));
+    return rest.every((sid) => sid === first) ? first : undefined;
   }
 
   /** The remote SID of the entry with the address as a 32-bit number, if VPP has the entry. */
@@ -169,12 +184,18 @@ export class SteeringModel {
       yield [Math.floor(group / 64), group % 64, byAddress.keys()];
   }
 
-  /** Every IPv6 entry as [table, canonical prefix ("2001:db8::1/128")]. */
-  *entries6(): IterableIterator<readonly [number, string]> {
-    for (const key of this.#entries6.keys()) {
-      const cut = key.indexOf('/');
-      yield [Number(key.slice(0, cut)), key.slice(cut + 1)];
-    }
+  /** The remote SID of the IPv6 entry with the address as a 128-bit number, if VPP has the entry. */
+  sidAt6(table: number, address: bigint, len: number): string | undefined {
+    this.#materialize();
+    const slot = this.#entries6.get(groupKey6(table, len))?.get(address);
+    return slot === undefined ? undefined : this.#sids[slot];
+  }
+
+  /** The IPv6 entries by (table, prefix length), as entryGroups: each group's addresses as bigints. */
+  *entryGroups6(): IterableIterator<readonly [table: number, len: number, addresses: Iterable<bigint>]> {
+    this.#materialize();
+    for (const [group, byAddress] of this.#entries6)
+      yield [Math.floor(group / 256), group % 256, byAddress.keys()];
   }
 
   /** Entries pointing at the policy of a remote SID (0 when there is none). */
@@ -194,9 +215,11 @@ export class SteeringModel {
         yield { table, prefix: `${intToIp4(address >>> 0)}/${len}`, sid: this.#sids[slot] as string };
       }
     }
-    for (const [key, slot] of this.#entries6) {
-      const cut = key.indexOf('/');
-      yield { table: Number(key.slice(0, cut)), prefix: key.slice(cut + 1), sid: this.#sids[slot] as string };
+    for (const [group, byAddress] of this.#entries6) {
+      const table = Math.floor(group / 256);
+      const len = group % 256;
+      for (const [address, slot] of byAddress)
+        yield { table, prefix: `${bigIntToIp6(address)}/${len}`, sid: this.#sids[slot] as string };
     }
   }
 
@@ -232,8 +255,10 @@ export class SteeringModel {
     const slot = sid === undefined ? undefined : this.#slotOfSid.get(sid);
     if (sid !== undefined && slot === undefined) throw new Error(`the model has no policy for ${sid}`);
     if (ip6) {
-      if (slot === undefined) this.#delete6(key6(table, prefix));
-      else this.#set6(key6(table, prefix), slot);
+      for (const [address, len] of routed6(prefix)) {
+        if (slot === undefined) this.#delete6(table, address, len);
+        else this.#set6(table, address, len, slot);
+      }
       return;
     }
     const address = ip4ToInt(prefix.address);
@@ -241,20 +266,30 @@ export class SteeringModel {
     else this.#set(table, address, prefix.len, slot);
   }
 
-  #set6(key: string, slot: number): void {
-    const previous = this.#entries6.get(key);
+  #set6(table: number, address: bigint, len: number, slot: number): void {
+    const key = groupKey6(table, len);
+    let byAddress = this.#entries6.get(key);
+    if (!byAddress) this.#entries6.set(key, (byAddress = new Map<bigint, number>()));
+    const previous = byAddress.get(address);
     if (previous !== undefined) this.#count(previous, -1);
-    else this.#size++;
-    this.#entries6.set(key, slot);
+    else {
+      this.#size++;
+      this.#size6++;
+    }
+    byAddress.set(address, slot);
     this.#count(slot, 1);
   }
 
-  #delete6(key: string): void {
-    const previous = this.#entries6.get(key);
-    if (previous === undefined) return;
-    this.#entries6.delete(key);
+  #delete6(table: number, address: bigint, len: number): void {
+    const key = groupKey6(table, len);
+    const byAddress = this.#entries6.get(key);
+    const previous = byAddress?.get(address);
+    if (!byAddress || previous === undefined) return;
+    byAddress.delete(address);
+    if (byAddress.size === 0) this.#entries6.delete(key);
     this.#count(previous, -1);
     this.#size--;
+    this.#size6--;
   }
 
   #set(table: number, address: number, len: number, slot: number): void {
@@ -288,7 +323,26 @@ function groupKey(table: number, len: number): number {
   return table * 64 + len;
 }
 
-/** An IPv6 entry's key: "table/address/len", the address canonical. */
-function key6(table: number, prefix: Ip6Prefix): string {
-  return `${table}/${canonicalIp6(prefix.address)}/${prefix.len}`;
+/** An IPv6 entry's group: its table and prefix length (up to 128). */
+function groupKey6(table: number, len: number): number {
+  return table * 256 + len;
+}
+
+/**
+ * The entries VPP holds for an IPv6 prefix, as [address, length]: the prefix itself, or for a /0
+ * its two halves (net/ip.ts, routedPrefixes), as the full pass and the deltas steer it.
+ */
+function routed6(prefix: Ip6Prefix): (readonly [bigint, number])[] {
+  if (prefix.len !== 0) return [[ip6ToBigInt(prefix.address), prefix.len]];
+  return routedPrefixes(prefix.address, 0, 6).map((half) => {
+    const cut = half.indexOf('/');
+    return [ip6ToBigInt(half.slice(0, cut)), Number(half.slice(cut + 1))] as const;
+  });
+}
+
+/** An IPv6 entry's address as a 128-bit number. */
+function addressValue(entries: SteeringEntries, i: number): bigint {
+  let value = 0n;
+  for (let w = 0; w < 4; w++) value = (value << 32n) | BigInt(entries.addressWord(i, w));
+  return value;
 }

@@ -56,8 +56,12 @@ function octetAt(s: string, start: number, end: number): number | undefined {
 
 export function isIp6Literal(s: string): boolean {
   // Every IPv6 literal has a colon; an IPv4 one, the common question, is answered without parsing.
-  return s.includes(':') && parseIp6(s) !== undefined;
+  // The common IPv6 spelling in one pass (writeIp6Groups), anything else by the general parser.
+  return s.includes(':') && (writeIp6Groups(s, checked, 0) || parseIp6(s) !== undefined);
 }
+
+/** Where isIp6Literal's one-pass check writes the bytes it does not keep. */
+const checked = new Uint8Array(16);
 
 /** Writes the 4 bytes of an IPv4 literal at `off`; false (and nothing written) when it is none. */
 export function writeIp4Literal(s: string, buf: Uint8Array, off: number): boolean {

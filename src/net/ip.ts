@@ -75,7 +75,9 @@ export function bigIntToIp6(n: bigint): string {
 
 /** Canonical spelling of an IPv6 address (RFC 5952), as VPP's dumps decode to. */
 export function canonicalIp6(s: string): string {
-  return bigIntToIp6(ip6ToBigInt(s));
+  // Bytes to text, without ip6ToBigInt's bigint: config validation spells 100k endpoints so.
+  if (!writeIp6Literal(s, scratch, 0)) throw new TypeError(`not an IPv6 address: ${JSON.stringify(s)}`);
+  return formatIp6(scratch, 0);
 }
 
 /** Parses "a.b.c.d/len"; returns undefined when malformed. */

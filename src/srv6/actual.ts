@@ -9,7 +9,6 @@
 import type { AgentConfig } from '../config/model.js';
 import type { VppSnapshot } from '../dataplane/snapshot.js';
 import { UNSET_ENCAP_SOURCE } from '../dataplane/sr-encaps.js';
-import type { SteeringEntries } from '../dataplane/steering-entries.js';
 import { ip6InPrefix } from '../net/ip.js';
 import type { Resource } from '../reconcile/resource.js';
 import { msg } from '../vpp/messages/index.js';
@@ -18,10 +17,10 @@ import {
   hopLimitDescriptor,
   localSidDescriptor,
   policyDescriptor,
-  steering6Descriptor,
   type LocalSidValue,
   type PolicyValue,
 } from './descriptors.js';
+import type { SteeringSides } from './steering-resources.js';
 import type { UnderlayAnnouncementMemory } from './underlay-neighbours.js';
 
 /** What the agent set on a given VPP process (by pid): survives agent restarts when persisted. */
@@ -61,7 +60,7 @@ export function existingBsidsOf(policies: VppSnapshot['policies'], config: Agent
   return out;
 }
 
-/** vppnet's SRv6 objects in VPP but the IPv4 steering entries (actualSteering). */
+/** vppnet's SRv6 objects in VPP but the steering entries (actualSteering). */
 export function actualSrv6(
   s: VppSnapshot,
   config: AgentConfig,
@@ -105,16 +104,12 @@ export function actualSrv6(
     };
     out.push(policyDescriptor.resource(value));
   }
-
-  // IPv6 steering (plain resources; the IPv4 entries are actualSteering's).
-  for (const e of s.steering6) {
-    if (ip6InPrefix(e.bsid, bsidPrefix)) out.push(steering6Descriptor.resource(e));
-  }
   return out;
 }
 
-/** vppnet's steering entries in VPP: the IPv4 ones that point at a BSID in its BSID prefix. */
-export function actualSteering(s: VppSnapshot, config: AgentConfig): SteeringEntries {
+/** vppnet's steering entries in VPP, IPv4 and IPv6: those that point at a BSID in its BSID prefix. */
+export function actualSteering(s: VppSnapshot, config: AgentConfig): SteeringSides {
   const { bsidPrefix } = config.node.srv6;
-  return s.steering.filterByBsid((bsid) => ip6InPrefix(bsid, bsidPrefix));
+  const own = (bsid: string): boolean => ip6InPrefix(bsid, bsidPrefix);
+  return { steering: s.steering.filterByBsid(own), steering6: s.steering6.filterByBsid(own) };
 }

@@ -142,28 +142,35 @@ async function setSteering(
 }
 
 /**
- * The same request as a steering entry's create (isDel false) or delete, from the entry's numbers:
- * its IPv4 prefix address as a 32-bit number and its BSID as 16 bytes (SteeringEntries' columns).
+ * The same request as a steering entry's create (isDel false) or delete, from the entry's numbers
+ * (SteeringEntries' columns): its prefix address as a 32-bit number for IPv4 or as its 16 bytes
+ * for IPv6 (the traffic type follows), and its BSID as 16 bytes.
  */
 export function setSteeringEntry(
   ctx: DataplaneContext,
   table: number,
-  address: number,
+  address: number | Uint8Array,
   len: number,
   bsid: Uint8Array,
   isDel: boolean,
 ): Promise<unknown> {
+  const ip4 = typeof address === 'number';
   return ctx.client.call(msg.sr_steering_add_del, {
     is_del: isDel,
     bsid_addr: bsid,
     sr_policy_index: 0,
     table_id: table,
-    prefix: { address: { af: 0, un: { ip4: address } }, len },
+    prefix: { address: ip4 ? { af: 0, un: { ip4: address } } : { af: 1, un: { ip6: address } }, len },
     sw_if_index: 0,
-    traffic_type: STEER_IPV4,
+    traffic_type: ip4 ? STEER_IPV4 : STEER_IPV6,
   });
 }
 
+/**
+ * An IPv4 steering entry: a remote IPv4 prefix in a VPC's table to the policy of the remote node's
+ * End.DT4 SID. A bulk kind's members (steering-resources.ts), which depend on the policy and the
+ * table.
+ */
 export const steeringDescriptor = defineKind<SteeringValue, DataplaneContext>({
   kind: 'sr-steering',
   key: (v) => keys.srSteering(v.table, v.prefix),
@@ -175,14 +182,13 @@ export const steeringDescriptor = defineKind<SteeringValue, DataplaneContext>({
 
 /**
  * An IPv6 steering entry: a remote IPv6 prefix in a VPC's IPv6 table to the policy of the remote
- * node's End.DT6 SID. Plain resources, not a bulk kind as the IPv4 entries are (steering-entries.ts
- * packs IPv4 addresses in 32 bits). Both the policy and the IPv6 table come first: steering into a
- * table that does not exist crashes VPP 26.06 at once (docs/dual-stack.md, trap 1).
+ * node's End.DT6 SID. A bulk kind's members as the IPv4 entries are (steering-resources.ts), which
+ * depend on the policy and the IPv6 table: both come first, since steering into a table that
+ * does not exist crashes VPP 26.06 at once (docs/dual-stack.md, trap 1).
  */
 export const steering6Descriptor = defineKind<SteeringValue, DataplaneContext>({
   kind: 'sr-steering6',
   key: (v) => keys.srSteering(v.table, v.prefix, true),
-  deps: (v) => [keys.srPolicy(v.bsid), keys.ipTable(v.table, true)],
   create: (ctx, { value }) => setSteering(ctx, value, false, STEER_IPV6),
   delete: (ctx, { value }) => setSteering(ctx, value, true, STEER_IPV6),
   // Re-adding an existing (prefix, table) re-points it (retval 0, as for IPv4).

@@ -50,8 +50,8 @@ import {
   hopLimitDescriptor,
   localSidDescriptor,
   policyDescriptor,
-  steering6Descriptor,
 } from './descriptors.js';
+import type { SteeringSides } from './steering-resources.js';
 import { desiredUnderlayNeighbours } from './underlay-neighbours.js';
 import { assignNewBsids } from './bsid-allocation.js';
 
@@ -145,7 +145,7 @@ function vpcSubnet6Of(vpc: VpcConfig, address: string): { address: string; len: 
   return s;
 }
 
-/** The overlay's resources but its IPv4 steering entries (desiredSteering). */
+/** The overlay's resources but its steering entries (desiredSteering). */
 export function desiredOverlay(config: AgentConfig, bsids: ReadonlyMap<string, string>): Resource[] {
   const out = [...configOnlyOverlay(config)];
   const { node } = config;
@@ -155,28 +155,12 @@ export function desiredOverlay(config: AgentConfig, bsids: ReadonlyMap<string, s
       policyDescriptor.resource({ bsid, sids: [sid], encapSource: node.srv6.encapSource, fibTable: 0 }),
     );
   }
-
-  // IPv6 steering: plain resources (the IPv4 entries are the bulk SteeringEntries).
-  const tableOf = new Map(config.vpcs.map((v) => [v.name, v.table]));
-  const routes = config.remoteRoutes;
-  for (let i = 0; i < routes.length; i++) {
-    const route = routes[i] as RemoteRouteConfig;
-    if (route.family !== 6) continue;
-    for (const prefix of routedPrefixes(canonicalIp6(route.prefix.address), route.prefix.len, 6))
-      out.push(
-        steering6Descriptor.resource({
-          table: tableOf.get(route.vpc) as number,
-          prefix,
-          bsid: bsids.get(route.sid) as string,
-        }),
-      );
-  }
   return out;
 }
 
 /**
- * The overlay's resources that follow from the config alone (all but the policies and IPv6
- * steering, which follow from the BSIDs too), made once per config object: a config is not
+ * The overlay's resources that follow from the config alone (all but the policies, which follow
+ * from the BSIDs too), made once per config object: a config is not
  * changed once loaded, and resources are read-only, so each pass over it (every resync of an
  * unchanged node) shares them instead of making thousands again.
  */
@@ -555,36 +539,63 @@ function desiredPortIp6(
 }
 
 /**
- * Per IPv4 remote route, its steering entry: the route's prefix in its VPC's table, to the BSID of
- * its SID's policy. IPv6 routes are plain resources of desiredOverlay.
+ * Per remote route, its steering entry: the route's prefix in its VPC's table (its IPv6 table for
+ * an IPv6 route), to the BSID of its SID's policy. The IPv4 entries and the IPv6 ones, each a bulk
+ * kind of its own (steering-resources.ts).
  */
-export function desiredSteering(config: AgentConfig, bsids: ReadonlyMap<string, string>): SteeringEntries {
+export function desiredSteering(config: AgentConfig, bsids: ReadonlyMap<string, string>): SteeringSides {
   const bySid = steeringBySid(config);
-  return bySid.withBsids(bySid.bsids.map((sid) => bsids.get(sid) as string));
+  const withBsids = (entries: SteeringEntries): SteeringEntries =>
+    entries.withBsids(entries.bsids.map((sid) => bsids.get(sid) as string));
+  return { steering: withBsids(bySid.steering), steering6: withBsids(bySid.steering6) };
 }
 
 /**
- * The IPv4 entries with each route's SID where the BSID goes, made once per config's routes and
- * VPCs (neither is changed once loaded) and given each pass's BSIDs: a pass that changes nothing
+ * The entries with each route's SID where the BSID goes, made once per config's routes and VPCs
+ * (neither is changed once loaded) and given each pass's BSIDs: a pass that changes nothing
  * parses no prefix.
  */
 const steeringOfRoutes = new WeakMap<
   readonly RemoteRouteConfig[],
-  { readonly vpcs: readonly VpcConfig[]; readonly bySid: SteeringEntries }
+  { readonly vpcs: readonly VpcConfig[]; readonly bySid: SteeringSides }
 >();
 
-function steeringBySid(config: AgentConfig): SteeringEntries {
+function steeringBySid(config: AgentConfig): SteeringSides {
   const routes = config.remoteRoutes;
   const cached = steeringOfRoutes.get(routes);
   if (cached !== undefined && cached.vpcs === config.vpcs) return cached.bySid;
   const tableOf = new Map(config.vpcs.map((v) => [v.name, v.table]));
-  const bySid = new SteeringEntries(Math.max(1, routes.length));
+  let ip6Routes = 0;
+  for (let i = 0; i < routes.length; i++) if ((routes[i] as RemoteRouteConfig).family === 6) ip6Routes++;
+  const steering = new SteeringEntries(Math.max(1, routes.length - ip6Routes));
+  const steering6 = new SteeringEntries(Math.max(1, ip6Routes), 6);
+  const bySid = { steering, steering6 };
   for (let i = 0; i < routes.length; i++) {
     const route = routes[i] as RemoteRouteConfig;
-    // SteeringEntries holds IPv4 entries only: IPv6 steering (traffic type 6) is in desiredOverlay.
-    if (route.family !== 4) continue;
-    bySid.add(tableOf.get(route.vpc) as number, route.prefix.address, route.prefix.len, route.sid);
+    addRouteSteering(bySid, tableOf.get(route.vpc) as number, route.prefix, route.family === 6, route.sid);
   }
   steeringOfRoutes.set(routes, { vpcs: config.vpcs, bySid });
   return bySid;
+}
+
+/**
+ * Adds a remote route's steering to `sides`, to `target` (its SID, or the BSID of its policy):
+ * its prefix in the IPv4 entries, or in the IPv6 ones as it is routed (an IPv6 /0 as its two
+ * halves, ::/1 and 8000::/1: net/ip.ts, routedPrefixes).
+ */
+export function addRouteSteering(
+  sides: SteeringSides,
+  table: number,
+  prefix: { readonly address: string; readonly len: number },
+  ip6: boolean,
+  target: string,
+): void {
+  const { address, len } = prefix;
+  if (!ip6) sides.steering.add(table, address, len, target);
+  else if (len !== 0) sides.steering6.add(table, address, len, target);
+  else
+    for (const half of routedPrefixes(address, len, 6)) {
+      const cut = half.indexOf('/');
+      sides.steering6.add(table, half.slice(0, cut), Number(half.slice(cut + 1)), target);
+    }
 }

@@ -30,9 +30,11 @@ export type FieldSelection =
  *   0x0a000001, with no text made;
  * - `'repeat'`: an IPv4 or IPv6 address or a MAC as text, but the same string as the last one
  *   this selection decoded at that place when the bytes are the same (a dump's entries come in
- *   runs with one BSID): formatted once a run, equal to the full decoder's text.
+ *   runs with one BSID): formatted once a run, equal to the full decoder's text;
+ * - `'bytes'`: an address or a MAC as a copy of its bytes (4, 16 or 6), network order, with no
+ *   text made (an IPv6 steering entry's prefix).
  */
-export type LeafForm = 'u32' | 'repeat';
+export type LeafForm = 'u32' | 'repeat' | 'bytes';
 
 /**
  * A union arm built only when a sibling field of the enclosing struct has a value, e.g. an
@@ -67,10 +69,11 @@ function leafExpr(format: 'ip4' | 'ip6' | 'mac', o: string, sel: FieldSelection)
     return `b.readUInt32BE(${o})`;
   }
   if (sel === 'repeat') return `h.repeat[${registerRepeat(format)}](b, ${o})`;
+  if (sel === 'bytes') return `h.bytes(b, ${o}, ${o} + ${FORMAT_BYTES[format]})`;
   throw new Error(`codec: an address (${format}) has no parts to select`);
 }
 
-/** Bytes of each address format, for the 'repeat' form's comparison. */
+/** Bytes of each address format, for the 'repeat' form's comparison and the 'bytes' form's copy. */
 const FORMAT_BYTES = { ip4: 4, ip6: 16, mac: 6 } as const;
 
 /**

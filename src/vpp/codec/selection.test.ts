@@ -12,6 +12,7 @@ import { FRAME_HEADER_LENGTH } from '../wire/frame.js';
 import { decodeMessage, encodeMessage } from './message-codec.js';
 import { reusingDecoder, selectingDecoder } from './selection.js';
 import { ip4ToInt } from '../../net/ip.js';
+import { formatIp6 } from '../../net/ip-literal.js';
 
 function payload(frame: Buffer): Buffer {
   return frame.subarray(FRAME_HEADER_LENGTH);
@@ -181,6 +182,29 @@ describe('selectingDecoder: only the selected fields of a message', () => {
       // Not a cache of all values seen: a BSID after another is formatted again, correctly.
       const again = decode(frames[4]!, 0, frames[4]!.length).bsid;
       assert.equal(again, 'fc00:1::1');
+    });
+
+    it("gives an address as a copy of its bytes with the 'bytes' form, no text made", () => {
+      const decode = selectingDecoder(msg.sr_steering_pol_details, {
+        bsid: 'bytes',
+        prefix: { address: { af: true, un: { ip6: { when: 'af', is: 1, select: 'bytes' } } } },
+      });
+      for (const f of frames) {
+        const whole = decodeMessage(msg.sr_steering_pol_details, f);
+        const buf = Buffer.concat([Buffer.alloc(3, 0xee), f]);
+        const part = decode(buf, 3, buf.length);
+        const { ip6 } = part.prefix.address.un;
+        if (whole.prefix.address.af === 1) {
+          assert.ok(ip6 instanceof Uint8Array);
+          assert.equal(formatIp6(ip6, 0), whole.prefix.address.un.ip6);
+        } else assert.equal(ip6, undefined);
+        assert.equal(part.bsid.length, 16);
+        assert.equal(formatIp6(part.bsid, 0), whole.bsid);
+        // A copy: the frame's buffer is the client's to reuse.
+        const before = formatIp6(part.bsid, 0);
+        buf.fill(0xff);
+        assert.equal(formatIp6(part.bsid, 0), before);
+      }
     });
 
     it('names a form or a condition put where it cannot be', () => {

@@ -19,9 +19,10 @@ type Leaf = string | number | bigint | boolean | Uint8Array;
  * Which parts of a decoded `T` to build: `true` for all of it; for a struct or union, an object
  * naming the fields (arms) wanted, each again a selection; for an array, the selection of its
  * elements. E.g. `{ prefix: { len: true, address: { un: { ip4: true } } }, bsid: true }`.
- * An address may be asked for in another form (`'u32'`, `'repeat'`: LeafForm in decoder.ts), and
- * a union arm only when a field beside the union has a value (`{ when: 'af', is: 1, select:
- * true }`: ArmCondition); the codec checks both against the definition when it compiles.
+ * An address may be asked for in another form (`'u32'`, `'repeat'`, `'bytes'`: LeafForm in
+ * decoder.ts), and a union arm only when a field beside the union has a value (`{ when: 'af',
+ * is: 1, select: true }`: ArmCondition); the codec checks both against the definition when it
+ * compiles.
  */
 export type Selection<T> = true | (T extends string ? LeafForm : never) | PartSelection<T>;
 type PartSelection<T> = T extends Leaf
@@ -42,13 +43,15 @@ export type Selected<T, S> = S extends true
   ? T
   : S extends 'u32'
     ? number
-    : S extends 'repeat'
-      ? T
-      : S extends { readonly when: string; readonly is: number; readonly select: infer X }
-        ? Selected<T, X> | undefined
-        : T extends readonly (infer E)[]
-          ? readonly Selected<E, S>[]
-          : { readonly [K in keyof S & keyof T]-?: Selected<T[K], Exclude<S[K], undefined>> };
+    : S extends 'bytes'
+      ? Uint8Array
+      : S extends 'repeat'
+        ? T
+        : S extends { readonly when: string; readonly is: number; readonly select: infer X }
+          ? Selected<T, X> | undefined
+          : T extends readonly (infer E)[]
+            ? readonly Selected<E, S>[]
+            : { readonly [K in keyof S & keyof T]-?: Selected<T[K], Exclude<S[K], undefined>> };
 
 export type SelectingDecoder<M extends MessageDef, S> = (
   buf: Buffer,
