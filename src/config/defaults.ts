@@ -78,8 +78,8 @@ export const SOURCE_TABLE_BASE = 0xc0000000;
 export const SOURCE_TABLE_LAST = SOURCE_TABLE_BASE + 0xffffff;
 
 /**
- * Fabric tables: VPC v's IPv4 and IPv6 ones are this + v.id. Its End.DT4 and End.DT6 SIDs
- * decapsulate into them, and they lead only to this node's VM ports (srv6/overlay.ts fabricRoutes).
+ * Fabric tables: VPC v's IPv6 one is this + v.id. Its End.DT6 SID decapsulates into it, and it
+ * leads only to this node's VM ports (srv6/overlay.ts fabricRoutes, which says why IPv4 has none).
  */
 export const FABRIC_TABLE_BASE = 0xc1000000;
 /** The last of the table ids vppnet keeps for itself (source and fabric tables). */

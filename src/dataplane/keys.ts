@@ -110,7 +110,7 @@ export const tableNames = {
   vpc: (vpc: string): string => `${TAG_PREFIX}vpc:${vpc}`,
   /** A VPC's IPv6 source table: only what its ports may send from (source validation). */
   vpcSources: (vpc: string): string => `${TAG_PREFIX}src6:${vpc}`,
-  /** A VPC's fabric table (either family): what End.DT4/End.DT6 decapsulate into. */
+  /** A VPC's IPv6 fabric table: what its End.DT6 SID decapsulates into. */
   vpcFabric: (vpc: string): string => `${TAG_PREFIX}fabric:${vpc}`,
   /** The uplink's IPv6 source table: the fleet's sources (the SRv6 ingress filter). */
   underlaySources: (): string => `${TAG_PREFIX}underlay-sources`,

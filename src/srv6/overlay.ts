@@ -182,13 +182,21 @@ function makeConfigOnlyOverlay(config: AgentConfig): Resource[] {
 }
 
 /**
- * What other hypervisors' traffic may reach. End.DT4 and End.DT6 decapsulate into a VPC's fabric
- * table, not into the VPC table, and the fabric table holds only the routes to this node's VM
+ * What other hypervisors' IPv6 traffic may reach. End.DT6 decapsulates into the VPC's IPv6 fabric
+ * table, not into its IPv6 table, and the fabric table holds only the routes to this node's VM
  * ports (their addresses and allowed prefixes), copied from the VPC table. Decapsulated into the
- * VPC table, a packet could reach what only local VMs may: the metadata and DNS routes (over IPv6
- * a packet whose inner source is a VM's service address then reached the metadata pod as that VM,
- * measured on VPP 26.06: nat66 passes it untranslated and the pods' ACL admits that source), and
- * the VPC's steering, which would send it on to a third node as if it came from this one.
+ * VPC table, a packet could reach the metadata and DNS routes that only local VMs may use: a
+ * packet whose inner source was a VM's IPv6 service address then reached the metadata pod as that
+ * VM (measured on VPP 26.06: nat66 passes it untranslated, and the pods' ACL admits that source).
+ *
+ * IPv4 needs no fabric table, and gets none: NAT44-EI finds a VM's mapping by the table of the
+ * interface the packet came in on, which for a decapsulated packet is the uplink's, so one from the
+ * fabric is never translated, and without a pool it is dropped (checked on VPP 26.06 with an inner
+ * source of a local VM: test/integration/service-plane-ip6.test.ts). An IPv4 table costs VPP 256 KiB
+ * of heap (its mtrie's root ply) where an IPv6 one is a hash: a fabric table per IPv4 VPC would
+ * double what a node's VPCs take of VPP's heap for no gain. (Decapsulated traffic can also meet the
+ * VPC's steering and be sent on to a third node; whoever may send to this node's SIDs may send to
+ * that node's directly.)
  */
 function fabricRoutes(config: AgentConfig, overlay: readonly Resource[]): Resource[] {
   const vpcByTable = new Map(config.vpcs.map((v) => [v.table, v]));
@@ -197,13 +205,13 @@ function fabricRoutes(config: AgentConfig, overlay: readonly Resource[]): Resour
     if (r.kind !== routeDescriptor.kind) continue;
     const route = r.value as RouteValue;
     const vpc = vpcByTable.get(route.table);
-    if (vpc === undefined || !route.paths.every((p) => 'iface' in p)) continue;
+    if (vpc === undefined || !route.ip6 || !route.paths.every((p) => 'iface' in p)) continue;
     const fabric = fabricTableOf(vpc.id);
-    const vpcTableKey = keys.ipTable(vpc.table, route.ip6);
+    const vpcTableKey = keys.ipTable(vpc.table, true);
     out.push(
       routeDescriptor.resource(
         { ...route, table: fabric },
-        { after: [...r.deps.filter((d) => d !== vpcTableKey), keys.ipTable(fabric, route.ip6)] },
+        { after: [...r.deps.filter((d) => d !== vpcTableKey), keys.ipTable(fabric, true)] },
       ),
     );
   }
@@ -285,11 +293,11 @@ function makeOverlayResources(config: AgentConfig): Resource[] {
     }
 
     // End.DT4: VPP reads the IPv4 table from sw_if_index; the table must exist first, or
-    // decapsulated traffic silently lands in the underlay table. Into the VPC's fabric table, which
-    // leads only to this node's VMs (fabricRoutes).
-    const fabric = fabricTableOf(vpc.id);
-    out.push(ipTableDescriptor.resource({ table: fabric, ip6: false, name: tableNames.vpcFabric(vpc.name) }));
-    out.push(localSidDescriptor.resource({ sid: vpc.sid, behavior: 'end.dt4', table: fabric, fibTable: 0 }));
+    // decapsulated traffic silently lands in the underlay table. Into the VPC table itself: IPv4
+    // needs no fabric table (fabricRoutes says why).
+    out.push(
+      localSidDescriptor.resource({ sid: vpc.sid, behavior: 'end.dt4', table: vpc.table, fibTable: 0 }),
+    );
   }
 
   for (const port of config.ports) {

@@ -272,8 +272,9 @@ describe('the service plane over IPv6 against real packets', { skip }, () => {
     assert.equal(vm3?.vmIp, undefined);
     assert.equal(vm3?.vmIp6, VM6(3));
     // Answers come back through nat66 to the right VM (and its VPC).
-    assert.ok(pings6(ns('vm3'), DNS6));
-    assert.ok(pings6(ns('vm1'), DNS6));
+    // (a ping answered within 1 s, a few tries: one echo lost on a loaded machine is no failure)
+    for (const vm of ['vm3', 'vm1'])
+      await until(() => pings6(ns(vm), DNS6), `${vm} pings ${DNS6}`, { timeoutMs: 10_000, everyMs: 100 });
   });
 
   it('a pod cannot open a flow to a VM over IPv6', async () => {
