@@ -26,8 +26,12 @@ import {
   ip4InPrefix,
   ip4PrefixWithin,
   ip4PrefixesOverlap,
+  bigIntToIp6,
+  ip6InsideWhich,
   ip6Network,
+  ip6PrefixBytes,
   ip6ToBigInt,
+  type Ip6PrefixBytes,
   type Ip4Prefix,
   type Ip6Prefix,
 } from '../net/ip.js';
@@ -241,13 +245,23 @@ export function reservedRangeHolding(
       if (ip4PrefixWithin(p, r.prefix)) return `lies inside${r.why.slice('overlaps'.length)}`;
     return undefined;
   }
-  const addr = ip6ToBigInt(p.address);
-  for (const r of reservedIp6(node)) {
-    const shift = BigInt(128 - r.len);
-    if (p.len >= r.len && addr >> shift === r.network >> shift)
-      return `lies inside${r.why.slice('overlaps'.length)}`;
+  const reserved = reservedIp6(node);
+  const inside = ip6InsideWhich(p.address, p.len, reservedBytes(reserved));
+  return inside < 0
+    ? undefined
+    : `lies inside${(reserved[inside] as ReservedIp6).why.slice('overlaps'.length)}`;
+}
+
+const bytesOfReserved = new WeakMap<readonly ReservedIp6[], readonly Ip6PrefixBytes[]>();
+
+/** The reserved ranges as bytes, made once per list (a node may carry 100k IPv6 routes). */
+function reservedBytes(list: readonly ReservedIp6[]): readonly Ip6PrefixBytes[] {
+  let bytes = bytesOfReserved.get(list);
+  if (bytes === undefined) {
+    bytes = list.map((r) => ip6PrefixBytes({ address: bigIntToIp6(r.network), len: r.len }));
+    bytesOfReserved.set(list, bytes);
   }
-  return undefined;
+  return bytes;
 }
 
 /** The message of a remote route refused because a local port holds its address. */

@@ -495,11 +495,19 @@ export const CONFIG_FIELDS: readonly FieldDoc[] = [
 
 /** The field names allowed directly under `path` (e.g. 'node.underlay' → interface, address, gateway). */
 export function fieldsUnder(path: string): string[] {
-  const prefix = path === '' ? '' : `${path}.`;
-  return CONFIG_FIELDS.filter(
-    (f) => f.path.startsWith(prefix) && !f.path.slice(prefix.length).includes('.'),
-  ).map((f) => f.path.slice(prefix.length).replace(/\[\]$/, ''));
+  // Asked once per list item (100k remote routes): computed once per path.
+  let fields = fieldsByPath.get(path);
+  if (fields === undefined) {
+    const prefix = path === '' ? '' : `${path}.`;
+    fields = CONFIG_FIELDS.filter(
+      (f) => f.path.startsWith(prefix) && !f.path.slice(prefix.length).includes('.'),
+    ).map((f) => f.path.slice(prefix.length).replace(/\[\]$/, ''));
+    fieldsByPath.set(path, fields);
+  }
+  return fields;
 }
+
+const fieldsByPath = new Map<string, string[]>();
 
 /** The reference as Markdown (README "Configuration reference"). */
 export function configReferenceMarkdown(): string {

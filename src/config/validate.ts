@@ -17,6 +17,7 @@ import {
   ip6ToBigInt,
   ip6PrefixesOverlap,
   ip6Network,
+  ip6HasHostBits,
   ip6IndexInPrefix,
   isIp4,
   isIp6,
@@ -187,7 +188,7 @@ export class Checker {
   ip6Prefix(v: unknown, path: string, requireNetwork = false): Ip6Prefix | undefined {
     const p = typeof v === 'string' ? parseIp6Prefix(v) : undefined;
     if (!p) return this.fail(path, 'must be an IPv6 prefix like fc00:1::/48');
-    if (requireNetwork && ip6Network(p) !== p.address)
+    if (requireNetwork && ip6HasHostBits(p))
       return this.fail(path, `host bits set: the network is ${ip6Network(p)}/${p.len}`);
     return p;
   }

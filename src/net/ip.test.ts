@@ -9,6 +9,9 @@ import {
   ip4Network,
   ip4PrefixesOverlap,
   ip6AddressInPrefix,
+  ip6HasHostBits,
+  ip6InsideWhich,
+  ip6PrefixBytes,
   ip6InPrefix,
   ip6IndexInPrefix,
   ip6PrefixesOverlap,
@@ -116,5 +119,30 @@ describe('routedPrefixes', () => {
     assert.deepEqual(routedPrefixes('0.0.0.0', 0, 4), ['0.0.0.0/1', '128.0.0.0/1']);
     assert.deepEqual(routedPrefixes('2000::', 3, 6), ['2000::/3']);
     assert.deepEqual(routedPrefixes('192.168.0.0', 16, 4), ['192.168.0.0/16']);
+  });
+});
+
+describe('IPv6 prefixes by their bytes (config validation of 100k routes)', () => {
+  it('finds host bits at any prefix length, partial bytes included', () => {
+    assert.equal(ip6HasHostBits({ address: '2001:db8::', len: 64 }), false);
+    assert.equal(ip6HasHostBits({ address: '2001:db8::1', len: 64 }), true);
+    assert.equal(ip6HasHostBits({ address: 'fe80::', len: 10 }), false);
+    assert.equal(ip6HasHostBits({ address: 'fea0::', len: 10 }), true, 'the 11th bit');
+    assert.equal(ip6HasHostBits({ address: 'fec0::', len: 10 }), false, 'another /10');
+    assert.equal(ip6HasHostBits({ address: '::1', len: 128 }), false);
+    assert.equal(ip6HasHostBits({ address: '8000::', len: 0 }), true);
+  });
+
+  it('says which range holds a prefix: equal or inside, never merely overlapping', () => {
+    const ranges = [
+      ip6PrefixBytes({ address: 'fe80::', len: 10 }),
+      ip6PrefixBytes({ address: 'fc00:1::', len: 48 }),
+    ];
+    assert.equal(ip6InsideWhich('febf:ffff::', 32, ranges), 0, 'the last /32 of fe80::/10');
+    assert.equal(ip6InsideWhich('fec0::', 16, ranges), -1, 'just past fe80::/10');
+    assert.equal(ip6InsideWhich('fc00:1::', 48, ranges), 1);
+    assert.equal(ip6InsideWhich('fc00:1:0:1::', 64, ranges), 1);
+    assert.equal(ip6InsideWhich('fc00::', 16, ranges), -1, 'covering is not inside');
+    assert.equal(ip6InsideWhich('::', 0, ranges), -1);
   });
 });

@@ -151,6 +151,54 @@ export function ip6PrefixesOverlap(a: Ip6Prefix, b: Ip6Prefix): boolean {
   return ip6ToBigInt(a.address) >> shift === ip6ToBigInt(b.address) >> shift;
 }
 
+/**
+ * Whether an IPv6 prefix has host bits set (2001:db8::1/64 has), from its bytes: config validation
+ * asks this of 100k routes, and ip6Network would format a string for each.
+ */
+export function ip6HasHostBits(p: Ip6Prefix): boolean {
+  if (!writeIp6Literal(p.address, scratch, 0))
+    throw new TypeError(`not an IPv6 address: ${JSON.stringify(p.address)}`);
+  const whole = p.len >> 3;
+  const partial = p.len & 7;
+  if (partial !== 0 && ((scratch[whole] as number) & (0xff >> partial)) !== 0) return true;
+  for (let i = whole + (partial === 0 ? 0 : 1); i < 16; i++) if (scratch[i] !== 0) return true;
+  return false;
+}
+
+/** An IPv6 prefix as its 16 bytes, for ip6InsideWhich. */
+export interface Ip6PrefixBytes {
+  readonly bytes: Uint8Array;
+  readonly len: number;
+}
+
+export function ip6PrefixBytes(p: Ip6Prefix): Ip6PrefixBytes {
+  if (!writeIp6Literal(p.address, scratch, 0))
+    throw new TypeError(`not an IPv6 address: ${JSON.stringify(p.address)}`);
+  return { bytes: Uint8Array.from(scratch.subarray(0, 16)), len: p.len };
+}
+
+/**
+ * The index of the first of `ranges` that holds the prefix `address/len` (is it, or contains it),
+ * or -1. One parse and byte compares: config validation asks it of 100k routes.
+ */
+export function ip6InsideWhich(address: string, len: number, ranges: readonly Ip6PrefixBytes[]): number {
+  if (!writeIp6Literal(address, scratch, 0))
+    throw new TypeError(`not an IPv6 address: ${JSON.stringify(address)}`);
+  for (let r = 0; r < ranges.length; r++) {
+    const range = ranges[r] as Ip6PrefixBytes;
+    if (len < range.len) continue;
+    const whole = range.len >> 3;
+    let i = 0;
+    while (i < whole && scratch[i] === range.bytes[i]) i++;
+    if (i < whole) continue;
+    const partial = range.len & 7;
+    const mask = (0xff00 >> partial) & 0xff;
+    if (partial === 0 || (((scratch[whole] as number) ^ (range.bytes[whole] as number)) & mask) === 0)
+      return r;
+  }
+  return -1;
+}
+
 /** The network address of an IPv6 prefix (2001:db8::1/64 → 2001:db8::). */
 export function ip6Network(p: Ip6Prefix): string {
   if (p.len === 0) return '::';
