@@ -277,6 +277,20 @@ describe('the service plane over IPv6 against real packets', { skip }, () => {
       await until(() => pings6(ns(vm), DNS6), `${vm} pings ${DNS6}`, { timeoutMs: 10_000, everyMs: 100 });
   });
 
+  it('a VM cannot ask as another VM: its source check runs before nat66 on its port', async () => {
+    // vm1 sends as vm2 (same VPC): the uRPF source check on vm1's port must drop it before
+    // nat66-in2out, which would translate it to vm2's service address (nothing in VPP orders the
+    // two features: this checks the order VPP picked).
+    send(
+      ns('vm1'),
+      'eth0',
+      `Ether(src='${VM_MAC(1)}', dst='${vmPortMac.get(1)}')/IPv6(src='${VM6(2)}', dst='${METADATA6}')/UDP(sport=4000, dport=${PORT})/Raw(b'vm1-as-vm2')`,
+    );
+    fromVm(1, METADATA6, 'md6-after-spoof');
+    await listener('md').receives('md6-after-spoof');
+    assert.equal(listener('md').has('vm1-as-vm2'), false);
+  });
+
   it('a pod cannot open a flow to a VM over IPv6', async () => {
     const vm1 = addresses.serviceMap().find((e) => e.port === 'vm1')?.serviceAddress6 ?? '';
     const md = PODS[0];
