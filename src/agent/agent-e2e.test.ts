@@ -14,6 +14,7 @@ import { SIM_ONLY, startVppTarget, type VppTarget } from '../../test/support/vpp
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
 import { Agent } from './agent.js';
+import { agentVppClient } from './agent-vpp-client.js';
 import type { ConfigStatus, PassResult, ReconcileSummary } from './status.js';
 
 function configYaml(underlay: string, routes: number, vhostDir: string): string {
@@ -101,6 +102,7 @@ describe('vppnet-agent against the simulator', { skip: SIM_ONLY }, () => {
     new Agent({
       configPath: configPath(),
       stateDir: path.join(dir, 'state'),
+      client: agentVppClient(target.socketPath),
       vppSocketPath: target.socketPath,
       agentSocketPath: agentSocket(),
       driftIntervalMs: 0,

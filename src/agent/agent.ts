@@ -16,50 +16,48 @@
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import v8 from 'node:v8';
-import { loadConfigFile } from '../config/load.js';
 import type { AgentConfig } from '../config/model.js';
-import { ConfigError, type ConfigProblem } from '../config/validate.js';
 import type { HostLinks } from '../dataplane/context.js';
 import { readDropCounts } from '../dataplane/drop-counters.js';
 import { readPolicerCounts } from '../dataplane/policer-counters.js';
 import { readNatSessionsPerPort } from '../dataplane/nat-users.js';
 import type { ConnectionState } from '../vpp/client/connection-state.js';
-import type { ManagedVppApi, VppApi, VppClientEvents } from '../vpp/client/vpp-api.js';
-import { DEFAULT_SOCKET_PATH, VppClient } from '../vpp/client/vpp-client.js';
+import type { ManagedVppApi, VppClientEvents } from '../vpp/client/vpp-api.js';
+import { DEFAULT_SOCKET_PATH } from '../vpp/client/vpp-client.js';
 import { hostLinkOwner } from '../netns/link-owner.js';
 import { watchLinkDeletions, type LinkDeletionWatch } from '../netns/link-monitor.js';
 import { ATTACHMENT_CHANNEL, type AttachmentDiagnostic } from '../attachments/attachment-timing.js';
 import { openServices, type OpenedServices } from '../attachments/open-services.js';
-import type { Resource } from '../reconcile/resource.js';
-import { backoffDelayMs } from '../util/backoff.js';
 import { nextTurn } from '../util/next-turn.js';
 import { systemTimers, type Timer, type Timers } from '../util/timers.js';
+import type { OpenAuditReader } from './audit-reader.js';
 import { CoalescingRunner } from './coalescing-runner.js';
-import { ConfigFileWatcher } from './config-watcher.js';
+import type { ConfigSource } from './config-source.js';
+import { FileConfigSource } from './file-config-source.js';
+import { FleetConfigSource } from './fleet-config-source.js';
 import { linuxHostLinks } from './host-links.js';
-import type { FleetDesired, FleetProblem } from './fleet-desired.js';
-import type { ExecutionResult } from '../reconcile/executor.js';
-import type { Plan } from '../reconcile/resource.js';
+import type { FleetDesired } from './fleet-desired.js';
+import { FleetDriftCheck } from './fleet-drift-check.js';
 import {
   reconcileRouteChanges,
   type RemoteRouteChange,
   type SteeringModel,
 } from '../hypervisor/route-delta.js';
-import { auditSteering } from '../hypervisor/steering-audit.js';
 import { policyDescriptor, steering6Descriptor, steeringDescriptor } from '../srv6/descriptors.js';
 import { errorMessage, silentLogger, type AgentLogger } from './logger.js';
+import { logOpProblems, logPassSummary } from './pass-log.js';
+import { summarize, summarizeFailure } from './pass-summary.js';
+import { DEFAULT_RETRY_INITIAL_MS, DEFAULT_RETRY_MAX_MS, RetrySchedule } from './retry-schedule.js';
 import { AgentMetrics } from './metrics.js';
-import { portScope, type PortOf } from './port-scope.js';
-import { reconcile, REQUIRED_MESSAGES, type ReconcileOptions, type ReconcileOutcome } from './reconciler.js';
+import { portScope } from './port-scope.js';
+import { reconcile, type ReconcileOptions, type ReconcileOutcome } from './reconciler.js';
 import { SR_GLOBALS_FILE, SrGlobalsFileStore } from './sr-globals-file-store.js';
 import { VPP_API_RELEASE, VPPNET_VERSION } from '../util/version.js';
 import {
   readinessOf,
   type AgentStatus,
   type ConfigStatus,
-  type DatastoreStatus,
   type PassResult,
-  type PortProblemReport,
   type Readiness,
   type ReconcileSummary,
   type ReconcileTrigger,
@@ -69,11 +67,6 @@ import {
 export type ReconcileFn = (config: AgentConfig, opts: ReconcileOptions) => Promise<ReconcileOutcome>;
 
 export const DEFAULT_DRIFT_INTERVAL_MS = 60_000;
-/**
- * Fleet mode: changes gathered this long before a pass. bench/fleet's (c) (20 agents at 1,000
- * changes/s on 2 cores) ran a delta pass per watch batch, ~46 a second per agent, ~1 ms each.
- */
-export const DEFAULT_FLEET_BATCH_MS = 50;
 const POLICY_KIND = policyDescriptor.kind;
 /**
  * Fleet mode's drift check gives way to passes (the route deltas above all): between two of its
@@ -81,21 +74,8 @@ const POLICY_KIND = policyDescriptor.kind;
  * longer than this, so that a node whose passes run back to back still gets its check done.
  */
 const DRIFT_CHECK_YIELD_MAX_MS = 250;
-/**
- * The deadline of each of the drift check's dumps: read at the pace the passes leave, 100k
- * steering details may take far longer than an ordinary request may.
- */
-const DRIFT_CHECK_DUMP_TIMEOUT_MS = 180_000;
-/** In a drift check's touched keys: a route delta failed, what it changed is unknown. */
-const UNKNOWN_TOUCH = '(unknown)';
 const STEERING_KIND = steeringDescriptor.kind;
 const STEERING6_KIND = steering6Descriptor.kind;
-export const DEFAULT_CONFIG_DEBOUNCE_MS = 250;
-export const DEFAULT_RETRY_INITIAL_MS = 1_000;
-export const DEFAULT_RETRY_MAX_MS = 60_000;
-
-/** Failed ops and waiting resources listed in status and readiness; the log has all of them. */
-const REPORTED_PER_PASS = 5;
 
 export interface AgentOptions {
   /** File mode: the config file, watched. Exactly one of configPath and fleet. */
@@ -109,6 +89,7 @@ export interface AgentOptions {
   readonly fleetBatchMs?: number;
   /** Where the agent keeps state across restarts (the SRv6 globals file). */
   readonly stateDir: string;
+  /** The socket `client` talks to: for status, logs and the mark on the host links it makes. */
   readonly vppSocketPath?: string;
   readonly logger?: AgentLogger;
   /** Period of the drift check (re-read the config, reconcile); 0 disables it. */
@@ -121,8 +102,13 @@ export interface AgentOptions {
   /** The reconcile pass; tests inject a fake. */
   readonly reconcileFn?: ReconcileFn;
   readonly hostLinks?: HostLinks;
-  /** A client to use instead of creating one for vppSocketPath; the agent starts and closes it. */
-  readonly client?: ManagedVppApi;
+  /** The VPP session (agentVppClient in main.ts); the agent starts and closes it. */
+  readonly client: ManagedVppApi;
+  /**
+   * Fleet mode (required there): opens the drift check's reader of VPP's large dumps, a
+   * connection of its own (socketAuditReaders in main.ts).
+   */
+  readonly openAuditReader?: OpenAuditReader;
   /**
    * Where the local API (vppnet-cni's attachments, the service map) listens; undefined: no local
    * API and no pod attachments (tests of the SRv6 side alone).
@@ -159,9 +145,10 @@ export interface AgentEvents {
 export class Agent {
   /** The agent's metrics registry, for the HTTP server. */
   readonly metrics = new AgentMetrics();
-  /** The config file, or in fleet mode the datastore source's description. */
-  readonly #configPath: string;
-  readonly #fleet: FleetDesired | undefined;
+  /** The config file, or in fleet mode the datastore; its config is what the agent reconciles to. */
+  readonly #source: ConfigSource;
+  /** Fleet mode: the same source, whose passes can be route deltas. */
+  readonly #fleetSource: FleetConfigSource | undefined;
   /**
    * Fleet mode: what VPP holds of policies and steering, as the last converged full pass left it
    * plus the route deltas since; without one, a route change runs a full pass.
@@ -169,16 +156,9 @@ export class Agent {
   #steering: SteeringModel | undefined;
   /** The VM ports the last full pass left broken: a route delta touches no port. */
   #brokenPorts: ReconcileSummary['brokenPorts'] = [];
-  #waitingForSync = false;
-  readonly #fleetBatchMs: number;
-  #fleetBatchTimer: Timer | undefined;
   readonly #socketPath: string;
-  /** The client came from the caller (tests): no second connection is opened for the drift check. */
-  readonly #injectedClient: boolean;
   readonly #logger: AgentLogger;
   readonly #driftIntervalMs: number;
-  readonly #retryInitialMs: number;
-  readonly #retryMaxMs: number;
   readonly #reconcileFn: ReconcileFn;
   /** The mark on the host links this agent makes (one agent per VPP). */
   readonly #hostLinkOwner: string;
@@ -197,27 +177,18 @@ export class Agent {
   #pruning: Promise<void> = Promise.resolve();
   /** The service bridge's runtime (addresses, attachments, lock), once started. */
   #services: OpenedServices | undefined;
-  readonly #watcher: ConfigFileWatcher | undefined;
   readonly #runner: CoalescingRunner<ReconcileTrigger, PassResult>;
   readonly #events = new EventEmitter();
 
   #phase: AgentStatus['phase'] = 'created';
   #stopping: Promise<void> | undefined;
 
-  /** The last good config: what the agent reconciles to, whatever the file says now. */
-  #config: AgentConfig | undefined;
-  /** Its canonical JSON, to tell a real change from a rewrite with equal content. */
-  #configKey: string | undefined;
-  #configStatus: ConfigStatus;
-  /** Config reads run one after another, so an older read never overwrites a newer one. */
-  #configReads: Promise<unknown> = Promise.resolve();
-
   /** Successful VPP handshakes so far; a pass records the one it ran on. */
   #connections = 0;
   /** Full passes run so far (a fleet drift check that overlaps one has nothing to decide). */
   #fullPasses = 0;
-  /** While a fleet drift check reads VPP: the keys route deltas changed meanwhile. */
-  #driftTouched: Set<string> | undefined;
+  /** Fleet mode's drift check (file mode's re-reads the file and runs a full pass). */
+  readonly #fleetDriftCheck: FleetDriftCheck | undefined;
   /** Route delta passes started so far, and the last one finished. */
   #routePassesStarted = 0;
   #routePassesFinished = 0;
@@ -228,65 +199,84 @@ export class Agent {
   #driftTimer: Timer | undefined;
   /** The drift check under way, if any: stop() waits for it to end. */
   #driftInFlight: Promise<void> | undefined;
-  #retryTimer: Timer | undefined;
-  #retryAttempt = 0;
-  #nextRetryAt: number | undefined;
+  readonly #retry: RetrySchedule;
 
   constructor(opts: AgentOptions) {
     if ((opts.configPath === undefined) === (opts.fleet === undefined))
       throw new Error('Agent: give exactly one of configPath (file mode) and fleet (fleet mode)');
-    this.#fleet = opts.fleet;
-    this.#fleetBatchMs = opts.fleetBatchMs ?? DEFAULT_FLEET_BATCH_MS;
-    this.#configPath = opts.configPath ?? (opts.fleet as FleetDesired).description;
+    const openAuditReader = opts.openAuditReader;
+    if (opts.fleet && openAuditReader === undefined)
+      throw new Error('Agent: fleet mode needs openAuditReader (its drift check reads VPP on its own)');
     this.#socketPath = opts.vppSocketPath ?? DEFAULT_SOCKET_PATH;
     this.#logger = opts.logger ?? silentLogger;
     this.#driftIntervalMs = opts.driftIntervalMs ?? DEFAULT_DRIFT_INTERVAL_MS;
-    this.#retryInitialMs = opts.retryInitialMs ?? DEFAULT_RETRY_INITIAL_MS;
-    this.#retryMaxMs = opts.retryMaxMs ?? DEFAULT_RETRY_MAX_MS;
     this.#reconcileFn = opts.reconcileFn ?? reconcile;
     this.#hostLinkOwner = hostLinkOwner(this.#socketPath);
     this.#hostLinks = opts.hostLinks ?? linuxHostLinks(this.#hostLinkOwner);
     this.#timers = opts.timers ?? systemTimers;
     const timers = this.#timers;
     this.#clock = opts.clock ?? (() => timers.now());
-    this.#injectedClient = opts.client !== undefined;
-    this.#client =
-      opts.client ??
-      new VppClient({
-        socketPath: this.#socketPath,
-        clientName: 'vppnet-agent',
-        requiredMessages: REQUIRED_MESSAGES,
-        // Never queue while disconnected: a queued op would reach the next VPP process with the
-        // interface indexes of the last one. Fail it; the resync after the reconnect redoes it.
-        offlineQueue: false,
-      });
+    this.#retry = new RetrySchedule({
+      backoff: {
+        initialMs: opts.retryInitialMs ?? DEFAULT_RETRY_INITIAL_MS,
+        maxMs: opts.retryMaxMs ?? DEFAULT_RETRY_MAX_MS,
+      },
+      timers: this.#timers,
+      clock: this.#clock,
+      logger: this.#logger,
+      retry: () => this.#kick('retry'),
+    });
+    this.#client = opts.client;
     this.#globals = new SrGlobalsFileStore(join(opts.stateDir, SR_GLOBALS_FILE), this.#logger);
     this.#stateDir = opts.stateDir;
     this.#agentSocketPath = opts.agentSocketPath;
     this.#serviceMapSocketPath = opts.serviceMapSocketPath;
     this.#podNetnsDirs = opts.podNetnsDirs;
-    this.#watcher =
-      opts.configPath === undefined
-        ? undefined
-        : new ConfigFileWatcher({
-            path: opts.configPath,
-            debounceMs: opts.configDebounceMs ?? DEFAULT_CONFIG_DEBOUNCE_MS,
-            timers: this.#timers,
-            onChange: () => void this.reloadConfig(),
-            onError: (message) =>
-              this.#logger.warn(
-                { path: this.#configPath },
-                `${message}; the config is re-read on each drift check instead`,
-              ),
-          });
-    if (this.#fleet) {
-      const fleet = this.#fleet;
+    this.#fleetSource =
+      opts.fleet &&
+      new FleetConfigSource({
+        fleet: opts.fleet,
+        ...(opts.fleetBatchMs === undefined ? {} : { batchMs: opts.fleetBatchMs }),
+        timers: this.#timers,
+        clock: this.#clock,
+        logger: this.#logger,
+        onRejected: () => this.metrics.countDatastoreRejection(),
+      });
+    this.#source =
+      this.#fleetSource ??
+      new FileConfigSource({
+        path: opts.configPath as string,
+        ...(opts.configDebounceMs === undefined ? {} : { debounceMs: opts.configDebounceMs }),
+        timers: this.#timers,
+        clock: this.#clock,
+        logger: this.#logger,
+      });
+    if (opts.fleet) {
+      const fleet = opts.fleet;
       this.metrics.watchDatastore(() => ({
         ...fleet.health(),
         rejectedKeys: fleet.rejected().size,
         leftOut: fleet.leftOut(),
       }));
     }
+    this.#fleetDriftCheck =
+      opts.fleet &&
+      new FleetDriftCheck({
+        fleet: opts.fleet,
+        openAuditReader: openAuditReader as OpenAuditReader,
+        planWithoutSteering: async (config) => {
+          const options = { ...this.#reconcileOptions(), planOnly: true, leaveSteering: true };
+          return (await this.#reconcileFn(config, options)).plan;
+        },
+        turn: () => this.#driftCheckTurn(),
+        routePassesDone: (timeoutMs) =>
+          this.#routePassesFinished < this.#routePassesStarted
+            ? this.#nextRoutePass(this.#routePassesStarted, timeoutMs)
+            : Promise.resolve(),
+        running: () => this.#phase === 'running',
+        clock: this.#clock,
+        logger: this.#logger,
+      });
     this.#runner = new CoalescingRunner((triggers) => this.#pass(triggers));
     this.metrics.watchReadiness(() => this.readiness().ready);
     this.metrics.watchDrops(() =>
@@ -296,12 +286,11 @@ export class Agent {
       this.#client.state === 'ready' ? readPolicerCounts(this.#client) : Promise.resolve(undefined),
     );
     this.metrics.watchNatSessions(() => {
-      const config = this.#config;
+      const config = this.#source.config;
       return this.#client.state === 'ready' && config
         ? readNatSessionsPerPort(this.#client, config)
         : Promise.resolve(undefined);
     });
-    this.#configStatus = { path: this.#configPath, valid: false, problems: [] };
   }
 
   // -------------------------------------------------------------------------------------------
@@ -325,7 +314,9 @@ export class Agent {
         // Which release is running, for whoever reads the log of a node behaving differently.
         version: VPPNET_VERSION,
         vppApi: VPP_API_RELEASE,
-        ...(this.#fleet ? { datastore: this.#configPath } : { config: this.#configPath }),
+        ...(this.#fleetSource
+          ? { datastore: this.#source.description }
+          : { config: this.#source.description }),
         vppSocket: this.#socketPath,
         stateFile: this.#globals.path,
         driftIntervalMs: this.#driftIntervalMs,
@@ -333,17 +324,14 @@ export class Agent {
       },
       'vppnet-agent starting',
     );
-    if (this.#fleet) {
-      // No waiting for the store: it may be down, and VPP keeps what it has meanwhile.
-      this.#fleet.start({
-        onChange: () => this.#onFleetChange(),
-        onRejected: (key, reason) => this.#onFleetRejected(key, reason),
-      });
-      this.#passWhenSynced(this.#fleet);
-    } else {
-      this.#watcher?.ensureWatching();
-      await this.reloadConfig();
-    }
+    await this.#source.start({
+      changed: (trigger) => this.#kick(trigger),
+      checked: (status) => {
+        this.metrics.setConfigValid(status.valid);
+        this.#events.emit('config', status);
+      },
+      running: () => this.#phase === 'running',
+    });
     if (this.#phase !== 'running') return;
     if (this.#agentSocketPath !== undefined) {
       // Pods attach through this socket; their records are restored from the state dir first,
@@ -353,7 +341,7 @@ export class Agent {
         host: this.#hostLinks,
         hostLinkOwner: this.#hostLinkOwner,
         stateDir: this.#stateDir,
-        services: () => this.#config?.services,
+        services: () => this.#source.config?.services,
         ...(this.#podNetnsDirs !== undefined && { podNetnsDirs: this.#podNetnsDirs }),
       });
       await this.#services.localApi.listen(this.#agentSocketPath);
@@ -390,7 +378,7 @@ export class Agent {
       { reconciling: this.#runner.busy },
       'vppnet-agent stopping; the dataplane stays programmed',
     );
-    this.#watcher?.close();
+    this.#source.stopWatching();
     this.#linkWatch?.close();
     this.#clearTimers();
     // A drift check under way ends at its next turn; its reads must not outlive the connection.
@@ -400,8 +388,7 @@ export class Agent {
     await this.#services?.serviceMapApi.close();
     await this.#runner.close();
     await this.#pruning;
-    await this.#configReads;
-    await this.#fleet?.stop();
+    await this.#source.stop();
     await this.#client.close();
     this.#client.off('state', this.#onVppState);
     this.#client.off('ready', this.#onVppReady);
@@ -426,23 +413,16 @@ export class Agent {
    * triggers a pass; an invalid one is reported and the last good one stays in force.
    */
   reloadConfig(): Promise<ConfigStatus> {
-    if (this.#fleet) {
-      // Fleet mode has no file: the next pass derives the config from the datastore afresh.
-      this.#kick('config-change');
-      return Promise.resolve(this.#configStatus);
-    }
-    const read = this.#configReads.then(() => this.#readConfig());
-    this.#configReads = read.catch(() => undefined);
-    return read;
+    return this.#source.reload();
   }
 
   /** Resolves when no config read and no pass is running or queued. */
   async whenIdle(): Promise<void> {
     for (;;) {
-      const reads = this.#configReads;
+      const reads = this.#source.reads;
       await reads;
       await this.#runner.whenIdle();
-      if (reads === this.#configReads && !this.#runner.busy) return;
+      if (reads === this.#source.reads && !this.#runner.busy) return;
     }
   }
 
@@ -460,11 +440,12 @@ export class Agent {
   // Status
 
   status(): AgentStatus {
+    const nextRetryAt = this.#retry.nextRetryAt;
     const owned = [...this.#owned].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return {
       phase: this.#phase,
-      config: this.#configStatus,
-      ...(this.#fleet ? { datastore: this.#datastoreStatus(this.#fleet) } : {}),
+      config: this.#source.status,
+      ...(this.#fleetSource ? { datastore: this.#fleetSource.datastoreStatus() } : {}),
       vpp: {
         socket: this.#socketPath,
         state: this.#client.state,
@@ -474,82 +455,13 @@ export class Agent {
       },
       reconciling: this.#runner.busy,
       ...(this.#lastReconcile === undefined ? {} : { lastReconcile: this.#lastReconcile }),
-      ...(this.#nextRetryAt === undefined ? {} : { nextRetryAt: new Date(this.#nextRetryAt).toISOString() }),
+      ...(nextRetryAt === undefined ? {} : { nextRetryAt: new Date(nextRetryAt).toISOString() }),
       owned: Object.fromEntries(owned),
     };
   }
 
   readiness(): Readiness {
     return readinessOf(this.status());
-  }
-
-  // -------------------------------------------------------------------------------------------
-  // Config
-
-  async #readConfig(): Promise<ConfigStatus> {
-    const checkedAt = new Date(this.#clock()).toISOString();
-    const inForceSince = this.#configStatus.inForceSince;
-    let config: AgentConfig;
-    try {
-      config = await loadConfigFile(this.#configPath);
-    } catch (err) {
-      const problems: readonly ConfigProblem[] =
-        err instanceof ConfigError ? err.problems : [{ path: '(file)', message: errorMessage(err) }];
-      const news =
-        this.#configStatus.valid || JSON.stringify(problems) !== JSON.stringify(this.#configStatus.problems);
-      this.#configStatus = {
-        path: this.#configPath,
-        valid: false,
-        problems,
-        checkedAt,
-        ...(inForceSince === undefined ? {} : { inForceSince }),
-      };
-      this.metrics.setConfigValid(false);
-      // The same problems again (drift check re-reads) are not news; a changed set is.
-      if (news) {
-        const keeping =
-          this.#config === undefined ? 'waiting for a valid config' : 'the last good config stays in force';
-        this.#logger.error(
-          { path: this.#configPath, problems, lastGoodInForce: this.#config !== undefined },
-          `config ${this.#configPath} is invalid (${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}); ${keeping}`,
-        );
-      }
-      this.#events.emit('config', this.#configStatus);
-      return this.#configStatus;
-    }
-
-    const key = JSON.stringify(config);
-    const changed = key !== this.#configKey;
-    const wasInvalid = this.#configStatus.checkedAt !== undefined && !this.#configStatus.valid;
-    const first = this.#config === undefined;
-    if (changed) {
-      this.#config = config;
-      this.#configKey = key;
-    }
-    this.#configStatus = {
-      path: this.#configPath,
-      valid: true,
-      problems: [],
-      checkedAt,
-      inForceSince: changed || inForceSince === undefined ? checkedAt : inForceSince,
-    };
-    this.metrics.setConfigValid(true);
-    if (changed) {
-      this.#logger.info(
-        {
-          path: this.#configPath,
-          node: config.node.name,
-          vpcs: config.vpcs.length,
-          ports: config.ports.length,
-        },
-        first ? 'config loaded' : 'config changed; reconciling',
-      );
-      this.#kick('config-change');
-    } else if (wasInvalid) {
-      this.#logger.info({ path: this.#configPath }, 'config is valid again and equal to the config in force');
-    }
-    this.#events.emit('config', this.#configStatus);
-    return this.#configStatus;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -578,35 +490,18 @@ export class Agent {
       return { outcome: 'skipped', triggers, reason };
     };
     if (this.#phase !== 'running') return skip('the agent is stopping');
-    if (this.#fleet) {
-      if (this.#fleet.health().synced) {
-        // Remote routes alone changed, and VPP's steering is known: a delta, no dump.
-        const changes = this.#fleet.takeChanges();
-        const model = this.#steering;
-        const config = this.#config;
-        if (
-          triggers.every((t) => t === 'datastore') &&
-          !changes.structural &&
-          model?.valid === true &&
-          config !== undefined &&
-          this.#client.state === 'ready'
-        ) {
-          // An endpoint the take left out (out of its lane, claiming a local address) changes no
-          // route, but is a problem of the config as held: reported now, not at the next full pass.
-          this.#reportFleetProblems(this.#fleet.problems(), { valid: true, derived: false });
-          if (changes.routes.length === 0) return skip('no change to apply');
-          return this.#routePass(config, model, changes.routes, triggers);
-        }
-        this.#deriveFleetConfig(this.#fleet);
-      }
-      // Until the scope is listed the last good config (if any) stays in force: a VPP restart or
-      // the drift check still repairs VPP to it, and a datastore change waits for the listing.
-      else if (triggers.every((t) => t === 'datastore')) {
-        this.#passWhenSynced(this.#fleet);
-        return skip('the datastore has not listed the node scope yet');
-      }
+    if (this.#fleetSource) {
+      const model = this.#steering;
+      const config = this.#source.config;
+      const plan = this.#fleetSource.planPass(
+        triggers,
+        model?.valid === true && config !== undefined && this.#client.state === 'ready',
+      );
+      if (plan.kind === 'skip') return skip(plan.reason);
+      if (plan.kind === 'routes' && model && config)
+        return this.#routePass(config, model, plan.routes, triggers);
     }
-    const config = this.#config;
+    const config = this.#source.config;
     if (config === undefined) return skip('no valid config loaded yet');
     if (this.#client.state !== 'ready') return skip(`VPP is not connected (${this.#client.state})`);
 
@@ -616,18 +511,13 @@ export class Agent {
     try {
       const outcome = await this.#reconcileFn(config, {
         ...this.#reconcileOptions(),
-        // Stop between batches on shutdown, and when the connection the snapshot came from is gone:
-        // the rest of the plan was made for a VPP process that may no longer exist.
-        shouldStop: () =>
-          this.#phase !== 'running' || this.#client.state !== 'ready' || this.#connections !== connection,
+        shouldStop: this.#stopsOnShutdownOrReconnect(connection),
       });
-      summary = this.#summarize(
+      summary = summarize(
         outcome.plan,
         outcome.result,
         outcome.snapshot.vppPid,
-        triggers,
-        startedAt,
-        connection,
+        { triggers, startedAt, finishedAt: this.#clock(), connection },
         portScope(config),
       );
       this.#steering = outcome.steering;
@@ -635,10 +525,10 @@ export class Agent {
       this.#brokenPorts = summary.brokenPorts;
       this.#owned = outcome.owned;
       this.metrics.setOwned(outcome.owned);
-      this.#logOpProblems(outcome);
+      logOpProblems(this.#logger, outcome);
     } catch (err) {
       this.#steering = undefined;
-      summary = this.#failedPass(err, triggers, startedAt, connection, []);
+      summary = summarizeFailure(err, { triggers, startedAt, finishedAt: this.#clock(), connection }, []);
     }
     return this.#finishPass(summary);
   }
@@ -660,18 +550,15 @@ export class Agent {
     try {
       const outcome = await reconcileRouteChanges(config, model, routes, {
         client: this.#client,
-        shouldStop: () =>
-          this.#phase !== 'running' || this.#client.state !== 'ready' || this.#connections !== connection,
+        shouldStop: this.#stopsOnShutdownOrReconnect(connection),
       });
       if (!outcome.modelValid) this.#steering = undefined;
-      for (const op of outcome.plan.ops) this.#driftTouched?.add(op.key);
-      const summarized = this.#summarize(
+      this.#fleetDriftCheck?.noteDelta(outcome.plan.ops.map((op) => op.key));
+      const summarized = summarize(
         outcome.plan,
         outcome.result,
         model.basis.vppPid,
-        triggers,
-        startedAt,
-        connection,
+        { triggers, startedAt, finishedAt: this.#clock(), connection },
         () => undefined,
       );
       summary = { ...summarized, kind: 'routes', brokenPorts: this.#brokenPorts };
@@ -685,20 +572,33 @@ export class Agent {
         else owned.delete(kind);
       this.#owned = owned;
       this.metrics.setOwned(owned);
-      this.#logOpProblems(outcome);
+      logOpProblems(this.#logger, outcome);
     } catch (err) {
       // A RouteChangeError (a change the source should never have given) or a model that does
       // not fit this VPP or config: nothing was done; the retry is a full pass from the records.
       this.#steering = undefined;
       summary = {
-        ...this.#failedPass(err, triggers, startedAt, connection, this.#brokenPorts),
+        ...summarizeFailure(
+          err,
+          { triggers, startedAt, finishedAt: this.#clock(), connection },
+          this.#brokenPorts,
+        ),
         kind: 'routes',
       };
       // What it did is unknown: a drift check running now must not trust its own comparison.
-      this.#driftTouched?.add(UNKNOWN_TOUCH);
+      this.#fleetDriftCheck?.noteUnknownDelta();
     }
     this.#routePassesFinished = pass;
     return this.#finishPass(summary);
+  }
+
+  /**
+   * A pass's `shouldStop`: stop between batches on shutdown, and when the connection the pass
+   * started on is gone: the rest of its plan was made for a VPP process that may no longer exist.
+   */
+  #stopsOnShutdownOrReconnect(connection: number): () => boolean {
+    return () =>
+      this.#phase !== 'running' || this.#client.state !== 'ready' || this.#connections !== connection;
   }
 
   /** What every pass, full or plan-only, reconciles with: VPP, the host, the state, the pods. */
@@ -711,163 +611,13 @@ export class Agent {
     };
   }
 
-  #failedPass(
-    err: unknown,
-    triggers: ReconcileTrigger[],
-    startedAt: number,
-    connection: number,
-    brokenPorts: ReconcileSummary['brokenPorts'],
-  ): ReconcileSummary {
-    return {
-      outcome: 'error',
-      triggers,
-      startedAt: new Date(startedAt).toISOString(),
-      durationMs: this.#clock() - startedAt,
-      connection,
-      planned: 0,
-      applied: 0,
-      failed: 0,
-      skipped: 0,
-      pending: 0,
-      failures: [],
-      waiting: [],
-      brokenPorts,
-      nodeProblems: 1,
-      error: errorMessage(err),
-    };
-  }
-
   #finishPass(summary: ReconcileSummary): ReconcileSummary {
     this.#lastReconcile = summary;
     this.metrics.observeReconcile(summary);
-    this.#logSummary(summary);
-    this.#scheduleRetry(summary);
+    logPassSummary(this.#logger, summary);
+    if (this.#phase === 'running') this.#retry.afterPass(summary.outcome);
     this.#events.emit('reconcile', summary);
     return summary;
-  }
-
-  #summarize(
-    plan: Plan,
-    executed: ExecutionResult | undefined,
-    vppPid: number,
-    triggers: ReconcileTrigger[],
-    startedAt: number,
-    connection: number,
-    portOf: PortOf,
-  ): ReconcileSummary {
-    const result = executed ?? { applied: 0, failed: [], skipped: [] };
-    const { pending } = plan;
-    const converged = result.failed.length === 0 && result.skipped.length === 0 && pending.length === 0;
-    // Per VM port its first problem; everything else counts against the node.
-    const brokenPorts = new Map<string, PortProblemReport>();
-    let nodeProblems = 0;
-    const note = (resource: Resource, problem: string): void => {
-      const port = portOf(resource);
-      if (port === undefined) nodeProblems++;
-      else if (!brokenPorts.has(port)) brokenPorts.set(port, { port, key: resource.key, problem });
-    };
-    for (const { op, error } of result.failed)
-      note(op.resource, `${op.action} failed: ${errorMessage(error)}`);
-    for (const { op, reason } of result.skipped) note(op.resource, `${op.action} skipped: ${reason}`);
-    for (const p of pending) note(p.resource, `waiting for ${p.waitingFor}`);
-    return {
-      outcome: converged ? 'ok' : 'partial',
-      triggers,
-      startedAt: new Date(startedAt).toISOString(),
-      durationMs: this.#clock() - startedAt,
-      connection,
-      vppPid,
-      planned: plan.ops.length,
-      applied: result.applied,
-      failed: result.failed.length,
-      skipped: result.skipped.length,
-      pending: pending.length,
-      failures: result.failed.slice(0, REPORTED_PER_PASS).map(({ op, error }) => ({
-        action: op.action,
-        kind: op.resource.kind,
-        key: op.resource.key,
-        error: errorMessage(error),
-      })),
-      waiting: pending
-        .slice(0, REPORTED_PER_PASS)
-        .map((p) => ({ key: p.resource.key, waitingFor: p.waitingFor })),
-      brokenPorts: [...brokenPorts.values()].sort((a, b) => a.port.localeCompare(b.port)),
-      nodeProblems,
-    };
-  }
-
-  #logOpProblems(outcome: {
-    readonly result?: ExecutionResult | undefined;
-    readonly warnings?: readonly string[];
-  }): void {
-    for (const { op, error } of outcome.result?.failed ?? []) {
-      this.#logger.error(
-        {
-          action: op.action,
-          kind: op.resource.kind,
-          key: op.resource.key,
-          reason: op.reason,
-          err: errorMessage(error),
-        },
-        `${op.action} ${op.resource.key} failed: ${errorMessage(error)}`,
-      );
-    }
-    for (const warning of outcome.warnings ?? []) this.#logger.warn({ warning }, warning);
-    for (const { op, reason } of outcome.result?.skipped ?? []) {
-      this.#logger.debug(
-        { action: op.action, kind: op.resource.kind, key: op.resource.key, reason },
-        `${op.action} ${op.resource.key} skipped`,
-      );
-    }
-  }
-
-  #logSummary(s: ReconcileSummary): void {
-    const fields = {
-      outcome: s.outcome,
-      ...(s.kind ? { kind: s.kind } : {}),
-      triggers: s.triggers,
-      durationMs: s.durationMs,
-      planned: s.planned,
-      applied: s.applied,
-      failed: s.failed,
-      skipped: s.skipped,
-      pending: s.pending,
-      vppPid: s.vppPid,
-      connection: s.connection,
-      ...(s.waiting.length ? { waiting: s.waiting } : {}),
-      ...(s.error === undefined ? {} : { err: s.error }),
-    };
-    if (s.outcome === 'error') this.#logger.error(fields, `reconcile failed: ${s.error ?? ''}`);
-    else if (s.outcome === 'partial') this.#logger.warn(fields, 'reconcile partial');
-    // Route deltas come many a second in a busy fleet, and a drift check that found nothing is
-    // the steady state: keep both out of the info log.
-    else if (s.kind === 'routes') this.#logger.debug(fields, 'route changes applied');
-    else if (s.planned === 0 && s.triggers.every((t) => t === 'drift'))
-      this.#logger.debug(fields, 'reconcile finished: in sync');
-    else this.#logger.info(fields, 'reconcile finished');
-  }
-
-  #scheduleRetry(summary: ReconcileSummary): void {
-    if (this.#phase !== 'running') return;
-    this.#retryTimer?.cancel();
-    this.#retryTimer = undefined;
-    this.#nextRetryAt = undefined;
-    if (summary.outcome === 'ok') {
-      this.#retryAttempt = 0;
-      return;
-    }
-    const delayMs = backoffDelayMs(
-      { initialMs: this.#retryInitialMs, maxMs: this.#retryMaxMs },
-      this.#retryAttempt,
-    );
-    this.#retryAttempt++;
-    this.#nextRetryAt = this.#clock() + delayMs;
-    this.#retryTimer = this.#timers.after(delayMs, () => {
-      this.#retryTimer = undefined;
-      this.#nextRetryAt = undefined;
-      this.#kick('retry');
-    });
-    this.#logger.info({ delayMs, attempt: this.#retryAttempt }, 'reconcile will be retried');
   }
 
   #armDriftCheck(): void {
@@ -886,32 +636,23 @@ export class Agent {
   }
 
   async #driftCheck(): Promise<void> {
-    // Also a safety net for the watch: events can be lost (some filesystems, a replaced directory).
-    if (this.#fleet) {
-      await this.#fleetDriftCheck(this.#fleet);
+    if (this.#fleetSource && this.#fleetDriftCheck) {
+      await this.#checkFleetDrift(this.#fleetSource.fleet, this.#fleetDriftCheck);
       this.#armDriftCheck();
       return;
     }
-    this.#watcher?.ensureWatching();
-    await this.reloadConfig();
+    // The file's watch may have lost events: the drift check re-reads it, then reconciles.
+    await this.#source.recheck();
     this.#kick('drift');
     this.#armDriftCheck();
   }
 
   /**
-   * Fleet mode's drift check, beside the route deltas rather than in their queue: a full pass
-   * over 100k steering entries took seconds, and so did deriving the whole config and planning
-   * it without applying — one thread's work in chunks long enough to hold every delta back
-   * (bench/fleet's (c) p99). So the remote routes are checked in slices, in two halves that
-   * together say whether VPP holds what the records say: the routes handed over against the
-   * records (FleetDesired.audit: what differs goes out as route changes), and VPP's policies and
-   * steering against the steering model as the dumps stream in (steering-audit.ts). Everything
-   * else is a plan-only pass without SR policies and steering. What differs that a delta did not
-   * touch meanwhile is drift, and only then does a full pass repair it. Without a steering model,
-   * a listed scope or a VPP connection, or on any doubt, the full pass runs as before.
+   * Fleet mode's drift check (fleet-drift-check.ts) when it can tell: with a steering model, a
+   * listed scope and a VPP connection. Otherwise, on any doubt and on drift, a full pass.
    */
-  async #fleetDriftCheck(fleet: FleetDesired): Promise<void> {
-    const config = this.#config;
+  async #checkFleetDrift(fleet: FleetDesired, check: FleetDriftCheck): Promise<void> {
+    const config = this.#source.config;
     const model = this.#steering;
     if (
       !fleet.health().synced ||
@@ -922,112 +663,20 @@ export class Agent {
       this.#kick('drift');
       return;
     }
-    const touched = new Set<string>();
-    this.#driftTouched = touched;
-    const startedAt = this.#clock();
-    /** Milliseconds of each part, for the log: where a slow check spent its time. */
-    const phases: { routes?: number; plan?: number; steering?: number } = {};
     const fullPasses = this.#fullPasses;
     const connection = this.#connections;
-    let differences: { readonly key: string; readonly what: string }[];
-    try {
-      const missed = await fleet.audit(() => this.#driftCheckTurn());
-      phases.routes = this.#clock() - startedAt;
-      if (missed.length > 0)
-        this.#logger.warn(
-          { routes: missed.length, first: missed[0] },
-          'drift check: routes differed from the records (a missed change); applying them',
-        );
-      const readAt = this.#clock();
-      const timed = async <T>(part: 'plan' | 'steering', work: Promise<T>): Promise<T> => {
-        const value = await work;
-        phases[part] = this.#clock() - readAt;
-        return value;
-      };
-      await this.#driftCheckTurn();
-      const [outcome, steering] = await Promise.all([
-        timed(
-          'plan',
-          this.#reconcileFn(config, { ...this.#reconcileOptions(), planOnly: true, leaveSteering: true }),
-        ),
-        timed(
-          'steering',
-          this.#withAuditReader(model.basis.vppPid, (reader) =>
-            auditSteering(reader, model, () => this.#driftCheckTurn()),
-          ),
-        ),
-      ]);
-      differences = [
-        ...outcome.plan.ops.map((op) => ({ key: op.key, what: op.action })),
-        ...steering.differences,
-      ];
-      // A route pass still in flight may have changed what was just read: wait for it,
-      // collecting what it touches.
-      if (this.#routePassesFinished < this.#routePassesStarted)
-        await this.#nextRoutePass(this.#routePassesStarted, 5_000);
-    } catch (err) {
-      if (this.#phase !== 'running') return;
-      this.#logger.warn({ err: errorMessage(err) }, 'drift check failed; a full pass instead');
-      this.#kick('drift');
-      return;
-    } finally {
-      this.#driftTouched = undefined;
-    }
-    if (touched.has(UNKNOWN_TOUCH)) {
-      this.#kick('drift');
-      return;
-    }
     // A full pass, a new VPP or a dropped model meanwhile: that pass is the check, or comes next.
-    if (this.#fullPasses !== fullPasses || this.#connections !== connection || this.#steering !== model)
-      return;
-    const drifted = differences.filter((d) => !touched.has(d.key));
-    this.#events.emit('driftCheck', { differences: drifted.length });
-    const durationMs = this.#clock() - startedAt;
-    if (drifted.length === 0) {
-      this.#logger.debug(
-        { touchedByDeltas: touched.size, durationMs, phases },
-        'drift check: VPP matches the records',
-      );
-      return;
-    }
-    const first = drifted[0];
-    this.#logger.info(
-      { differences: drifted.length, first: first && `${first.what} ${first.key}`, durationMs, phases },
-      'drift check: VPP differs from the records; full pass',
+    const verdict = await check.run(
+      config,
+      model,
+      () => this.#fullPasses !== fullPasses || this.#connections !== connection || this.#steering !== model,
     );
-    this.#kick('drift');
-  }
-
-  /**
-   * Runs the drift check's large dumps on a connection of their own: on the agent's one, every
-   * route delta sent while 100k steering details stream in would be answered only after them (VPP
-   * answers a connection in order). A VPP other than the model's is an error (the caller's full
-   * pass follows). With an injected client (tests) there is no socket to open: that client reads.
-   */
-  async #withAuditReader<T>(vppPid: number, read: (reader: VppApi) => Promise<T>): Promise<T> {
-    if (this.#injectedClient) return read(this.#client);
-    const reader = new VppClient({
-      socketPath: this.#socketPath,
-      clientName: 'vppnet-agent-drift-check',
-      offlineQueue: false,
-      healthCheckIntervalMs: 0,
-      retryStrategy: () => null,
-      // Its 100k details are decoded and compared as they come, at the pace passes leave — and
-      // one socket read per turn of the event loop even when no pass runs: libuv reads a socket
-      // up to 32 times in a row, and ~2 MB of details compared in one go held back the timer of
-      // the next pass (bench/fleet (c): passes of 100 changes stalled ~0.7 s during the check).
-      readGate: () => this.#driftCheckTurn(),
-      requestTimeoutMs: DRIFT_CHECK_DUMP_TIMEOUT_MS,
-    });
-    try {
-      await reader.connect();
-      await reader.ping();
-      if (reader.vppPid !== vppPid)
-        throw new Error(`VPP restarted (pid ${vppPid} → ${reader.vppPid}) under the drift check`);
-      return await read(reader);
-    } finally {
-      await reader.close();
+    if (verdict.kind === 'none') return;
+    if (verdict.kind === 'compared') {
+      this.#events.emit('driftCheck', { differences: verdict.differences });
+      if (verdict.differences === 0) return;
     }
+    this.#kick('drift');
   }
 
   /**
@@ -1060,110 +709,9 @@ export class Agent {
   }
 
   #clearTimers(): void {
-    this.#fleetBatchTimer?.cancel();
-    this.#fleetBatchTimer = undefined;
     this.#driftTimer?.cancel();
-    this.#retryTimer?.cancel();
+    this.#retry.cancel();
     this.#driftTimer = undefined;
-    this.#retryTimer = undefined;
-    this.#nextRetryAt = undefined;
-  }
-
-  // -------------------------------------------------------------------------------------------
-  // Fleet mode
-
-  #onFleetChange(): void {
-    const fleet = this.#fleet;
-    if (this.#phase !== 'running' || !fleet) return;
-    if (!fleet.health().synced) return this.#passWhenSynced(fleet);
-    // Changes arrive a watch batch at a time, many a second in a busy fleet; a pass per batch
-    // costs more than its few operations. They are gathered for fleetBatchMs first.
-    if (this.#fleetBatchTimer) return;
-    this.#fleetBatchTimer = this.#timers.after(this.#fleetBatchMs, () => {
-      this.#fleetBatchTimer = undefined;
-      if (this.#phase === 'running') this.#kick('datastore');
-    });
-  }
-
-  /**
-   * A pass once the scope is listed: the source tells of a change once until it is taken, and a
-   * change that arrived while a new VPC's ranges were being listed was not taken yet.
-   */
-  #passWhenSynced(fleet: FleetDesired): void {
-    if (this.#waitingForSync) return;
-    this.#waitingForSync = true;
-    void fleet.whenSynced().then(() => {
-      this.#waitingForSync = false;
-      if (this.#phase === 'running') this.#kick('datastore');
-    });
-  }
-
-  #onFleetRejected(key: string, reason: string): void {
-    this.metrics.countDatastoreRejection();
-    this.#logger.error(
-      { key, reason },
-      `datastore value ${key} rejected (${reason}); its last good value stays in force`,
-    );
-  }
-
-  /**
-   * The config from the datastore as it is now. Without a valid node record (a missing record, an
-   * empty or wrong prefix) the last good config stays in force: an empty store is no reason to
-   * flush a hypervisor. Records left out for their problems are reported, the rest applies.
-   */
-  #deriveFleetConfig(fleet: FleetDesired): void {
-    const { config, problems } = fleet.derive();
-    if (config) this.#config = config;
-    this.#reportFleetProblems(problems, { valid: config !== undefined, derived: true });
-  }
-
-  /**
-   * The config status, its metric and its log line, from the datastore's problems as they are.
-   * `derived`: a new config from a full derivation (in force from now on when valid); otherwise
-   * the held config, whose problems a route delta updated.
-   */
-  #reportFleetProblems(
-    problems: readonly FleetProblem[],
-    { valid, derived }: { readonly valid: boolean; readonly derived: boolean },
-  ): void {
-    const checkedAt = new Date(this.#clock()).toISOString();
-    const reported = problems.map((p) => ({ path: `${p.key}: ${p.path}`, message: p.message }));
-    const news = JSON.stringify(reported) !== JSON.stringify(this.#configStatus.problems);
-    const inForceSince = valid && derived ? checkedAt : this.#configStatus.inForceSince;
-    this.#configStatus = {
-      path: this.#configPath,
-      valid,
-      problems: reported,
-      checkedAt,
-      ...(inForceSince === undefined ? {} : { inForceSince }),
-    };
-    this.metrics.setConfigValid(valid);
-    if (news && reported.length > 0) {
-      const keeping = valid
-        ? 'those records are left out, the rest applies'
-        : this.#config === undefined
-          ? 'waiting for a valid node record'
-          : 'the last good config stays in force';
-      this.#logger.error(
-        { datastore: this.#configPath, problems: reported },
-        `datastore records with problems (${reported.map((p) => `${p.path}: ${p.message}`).join('; ')}); ${keeping}`,
-      );
-    }
-    this.#events.emit('config', this.#configStatus);
-  }
-
-  #datastoreStatus(fleet: FleetDesired): DatastoreStatus {
-    const health = fleet.health();
-    const rejected = [...fleet.rejected()];
-    return {
-      source: fleet.description,
-      synced: health.synced,
-      stale: health.stale,
-      ...(health.staleSince === undefined ? {} : { staleSince: health.staleSince.toISOString() }),
-      ...(health.lastError === undefined ? {} : { lastError: health.lastError }),
-      rejectedTotal: fleet.rejectedTotal(),
-      rejected: rejected.slice(0, REPORTED_PER_PASS).map(([key, reason]) => ({ key, reason })),
-    };
   }
 
   // -------------------------------------------------------------------------------------------

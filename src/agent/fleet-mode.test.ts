@@ -23,6 +23,8 @@ import { REAL_VPP_SOCKET } from '../../test/support/vpp-target.js';
 import { deleteDumpedSteering } from '../../test/support/steering.js';
 import { until as waitUntil } from '../util/testing/until.js';
 import { Agent } from './agent.js';
+import { agentVppClient } from './agent-vpp-client.js';
+import { socketAuditReaders } from './audit-reader.js';
 import { storeSource } from './datastore-source.js';
 import type { ReconcileSummary } from './status.js';
 
@@ -77,6 +79,8 @@ describe(`vppnet-agent in fleet mode, two nodes on one ${TEST_BACKEND.name} stor
         `${store.description} ${PREFIX} node ${hv.name}`,
       ),
       stateDir: path.join(hv.dir, 'state'),
+      client: agentVppClient(hv.sim.socketPath),
+      openAuditReader: socketAuditReaders(hv.sim.socketPath),
       vppSocketPath: hv.sim.socketPath,
       driftIntervalMs,
       retryInitialMs: 50,
@@ -483,6 +487,8 @@ describe(`vppnet-agent in fleet mode, two nodes on one ${TEST_BACKEND.name} stor
         'the store (wrong prefix)',
       ),
       stateDir: path.join(hv1.dir, 'state'),
+      client: agentVppClient(hv1.sim.socketPath),
+      openAuditReader: socketAuditReaders(hv1.sim.socketPath),
       vppSocketPath: hv1.sim.socketPath,
       driftIntervalMs: 0,
     });

@@ -6,6 +6,8 @@
  */
 import { pino } from 'pino';
 import { Agent } from './agent.js';
+import { agentVppClient } from './agent-vpp-client.js';
+import { socketAuditReaders } from './audit-reader.js';
 import { parseAgentFlags, USAGE, UsageError } from './agent-flags.js';
 import { AgentHttpServer } from './http-server.js';
 import {
@@ -70,8 +72,12 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
       return 2;
     }
   }
+  // The VPP connections are opened here (the agent starts and closes them), not by the agent.
   const agent = new Agent({
-    ...(fleet ? { fleet } : { configPath: flags.configPath }),
+    ...(fleet
+      ? { fleet, openAuditReader: socketAuditReaders(flags.vppSocketPath) }
+      : { configPath: flags.configPath }),
+    client: agentVppClient(flags.vppSocketPath),
     vppSocketPath: flags.vppSocketPath,
     stateDir: flags.stateDir,
     agentSocketPath: flags.agentSocketPath,
