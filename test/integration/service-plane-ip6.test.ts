@@ -35,10 +35,9 @@ import { DROP_COUNTERS, parseShowErrors } from '../../src/dataplane/drop-counter
 import { tags } from '../../src/dataplane/keys.js';
 import { readPolicerCounts } from '../../src/dataplane/policer-counters.js';
 import { until } from '../../src/util/testing/until.js';
-import { ignoreRetval } from '../../src/vpp/client/retval-error.js';
 import { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { msg } from '../../src/vpp/messages/index.js';
-import { removeUnderlayRouting } from '../support/underlay.js';
+import { createVethUplink, removeVethUplink, type VethUplink } from '../support/veth-uplink.js';
 import { Listener, realPacketsSkip, run, send, sh } from '../support/packets.js';
 
 const SOCKET = process.env.VPP_API_SOCKET;
@@ -52,9 +51,6 @@ const METADATA6 = 'fd00:ec2::254';
 const DNS6 = 'fd00:ec2::253';
 const GATEWAY6 = 'fd00:ec2::1';
 const VM_RANGE6 = 'fd00:ec2:0:ff::/64';
-const UPLINK_HOST = `s6u${tag}a`;
-const UPLINK_PEER = `s6u${tag}b`;
-const UNDERLAY_NS = ns('ul');
 /** vm1 (dual-stack vpc-a) and vm3 (IPv6-only vpc-b) share this address; vm2 is in vpc-a. */
 const VM6 = (n: number): string => (n === 2 ? '2001:db8:a::6' : '2001:db8:a::5');
 const PODS = [
@@ -79,7 +75,7 @@ describe('the service plane over IPv6 against real packets', { skip }, () => {
   let dir: string;
   let manager: AttachmentManager;
   let addresses: ServiceAddresses;
-  let uplinkIndex = 0;
+  let uplink: VethUplink;
   let uplinkMac = '';
   const lock = new AsyncLock();
   const owner = `s6${tag}`;
@@ -91,7 +87,7 @@ describe('the service plane over IPv6 against real packets', { skip }, () => {
   const raw = (): Record<string, unknown> => ({
     node: {
       name: 'hv1',
-      underlay: { interface: `host-${UPLINK_HOST}`, address: '2001:db8::1/64', gateway: '2001:db8::2' },
+      underlay: { interface: uplink.name, address: '2001:db8::1/64', gateway: '2001:db8::2' },
       srv6: { locator: 'fc00:1::/48' },
     },
     vpcs: [
@@ -143,26 +139,7 @@ describe('the service plane over IPv6 against real packets', { skip }, () => {
       healthCheckIntervalMs: 0,
     });
     await client.connect();
-    sh('ip', 'netns', 'add', UNDERLAY_NS);
-    sh('ip', 'link', 'add', UPLINK_HOST, 'type', 'veth', 'peer', 'name', UPLINK_PEER);
-    sh('ip', 'link', 'set', UPLINK_PEER, 'netns', UNDERLAY_NS);
-    sh('ip', 'link', 'set', UPLINK_HOST, 'up');
-    sh('ip', '-n', UNDERLAY_NS, 'link', 'set', UPLINK_PEER, 'up');
-    sh('ip', '-n', UNDERLAY_NS, 'addr', 'add', '2001:db8::2/64', 'dev', UPLINK_PEER, 'nodad');
-    const afp = await client.call(msg.af_packet_create_v3, {
-      mode: 1,
-      hw_addr: '00:00:00:00:00:00',
-      use_random_hw_addr: true,
-      host_if_name: UPLINK_HOST,
-      rx_frame_size: 0,
-      tx_frame_size: 0,
-      rx_frames_per_block: 0,
-      tx_frames_per_block: 0,
-      flags: 0,
-      num_rx_queues: 1,
-      num_tx_queues: 1,
-    });
-    uplinkIndex = afp.sw_if_index;
+    uplink = await createVethUplink(client, `s6u${tag}`);
     addresses = new ServiceAddresses(new AddressBookFileStore(path.join(dir, 'state')));
     manager = await AttachmentManager.open({
       client,
@@ -198,7 +175,7 @@ describe('the service plane over IPv6 against real packets', { skip }, () => {
       sw_if_index: 0xffffffff,
       name_filter_valid: false,
     });
-    uplinkMac = all.find((i) => i.sw_if_index === uplinkIndex)?.l2_address ?? '';
+    uplinkMac = all.find((i) => i.sw_if_index === uplink.swIfIndex)?.l2_address ?? '';
     for (const n of [1, 2, 3]) {
       vmPortMac.set(n, all.find((i) => i.tag === `vppnet:vm:vm${n}`)?.l2_address ?? '');
       const v = ns(`vm${n}`);
@@ -232,11 +209,9 @@ describe('the service plane over IPv6 against real packets', { skip }, () => {
         .catch(() => undefined);
     const empty = validateConfig({ ...raw(), vpcs: [], ports: [], services: undefined });
     await reconcile(empty, { client, host, globals: memoryStore() }).catch(() => undefined);
-    await removeUnderlayRouting(client, uplinkIndex, '2001:db8::2');
-    await client.call(msg.af_packet_delete, { host_if_name: UPLINK_HOST }).catch(ignoreRetval);
-    for (const n of ['vm1', 'vm2', 'vm3', 'ul', ...PODS.map((p) => p.name)])
+    await removeVethUplink(client, uplink);
+    for (const n of ['vm1', 'vm2', 'vm3', ...PODS.map((p) => p.name)])
       spawnSync('ip', ['netns', 'del', ns(n)]);
-    spawnSync('ip', ['link', 'del', UPLINK_HOST]);
     await client.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -326,8 +301,8 @@ describe('the service plane over IPv6 against real packets', { skip }, () => {
     // into vpc-a's End.DT6 SID carrying a VM's request with a forged service-address source.
     const dt6 = 'fc00:1::100:a';
     send(
-      UNDERLAY_NS,
-      UPLINK_PEER,
+      uplink.netns,
+      uplink.peer,
       fabric('2001:db8::2', METADATA6, 'from-fabric'),
       fabric(vm2, METADATA6, 'from-fabric-as-vm2'),
       `Ether(dst='${uplinkMac}')/IPv6(src='2001:db8::2', dst='${dt6}')/IPv6(src='${vm2}', dst='${METADATA6}')/UDP(sport=4000, dport=${PORT})/Raw(b'decap-as-vm2')`,

@@ -22,11 +22,10 @@ import { memoryStore, reconcile } from '../../src/agent/reconciler.js';
 import { validateConfig } from '../../src/config/validate.js';
 import { parseShowErrors, readDropCounts, type DropCounts } from '../../src/dataplane/drop-counters.js';
 import { eui64Address } from '../../src/net/eui64.js';
-import { ignoreRetval } from '../../src/vpp/client/retval-error.js';
 import { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { msg } from '../../src/vpp/messages/index.js';
 import { until } from '../../src/util/testing/until.js';
-import { removeUnderlayRouting } from '../support/underlay.js';
+import { createVethUplink, removeVethUplink, type VethUplink } from '../support/veth-uplink.js';
 import { Listener, PACKETS, PY, pings, realPacketsSkip, send, sh } from '../support/packets.js';
 
 const SOCKET = process.env.VPP_API_SOCKET;
@@ -38,15 +37,12 @@ const SUBNET6 = { address: '2001:db8:a::', len: 64 };
 const ip6Of = (n: number): string => eui64Address(SUBNET6, MAC(n));
 const linkLocalOf = (n: number): string => eui64Address({ address: 'fe80::', len: 64 }, MAC(n));
 const ns = (n: number | string): string => `te${tag}${n}`;
-const UNDERLAY_NS = ns('ul');
-const UPLINK_HOST = `teu${tag}a`;
-const UPLINK_PEER = `teu${tag}b`;
 const PORT = 9999;
 
 describe('the tenant edge against real packets', { skip }, () => {
   let client: VppClient;
   let dir: string;
-  let uplinkIndex = 0;
+  let uplink: VethUplink;
   let uplinkMac = '';
   const portMac = new Map<number, string>();
   const listeners = new Map<number, Listener>();
@@ -56,7 +52,7 @@ describe('the tenant edge against real packets', { skip }, () => {
   const raw = (): unknown => ({
     node: {
       name: 'hv1',
-      underlay: { interface: `host-${UPLINK_HOST}`, address: '2001:db8::1/64', gateway: '2001:db8::2' },
+      underlay: { interface: uplink.name, address: '2001:db8::1/64', gateway: '2001:db8::2' },
       srv6: { locator: 'fc00:1::/48' },
     },
     vpcs: [
@@ -90,26 +86,7 @@ describe('the tenant edge against real packets', { skip }, () => {
     await client.connect();
     for (const n of vms) sh('ip', 'netns', 'add', ns(n));
     // The underlay: a veth pair, its peer in a namespace that plays the fabric (2001:db8::2).
-    sh('ip', 'netns', 'add', UNDERLAY_NS);
-    sh('ip', 'link', 'add', UPLINK_HOST, 'type', 'veth', 'peer', 'name', UPLINK_PEER);
-    sh('ip', 'link', 'set', UPLINK_PEER, 'netns', UNDERLAY_NS);
-    sh('ip', 'link', 'set', UPLINK_HOST, 'up');
-    sh('ip', '-n', UNDERLAY_NS, 'link', 'set', UPLINK_PEER, 'up');
-    sh('ip', '-n', UNDERLAY_NS, 'addr', 'add', '2001:db8::2/64', 'dev', UPLINK_PEER, 'nodad');
-    const afp = await client.call(msg.af_packet_create_v3, {
-      mode: 1,
-      hw_addr: '00:00:00:00:00:00',
-      use_random_hw_addr: true,
-      host_if_name: UPLINK_HOST,
-      rx_frame_size: 0,
-      tx_frame_size: 0,
-      rx_frames_per_block: 0,
-      tx_frames_per_block: 0,
-      flags: 0,
-      num_rx_queues: 1,
-      num_tx_queues: 1,
-    });
-    uplinkIndex = afp.sw_if_index;
+    uplink = await createVethUplink(client, `teu${tag}`);
     const outcome = await reconcile(validateConfig(raw()), { client, host, globals: memoryStore() });
     assert.deepEqual(
       outcome.result?.failed.map((x) => `${x.op.resource.key}: ${x.error.message}`),
@@ -119,7 +96,7 @@ describe('the tenant edge against real packets', { skip }, () => {
       sw_if_index: 0xffffffff,
       name_filter_valid: false,
     });
-    uplinkMac = all.find((i) => i.sw_if_index === uplinkIndex)?.l2_address ?? '';
+    uplinkMac = all.find((i) => i.sw_if_index === uplink.swIfIndex)?.l2_address ?? '';
     for (const n of vms) {
       portMac.set(n, all.find((i) => i.tag === `vppnet:vm:vm${n}`)?.l2_address ?? '');
       const v = ns(n);
@@ -154,10 +131,8 @@ describe('the tenant edge against real packets', { skip }, () => {
     if (process.env.VPPNET_KEEP_TEST_STATE === '1') return await client.close();
     const empty = validateConfig({ ...(raw() as object), vpcs: [], ports: [], remoteRoutes: [] });
     await reconcile(empty, { client, host, globals: memoryStore() }).catch(() => undefined);
-    await removeUnderlayRouting(client, uplinkIndex, '2001:db8::2');
-    await client.call(msg.af_packet_delete, { host_if_name: UPLINK_HOST }).catch(ignoreRetval);
-    for (const n of [...vms.map(String), 'ul']) spawnSync('ip', ['netns', 'del', ns(n)]);
-    spawnSync('ip', ['link', 'del', UPLINK_HOST]);
+    await removeVethUplink(client, uplink);
+    for (const n of vms.map(String)) spawnSync('ip', ['netns', 'del', ns(n)]);
     await client.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -291,10 +266,10 @@ describe('the tenant edge against real packets', { skip }, () => {
       const capture = spawn('ip', [
         'netns',
         'exec',
-        UNDERLAY_NS,
+        uplink.netns,
         PY,
         path.join(PACKETS, 'capture-encap6.py'),
-        UPLINK_PEER,
+        uplink.peer,
         APPLIANCE_SID,
         '15',
       ]);
@@ -346,8 +321,8 @@ describe('the tenant edge against real packets', { skip }, () => {
     const srv6 = (src: string, dst: string, payload: string): string =>
       `Ether(dst='${uplinkMac}')/IPv6(src='${src}', dst='${dst}')/IP(src='10.0.1.9', dst='10.0.0.6')/UDP(sport=4000, dport=${PORT})/Raw(b'${payload}')`;
     send(
-      UNDERLAY_NS,
-      UPLINK_PEER,
+      uplink.netns,
+      uplink.peer,
       srv6('2001:db9::66', 'fc00:1::a', 'srv6-outsider'),
       srv6('2001:db9::66', 'fc00:1:ff::1', 'srv6-to-bsid'),
       srv6('2001:db8::7', 'fc00:1::a', 'srv6-from-fleet'),
@@ -358,8 +333,8 @@ describe('the tenant edge against real packets', { skip }, () => {
     // The fabric itself still talks to the node: from its global address and from its
     // link-local (VPP's neighbour discovery with the gateway; a ping's answer needs both ways).
     const uplinkLinkLocal = eui64Address({ address: 'fe80::', len: 64 }, uplinkMac);
-    for (const to of ['2001:db8::1', `${uplinkLinkLocal}%${UPLINK_PEER}`])
-      await until(() => pings(UNDERLAY_NS, to), `the fabric pings the node's ${to}`, {
+    for (const to of ['2001:db8::1', `${uplinkLinkLocal}%${uplink.peer}`])
+      await until(() => pings(uplink.netns, to), `the fabric pings the node's ${to}`, {
         timeoutMs: 10_000,
         everyMs: 200,
       });
