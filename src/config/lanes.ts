@@ -28,6 +28,7 @@ import {
   ip4PrefixesOverlap,
   bigIntToIp6,
   ip6InsideWhich,
+  ip6PrefixesOverlap,
   ip6Network,
   ip6PrefixBytes,
   ip6ToBigInt,
@@ -149,23 +150,46 @@ export function serviceIp6Problem(
   mode: 'overlap' | 'inside',
 ): string | undefined {
   if (!ip6) return undefined;
-  const ranges = [
-    { prefix: ip6.gateway, what: 'the service bridge', field: 'services.ip6.gateway' },
-    {
-      prefix: ip6.vmAddressRange,
-      what: "the VMs' IPv6 service addresses",
-      field: 'services.ip6.vmAddressRange',
-    },
-  ];
-  const addr = ip6ToBigInt(p.address);
-  for (const r of ranges) {
-    const len = mode === 'inside' ? r.prefix.len : Math.min(p.len, r.prefix.len);
-    if (mode === 'inside' && p.len < r.prefix.len) continue;
-    const shift = BigInt(128 - len);
-    if (len === 0 || addr >> shift === ip6ToBigInt(r.prefix.address) >> shift)
-      return `${mode === 'inside' ? 'lies inside' : 'overlaps'} ${r.what} ${ip6Network(r.prefix)}/${r.prefix.len} (${r.field})`;
+  const ranges = serviceRanges6(ip6);
+  const range =
+    mode === 'inside'
+      ? ranges.list[ip6InsideWhich(p.address, p.len, ranges.bytes)]
+      : ranges.list.find((r) => ip6PrefixesOverlap(p, r.prefix));
+  if (range === undefined) return undefined;
+  const { prefix, what, field } = range;
+  return `${mode === 'inside' ? 'lies inside' : 'overlaps'} ${what} ${ip6Network(prefix)}/${prefix.len} (${field})`;
+}
+
+interface ServiceRange6 {
+  readonly prefix: Ip6Prefix;
+  readonly what: string;
+  readonly field: string;
+}
+
+const serviceRangesOf = new WeakMap<
+  ServicesIp6Config,
+  { readonly list: readonly ServiceRange6[]; readonly bytes: readonly Ip6PrefixBytes[] }
+>();
+
+/** The service bridge's IPv6 ranges, as bytes too: asked once per remote route (100k of them). */
+function serviceRanges6(ip6: ServicesIp6Config): {
+  readonly list: readonly ServiceRange6[];
+  readonly bytes: readonly Ip6PrefixBytes[];
+} {
+  let ranges = serviceRangesOf.get(ip6);
+  if (ranges === undefined) {
+    const list: ServiceRange6[] = [
+      { prefix: ip6.gateway, what: 'the service bridge', field: 'services.ip6.gateway' },
+      {
+        prefix: ip6.vmAddressRange,
+        what: "the VMs' IPv6 service addresses",
+        field: 'services.ip6.vmAddressRange',
+      },
+    ];
+    ranges = { list, bytes: list.map((r) => ip6PrefixBytes(r.prefix)) };
+    serviceRangesOf.set(ip6, ranges);
   }
-  return undefined;
+  return ranges;
 }
 
 /** Whether a prefix is one address: a /32, or a /128 for IPv6. */
