@@ -18,11 +18,8 @@
  * which frees the path-list, then creates them again.
  */
 import type { Resource } from '../reconcile/resource.js';
-import type { RouteValue } from './ip-descriptors.js';
-
-const ADDRESS_KIND = 'address';
-const UNNUMBERED_KIND = 'unnumbered';
-const ROUTE_KIND = 'route';
+import { addressDescriptor, unnumberedDescriptor } from './interface-descriptors.js';
+import { routeDescriptor, type RouteValue } from './ip-descriptors.js';
 
 /** `actual`, with the routes through a reset interface marked stale (the rest as they are). */
 export function withStaleRoutes(desired: readonly Resource[], actual: readonly Resource[]): Resource[] {
@@ -30,14 +27,14 @@ export function withStaleRoutes(desired: readonly Resource[], actual: readonly R
   // Per interface vppnet gives addresses or an unnumbered setting: whether any of them is in VPP.
   const l3 = new Map<string, boolean>();
   for (const r of desired) {
-    if (r.kind !== ADDRESS_KIND && r.kind !== UNNUMBERED_KIND) continue;
+    if (r.kind !== addressDescriptor.kind && r.kind !== unnumberedDescriptor.kind) continue;
     const iface = (r.value as { readonly iface: string }).iface;
     l3.set(iface, (l3.get(iface) ?? false) || found.has(r.key));
   }
   const reset = new Set([...l3].filter(([, present]) => !present).map(([iface]) => iface));
   if (reset.size === 0) return [...actual];
   return actual.map((r) => {
-    if (r.kind !== ROUTE_KIND) return r;
+    if (r.kind !== routeDescriptor.kind) return r;
     const through = (r.value as RouteValue).paths.find((p) => 'iface' in p && reset.has(p.iface));
     if (through === undefined || !('iface' in through)) return r;
     return {
