@@ -16,6 +16,13 @@ export interface ConfigSourceHandlers {
   readonly running: () => boolean;
 }
 
+/** A source's handlers before start(): reads update its status and ask for nothing. */
+export const NOT_STARTED_HANDLERS: ConfigSourceHandlers = {
+  changed: () => undefined,
+  checked: () => undefined,
+  running: () => false,
+};
+
 export interface ConfigSource {
   /** The config file, or the datastore's description. */
   readonly description: string;

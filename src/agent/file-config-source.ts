@@ -7,7 +7,7 @@ import { loadConfigFile } from '../config/load.js';
 import type { AgentConfig } from '../config/model.js';
 import { ConfigError, type ConfigProblem } from '../config/validate.js';
 import type { Timers } from '../util/timers.js';
-import type { ConfigSource, ConfigSourceHandlers } from './config-source.js';
+import { NOT_STARTED_HANDLERS, type ConfigSource, type ConfigSourceHandlers } from './config-source.js';
 import { ConfigFileWatcher } from './config-watcher.js';
 import { errorMessage, type AgentLogger } from './logger.js';
 import type { ConfigStatus } from './status.js';
@@ -24,19 +24,12 @@ export interface FileConfigSourceOptions {
   readonly logger: AgentLogger;
 }
 
-/** Before start(): reads update the status and ask for nothing. */
-const NOT_STARTED: ConfigSourceHandlers = {
-  changed: () => undefined,
-  checked: () => undefined,
-  running: () => false,
-};
-
 export class FileConfigSource implements ConfigSource {
   readonly description: string;
   readonly #clock: () => number;
   readonly #logger: AgentLogger;
   readonly #watcher: ConfigFileWatcher;
-  #handlers = NOT_STARTED;
+  #handlers = NOT_STARTED_HANDLERS;
   #config: AgentConfig | undefined;
   /** Its canonical JSON, to tell a real change from a rewrite with equal content. */
   #configKey: string | undefined;

@@ -8,7 +8,7 @@
 import type { AgentConfig } from '../config/model.js';
 import type { RemoteRouteChange } from '../hypervisor/route-delta.js';
 import type { Timer, Timers } from '../util/timers.js';
-import type { ConfigSource, ConfigSourceHandlers } from './config-source.js';
+import { NOT_STARTED_HANDLERS, type ConfigSource, type ConfigSourceHandlers } from './config-source.js';
 import type { FleetDesired, FleetProblem } from './fleet-desired.js';
 import type { AgentLogger } from './logger.js';
 import { REPORTED_PER_PASS } from './pass-summary.js';
@@ -40,17 +40,11 @@ export type FleetPassPlan =
   | { readonly kind: 'routes'; readonly routes: readonly RemoteRouteChange[] }
   | { readonly kind: 'skip'; readonly reason: string };
 
-const NOT_STARTED: ConfigSourceHandlers = {
-  changed: () => undefined,
-  checked: () => undefined,
-  running: () => false,
-};
-
 export class FleetConfigSource implements ConfigSource {
   readonly description: string;
   readonly fleet: FleetDesired;
   readonly #opts: FleetConfigSourceOptions;
-  #handlers = NOT_STARTED;
+  #handlers = NOT_STARTED_HANDLERS;
   #config: AgentConfig | undefined;
   #status: ConfigStatus;
   #batchTimer: Timer | undefined;

@@ -324,10 +324,13 @@ export function serviceAddressesInVpp(s: VppSnapshot, config: AgentConfig): Serv
   const services = config.services;
   const ip6 = services?.ip6;
   if (!services || !ip6) return out;
+  const tableOfVpc = new Map(config.vpcs.map((v) => [v.name, v.table]));
   const ip6OnlyPorts = new Map(
     config.ports.flatMap((p) => {
-      const vpc = config.vpcs.find((v) => v.name === p.vpc);
-      return p.ip === undefined && p.ip6 !== undefined && vpc ? [[`${vpc.table} ${p.ip6}`, p] as const] : [];
+      const table = tableOfVpc.get(p.vpc);
+      return p.ip === undefined && p.ip6 !== undefined && table !== undefined
+        ? [[`${table} ${p.ip6}`, p] as const]
+        : [];
     }),
   );
   for (const m of s.nat.nat66.static) {

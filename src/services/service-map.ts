@@ -13,18 +13,17 @@ export function serviceMap(
   circuitIds: ReadonlyMap<string, number> = new Map(),
 ): ServiceMapEntry[] {
   const vpcs = new Map(config.vpcs.map((v) => [v.name, v]));
+  const services = config.services;
+  const ip6 = services?.ip6;
   const out: ServiceMapEntry[] = [];
   for (const port of config.ports) {
     const serviceAddress = addresses.get(port.name);
     const vpc = vpcs.get(port.vpc);
     if (serviceAddress === undefined || vpc === undefined) continue;
     const dhcpCircuitId = circuitIds.get(port.name);
-    const ip6 = config.services?.ip6;
-    const services = config.services;
+    const vmIp6 = ip6 === undefined ? undefined : port.ip6;
     const serviceAddress6 =
-      ip6 && services && port.ip6 !== undefined
-        ? serviceAddress6Of(services, ip6, serviceAddress)
-        : undefined;
+      services && ip6 && vmIp6 !== undefined ? serviceAddress6Of(services, ip6, serviceAddress) : undefined;
     out.push({
       serviceAddress,
       ...(serviceAddress6 !== undefined && { serviceAddress6 }),
@@ -32,7 +31,7 @@ export function serviceMap(
       vpcId: vpc.id,
       port: port.name,
       ...(port.ip !== undefined && { vmIp: port.ip }),
-      ...(serviceAddress6 !== undefined && port.ip6 !== undefined && { vmIp6: port.ip6 }),
+      ...(serviceAddress6 !== undefined && vmIp6 !== undefined && { vmIp6 }),
       mac: port.mac,
       mtu: vpc.mtu,
       ...(dhcpCircuitId !== undefined && { dhcpCircuitId }),
