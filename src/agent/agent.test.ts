@@ -396,6 +396,63 @@ describe('Agent', () => {
     assert.equal(a.status().nextRetryAt, undefined);
   });
 
+  it('retries each failing resource on its own backoff: one that keeps failing does not delay a new failure', async () => {
+    const timers = new ManualTimers();
+    const refused = failedOp(
+      'route:ip4:10:10.0.0.7/32',
+      'ip_route_add_del: VNET_API_ERROR_NO_SUCH_TABLE (-6)',
+    );
+    const other = failedOp(
+      'route:ip4:10:10.0.0.8/32',
+      'ip_route_add_del: VNET_API_ERROR_NO_MATCHING_INTERFACE (-4)',
+    );
+    reconciler.results.push(
+      { failed: [refused] },
+      { failed: [refused] },
+      { failed: [other], skipped: [{ op: refused.op, reason: 'held' }] },
+    );
+    const a = makeAgent({ timers, retryInitialMs: 1_000, retryMaxMs: 60_000 });
+    await a.start();
+    client.handshake();
+    await a.whenIdle();
+    assert.deepEqual(timers.armed, [1_000], 'the first failure: retried after the initial delay');
+    timers.runNext();
+    await a.whenIdle();
+    assert.deepEqual(timers.armed, [2_000], 'the same op failed again: its delay doubled');
+    const failing = a.status().failing;
+    assert.equal(failing?.count, 1);
+    assert.equal(failing?.resources[0]?.key, refused.op.key);
+    assert.equal(failing?.resources[0]?.attempts, 2);
+    assert.equal(failing?.resources[0]?.error, 'ip_route_add_del: VNET_API_ERROR_NO_SUCH_TABLE (-6)');
+    assert.match(await a.metrics.text(), /^vppnet_failing_resources\{kind="route"\} 1$/m);
+
+    // A pass before the refused route's retry is due: it is held, and the other route fails anew.
+    timers.advance(500);
+    await a.reconcileNow();
+    const hold = reconciler.passes.at(-1)?.opts.hold;
+    assert.ok(hold, 'the pass was told what to hold');
+    assert.match(
+      hold(refused.op) ?? '',
+      /^held until .*: create failed 2 times in a row \(ip_route_add_del: VNET_API_ERROR_NO_SUCH_TABLE/,
+    );
+    assert.equal(hold(other.op), undefined, 'nothing else is held');
+    assert.equal(
+      hold({ ...refused.op, resource: { ...refused.op.resource, value: { nextHop: 'changed' } } }),
+      undefined,
+      'a new desired value is tried at once',
+    );
+    await a.whenIdle();
+    assert.deepEqual(timers.armed, [1_000], "the new failure's initial delay, not the refused route's 1.5 s");
+    assert.equal(a.status().failing?.count, 2);
+
+    // Both retried, converged: nothing failing, nothing armed, the gauge gone.
+    timers.runNext();
+    await a.whenIdle();
+    assert.equal(a.status().failing, undefined);
+    assert.deepEqual(timers.armed, []);
+    assert.doesNotMatch(await a.metrics.text(), /^vppnet_failing_resources\{/m);
+  });
+
   it('waits for a valid config when the first one is invalid', async () => {
     await writeFile(configPath, INVALID_CONFIG_YAML);
     const a = makeAgent();

@@ -46,7 +46,8 @@ import {
 import { policyDescriptor, steering6Descriptor, steeringDescriptor } from '../srv6/descriptors.js';
 import { errorMessage, silentLogger, type AgentLogger } from './logger.js';
 import { logOpProblems, logPassSummary } from './pass-log.js';
-import { summarize, summarizeFailure } from './pass-summary.js';
+import { failingReport, summarize, summarizeFailure } from './pass-summary.js';
+import { FailingResources } from '../reconcile/failing-resources.js';
 import { DEFAULT_RETRY_INITIAL_MS, DEFAULT_RETRY_MAX_MS, RetrySchedule } from './retry-schedule.js';
 import { AgentMetrics } from './metrics.js';
 import { portScope } from './port-scope.js';
@@ -200,6 +201,8 @@ export class Agent {
   /** The drift check under way, if any: stop() waits for it to end. */
   #driftInFlight: Promise<void> | undefined;
   readonly #retry: RetrySchedule;
+  /** Resources whose op failed, each retried on its own backoff. */
+  readonly #failing: FailingResources;
 
   constructor(opts: AgentOptions) {
     if ((opts.configPath === undefined) === (opts.fleet === undefined))
@@ -216,11 +219,13 @@ export class Agent {
     this.#timers = opts.timers ?? systemTimers;
     const timers = this.#timers;
     this.#clock = opts.clock ?? (() => timers.now());
+    const backoff = {
+      initialMs: opts.retryInitialMs ?? DEFAULT_RETRY_INITIAL_MS,
+      maxMs: opts.retryMaxMs ?? DEFAULT_RETRY_MAX_MS,
+    };
+    this.#failing = new FailingResources({ backoff, clock: this.#clock });
     this.#retry = new RetrySchedule({
-      backoff: {
-        initialMs: opts.retryInitialMs ?? DEFAULT_RETRY_INITIAL_MS,
-        maxMs: opts.retryMaxMs ?? DEFAULT_RETRY_MAX_MS,
-      },
+      backoff,
       timers: this.#timers,
       clock: this.#clock,
       logger: this.#logger,
@@ -358,6 +363,7 @@ export class Agent {
     if (this.#client.state === 'ready') {
       // An injected client that was connected already: its handshake's event is gone.
       this.#connections++;
+      this.#failing.clear();
       this.#kick('start');
     }
     this.#armDriftCheck();
@@ -456,6 +462,7 @@ export class Agent {
       reconciling: this.#runner.busy,
       ...(this.#lastReconcile === undefined ? {} : { lastReconcile: this.#lastReconcile }),
       ...(nextRetryAt === undefined ? {} : { nextRetryAt: new Date(nextRetryAt).toISOString() }),
+      ...(this.#failing.size ? { failing: failingReport(this.#failing) } : {}),
       owned: Object.fromEntries(owned),
     };
   }
@@ -509,10 +516,13 @@ export class Agent {
     const startedAt = this.#clock();
     let summary: ReconcileSummary;
     try {
+      const hold = this.#failing.holdForPass();
       const outcome = await this.#reconcileFn(config, {
         ...this.#reconcileOptions(),
         shouldStop: this.#stopsOnShutdownOrReconnect(connection),
+        ...(hold ? { hold } : {}),
       });
+      if (outcome.result) this.#failing.record(outcome.plan, outcome.result, true);
       summary = summarize(
         outcome.plan,
         outcome.result,
@@ -553,6 +563,7 @@ export class Agent {
         shouldStop: this.#stopsOnShutdownOrReconnect(connection),
       });
       if (!outcome.modelValid) this.#steering = undefined;
+      this.#failing.record(outcome.plan, outcome.result, false);
       this.#fleetDriftCheck?.noteDelta(outcome.plan.ops.map((op) => op.key));
       const summarized = summarize(
         outcome.plan,
@@ -615,7 +626,17 @@ export class Agent {
     this.#lastReconcile = summary;
     this.metrics.observeReconcile(summary);
     logPassSummary(this.#logger, summary);
-    if (this.#phase === 'running') this.#retry.afterPass(summary.outcome);
+    this.metrics.setFailing(this.#failing.countByKind());
+    if (this.#phase === 'running')
+      this.#retry.afterPass({
+        passRetry:
+          summary.outcome === 'error' ||
+          summary.pending > 0 ||
+          this.#failing.untracked > 0 ||
+          // Skips with no failing resource behind them: a stop, or a dependency cycle.
+          (summary.skipped > 0 && this.#failing.size === 0),
+        resourceRetryAt: this.#failing.nextRetryAt(),
+      });
     this.#events.emit('reconcile', summary);
     return summary;
   }
@@ -777,6 +798,8 @@ export class Agent {
 
   readonly #onVppReady: VppClientEvents['ready'] = ({ reconnect }) => {
     this.#connections++;
+    // Perhaps another VPP process: what failed on the last one is tried afresh.
+    this.#failing.clear();
     this.#vppLastError = undefined;
     this.#logger.info(
       { socket: this.#socketPath, connection: this.#connections },

@@ -57,6 +57,7 @@ export class AgentMetrics {
   readonly #requestTally = new LabelTally(REQUEST_LABELS);
   readonly #connectionState: Gauge<'state'>;
   readonly #owned: Gauge<'kind'>;
+  readonly #failing: Gauge<'kind'>;
   readonly #brokenPorts: Gauge;
   readonly #configValid: Gauge;
   readonly #datastoreSynced: Gauge;
@@ -142,6 +143,12 @@ export class AgentMetrics {
     this.#owned = new Gauge({
       name: 'vppnet_owned_objects',
       help: 'Objects vppnet owns in VPP as of the last reconcile, by kind.',
+      labelNames: ['kind'],
+      registers,
+    });
+    this.#failing = new Gauge({
+      name: 'vppnet_failing_resources',
+      help: 'Resources whose last create, update or delete failed, by kind; each is retried on its own backoff (its attempts and error are in /status). One that stays is a resource VPP keeps refusing.',
       labelNames: ['kind'],
       registers,
     });
@@ -311,6 +318,12 @@ export class AgentMetrics {
   setOwned(owned: ReadonlyMap<string, number>): void {
     this.#owned.reset();
     for (const [kind, count] of owned) this.#owned.set({ kind }, count);
+  }
+
+  /** Replaces the failing counts, so a kind with no failing resource left disappears. */
+  setFailing(failing: ReadonlyMap<string, number>): void {
+    this.#failing.reset();
+    for (const [kind, count] of failing) this.#failing.set({ kind }, count);
   }
 
   setConfigValid(valid: boolean): void {

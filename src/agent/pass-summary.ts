@@ -3,10 +3,11 @@
  * pass's plan and execution result, so the report can be tested without an agent, a VPP or a clock.
  */
 import type { ExecutionResult } from '../reconcile/executor.js';
+import type { FailingResources } from '../reconcile/failing-resources.js';
 import type { Plan, Resource } from '../reconcile/resource.js';
 import { errorMessage } from './logger.js';
 import type { PortOf } from './port-scope.js';
-import type { PortProblemReport, ReconcileSummary, ReconcileTrigger } from './status.js';
+import type { FailingReport, PortProblemReport, ReconcileSummary, ReconcileTrigger } from './status.js';
 
 /** Failed ops, waiting resources and rejected records listed in status; the log has all of them. */
 export const REPORTED_PER_PASS = 5;
@@ -97,5 +98,24 @@ export function summarizeFailure(
     brokenPorts,
     nodeProblems: 1,
     error: errorMessage(err),
+  };
+}
+
+/** The failing resources as status lists them: how many, and the soonest retries first. */
+export function failingReport(failing: FailingResources): FailingReport {
+  return {
+    count: failing.size,
+    resources: failing
+      .list()
+      .slice(0, REPORTED_PER_PASS)
+      .map((r) => ({
+        key: r.key,
+        kind: r.kind,
+        action: r.action,
+        attempts: r.attempts,
+        error: r.error,
+        since: new Date(r.since).toISOString(),
+        retryAt: new Date(r.retryAt).toISOString(),
+      })),
   };
 }

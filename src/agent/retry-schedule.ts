@@ -1,12 +1,13 @@
 /**
- * When the agent retries a pass that did not converge: after a backoff that doubles per failed
- * pass in a row (util/backoff.ts) up to a ceiling, and is reset by a pass that converged. One
- * retry is armed at a time; a later pass's outcome replaces it.
+ * When the agent runs its next pass after one that did not converge. Failed ops are retried per
+ * resource, each on its own backoff (reconcile/failing-resources.ts); a pass that failed as a
+ * whole, or whose resources wait for something outside vppnet, is retried after a backoff that
+ * doubles per such pass in a row (util/backoff.ts) up to a ceiling, reset by a pass that needs no
+ * retry. One retry is armed at a time, at the sooner of the two; a later pass replaces it.
  */
 import { backoffDelayMs, type Backoff } from '../util/backoff.js';
 import type { Timer, Timers } from '../util/timers.js';
 import type { AgentLogger } from './logger.js';
-import type { ReconcileSummary } from './status.js';
 
 export const DEFAULT_RETRY_INITIAL_MS = 1_000;
 export const DEFAULT_RETRY_MAX_MS = 60_000;
@@ -19,6 +20,17 @@ export interface RetryScheduleOptions {
   readonly logger: AgentLogger;
   /** Runs when a retry is due. */
   readonly retry: () => void;
+}
+
+/** What a finished pass leaves to retry. */
+export interface NextPass {
+  /**
+   * The pass itself must run again, on the pass backoff: it failed as a whole, resources wait for
+   * something vppnet does not create, or ops failed or were skipped without a retry of their own.
+   */
+  readonly passRetry: boolean;
+  /** The soonest retry of a failing resource, milliseconds since the epoch, if any fails. */
+  readonly resourceRetryAt: number | undefined;
 }
 
 export class RetrySchedule {
@@ -37,22 +49,34 @@ export class RetrySchedule {
     return this.#nextRetryAt;
   }
 
-  /** A pass finished: a converged one ends the series, any other arms the next retry. */
-  afterPass(outcome: ReconcileSummary['outcome']): void {
+  /**
+   * A pass finished. The next pass is due at the sooner of a failing resource's own retry
+   * (failing-resources.ts) and, when the pass needs one, the pass backoff's next step; a pass that
+   * needs none ends the series of failed passes.
+   */
+  afterPass(next: NextPass): void {
     this.cancel();
-    if (outcome === 'ok') {
+    let at = next.resourceRetryAt;
+    if (next.passRetry) {
+      const delayMs = backoffDelayMs(this.#opts.backoff, this.#attempt);
+      this.#attempt++;
+      const passAt = this.#opts.clock() + delayMs;
+      at = at === undefined ? passAt : Math.min(at, passAt);
+    } else {
       this.#attempt = 0;
-      return;
     }
-    const delayMs = backoffDelayMs(this.#opts.backoff, this.#attempt);
-    this.#attempt++;
-    this.#nextRetryAt = this.#opts.clock() + delayMs;
+    if (at === undefined) return;
+    const delayMs = Math.max(0, at - this.#opts.clock());
+    this.#nextRetryAt = at;
     this.#timer = this.#opts.timers.after(delayMs, () => {
       this.#timer = undefined;
       this.#nextRetryAt = undefined;
       this.#opts.retry();
     });
-    this.#opts.logger.info({ delayMs, attempt: this.#attempt }, 'reconcile will be retried');
+    this.#opts.logger.info(
+      { delayMs, ...(next.passRetry ? { attempt: this.#attempt } : { resourceRetry: true }) },
+      'reconcile will be retried',
+    );
   }
 
   /** Disarms the retry (on stop); the count of failed passes stays. */

@@ -107,6 +107,25 @@ export interface SkippedPass {
 
 export type PassResult = ReconcileSummary | SkippedPass;
 
+/** Resources whose op failed, retried each on its own backoff (reconcile/failing-resources.ts). */
+export interface FailingReport {
+  readonly count: number;
+  /** The first few, soonest retry first. */
+  readonly resources: readonly FailingResourceReport[];
+}
+
+export interface FailingResourceReport {
+  readonly key: string;
+  readonly kind: string;
+  readonly action: 'create' | 'delete' | 'update';
+  /** Failed attempts in a row: one that keeps growing is a resource VPP keeps refusing. */
+  readonly attempts: number;
+  readonly error: string;
+  /** When the row of failures began. */
+  readonly since: string;
+  readonly retryAt: string;
+}
+
 export interface AgentStatus {
   readonly phase: 'created' | 'running' | 'stopping' | 'stopped';
   readonly config: ConfigStatus;
@@ -123,8 +142,10 @@ export interface AgentStatus {
   };
   readonly reconciling: boolean;
   readonly lastReconcile?: ReconcileSummary;
-  /** When the backoff retry after a failed pass is due. */
+  /** When the next retry is due: a failing resource's, or the pass backoff's after a failed pass. */
   readonly nextRetryAt?: string;
+  /** Resources whose last op failed, each retried on its own backoff (absent: none). */
+  readonly failing?: FailingReport;
   /** Objects vppnet owns in VPP as of the last pass, by kind. */
   readonly owned: Readonly<Record<string, number>>;
 }

@@ -17,7 +17,7 @@ import { loadSnapshot, type VppSnapshot } from '../dataplane/snapshot.js';
 import { execute, type ExecutionResult } from '../reconcile/executor.js';
 import { inPlaceByKind } from '../reconcile/in-place.js';
 import { plan as makePlan } from '../reconcile/planner.js';
-import type { Plan, Resource } from '../reconcile/resource.js';
+import type { Op, Plan, Resource } from '../reconcile/resource.js';
 import { AclRegistry } from '../dataplane/acl-registry.js';
 import { actualServices, serviceAddressesInVpp } from '../services/actual.js';
 import { memoryAddressBookStore } from '../services/address-store.js';
@@ -83,6 +83,8 @@ export interface ReconcileOptions {
    */
   readonly leaveSteering?: boolean;
   readonly shouldStop?: () => boolean;
+  /** Ops not to run in this pass, and why: resources whose own retry is not due (executor.ts). */
+  readonly hold?: (op: Op) => string | undefined;
   /**
    * The service bridge's runtime state (service addresses, attached pods, the lock shared with
    * pod attachments). Without it service addresses come from what VPP holds and pods' ports are
@@ -212,12 +214,10 @@ async function reconcilePass(given: AgentConfig, opts: ReconcileOptions): Promis
     macips: AclRegistry.fromDump(snapshot.macipAcls, MACIP),
     policerBindings: policerClassifyTablesByInterface(snapshot.policerClassify),
   };
-  const result = await execute(
-    plan,
-    hypervisorKinds,
-    ctx,
-    opts.shouldStop ? { shouldStop: opts.shouldStop } : {},
-  );
+  const result = await execute(plan, hypervisorKinds, ctx, {
+    ...(opts.shouldStop ? { shouldStop: opts.shouldStop } : {}),
+    ...(opts.hold ? { hold: opts.hold } : {}),
+  });
   // The DHCP relay's circuit-ids, for the service map: VM ports as VPP has them now.
   opts.services?.addresses.setCircuitIds(
     new Map(

@@ -38,6 +38,11 @@ export interface ExecuteOptions {
   readonly adaptiveWindow?: WindowOptions;
   /** Checked before each op starts: once it returns true (shutdown, lost connection), no op starts. */
   readonly shouldStop?: () => boolean;
+  /**
+   * Ops not to run in this pass, and why (a resource whose own retry is not due yet:
+   * failing-resources.ts). A held op counts as skipped, and what waits for it is skipped too.
+   */
+  readonly hold?: (op: Op) => string | undefined;
 }
 
 /** What `vppnet:plan:op` publishes per finished op. */
@@ -64,6 +69,7 @@ export async function execute<C>(
     ctx,
     window: opts.window ?? new LatencyWindow(opts.adaptiveWindow),
     shouldStop: opts.shouldStop,
+    hold: opts.hold,
     stopped: false,
     applied: 0,
     failed: [],
@@ -88,6 +94,7 @@ interface Run<C> {
   /** A fixed window, or one sized from measured latency (one for the whole run: VPP is the same). */
   readonly window: number | LatencyWindow;
   readonly shouldStop: (() => boolean) | undefined;
+  readonly hold: ((op: Op) => string | undefined) | undefined;
   /** Set once shouldStop said so: nothing starts after. */
   stopped: boolean;
   applied: number;
@@ -184,8 +191,8 @@ function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promis
   const weights = new Map(ready.map((i) => [i, waiting(i)]));
   ready.sort((a, b) => (weights.get(b) as number) - (weights.get(a) as number) || a - b);
 
-  /** Keys whose op failed or was skipped. */
-  const broken = new Set<string>();
+  /** Keys whose op failed or was skipped (held, or behind another), and which. */
+  const broken = new Map<string, 'failed' | 'was skipped'>();
   let head = 0; // next in `ready` to start
   let leafHead = 0; // next in `leaves`
   let inFlight = 0;
@@ -214,7 +221,7 @@ function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promis
 
     const skip = (op: Op, reason: string): void => {
       run.skipped.push({ op, reason });
-      broken.add(op.key);
+      broken.set(op.key, 'was skipped');
       finish(op);
     };
 
@@ -224,7 +231,7 @@ function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promis
       if (adaptive) adaptive.replied((sentAt as Float64Array)[i] as number);
       if (error) {
         run.failed.push({ op, error });
-        broken.add(op.key);
+        broken.set(op.key, 'failed');
       } else {
         run.applied++;
       }
@@ -276,9 +283,15 @@ function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promis
           const list = listOf[i] as readonly string[];
           const blocker = list.find((k) => broken.has(k));
           if (blocker !== undefined) {
-            skip(op, deleting ? `kept: deleting ${blocker} failed` : `waiting for ${blocker}, which failed`);
+            const how = broken.get(blocker) as string;
+            skip(op, deleting ? `kept: deleting ${blocker} ${how}` : `waiting for ${blocker}, which ${how}`);
             continue;
           }
+        }
+        const held = run.hold?.(op);
+        if (held !== undefined) {
+          skip(op, held);
+          continue;
         }
         const d = run.kinds.get(op.kind);
         if (!d) throw new Error(`no descriptor for kind ${op.kind}`);

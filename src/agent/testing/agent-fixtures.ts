@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentConfig } from '../../config/model.js';
 import type { VppSnapshot } from '../../dataplane/snapshot.js';
-import type { OpFailure } from '../../reconcile/executor.js';
+import type { OpFailure, OpSkip } from '../../reconcile/executor.js';
 import type { Op } from '../../reconcile/resource.js';
 import type { ReconcileFn } from '../agent.js';
 import type { AgentLogger } from '../logger.js';
@@ -90,6 +90,8 @@ export interface RecordedPass {
 /** What the fake reconcile should return: converged by default. */
 export interface FakePassResult {
   readonly failed?: readonly OpFailure[];
+  /** Ops the pass skipped (held by the agent's per-resource retry, or behind a failure). */
+  readonly skipped?: readonly OpSkip[];
   readonly owned?: ReadonlyMap<string, number>;
   /** Thrown instead of returning (a pass that fails as a whole). */
   readonly throws?: Error;
@@ -153,14 +155,15 @@ export function failedOp(key: string, message: string): OpFailure {
 
 function fakeOutcome(result: FakePassResult): ReconcileOutcome {
   const failed = result.failed ?? [];
+  const skipped = result.skipped ?? [];
   return {
     plan: {
-      ops: failed.map((f) => f.op),
+      ops: [...failed, ...skipped].map((f) => f.op),
       pending: [],
       unchanged: 3,
       unchangedByKind: new Map([['route', 3]]),
     },
-    result: { applied: 0, failed, skipped: [] },
+    result: { applied: 0, failed, skipped },
     // The agent reads only the pid of the snapshot.
     snapshot: { vppPid: 4242 } as unknown as VppSnapshot,
     owned: result.owned ?? new Map([['route', 3]]),
