@@ -9,7 +9,7 @@ import type { AgentConfig } from '../../config/model.js';
 import type { VppSnapshot } from '../../dataplane/snapshot.js';
 import type { OpFailure, OpSkip } from '../../reconcile/executor.js';
 import type { Op } from '../../reconcile/resource.js';
-import type { ReconcileFn } from '../agent.js';
+import type { ReconcileFn } from '../reconcile-passes.js';
 import type { AgentLogger } from '../logger.js';
 import type { ReconcileOptions, ReconcileOutcome } from '../reconciler.js';
 
