@@ -16,7 +16,7 @@ import path from 'node:path';
 import { EtcdStore } from '../../src/datastore/etcd-store.js';
 import { KeySchema } from '../../src/datastore/keys.js';
 import { ETCD_BINARY, EtcdServer, freePort } from '../../src/datastore/testing/etcd-server.js';
-import { parseQuantity } from '../../deploy/render/values.js';
+import { parseQuantity } from '../../deploy/render/quantity.js';
 import { FleetChanges, type EndpointChange } from './changes.js';
 import { DEFAULT_SIZE, FleetLayout, type FleetSize } from './layout.js';
 import { loadRecords } from './loader.js';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { missingIp6Objects, type Ip6Found } from './ip6-presence.js';
-import { pgPeerMac, pgTopology, VPPNET, vppnetConfig, vppnetDualStackConfig } from './topology.js';
+import { pgPeerMac, pgTopology, VPPNET } from './topology.js';
+import { vppnetConfig, vppnetDualStackConfig } from './vppnet-config.js';
 
 const ports = pgTopology().vppnet;
 const macs = { vm1: pgPeerMac(10), vm2: pgPeerMac(11) };

@@ -16,25 +16,22 @@ import type { Measurement } from './report.js';
 import { parseShowRuntime } from './runtime.js';
 import { attachPodPort, programVppnet, runSteps, vppnetBviName } from './setup.js';
 import { IMIX, pgData, pgPacketBytes, SIZE_64 } from './streams.js';
+import { baselineSteps, baselineWorldSteps, worldSteps } from './world-steps.js';
 import {
-  baselineSteps,
-  baselineWorldSteps,
   HAND,
-  handSteps,
-  pathPlans,
   pgCreateCommands,
   pgIdOf,
   pgPeerMac,
   txNode,
   VPPNET,
-  vppnetConfig,
-  vppnetConfigInput,
-  worldSteps,
   type Macs,
   type Peers,
   type PortSet,
   type Topology,
 } from './topology.js';
+import { handSteps } from './hand-config.js';
+import { pathPlans } from './paths.js';
+import { vppnetConfig, vppnetConfigInput } from './vppnet-config.js';
 import type { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { BenchError, cli, ensureFresh, type VppFacts } from './vpp-checks.js';
 

@@ -1,7 +1,7 @@
 /** Command-line options of bench/packet-rate (pure: parsed and validated here, used elsewhere). */
 import { parseArgs } from 'node:util';
 import { IMIX, SIZE_64, type SizeClass } from './streams.js';
-import { PATH_IDS, type PathId } from './topology.js';
+import { PATH_IDS, type PathId } from './paths.js';
 import type { Pick } from './metrics.js';
 import { BenchError } from './vpp-checks.js';
 

@@ -18,17 +18,7 @@ import { attachPodPort, programVppnet, runSteps, vppnetBviName } from './setup.j
 import { buildStreams, pgStreamCommand, sizeLabelFor, type SizeClass } from './streams.js';
 import {
   allPgIds,
-  baselineSteps,
-  baselineWorldSteps,
   HAND,
-  handIp6Neighbours,
-  handIp6Steps,
-  handSteps,
-  IP6_PATH_IDS,
-  ip6PathPlans,
-  ip6WorldSteps,
-  PATH_IDS,
-  pathPlans,
   pgCreateCommands,
   pgIdOf,
   pgMac,
@@ -36,13 +26,13 @@ import {
   pgTopology,
   txNode,
   VPPNET,
-  vppnetConfig,
-  vppnetDualStackConfig,
-  worldSteps,
   type Macs,
-  type PathPlan,
   type Peers,
 } from './topology.js';
+import { baselineSteps, baselineWorldSteps, ip6WorldSteps, worldSteps } from './world-steps.js';
+import { handIp6Neighbours, handIp6Steps, handSteps } from './hand-config.js';
+import { IP6_PATH_IDS, ip6PathPlans, PATH_IDS, pathPlans, type PathPlan } from './paths.js';
+import { vppnetConfig, vppnetDualStackConfig } from './vppnet-config.js';
 import { BenchError, cli, ensureFresh, type VppFacts } from './vpp-checks.js';
 
 export interface Log {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { comparisons, reportJson, resultRows, verdictRows, type RunMeta } from './report.js';
-import { IP6_TOLERANCE } from './topology.js';
+import { IP6_TOLERANCE } from './paths.js';
 import { measurement as m } from './testing/measurements.js';
 
 const meta: RunMeta = {

@@ -2,7 +2,7 @@
 import { fmt, type Row } from '../support/report.js';
 import { compare, pathOnlyMppsPerCore, TOLERANCE, type Comparison, type PathFigures } from './metrics.js';
 import type { BarChart } from './svg.js';
-import { PATH_IDS, PATH_TITLES, toleranceOf, type ConfigKind, type PathId } from './topology.js';
+import { PATH_IDS, PATH_TITLES, toleranceOf, type ConfigKind, type PathId } from './paths.js';
 
 export interface Measurement {
   readonly path: PathId;

@@ -23,7 +23,7 @@ import {
 } from './report.js';
 import { interfaceMacs, vppnetBviName } from './setup.js';
 import { renderBarChart } from './svg.js';
-import { IP6_TOLERANCE, PATH_IDS, PATH_TITLES } from './topology.js';
+import { IP6_TOLERANCE, PATH_IDS, PATH_TITLES } from './paths.js';
 import { BenchError, ensureRealVpp, type VppFacts } from './vpp-checks.js';
 
 export interface RunIo {

@@ -17,7 +17,7 @@ import { MACIP } from '../../src/services/context.js';
 import { podDescriptors } from '../../src/services/descriptors.js';
 import type { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { msg } from '../../src/vpp/messages/index.js';
-import { fillAcls, parseAclIndex, type CliStep } from './topology.js';
+import { fillAcls, parseAclIndex, type CliStep } from './hand-config.js';
 import { noHostLinks } from '../support/no-host-links.js';
 import { BenchError, cli } from './vpp-checks.js';
 

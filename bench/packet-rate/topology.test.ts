@@ -1,30 +1,23 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { planFresh } from '../../src/agent/reconciler.js';
+import { fillAcls, handIp6Neighbours, handIp6Steps, handSteps, parseAclIndex } from './hand-config.js';
+import { ip6PathPlans, pathPlans, toleranceOf } from './paths.js';
 import {
-  fillAcls,
-  handIp6Neighbours,
-  handIp6Steps,
-  handSteps,
-  ip6PathPlans,
-  parseAclIndex,
-  pathPlans,
   pgCreateCommands,
   pgMac,
   pgPeerMac,
   pgTopology,
   HAND,
   HAND6,
-  toleranceOf,
   VM6,
   VPPNET,
   VPPNET6,
-  vppnetConfig,
-  vppnetDualStackConfig,
-  worldSteps,
   type Macs,
   type Peers,
 } from './topology.js';
+import { vppnetConfig, vppnetDualStackConfig } from './vppnet-config.js';
+import { worldSteps } from './world-steps.js';
 
 const t = pgTopology();
 const macs: Macs = { macOf: (i) => pgMac(Number(i.slice(2))) };

@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseQuantity } from '../../deploy/render/values.js';
+import { parseQuantity } from '../../deploy/render/quantity.js';
 import { daemonSetAgent, daemonSetNodeArgs } from './daemonset-agent.js';
 
 const INSIDE = 'VPPNET_BENCH_MEMORY_LIMIT_BYTES';

@@ -84,7 +84,7 @@ export const METRICS_PORT_NAME = 'node-metrics';
 export const DATASTORE_FLAG = { flag: '--datastore', etcd: 'etcd' } as const;
 /**
  * The variables the DaemonSet may set. Not VPPNET_ETCD_INSECURE: a rendered fleet talks to etcd
- * over TLS, or on loopback (values.ts refuses anything else).
+ * over TLS, or on loopback (values-datastore.ts refuses anything else).
  */
 const { insecure: _insecure, ...RENDERED_CONNECTION_ENV } = CONNECTION_ENV;
 export const FLEET_ENV = {

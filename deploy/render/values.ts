@@ -7,8 +7,11 @@
  * The hypervisors' agent configs (`nodes`) and the service bridge (`serviceBridge`) are kept raw
  * here: the agent's validator (src/config/validate.ts) checks them in render.ts, where the
  * service bridge is merged into each node's config.
+ *
+ * Here: the values' shape (types), their top-level check, and overlay merging. The field checker
+ * and formats are values-checker.ts, the datastore section values-datastore.ts, quantities
+ * quantity.ts.
  */
-import { plaintextRemoteEndpoints } from '../../src/datastore/connection-settings.js';
 import { parse, YAMLParseError } from 'yaml';
 import type { IToleration } from 'kubernetes-models/v1/Toleration';
 import {
@@ -20,7 +23,20 @@ import {
 } from '../../src/agent/agent-flags.js';
 import { ATTACH_MODES, type AttachMode } from '../../src/agent-api/protocol.js';
 import { SUPPORTED_CNI_VERSIONS } from '../../src/cni/version.js';
-import { DEFAULT_PREFIX, KeySchema } from '../../src/datastore/keys.js';
+import {
+  Checker,
+  DNS_LABEL,
+  DNS_SUBDOMAIN,
+  IFNAME,
+  IMAGE_REPOSITORY,
+  IMAGE_TAG,
+  isObj,
+  LABEL_NAME,
+  LABEL_VALUE,
+  TOLERATION_FIELDS,
+  type Obj,
+} from './values-checker.js';
+import { parseDatastore } from './values-datastore.js';
 
 export interface ValuesProblem {
   readonly path: string;
@@ -81,7 +97,6 @@ export interface EtcdValues {
  */
 export type DatastoreValues =
   { readonly mode: 'file' } | { readonly mode: 'etcd'; readonly etcd: EtcdValues };
-export const DATASTORE_MODES = ['file', 'etcd'] as const;
 
 export interface Values {
   readonly namespace: string;
@@ -143,152 +158,6 @@ export interface MetricsValues {
   readonly port: number;
   /** The ServiceMonitor's scrape interval, e.g. `30s`. */
   readonly interval: string;
-}
-
-type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-/** RFC 1123 label: namespaces and most object names. */
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-/** RFC 1123 subdomain: node names. */
-const DNS_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-/** A label key with an optional DNS-subdomain prefix; values are up to 63 such characters. */
-const LABEL_NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$/;
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/;
-const IFNAME = /^[A-Za-z0-9_.-]{1,15}$/;
-const IMAGE_REPOSITORY = /^[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]+)?(\/[a-z0-9]+([._-]{1,2}[a-z0-9]+)*)*$/;
-const IMAGE_TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
-const TOLERATION_FIELDS = ['key', 'operator', 'value', 'effect', 'tolerationSeconds'];
-
-class Checker {
-  readonly problems: ValuesProblem[] = [];
-
-  fail(path: string, message: string): undefined {
-    this.problems.push({ path, message });
-    return undefined;
-  }
-
-  object(v: unknown, path: string, allowed: readonly string[]): Obj {
-    if (!isObj(v)) {
-      this.fail(path, 'must be a mapping');
-      return {};
-    }
-    for (const k of Object.keys(v)) {
-      if (!allowed.includes(k)) this.fail(`${path}.${k}`, `unknown field (allowed: ${allowed.join(', ')})`);
-    }
-    return v;
-  }
-
-  string(v: unknown, path: string, re?: RegExp, what = 'a non-empty string'): string {
-    if (typeof v !== 'string' || v === '' || (re !== undefined && !re.test(v))) {
-      this.fail(path, `must be ${what}, got ${JSON.stringify(v) ?? 'nothing'}`);
-      return '';
-    }
-    return v;
-  }
-
-  int(v: unknown, path: string, min: number, max: number): number {
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-      this.fail(path, `must be an integer from ${min} to ${max}`);
-      return min;
-    }
-    return v;
-  }
-
-  boolean(v: unknown, path: string): boolean {
-    if (typeof v !== 'boolean') {
-      this.fail(path, 'must be true or false');
-      return false;
-    }
-    return v;
-  }
-
-  oneOf<T extends string>(v: unknown, path: string, allowed: readonly T[]): T {
-    const found = allowed.find((a) => a === v);
-    if (found === undefined) {
-      this.fail(path, `must be one of ${allowed.join(', ')}, got ${JSON.stringify(v) ?? 'nothing'}`);
-      return allowed[0] as T;
-    }
-    return found;
-  }
-
-  stringList(v: unknown, path: string, re?: RegExp, what?: string): string[] {
-    if (!Array.isArray(v)) {
-      this.fail(path, 'must be a list');
-      return [];
-    }
-    return v.map((item, i) => this.string(item, `${path}[${i}]`, re, what));
-  }
-
-  absolutePath(v: unknown, path: string): string {
-    const s = this.string(v, path);
-    if (
-      s !== '' &&
-      (!s.startsWith('/') || s.split('/').includes('..') || (s.length > 1 && s.endsWith('/')))
-    ) {
-      this.fail(path, `must be an absolute path without '..' or a trailing '/', got ${JSON.stringify(s)}`);
-    }
-    return s;
-  }
-
-  quantity(v: unknown, path: string, kind: 'cpu' | 'memory'): string {
-    const s = typeof v === 'number' ? String(v) : v;
-    if (typeof s !== 'string' || parseQuantity(s, kind) === undefined) {
-      const example = kind === 'cpu' ? '100m or 1' : '128Mi';
-      this.fail(path, `must be a ${kind} quantity such as ${example}, got ${JSON.stringify(v) ?? 'nothing'}`);
-      return '0';
-    }
-    return s;
-  }
-
-  resources(v: unknown, path: string): ComputeResources {
-    const r = this.object(v, path, ['requests', 'limits']);
-    const side = (key: 'requests' | 'limits') => {
-      const o = this.object(r[key], `${path}.${key}`, ['cpu', 'memory']);
-      return {
-        cpu: this.quantity(o.cpu, `${path}.${key}.cpu`, 'cpu'),
-        memory: this.quantity(o.memory, `${path}.${key}.memory`, 'memory'),
-      };
-    };
-    const requests = side('requests');
-    const limits = side('limits');
-    for (const kind of ['cpu', 'memory'] as const) {
-      const req = parseQuantity(requests[kind], kind);
-      const lim = parseQuantity(limits[kind], kind);
-      if (req !== undefined && lim !== undefined && req > lim) {
-        this.fail(`${path}.requests.${kind}`, `is more than the limit ${limits[kind]}`);
-      }
-    }
-    return { requests, limits };
-  }
-}
-
-const QUANTITY = /^(\d+(?:\.\d+)?)(m|k|M|G|T|Ki|Mi|Gi|Ti)?$/;
-const QUANTITY_FACTORS: Readonly<Record<string, number>> = {
-  '': 1,
-  m: 1e-3,
-  k: 1e3,
-  M: 1e6,
-  G: 1e9,
-  T: 1e12,
-  Ki: 2 ** 10,
-  Mi: 2 ** 20,
-  Gi: 2 ** 30,
-  Ti: 2 ** 40,
-};
-
-/** A quantity in cores or bytes; undefined when it is not one we accept for `kind`. */
-export function parseQuantity(text: string, kind: 'cpu' | 'memory'): number | undefined {
-  const m = QUANTITY.exec(text);
-  if (!m) return undefined;
-  const suffix = m[2] ?? '';
-  // Millibytes are legal in Kubernetes but always a mistake; binary suffixes on CPU likewise.
-  if (kind === 'memory' && suffix === 'm') return undefined;
-  if (kind === 'cpu' && suffix !== '' && suffix !== 'm') return undefined;
-  return Number(m[1]) * (QUANTITY_FACTORS[suffix] ?? 1);
 }
 
 const TOP_LEVEL = [
@@ -562,173 +431,6 @@ export function parseValues(raw: unknown, source: string): Values {
     nodes,
   };
 }
-
-const SECRET_KEY = /^[-._a-zA-Z0-9]+$/;
-
-/**
- * `datastore`. The etcd settings' shapes are checked in either mode (a typo is never silently
- * ignored); what fleet mode needs (endpoints, the TLS Secret with https://) only with mode etcd.
- */
-function parseDatastore(c: Checker, raw: unknown): DatastoreValues {
-  const ds = c.object(raw, 'datastore', ['mode', 'etcd']);
-  const mode = c.oneOf(ds.mode, 'datastore.mode', DATASTORE_MODES);
-  const fleet = mode === 'etcd';
-  const e = c.object(ds.etcd ?? {}, 'datastore.etcd', [
-    'endpoints',
-    'prefix',
-    'tls',
-    'user',
-    'passwordSecret',
-    'perNodeUsers',
-  ]);
-
-  const endpoints = c.stringList(e.endpoints ?? [], 'datastore.etcd.endpoints');
-  if (fleet && Array.isArray(e.endpoints ?? []) && endpoints.length === 0)
-    c.fail(
-      'datastore.etcd.endpoints',
-      'must list at least one etcd endpoint (https://HOST:PORT) with datastore.mode etcd',
-    );
-
-  // The defaults of default.yaml, for values that leave the section out.
-  const prefixText = c.string(e.prefix ?? DEFAULT_PREFIX, 'datastore.etcd.prefix');
-  if (prefixText !== '') {
-    try {
-      new KeySchema(prefixText);
-      if (/\s/.test(prefixText)) c.fail('datastore.etcd.prefix', 'must not contain white space');
-    } catch {
-      c.fail(
-        'datastore.etcd.prefix',
-        `must start and end with "/" (e.g. /vppnet/v1/), got ${JSON.stringify(prefixText)}`,
-      );
-    }
-  }
-
-  const t = c.object(e.tls ?? {}, 'datastore.etcd.tls', ['enabled', 'secretName']);
-  const tlsEnabled = c.boolean(t.enabled ?? true, 'datastore.etcd.tls.enabled');
-  let tlsSecretName: string | undefined;
-  if (t.secretName !== undefined && t.secretName !== null)
-    tlsSecretName = c.string(t.secretName, 'datastore.etcd.tls.secretName', DNS_SUBDOMAIN, 'a Secret name');
-  if (tlsEnabled && tlsSecretName === undefined && fleet)
-    c.fail(
-      'datastore.etcd.tls.secretName',
-      'is required when datastore.etcd.tls.enabled is true: a Secret in the namespace with ca.crt, tls.crt and tls.key (kubernetes.io/tls plus ca.crt, as cert-manager issues it)',
-    );
-  if (!tlsEnabled && tlsSecretName !== undefined)
-    c.fail(
-      'datastore.etcd.tls.secretName',
-      'is set but datastore.etcd.tls.enabled is false: enable TLS or remove it',
-    );
-
-  endpoints.forEach((text, i) => {
-    const path = `datastore.etcd.endpoints[${i}]`;
-    const problem = endpointProblem(text);
-    if (problem !== undefined) c.fail(path, problem);
-    else if (tlsEnabled && text.startsWith('http://'))
-      c.fail(
-        path,
-        `is http:// but datastore.etcd.tls.enabled is true: use https://, or the agent would send its credentials in plaintext`,
-      );
-    else if (!tlsEnabled && text.startsWith('https://'))
-      c.fail(
-        path,
-        'is https:// but datastore.etcd.tls.enabled is false: the agent would have no CA to check the server with',
-      );
-    else if (!tlsEnabled && plaintextRemoteEndpoints({ endpoints: [text] }).length > 0)
-      c.fail(
-        path,
-        'is beyond loopback without TLS: the agent refuses it (records and credentials in clear text); enable datastore.etcd.tls',
-      );
-  });
-
-  let user: string | undefined;
-  if (e.user !== undefined && e.user !== null)
-    user = c.string(e.user, 'datastore.etcd.user', /^\S+$/, 'an etcd user name without white space');
-  const ps = c.object(e.passwordSecret ?? {}, 'datastore.etcd.passwordSecret', ['name', 'key']);
-  let secretName: string | undefined;
-  if (ps.name !== undefined && ps.name !== null)
-    secretName = c.string(ps.name, 'datastore.etcd.passwordSecret.name', DNS_SUBDOMAIN, 'a Secret name');
-  const secretKey = c.string(
-    ps.key ?? 'password',
-    'datastore.etcd.passwordSecret.key',
-    SECRET_KEY,
-    'a Secret data key',
-  );
-  if (user !== undefined && secretName === undefined)
-    c.fail(
-      'datastore.etcd.passwordSecret.name',
-      `is required when datastore.etcd.user is set: the Secret holding ${user}'s password`,
-    );
-  if (user === undefined && secretName !== undefined)
-    c.fail(
-      'datastore.etcd.user',
-      'is required when datastore.etcd.passwordSecret is set: whose password it is',
-    );
-
-  let perNodeUsers: { secretName: string; userPrefix: string } | undefined;
-  if (e.perNodeUsers !== undefined && e.perNodeUsers !== null) {
-    const p = c.object(e.perNodeUsers, 'datastore.etcd.perNodeUsers', ['secretName', 'userPrefix']);
-    const name = c.string(
-      p.secretName,
-      'datastore.etcd.perNodeUsers.secretName',
-      DNS_SUBDOMAIN,
-      'a Secret name',
-    );
-    const userPrefix = c.string(
-      p.userPrefix ?? 'vppnet-',
-      'datastore.etcd.perNodeUsers.userPrefix',
-      /^[-._a-zA-Z0-9]*$/,
-      'letters, digits, ".", "_" and "-" (the node name follows it)',
-    );
-    if (user !== undefined)
-      c.fail(
-        'datastore.etcd.perNodeUsers',
-        'and datastore.etcd.user are exclusive: one user for every agent, or one per node',
-      );
-    if (name !== undefined && userPrefix !== undefined) perNodeUsers = { secretName: name, userPrefix };
-  }
-
-  if (!fleet) return { mode: 'file' };
-  return {
-    mode: 'etcd',
-    etcd: {
-      endpoints,
-      prefix: prefixText,
-      tlsSecretName: tlsEnabled ? tlsSecretName : undefined,
-      auth:
-        user !== undefined && secretName !== undefined
-          ? { user, passwordSecret: { name: secretName, key: secretKey } }
-          : undefined,
-      perNodeUsers,
-    },
-  };
-}
-
-/** What is wrong with an etcd endpoint, or undefined: `http(s)://HOST:PORT`, nothing more. */
-function endpointProblem(text: string): string | undefined {
-  const expected = `must be http(s)://HOST:PORT (e.g. https://etcd-0.example.com:2379), got ${JSON.stringify(text)}`;
-  // The agent takes the endpoints as one comma-separated variable.
-  if (text.includes(',')) return `${expected}: one endpoint per list item`;
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return expected;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return expected;
-  if (
-    url.hostname === '' ||
-    url.username !== '' ||
-    url.password !== '' ||
-    url.search !== '' ||
-    url.hash !== ''
-  )
-    return expected;
-  if (url.pathname !== '/' || text.endsWith('/')) return `${expected}: no path`;
-  // The port must be written: gRPC would otherwise take 80/443, never etcd's 2379.
-  if (!/:\d{1,5}$/.test(text)) return `${expected}: the port is missing`;
-  return undefined;
-}
-
 /** Runs one of the agent's own flag parsers, turning its UsageError into a problem. */
 function agentParser<T>(c: Checker, path: string, parse: () => T): T | undefined {
   try {

@@ -47,7 +47,7 @@ import {
   type ManifestDocument,
 } from '../../deploy/render/overlays.js';
 import { serviceBridgeConfig } from '../../deploy/render/render.js';
-import { parseQuantity } from '../../deploy/render/values.js';
+import { parseQuantity } from '../../deploy/render/quantity.js';
 
 type Obj = Record<string, unknown>;
 

@@ -12,13 +12,8 @@ import { ETCD_USERS_MOUNT_DIR, FLEET_ENV } from '../../deploy/render/contract.js
 import { parseAgentFlags } from '../../src/agent/agent-flags.js';
 import { AGENT_CONNECTION_FLAGS, etcdOptionsOf } from '../../src/datastore/connection-settings.js';
 import { renderManifests } from '../../deploy/render/render.js';
-import {
-  ValuesError,
-  mergeValues,
-  parseQuantity,
-  parseValues,
-  parseValuesYaml,
-} from '../../deploy/render/values.js';
+import { parseQuantity } from '../../deploy/render/quantity.js';
+import { ValuesError, mergeValues, parseValues, parseValuesYaml } from '../../deploy/render/values.js';
 
 const base = (): Record<string, unknown> =>
   parseValuesYaml(readFileSync(join(VALUES_DIR, `${BASE_OVERLAY}.yaml`), 'utf8'), 'default.yaml') as Record<

@@ -53,7 +53,7 @@
  */
 import { msg } from '../messages/index.js';
 import type { Dispatcher } from './dispatcher.js';
-import { FibSource } from './fib.js';
+import { FibSource } from './fib-sources.js';
 import { clibCrc32c } from './crc32c.js';
 import { Rv } from './retval.js';
 import type { Vpp } from './vpp.js';

@@ -8,7 +8,7 @@
  */
 import { msg } from '../messages/index.js';
 import type { Dispatcher } from './dispatcher.js';
-import { FibSource } from './fib.js';
+import { FibSource } from './fib-sources.js';
 import { fromApiAddress, isZero } from './ip-addr.js';
 import { Rv } from './retval.js';
 import type { Vpp } from './vpp.js';

@@ -1,7 +1,7 @@
 /** FibSources keeps a FIB entry's sources as the Map it replaced did: by addition, best by priority. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FibSource, FibSources } from './fib.js';
+import { FibSource, FibSources } from './fib-sources.js';
 
 const state = (refs: number) => ({ paths: [], refs });
 

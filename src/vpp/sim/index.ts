@@ -12,11 +12,14 @@
  *
  * Files, one concept each: api-server (socket, registrations, 4 KiB sends), dispatcher (id →
  * handler, silent drops), message-table, vpe (handshake, ping, show version, CLI), interfaces and
- * devices (af_packet, tap, vhost-user, memif), ip (tables, routes, addresses, unnumbered, proxy
- * ARP, the lock-counted IPv6 link), ip6-ra (router advertisements), ip6-nd-proxy, ip-neighbor
- * (static neighbours), fib (entries, sources, load-balances, walk order) with vpp-hash and
- * vpp-pool, sr, l2 (bridge domains) with l2-fib (provisioned MACs), bd-ip-mac (ARP termination
- * tables) and arp-term (a model of the node), nat (nat44-ed), nat44-ei, nat66, acl (lists and
+ * devices (af_packet, tap, vhost-user, memif), ip (interface addresses, table binding,
+ * unnumbered) with ip-interface-routes (the routes an address adds), ip6-link (the lock-counted
+ * IPv6 link), ip-routes (tables and routes through the API) and proxy-arp, ip6-ra (router
+ * advertisements), ip6-nd-proxy, ip-neighbor (static neighbours), fib (tables, entries,
+ * load-balances, walk order) with fib-sources, fib-path, vpp-hash and vpp-pool, sr (policies and
+ * steering) with sr-localsids and sr-steering-details, l2 (bridge domains) with l2-fib
+ * (provisioned MACs), bd-ip-mac (ARP termination tables) and arp-term (a model of the node), nat
+ * (nat44-ed), nat44-ei with nat44-ei-mappings, nat66, acl (lists and
  * bindings) with acl-sessions and acl-dataplane (a model of its nodes), macip (MACIP ACLs) with
  * macip-dataplane (their classifier tables on a bridge port), classify (classifier tables and
  * sessions), policer (the policer plugin's policers), policer-classify (interfaces' policer

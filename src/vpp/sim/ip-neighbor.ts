@@ -13,7 +13,8 @@
  */
 import { msg } from '../messages/index.js';
 import type { Dispatcher } from './dispatcher.js';
-import { attachedHostPath, FibSource } from './fib.js';
+import { attachedHostPath } from './fib-path.js';
+import { FibSource } from './fib-sources.js';
 import { apiAddress, fromApiAddress, ipText, macBytes, type Af } from './ip-addr.js';
 import { Rv } from './retval.js';
 import type { Vpp } from './vpp.js';

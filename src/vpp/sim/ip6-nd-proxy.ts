@@ -13,7 +13,9 @@
  */
 import { msg } from '../messages/index.js';
 import type { Dispatcher } from './dispatcher.js';
-import { attachedHostPath, FibSource, type FibEntry } from './fib.js';
+import { attachedHostPath } from './fib-path.js';
+import { FibSource } from './fib-sources.js';
+import type { FibEntry } from './fib.js';
 import { ip6Bytes, ipText } from './ip-addr.js';
 import { Rv } from './retval.js';
 import type { Vpp } from './vpp.js';

@@ -72,7 +72,7 @@ export class Ip6Ra {
 
   constructor(vpp: Vpp) {
     this.#vpp = vpp;
-    vpp.ip.ip6LinkHooks.push({
+    vpp.ip6Link.hooks.push({
       enable: (sw) => this.#linkEnable(sw),
       disable: (sw) => this.#linkDisable(sw),
     });

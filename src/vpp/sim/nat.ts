@@ -10,7 +10,9 @@
  */
 import { msg } from '../messages/index.js';
 import type { Dispatcher } from './dispatcher.js';
-import { DpoProto, FibSource, PathCfg, PathType, type FibTable } from './fib.js';
+import { DpoProto, PathCfg, PathType } from './fib-path.js';
+import { FibSource } from './fib-sources.js';
+import type { FibTable } from './fib.js';
 import { ip4Bytes, ipText } from './ip-addr.js';
 import { replyAndDetails } from './cursor-details.js';
 import { Rv } from './retval.js';

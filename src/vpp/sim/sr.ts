@@ -1,52 +1,20 @@
 /**
- * SRv6: encap source and hop limit, local SIDs, policies and steering (src/vnet/srv6/sr_api.c,
- * sr_localsid.c, sr_policy_rewrite.c, sr_steering.c in VPP 26.06). The raw negative numbers
- * these return are SR's own, not vnet error names (see ../shared/vpp-srv6.md).
+ * SRv6: encap source and hop limit, policies and steering (src/vnet/srv6/sr_api.c,
+ * sr_policy_rewrite.c, sr_steering.c in VPP 26.06). The raw negative numbers these return are
+ * SR's own, not vnet error names (see ../shared/vpp-srv6.md). Local SIDs are sr-localsids.ts, the
+ * steering entries' shape and cached details frames sr-steering-details.ts.
  */
 import type { Message } from '../codec/schema.js';
 import { msg } from '../messages/index.js';
 import { VppCrash, type Dispatcher } from './dispatcher.js';
-import { DpoProto, FibSource, PathType, type FibTable } from './fib.js';
-import { apiAddress, fromApiAddress, ip6Bytes, ipText, type Af } from './ip-addr.js';
+import type { FibTable } from './fib.js';
+import { DpoProto, PathType } from './fib-path.js';
+import { FibSource } from './fib-sources.js';
+import { fromApiAddress, ip6Bytes, ipText, type Af } from './ip-addr.js';
 import { Rv } from './retval.js';
-import type { MessageTable } from './message-table.js';
+import { STEER, SteeringFrames, type SteeringPolicy } from './sr-steering-details.js';
 import type { Vpp } from './vpp.js';
 import { VppPool } from './vpp-pool.js';
-
-/** sr_behavior_t values used in checks */
-const B = {
-  END: 1,
-  X: 2,
-  T: 3,
-  D_FIRST: 4,
-  DX2: 5,
-  DX6: 6,
-  DX4: 7,
-  DT6: 8,
-  DT4: 9,
-  CURRENT_LAST: 10,
-  END_UN_PERF: 11,
-  END_UN: 12,
-  UA: 13,
-} as const;
-/** sr_steer traffic types */
-const STEER = { L2: 2, IPV4: 4, IPV6: 6 } as const;
-
-export interface LocalSid {
-  readonly addr: Buffer;
-  readonly prefixLen: number;
-  readonly endPsp: boolean;
-  readonly behavior: number;
-  /** The IPv6 table id the SID is installed in (as given). */
-  readonly fibTable: number;
-  /**
-   * sw_if_index, or for T/DT6/DT4 the looked-up fib_index (a union in ip6_sr_localsid_t):
-   * ~0 when the table did not exist.
-   */
-  readonly swIfIndexOrVrf: number;
-  readonly nextHop: Buffer;
-  readonly vlanIndex: number;
-}
 
 export interface SrPolicy {
   readonly bsid: Buffer;
@@ -61,21 +29,6 @@ export interface SrPolicy {
   readonly lbIp4: number;
 }
 
-export interface SteeringPolicy {
-  readonly trafficType: number;
-  readonly fibTable: number;
-  /** IPv4 or IPv6 prefix (ip46 semantics kept separately). */
-  readonly prefix: Buffer;
-  readonly prefixLen: number;
-  readonly swIfIndex: number;
-  policy: number;
-  /** The BSID when last pointed; a deleted policy's pool slot still holds it in VPP. */
-  bsid: Buffer;
-}
-
-/** An L2 steering entry's prefix as its details show it: IPv4 0.0.0.0. */
-const NO_IP4 = new Uint8Array(4);
-
 /** SR_SEGMENT_LIST_WEIGHT_DEFAULT */
 const SL_WEIGHT_DEFAULT = 1;
 
@@ -83,24 +36,11 @@ export class Sr {
   readonly #vpp: Vpp;
   encapSource: Buffer = Buffer.alloc(16);
   hopLimit = 64;
-  readonly localsids = new VppPool<LocalSid>();
-  readonly #localsidIndex = new Map<string, number>();
   readonly policies = new VppPool<SrPolicy>();
   readonly #policyIndex = new Map<string, number>();
   readonly #sidLists = new VppPool<true>();
   readonly steering = new VppPool<SteeringPolicy>();
-  /**
-   * Each entry's encoded details, valid for the message table and the BSID it was made with: a
-   * dump of 100k unchanged entries then copies frames instead of encoding them. fleet mode's drift
-   * check dumps a node's 100k entries every minute, and while this one Node thread encoded them
-   * it answered no other connection (VPP's C handler takes a fraction of that). In columns by
-   * pool index — the frame, the entry and BSID it shows — rather than an object per entry (100k
-   * objects less to keep and to mark); one message table for all, the frames dropped with it.
-   */
-  readonly #frames: (Buffer | undefined)[] = [];
-  readonly #frameEntries: (SteeringPolicy | undefined)[] = [];
-  readonly #frameBsids: (Buffer | undefined)[] = [];
-  #framesTable: MessageTable | undefined;
+  readonly #frames = new SteeringFrames();
   readonly #steerIndex = new Map<string, number>();
   /** sm->fib_table_ip6 / fib_table_ip4: SR's own steering tables, created with the first policy. */
   #tableIp6: FibTable | undefined;
@@ -112,78 +52,6 @@ export class Sr {
 
   get #fib() {
     return this.#vpp.fib;
-  }
-
-  /** sr_cli_localsid */
-  localsid(
-    isDel: boolean,
-    addr: Buffer,
-    prefixLen: number,
-    endPsp: boolean,
-    behavior: number,
-    swIfIndex: number,
-    fibTable: number,
-    nh: Buffer,
-  ): number {
-    const key = `${addr.toString('hex')}/${prefixLen}`;
-    const at = this.#localsidIndex.get(key);
-    if (at !== undefined) {
-      if (!isDel) return -1;
-      const ls = this.localsids.get(at) as LocalSid;
-      const t = this.#fib.find(6, ls.fibTable);
-      // fib_table_entry_delete (fib_table_find (IP6, fib_table), ...): a table gone since would
-      // make VPP dereference ~0.
-      if (!t) throw new VppCrash(`sr localsid delete: fib table ${ls.fibTable} gone`);
-      this.#fib.sourceRemove(t, { af: 6, addr, len: prefixLen }, FibSource.SR);
-      this.localsids.remove(at);
-      this.#localsidIndex.delete(key);
-      return 0;
-    }
-    if (isDel) return -2;
-    const t = this.#fib.find(6, fibTable);
-    if (!t) return -3;
-    if (this.#fib.lookupExact(t, { af: 6, addr, len: prefixLen })) return -4;
-    let swOrVrf = 0;
-    let nextHop = Buffer.alloc(16);
-    switch (behavior) {
-      case B.X:
-      case B.UA:
-      case B.DX6:
-        swOrVrf = swIfIndex;
-        nextHop = Buffer.from(nh.length === 16 ? nh : Buffer.alloc(16));
-        break;
-      case B.DX4:
-        swOrVrf = swIfIndex;
-        // ip46: the IPv4 next hop sits in the last 4 bytes
-        nextHop = Buffer.concat([Buffer.alloc(12), nh.length === 4 ? nh : nh.subarray(0, 4)]);
-        break;
-      case B.DX2:
-        swOrVrf = swIfIndex;
-        break;
-      case B.T:
-      case B.DT6:
-        swOrVrf = this.#fib.find(6, swIfIndex)?.index ?? 0xffffffff;
-        break;
-      case B.DT4:
-        swOrVrf = this.#fib.find(4, swIfIndex)?.index ?? 0xffffffff;
-        break;
-      default:
-        break;
-    }
-    const index = this.localsids.add(() => ({
-      addr: Buffer.from(addr),
-      prefixLen,
-      endPsp,
-      behavior,
-      fibTable,
-      swIfIndexOrVrf: swOrVrf,
-      nextHop,
-      vlanIndex: 0,
-    }));
-    this.#localsidIndex.set(key, index);
-    // fib_table_entry_special_dpo_add (EXCLUSIVE, an sr-localsid DPO): the entry gets its own lb
-    this.#fib.sourceAdd(t, { af: 6, addr, len: prefixLen }, FibSource.SR, { kind: 'dpo' });
-    return 0;
   }
 
   /** sr_policy_add */
@@ -354,9 +222,7 @@ export class Sr {
       if (isDel) {
         if (s.trafficType !== STEER.L2) this.#fib.sourceRemove(tableOf(s), fibPrefix(s), FibSource.SR);
         this.steering.remove(at);
-        this.#frames[at] = undefined;
-        this.#frameEntries[at] = undefined;
-        this.#frameBsids[at] = undefined;
+        this.#frames.forget(at);
         this.#steerIndex.delete(key);
         this.#maybeReleaseTables();
         return 0;
@@ -433,32 +299,6 @@ export class Sr {
       call.reply({ retval: 0 });
     });
 
-    d.on(msg.sr_localsid_add_del, (m, call) => {
-      const b = m.behavior;
-      if (
-        (b === B.X || b === B.UA || b === B.DX6 || b === B.DX4 || b === B.DX2) &&
-        !this.#vpp.interfaces.isValid(m.sw_if_index)
-      ) {
-        return call.reply({ retval: Rv.INVALID_SW_IF_INDEX });
-      }
-      let prefixLen = 128;
-      if (b === B.END_UN_PERF || b === B.END_UN) prefixLen = 48;
-      if (b === B.UA) prefixLen = 64;
-      const nh = m.nh_addr.af === 1 ? ip6Bytes(m.nh_addr.un.ip6) : fromApiAddress(m.nh_addr);
-      call.reply({
-        retval: this.localsid(
-          m.is_del,
-          ip6Bytes(m.localsid),
-          prefixLen,
-          m.end_psp,
-          b,
-          m.sw_if_index >>> 0,
-          m.fib_table >>> 0,
-          nh,
-        ),
-      });
-    });
-
     const sidsOf = (s: Message<typeof msg.sr_policy_add>['sids']): Buffer[] =>
       s.sids.slice(0, s.num_sids).map((x) => ip6Bytes(x));
 
@@ -533,33 +373,6 @@ export class Sr {
       });
     });
 
-    d.on(msg.sr_localsids_dump, (_m, call) => {
-      if (!call.reg) return;
-      for (const ls of this.localsids.values()) {
-        let table = ls.swIfIndexOrVrf;
-        if (ls.behavior === B.T || ls.behavior === B.DT6 || ls.behavior === B.DT4) {
-          const af: Af = ls.behavior === B.DT4 ? 4 : 6;
-          // fib_table_get_table_id (~0): VPP reads an invalid pool element
-          if (ls.swIfIndexOrVrf === 0xffffffff)
-            throw new VppCrash(
-              `sr_localsids_dump: localsid ${ipText(ls.addr)} looks up in a table that did not exist`,
-            );
-          table = this.#fib.tableIdOf(af, ls.swIfIndexOrVrf);
-        }
-        // ip_address_encode (IP46_TYPE_ANY): an all-zero or v4-mapped ip46 reads as IPv4
-        const nhIsV4 = ls.nextHop.subarray(0, 12).every((x) => x === 0);
-        call.details(msg.sr_localsids_details, {
-          addr: ipText(ls.addr),
-          end_psp: ls.endPsp,
-          behavior: ls.behavior,
-          fib_table: ls.fibTable,
-          vlan_index: ls.vlanIndex,
-          xconnect_nh_addr: nhIsV4 ? apiAddress(ls.nextHop.subarray(12)) : apiAddress(ls.nextHop),
-          xconnect_iface_or_vrf_table: table,
-        });
-      }
-    });
-
     const sidLists = (p: SrPolicy): { num_sids: number; weight: number; sids: string[] }[] =>
       p.segmentLists.map((sl) => ({
         num_sids: sl.sids.length,
@@ -608,62 +421,9 @@ export class Sr {
     });
   }
 
-  /**
-   * The details frame of steering entry `i`, from the cache when it is this entry's with the
-   * message table and BSID it would show now, else encoded and cached; undefined when the table
-   * has no id for the details message.
-   */
+  /** The entry's details frame as a dump would send it now: its policy's BSID, else its own. */
   #steeringFrame(d: Dispatcher, i: number, s: SteeringPolicy): Buffer | undefined {
-    const table = d.table;
     const p = this.policies.get(s.policy);
-    const bsid = p ? p.bsid : s.bsid;
-    if (this.#framesTable !== table) {
-      this.#frames.length = this.#frameEntries.length = this.#frameBsids.length = 0;
-      this.#framesTable = table;
-    }
-    const cached = this.#frames[i];
-    if (cached && this.#frameEntries[i] === s && this.#frameBsids[i] === bsid) return cached;
-    const isV6 = s.trafficType === STEER.IPV6;
-    const frame = d.encode(
-      msg.sr_steering_pol_details,
-      {
-        traffic_type: s.trafficType,
-        fib_table: s.fibTable,
-        // ip_address_encode (IP46_TYPE_ANY): an IPv4 prefix (or none, for L2) reads as IPv4, and
-        // so does an IPv6 one whose first 96 bits are zero (ip46_address_is_ip4: ::/1 comes back
-        // as 0.0.0.0/1, checked on a real VPP 26.06). The bytes themselves, not their text:
-        // formatting each address for the encoder to parse it back was most of the encoding's time.
-        prefix: {
-          address:
-            isV6 && !isIp46Ip4(s.prefix)
-              ? { af: 1, un: { ip6: s.prefix } }
-              : {
-                  af: 0,
-                  un: {
-                    ip4: s.trafficType === STEER.L2 ? NO_IP4 : isV6 ? s.prefix.subarray(12, 16) : s.prefix,
-                  },
-                },
-          len: s.prefixLen,
-        },
-        // htonl (classify.l2.sw_if_index): a union with classify.l3.prefix, so an IPv6 entry
-        // shows its prefix's first four bytes read as a little-endian u32 (an IPv4 one, the
-        // ip46 padding: 0)
-        sw_if_index: isV6 ? s.prefix.readUInt32LE(0) : s.swIfIndex,
-        bsid,
-      },
-      { context: 0 },
-    );
-    if (frame) {
-      this.#frames[i] = frame;
-      this.#frameEntries[i] = s;
-      this.#frameBsids[i] = bsid;
-    }
-    return frame;
+    return this.#frames.frame(d, i, s, p ? p.bsid : s.bsid);
   }
-}
-
-/** ip46_address_is_ip4: the first 12 bytes of an ip46 address are zero. */
-function isIp46Ip4(address: Buffer): boolean {
-  for (let i = 0; i < 12; i++) if (address[i] !== 0) return false;
-  return true;
 }

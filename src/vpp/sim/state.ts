@@ -6,7 +6,7 @@ import type { ErrorCounterSnapshot } from './error-counters.js';
 import type { FibEntry } from './fib.js';
 import { ipText } from './ip-addr.js';
 import type { NeighborDbConfig, SentAdvertisement } from './ip-neighbor.js';
-import { SmFlag } from './nat44-ei.js';
+import { SmFlag } from './nat44-ei-mappings.js';
 import type { UrpfEntrySnapshot } from './urpf.js';
 import type { Vpp } from './vpp.js';
 
@@ -266,8 +266,8 @@ export function snapshot(
         ),
         unnumberedTo: ipIf.unnumberedTo,
         bridge: vpp.l2.portOf(sw.swIfIndex),
-        proxyArp: vpp.ip.proxyArpEnabled.has(sw.swIfIndex),
-        linkLocal: ((ll) => (ll ? ipText(ll) : undefined))(vpp.ip.linkLocalOf(sw.swIfIndex)),
+        proxyArp: vpp.proxyArp.enabled.has(sw.swIfIndex),
+        linkLocal: ((ll) => (ll ? ipText(ll) : undefined))(vpp.ip6Link.linkLocalOf(sw.swIfIndex)),
         ip6NdProxy: vpp.ip6NdProxy.mirror.has(sw.swIfIndex),
       };
     }),
@@ -283,7 +283,7 @@ export function snapshot(
     sr: {
       encapSource: ipText(vpp.sr.encapSource),
       hopLimit: vpp.sr.hopLimit,
-      localsids: [...vpp.sr.localsids.values()].map((l) => ({
+      localsids: [...vpp.srLocalSids.entries.values()].map((l) => ({
         sid: ipText(l.addr),
         behavior: l.behavior,
         fibTable: l.fibTable,
@@ -337,7 +337,7 @@ export function snapshot(
     nat44Ei: {
       enabled: vpp.nat44Ei.enabled,
       outputInterfaces: [...vpp.nat44Ei.outputInterfaces.values()],
-      staticMappings: [...vpp.nat44Ei.mappings.values()]
+      staticMappings: [...vpp.nat44Ei.mappings.pool.values()]
         .filter((m) => !(m.flags & SmFlag.IDENTITY))
         .map((m) => ({
           local: ipText(m.localAddr),
@@ -346,14 +346,14 @@ export function snapshot(
           addrOnly: (m.flags & SmFlag.ADDR_ONLY) !== 0,
           tag: m.tag,
         })),
-      identityMappings: [...vpp.nat44Ei.mappings.values()]
+      identityMappings: [...vpp.nat44Ei.mappings.pool.values()]
         .filter((m) => m.flags & SmFlag.IDENTITY)
         .map((m) => ({
           address: ipText(m.externalAddr),
           vrfIds: [...m.locals.values()].map((l) => l.vrfId),
           tag: m.tag,
         })),
-      resolveRecords: vpp.nat44Ei.toResolve.length,
+      resolveRecords: vpp.nat44Ei.mappings.toResolve.length,
     },
     acls: [...vpp.acl.acls.entries()].map(([index, a]) => ({ index, tag: a.tag, rules: a.rules.length })),
     aclInterfaces: [...new Set([...vpp.acl.input.keys(), ...vpp.acl.output.keys()])]
@@ -381,7 +381,7 @@ export function snapshot(
         };
       }),
     ),
-    proxyArp: vpp.ip.proxyArps.map((p) => ({
+    proxyArp: vpp.proxyArp.ranges.map((p) => ({
       tableId: fib.tableIdOf(4, p.fibIndex),
       low: ipText(p.lo),
       high: ipText(p.hi),

@@ -41,7 +41,9 @@
 import { msg } from '../messages/index.js';
 import type { Dispatcher } from './dispatcher.js';
 import { URPF_ERROR } from './error-counters.js';
-import { DpoProto, FibSource, PathCfg, PathType, type FibEntry, type FibPath } from './fib.js';
+import { DpoProto, PathCfg, PathType, type FibPath } from './fib-path.js';
+import { FibSource } from './fib-sources.js';
+import type { FibEntry } from './fib.js';
 import type { Af } from './ip-addr.js';
 import { Rv } from './retval.js';
 import type { Vpp } from './vpp.js';

@@ -17,6 +17,8 @@ import { Fib } from './fib.js';
 import type { HostOps } from './host.js';
 import { Interfaces, type InterfaceKind } from './interfaces.js';
 import { Ip } from './ip.js';
+import { IpRoutes } from './ip-routes.js';
+import { Ip6Link } from './ip6-link.js';
 import { IpNeighbor } from './ip-neighbor.js';
 import { Ip6NdProxy } from './ip6-nd-proxy.js';
 import { Ip6Ra } from './ip6-ra.js';
@@ -30,7 +32,9 @@ import { Nat44Ei } from './nat44-ei.js';
 import { Nat66 } from './nat66.js';
 import { PolicerPlugin } from './policer.js';
 import { PolicerClassify } from './policer-classify.js';
+import { ProxyArp } from './proxy-arp.js';
 import { Sr } from './sr.js';
+import { SrLocalSids } from './sr-localsids.js';
 import { Urpf } from './urpf.js';
 import { Vpe } from './vpe.js';
 
@@ -80,7 +84,10 @@ export class Vpp {
   /** vlib error counters (`show errors`), per process: a restart starts them at zero. */
   readonly errors = new ErrorCounters();
   readonly interfaces: Interfaces;
+  readonly ip6Link: Ip6Link;
   readonly ip: Ip;
+  readonly ipRoutes: IpRoutes;
+  readonly proxyArp: ProxyArp;
   readonly ipNeighbor: IpNeighbor;
   readonly ip6Ra: Ip6Ra;
   readonly ip6NdProxy: Ip6NdProxy;
@@ -88,6 +95,7 @@ export class Vpp {
   readonly l2Fib: L2Fib;
   readonly bdIpMac: BdIpMac;
   readonly arpTerm: ArpTerm;
+  readonly srLocalSids: SrLocalSids;
   readonly sr: Sr;
   readonly nat: Nat;
   readonly nat44Ei: Nat44Ei;
@@ -120,7 +128,11 @@ export class Vpp {
     this.faults = a.faults;
     this.registrationFor = a.registrationFor;
     this.interfaces = new Interfaces(this);
+    // Before ip: adding an IPv6 address enables the link.
+    this.ip6Link = new Ip6Link(this.fib, this.interfaces);
     this.ip = new Ip(this);
+    this.ipRoutes = new IpRoutes(this.fib, this.interfaces);
+    this.proxyArp = new ProxyArp(this.fib, this.interfaces);
     this.ipNeighbor = new IpNeighbor(this);
     this.ip6Ra = new Ip6Ra(this);
     this.ip6NdProxy = new Ip6NdProxy(this);
@@ -128,6 +140,7 @@ export class Vpp {
     this.l2Fib = new L2Fib(this);
     this.bdIpMac = new BdIpMac(this);
     this.arpTerm = new ArpTerm(this);
+    this.srLocalSids = new SrLocalSids(this);
     this.sr = new Sr(this);
     this.nat = new Nat(this);
     this.nat44Ei = new Nat44Ei(this);
@@ -153,12 +166,16 @@ export class Vpp {
     this.vpe.register(d);
     this.interfaces.register(d);
     this.ip.register(d);
+    this.ip6Link.register(d);
+    this.ipRoutes.register(d);
+    this.proxyArp.register(d);
     this.ipNeighbor.register(d);
     this.ip6Ra.register(d);
     this.ip6NdProxy.register(d);
     this.l2.register(d);
     this.l2Fib.register(d);
     this.bdIpMac.register(d);
+    this.srLocalSids.register(d);
     this.sr.register(d);
     this.nat.register(d);
     this.nat44Ei.register(d);
@@ -176,7 +193,7 @@ export class Vpp {
 
   /** ip4/ip6 add_del_interface_address callbacks (NAT's interface-address resolution...) */
   onAddressChange(swIfIndex: number, af: Af, addr: Buffer, _len: number, isDel: boolean): void {
-    if (af === 4) this.nat44Ei.onIp4AddressChange(swIfIndex, addr, isDel);
+    if (af === 4) this.nat44Ei.mappings.onIp4AddressChange(swIfIndex, addr, isDel);
   }
 
   /** table_bind_callbacks (fib_table_bind): uRPF's urpf_table_bind_v4/v6. */
