@@ -132,7 +132,7 @@ export async function openNodeFloor(socketPath: string): Promise<NodeFloor> {
       try {
         resolve(parseHandshakeReply(Buffer.from(buf.subarray(start, end))));
       } catch (err) {
-        reject(err);
+        reject(err instanceof Error ? err : new Error(String(err)));
       }
     };
     socket.write(hello);
