@@ -51,17 +51,18 @@ export function ratioText(vppnetPerS: number, limitPerS: number | undefined): st
 }
 
 export const LIMIT_LABEL = "  VPP's own limit (vppblast, C)";
+export const FLOOR_LABEL = "  Node's own floor (net.Socket, no vppnet code)";
 
 /**
  * The row under a vppnet row: the median of VPP's limit rounds in the same columns, or every
  * figure `n/a` when the limit could not be measured (the reason goes under the table).
  */
-export function limitRow(like: Row, rounds: readonly Timed[] | undefined): Row {
+export function limitRow(like: Row, rounds: readonly Timed[] | undefined, label = LIMIT_LABEL): Row {
   const out: Record<string, string> = {};
   const run = rounds && rounds.length > 0 ? medianRun(rounds) : undefined;
   const perS = run && rounds ? median(rounds.map(rate)) : NaN;
   for (const col of Object.keys(like)) {
-    if (col === 'benchmark') out[col] = LIMIT_LABEL;
+    if (col === 'benchmark') out[col] = label;
     else if (!run) out[col] = 'n/a';
     else if (col === 'count') out[col] = fmt(run.count);
     else if (col === 'seconds') out[col] = fmt(run.seconds, 2);

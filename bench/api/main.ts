@@ -25,6 +25,7 @@ import { preparePapi, type PapiClient } from './papi-client.js';
 import {
   comparisonRow,
   CPU_COLUMN,
+  FLOOR_LABEL,
   cpuPerRequestText,
   limitRow,
   median,
@@ -35,6 +36,7 @@ import {
   type Timed,
 } from './limit-rows.js';
 import { prepareVppLimit, type VppblastWork, type VppLimit } from './vpp-limit.js';
+import { openNodeFloor, type NodeFloor } from './node-floor.js';
 
 const BENCH_TABLE = 4243;
 /**
@@ -133,6 +135,8 @@ interface Ceiling {
   readonly name: string;
   readonly vppnet: Measured[];
   readonly limit: Timed[] | undefined;
+  /** Node's own floor (control_ping only), measured in the same rounds. */
+  readonly floor?: Timed[];
 }
 
 async function alternated(
@@ -142,9 +146,11 @@ async function alternated(
   n: number,
   window: number,
   client: () => Promise<Measured>,
+  floor?: () => Promise<Timed>,
 ): Promise<Ceiling> {
   const ours: Measured[] = [];
   const theirs: Timed[] = [];
+  const floors: Timed[] = [];
   const vppblast = async (): Promise<void> => {
     if (limit.available) {
       const m = await limit.measure(work, n, window);
@@ -157,15 +163,23 @@ async function alternated(
   };
   for (let round = 0; round < ROUNDS; round++) {
     // Who goes first swaps each round, so a slow spell of the machine does not favour one side.
+    // The floor runs between the two, so it too swaps sides with each.
     if (round % 2 === 0) {
       ours.push(await client());
+      if (floor) floors.push(await floor());
       await vppblast();
     } else {
       await vppblast();
+      if (floor) floors.push(await floor());
       ours.push(await client());
     }
   }
-  return { name, vppnet: ours, limit: limit.available ? theirs : undefined };
+  return {
+    name,
+    vppnet: ours,
+    limit: limit.available ? theirs : undefined,
+    ...(floor ? { floor: floors } : {}),
+  };
 }
 
 function ceilingRows(c: Ceiling): Row[] {
@@ -174,7 +188,15 @@ function ceilingRows(c: Ceiling): Row[] {
     c.vppnet,
     ratioText(median(c.vppnet.map(rate)), c.limit && median(c.limit.map(rate))),
   );
-  return [ours, limitRow(ours, c.limit)];
+  const rows = [ours, limitRow(ours, c.limit)];
+  if (c.floor) {
+    const floorRate = median(c.floor.map(rate));
+    rows.push({
+      ...limitRow(ours, c.floor, FLOOR_LABEL),
+      [RATIO_COLUMN]: ratioText(floorRate, c.limit && median(c.limit.map(rate))),
+    });
+  }
+  return rows;
 }
 
 /** One dump: the client's rate in entries/s is count ÷ seconds, as the limit's (its replay). */
@@ -250,6 +272,7 @@ interface Phase {
 
 async function measurePhase(
   client: VppClient,
+  floor: NodeFloor,
   limit: VppLimit,
   papi: PapiClient,
   dumpPrefix: string | undefined,
@@ -257,8 +280,14 @@ async function measurePhase(
   const rows: Row[] = [];
   const ping = (): Promise<unknown> => client.call(msg.control_ping, {});
   const showVersion = (): Promise<unknown> => client.call(msg.show_version, {});
-  const pingSeq = await alternated('control_ping sequential', limit, 'ping', N_SEQ, 1, () =>
-    sequential(N_SEQ, ping),
+  const pingSeq = await alternated(
+    'control_ping sequential',
+    limit,
+    'ping',
+    N_SEQ,
+    1,
+    () => sequential(N_SEQ, ping),
+    () => floor.measure(N_SEQ, 1),
   );
   const pingPipe = await alternated(
     `control_ping pipelined (window ${WINDOW})`,
@@ -267,6 +296,7 @@ async function measurePhase(
     N_PIPE,
     WINDOW,
     () => pipelined(N_PIPE, WINDOW, ping),
+    () => floor.measure(N_PIPE, WINDOW),
   );
   rows.push(...ceilingRows(pingSeq), ...ceilingRows(pingPipe));
   const papiRounds: PapiRounds = { sequential: undefined, pipelined: undefined };
@@ -385,6 +415,10 @@ function phaseRatios(p: Phase): Record<string, number | undefined> {
     const theirs = c.limit?.map(rate);
     out[`${c.name}: ÷ limit, median`] = theirs ? median(ours) / median(theirs) : undefined;
     out[`${c.name}: ÷ limit, best`] = theirs ? Math.max(...ours) / Math.max(...theirs) : undefined;
+    if (c.floor)
+      out[`${c.name}: Node's floor ÷ limit, median`] = theirs
+        ? median(c.floor.map(rate)) / median(theirs)
+        : undefined;
   }
   const seqPapi = p.papi.sequential && median(p.papi.sequential.map(rate));
   const pipePapi = p.papi.pipelined && median(p.papi.pipelined.map(rate));
@@ -409,6 +443,7 @@ async function main(): Promise<void> {
     maxPending: 1_000_000,
   });
   await client.connect();
+  const floor = await openNodeFloor(vpp.socketPath);
   const rows: Row[] = [];
   let limit: VppLimit | undefined;
   let recordDir: string | undefined;
@@ -425,6 +460,7 @@ async function main(): Promise<void> {
     const papi = await preparePapi({ socketPath: vpp.socketPath, simulator });
     // Warm-up: JIT and socket buffers.
     await pipelined(5000, 256, () => client.call(msg.control_ping, {}));
+    await floor.measure(5000, 256);
 
     const route = (i: number, isAdd: boolean): Promise<unknown> =>
       client.call(msg.ip_route_add_del, {
@@ -450,7 +486,7 @@ async function main(): Promise<void> {
         dumpPrefix = path.join(recordDir, 'ip-route-dump');
         await recordDump(vpp.socketPath, dumpPrefix);
       }
-      const quiet = await measurePhase(client, limit, papi, dumpPrefix);
+      const quiet = await measurePhase(client, floor, limit, papi, dumpPrefix);
       phases.push({ label: 'quiet', phase: quiet });
       rows.push(...quiet.rows, routeRow);
       if (HOG) {
@@ -458,7 +494,7 @@ async function main(): Promise<void> {
         try {
           phases.push({
             label: 'CPU hog',
-            phase: await measurePhase(client, limit, papi, dumpPrefix),
+            phase: await measurePhase(client, floor, limit, papi, dumpPrefix),
           });
         } finally {
           await hog.stop();
@@ -483,6 +519,9 @@ async function main(): Promise<void> {
       papi.available
         ? `vpp_papi: VPP's Python client as VPP installs it (bench/api/papi-rate.py), ${fmt(N_PAPI_SEQ)} sequential and ${fmt(N_PAPI_PIPE)} asyncio pings a round, ${ROUNDS} rounds after the client's\n`
         : `vpp_papi n/a: ${papi.reason}\n`,
+    );
+    process.stdout.write(
+      "Node's own floor: control_ping over a plain net.Socket in this process (bench/api/node-floor.ts: frames encoded by hand, one write per burst, reads into one buffer), in the same rounds: what the runtime costs before any client code\n",
     );
     for (const { label, phase } of phases) {
       if (label !== 'quiet') printTable(`${title} — under a CPU-bound process (BENCH_HOG=1)`, phase.rows);
@@ -520,6 +559,7 @@ async function main(): Promise<void> {
   } finally {
     if (limit?.available) await limit.dispose();
     if (recordDir !== undefined) await rm(recordDir, { recursive: true, force: true });
+    floor.close();
     await client.close();
     await vpp.stop();
   }

@@ -28,6 +28,7 @@ import type { Message, MessageDef } from '../codec/schema.js';
 import { msg } from '../messages/index.js';
 import type { ConnectionListener, VppConnection } from './connection.js';
 import type { MessageTable } from './message-table.js';
+import { ContextTable } from './context-table.js';
 import { EventSubscription, type SubscriptionItem } from './event-subscription.js';
 import { VppRetvalError } from './retval-error.js';
 import type { VppTransport } from '../transport/transport.js';
@@ -132,9 +133,8 @@ export class RequestMux implements ConnectionListener {
   readonly #eventBufferSize: number;
   readonly #timers: Timers;
 
-  #nextContext = 1;
-  /** Every unsettled request, queued or written, by context; insertion order = age. */
-  readonly #pending = new Map<number, Pending>();
+  /** Every unsettled request, queued or written, by context (which it also hands out). */
+  readonly #pending = new ContextTable<Pending>();
   /**
    * Requests not yet written: offline, or held back while the socket drains or the window is
    * full. A deque (denque, as ioredis queues its commands), not an array: a reconcile queues 100k
@@ -173,11 +173,8 @@ export class RequestMux implements ConnectionListener {
   }
 
   allocContext(): number {
-    // u32, never 0 (vpp-wire.md: avoid context 0); wrapping after 4 billion requests is fine
-    // because contexts in flight are bounded by maxPending.
-    const c = this.#nextContext;
-    this.#nextContext = c >= 0xffffffff ? 1 : c + 1;
-    return c;
+    // Wrapping after 4 billion requests is fine because contexts in flight are bounded by maxPending.
+    return this.#pending.nextContext();
   }
 
   /**
@@ -236,7 +233,7 @@ export class RequestMux implements ConnectionListener {
     p.decodeItem = decodeItem;
     p.resolve = executorResolve;
     p.reject = executorReject;
-    this.#pending.set(p.context, p);
+    this.#pending.add(p);
     this.#armSweep();
     if (this.#canWrite() && this.#unsent.length === 0) this.#write(p);
     else if (front) this.#unsent.unshift(p);
@@ -298,7 +295,7 @@ export class RequestMux implements ConnectionListener {
       err ? { cause: err } : undefined,
     );
     // Written requests may or may not have been applied: fail them, never replay.
-    for (const p of [...this.#pending.values()]) if (p.sentOn !== 0) this.#settleError(p, lost, 'conn_lost');
+    for (const p of this.#pending.values()) if (p.sentOn !== 0) this.#settleError(p, lost, 'conn_lost');
   }
 
   async onClosing(goodbye: boolean): Promise<void> {
@@ -323,7 +320,7 @@ export class RequestMux implements ConnectionListener {
   }
 
   onEnded(err: Error): void {
-    for (const p of [...this.#pending.values()]) this.#settleError(p, err, 'error');
+    for (const p of this.#pending.values()) this.#settleError(p, err, 'error');
     this.#unsent.clear();
     this.#sweepTimer?.cancel();
     this.#sweepTimer = undefined;
@@ -470,7 +467,7 @@ export class RequestMux implements ConnectionListener {
       if (!p || p.sentOn !== connection.generation) return; // late reply to a request that timed out
       if (def === p.endDef) {
         const reply = decodeMessageAt(def, buf, start, end);
-        this.#pending.delete(p.context);
+        this.#pending.delete(p);
         if (def === msg.control_ping_reply)
           this.#vppPid = (reply as Message<typeof msg.control_ping_reply>).vpe_pid;
         const { items, resolve, reject } = p;
@@ -518,8 +515,7 @@ export class RequestMux implements ConnectionListener {
   // Deadlines and bookkeeping
 
   #settleError(p: Pending, err: Error, outcome: RequestDiagnostic['outcome']): void {
-    if (this.#pending.get(p.context) !== p) return;
-    this.#pending.delete(p.context);
+    if (!this.#pending.delete(p)) return;
     this.#publish(p, outcome);
     const reject = p.reject;
     this.#release(p);
@@ -554,7 +550,7 @@ export class RequestMux implements ConnectionListener {
   readonly #sweep = (): void => {
     this.#sweepTimer = undefined;
     const now = this.#timers.now();
-    for (const p of [...this.#pending.values()]) {
+    for (const p of this.#pending.values()) {
       if (p.deadline <= now) {
         const where = p.sentOn ? 'no reply from VPP' : `still queued (client ${this.#connection.state})`;
         this.#settleError(
