@@ -180,6 +180,10 @@ describe('the service plane over IPv6 against real packets', { skip }, () => {
       vmPortMac.set(n, all.find((i) => i.tag === `vppnet:vm:vm${n}`)?.l2_address ?? '');
       const v = ns(`vm${n}`);
       sh('ip', '-n', v, 'link', 'set', 'lo', 'up');
+      // Static guests: the port's RAs (every 10–30 s) must not add a SLAAC address beside VM6(n),
+      // or the kernel may send from it, which the port's source check rightly drops (the RA's
+      // prefix gives the EUI-64 of the guest's own MAC, not VM6(n)).
+      sh('ip', 'netns', 'exec', v, 'sysctl', '-qw', 'net.ipv6.conf.eth0.autoconf=0');
       sh('ip', '-n', v, 'link', 'set', 'eth0', 'up');
       sh('ip', '-n', v, 'addr', 'add', `${VM6(n)}/64`, 'dev', 'eth0', 'nodad');
       sh('ip', '-n', v, '-6', 'route', 'replace', 'default', 'via', 'fe80::1', 'dev', 'eth0');
