@@ -42,7 +42,7 @@ import {
 } from '../srv6/descriptors.js';
 import { addRouteSteering } from '../srv6/overlay.js';
 import { compareSteeringSides, type SteeringSides } from '../srv6/steering-resources.js';
-import { assignNewBsids } from '../srv6/bsid-allocation.js';
+import { allocateBsids } from '../srv6/bsid-allocation.js';
 import { VppnetError } from '../util/errors.js';
 import type { VppApi } from '../vpp/client/vpp-api.js';
 import { SteeringModel } from './steering-model.js';
@@ -425,15 +425,14 @@ function describe(change: RemoteRouteChange): string {
 }
 
 /**
- * BSIDs for remote SIDs that have no policy yet, as a full pass gives them (bsid-allocation.ts).
- * Every BSID the model holds counts as in use, including one whose policy this batch deletes: that
- * one goes only after the entries moved off it.
+ * BSIDs for remote SIDs that have no policy yet, by the full pass's allocator (bsid-allocation.ts),
+ * with every BSID the model holds reserved.
  */
 function allocateNewBsids(
   model: SteeringModel,
   sids: readonly string[],
-  block: { readonly address: string; readonly len: number },
+  block: Ip6Prefix,
 ): Map<string, string> {
   if (sids.length === 0) return new Map();
-  return assignNewBsids([...sids].sort(), model.policies().values(), block);
+  return allocateBsids([...sids].sort(), block, undefined, model.policies().values());
 }
