@@ -36,10 +36,9 @@ import {
   encapSourceDescriptor,
   hopLimitDescriptor,
   policyDescriptor,
-  steering6Descriptor,
-  steeringDescriptor,
   type PolicyValue,
 } from '../srv6/descriptors.js';
+import { srv6Domain } from '../srv6/domain.js';
 import { addRouteSteering } from '../srv6/overlay.js';
 import { compareSteeringSides, type SteeringSides } from '../srv6/steering-resources.js';
 import { allocateBsids } from '../srv6/bsid-allocation.js';
@@ -92,15 +91,8 @@ export class SteeringModelError extends VppnetError<'VPPNET_ERR_STEERING_MODEL'>
   }
 }
 
-/** The kinds a delta can touch: those of the policies, the steering and what they depend on. */
-const routeDeltaKinds = new KindRegistry<DataplaneContext>().register(
-  ipTableDescriptor,
-  encapSourceDescriptor,
-  hopLimitDescriptor,
-  policyDescriptor,
-  steeringDescriptor,
-  steering6Descriptor,
-);
+/** The kinds a delta can touch: the overlay's (policies, steering, the globals) and the tables. */
+const routeDeltaKinds = new KindRegistry<DataplaneContext>().register(ipTableDescriptor, ...srv6Domain.kinds);
 
 /** None of the delta's kinds touches host links: any use is a bug and says so. */
 const NO_HOST_LINKS: HostLinks = {
