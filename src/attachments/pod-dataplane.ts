@@ -9,13 +9,8 @@ import { actualDataplane } from '../dataplane/actual.js';
 import { NO_HOST_FILES, type HostLinks } from '../dataplane/context.js';
 import { InterfaceRegistry } from '../dataplane/interface-registry.js';
 import { keys, podOfTag, tags } from '../dataplane/keys.js';
-import {
-  emptySnapshot,
-  formatPrefix,
-  readPodGuards,
-  type InterfaceFacts,
-  type VppSnapshot,
-} from '../dataplane/snapshot.js';
+import { formatPrefix, type InterfaceFacts } from '../dataplane/snapshot.js';
+import { emptySnapshot, type VppSnapshot } from '../hypervisor/snapshot.js';
 import { execute } from '../reconcile/executor.js';
 import { plan as makePlan } from '../reconcile/planner.js';
 import type { Plan, Resource } from '../reconcile/resource.js';
@@ -25,6 +20,7 @@ import { VppnetError } from '../util/errors.js';
 import { msg } from '../vpp/messages/index.js';
 import { AclRegistry } from '../dataplane/acl-registry.js';
 import { actualServices } from '../services/actual.js';
+import { readPodGuards } from '../services/reading.js';
 import { MACIP, type ServicesContext } from '../services/context.js';
 import { podDescriptors } from '../services/descriptors.js';
 import { isPodResource, podInterfaceName, podPortResources, type PodPortSpec } from '../services/pod-port.js';

@@ -5,7 +5,7 @@
  * said when VPP answered, which is the normal case.
  */
 import type { AgentConfig } from '../config/model.js';
-import type { VppSnapshot } from '../dataplane/snapshot.js';
+import type { VppSnapshot } from '../hypervisor/snapshot.js';
 import { SR_ENCAPS_HOP_LIMIT_COMMAND, SR_ENCAPS_SOURCE_COMMAND } from '../dataplane/sr-encaps.js';
 import { ip6InPrefix } from '../net/ip.js';
 import type { SrGlobalsMemory } from '../srv6/actual.js';

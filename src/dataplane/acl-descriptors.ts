@@ -105,6 +105,8 @@ async function addReplace(ctx: AclContext, aclIndex: number, v: AclValue): Promi
 
 export const aclDescriptor = defineKind<AclValue, AclContext>({
   kind: 'acl',
+  // The acl plugin: checked per operation (a node without services does not need it).
+  messages: { optional: [msg.acl_add_replace, msg.acl_del] },
   // A duplicate found in VPP goes by its registry name, so that it has a key of its own.
   key: (v) => keys.acl(v.duplicateName ?? v.tag),
   async create(ctx, { value }) {
@@ -145,6 +147,7 @@ async function setAclList(
 
 export const aclBindingDescriptor = defineKind<AclBindingValue, AclContext>({
   kind: 'acl-binding',
+  messages: { optional: [msg.acl_interface_set_acl_list] },
   key: (v) => keys.aclBinding(v.iface),
   deps: (v) => [keys.interface(v.iface)],
   async create(ctx, { value: v }) {

@@ -10,7 +10,7 @@ import {
   type SocketAccessValue,
 } from './host-file-descriptors.js';
 import { keys } from './keys.js';
-import type { VppSnapshot } from './snapshot.js';
+import type { DataplaneSnapshot } from './snapshot.js';
 
 /** The paths to stat for these desired resources. */
 export function hostFilePaths(desired: readonly Resource[]): string[] {
@@ -25,7 +25,7 @@ export function hostFilePaths(desired: readonly Resource[]): string[] {
 export function actualHostFiles(
   desired: readonly Resource[],
   facts: ReadonlyMap<string, FileFacts | undefined>,
-  s: VppSnapshot,
+  s: DataplaneSnapshot,
 ): Resource[] {
   // A socket file is only the running VPP's while VPP has a port on it: after a VPP restart the
   // old file stays, with the old owner, until vppnet re-creates the port and VPP binds anew.

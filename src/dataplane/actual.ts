@@ -38,7 +38,7 @@ import { msg } from '../vpp/messages/index.js';
 
 const URPF_STRICT = msg.urpf_mode_t.values.URPF_API_MODE_STRICT;
 const URPF_LOOSE = msg.urpf_mode_t.values.URPF_API_MODE_LOOSE;
-import { formatPrefix, type Ip6LinkFacts, type RouteDetails, type VppSnapshot } from './snapshot.js';
+import { formatPrefix, type Ip6LinkFacts, type RouteDetails, type DataplaneSnapshot } from './snapshot.js';
 
 export interface ActualOptions {
   /** Keys the desired state has: decides ownership inside shared objects. */
@@ -54,7 +54,7 @@ export interface ActualOptions {
 const VETH_OF_INTERFACE = (hostIfName: string, prefixes: readonly string[]): boolean =>
   prefixes.some((p) => hostIfName.startsWith(p));
 
-export function actualDataplane(s: VppSnapshot, opts: ActualOptions): Resource[] {
+export function actualDataplane(s: DataplaneSnapshot, opts: ActualOptions): Resource[] {
   const out: Resource[] = [];
   const want = opts.desiredKeys;
   const ownedTables = new Set(
@@ -247,7 +247,7 @@ function actualIp6Link(
 function routeResource(
   r: RouteDetails,
   ip6: boolean,
-  s: VppSnapshot,
+  s: DataplaneSnapshot,
   ownedTables: ReadonlySet<string> | undefined,
 ): { resource: Resource<RouteValue>; owned: boolean } | undefined {
   const zero = ip6 ? '::' : '0.0.0.0';

@@ -21,6 +21,8 @@ export interface HostDirectoryValue {
  */
 export const hostDirectoryDescriptor = defineKind<HostDirectoryValue, DataplaneContext>({
   kind: 'host-directory',
+  // The host's files, not VPP's.
+  messages: {},
   key: (v) => keys.hostDirectory(v.path),
   equivalent: (a, b) => a.path === b.path,
   async create(ctx, { value }) {
@@ -39,6 +41,7 @@ export interface SocketAccessValue {
 
 export const socketAccessDescriptor = defineKind<SocketAccessValue, DataplaneContext>({
   kind: 'socket-access',
+  messages: {},
   key: (v) => keys.socketAccess(v.socket),
   async create(ctx, { value }) {
     await setSocketAccess(ctx, value);

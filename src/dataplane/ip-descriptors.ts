@@ -16,6 +16,7 @@ export interface IpTableValue {
 
 export const ipTableDescriptor = defineKind<IpTableValue, DataplaneContext>({
   kind: 'ip-table',
+  messages: { required: [msg.ip_table_add_del] },
   key: (v) => keys.ipTable(v.table, v.ip6),
   async create(ctx, { value }) {
     await ctx.client.call(msg.ip_table_add_del, {
@@ -65,6 +66,7 @@ async function setRoute(ctx: DataplaneContext, v: RouteValue, isAdd: boolean): P
 
 export const routeDescriptor = defineKind<RouteValue, DataplaneContext>({
   kind: 'route',
+  messages: { required: [msg.ip_route_add_del] },
   key: (v) => keys.route(v.table, v.prefix, v.ip6),
   create: (ctx, { value }) => setRoute(ctx, value, true),
   async delete(ctx, { value }) {
@@ -91,6 +93,7 @@ async function setProxyArp(ctx: DataplaneContext, v: ProxyArpValue, isAdd: boole
 
 export const proxyArpDescriptor = defineKind<ProxyArpValue, DataplaneContext>({
   kind: 'proxy-arp',
+  messages: { required: [msg.proxy_arp_add_del] },
   key: (v) => keys.proxyArp(v.table, v.low, v.hi),
   deps: (v) => [keys.ipTable(v.table)],
   create: (ctx, { value }) => setProxyArp(ctx, value, true),

@@ -49,6 +49,10 @@ export interface Ip6EnableValue {
  */
 export const ip6EnableDescriptor = defineKind<Ip6EnableValue, DataplaneContext>({
   kind: 'ip6-enable',
+  // A VM port's IPv6: not checked at connect (it never was); a VPP without it fails those ports only.
+  messages: {
+    optional: [msg.sw_interface_ip6_get_link_local_address, msg.sw_interface_ip6_enable_disable],
+  },
   key: (v) => keys.ip6Enable(v.iface),
   deps: (v) => [keys.interface(v.iface)],
   async create(ctx, { value }) {
@@ -89,6 +93,7 @@ async function setLinkLocal(ctx: DataplaneContext, v: Ip6LinkLocalValue): Promis
  */
 export const ip6LinkLocalDescriptor = defineKind<Ip6LinkLocalValue, DataplaneContext>({
   kind: 'ip6-link-local',
+  messages: { optional: [msg.sw_interface_ip6_set_link_local_address] },
   key: (v) => keys.ip6LinkLocal(v.iface),
   deps: (v) => [keys.interface(v.iface), keys.ip6Enable(v.iface)],
   create: (ctx, { value }) => setLinkLocal(ctx, value),
@@ -131,6 +136,7 @@ async function setRaPrefix(ctx: DataplaneContext, v: Ip6RaPrefixValue, isNo: boo
 
 export const ip6RaPrefixDescriptor = defineKind<Ip6RaPrefixValue, DataplaneContext>({
   kind: 'ip6-ra-prefix',
+  messages: { optional: [msg.sw_interface_ip6nd_ra_prefix] },
   key: (v) => keys.ip6RaPrefix(v.iface, v.prefix),
   deps: (v) => [keys.interface(v.iface), keys.ip6Enable(v.iface)],
   create: (ctx, { value }) => setRaPrefix(ctx, value, false),
@@ -156,6 +162,7 @@ export interface Ip6RaConfigValue {
  */
 export const ip6RaConfigDescriptor = defineKind<Ip6RaConfigValue, DataplaneContext>({
   kind: 'ip6-ra-config',
+  messages: { optional: [msg.sw_interface_ip6nd_ra_config] },
   key: (v) => keys.ip6RaConfig(v.iface),
   deps: (v) => [keys.interface(v.iface), keys.ip6Enable(v.iface)],
   create: (ctx, { value }) => setRaConfig(ctx, value),
@@ -221,6 +228,8 @@ async function setMirrorProxy(ctx: DataplaneContext, iface: string, on: boolean)
  */
 export const ip6NdMirrorProxyDescriptor = defineKind<Ip6NdMirrorProxyValue, DataplaneContext>({
   kind: 'ip6-nd-mirror-proxy',
+  // A failed switch-on disables IPv6 again.
+  messages: { optional: [msg.ip6nd_proxy_enable_disable, msg.sw_interface_ip6_enable_disable] },
   key: (v) => keys.ip6NdMirrorProxy(v.iface),
   deps: (v) => [keys.interface(v.iface), keys.ip6Enable(v.iface)],
   async create(ctx, { value }) {

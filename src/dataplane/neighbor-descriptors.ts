@@ -45,6 +45,7 @@ async function setNeighborConfig(ctx: DataplaneContext, v: IpNeighborConfigValue
 
 export const ipNeighborConfigDescriptor = defineKind<IpNeighborConfigValue, DataplaneContext>({
   kind: 'ip-neighbor-config',
+  messages: { required: [msg.ip_neighbor_config] },
   key: () => keys.ipNeighborConfig(true),
   create: (ctx, { value }) => setNeighborConfig(ctx, value),
   update: (ctx, desired) => setNeighborConfig(ctx, desired.value),
@@ -68,6 +69,8 @@ export interface NeighborAnnouncementValue {
  */
 export const neighborAnnouncementDescriptor = defineKind<NeighborAnnouncementValue, DataplaneContext>({
   kind: 'neighbor-announcement',
+  // The arping plugin is optional: without it the pass leaves announcements out (reconcile.ts).
+  messages: { optional: [msg.sw_interface_dump, msg.arping] },
   key: (v) => keys.neighborAnnouncement(v.iface, v.address),
   async create(ctx, { value }) {
     const swIfIndex = ctx.interfaces.index(value.iface);
@@ -123,6 +126,7 @@ async function setStaticNeighbor(
  */
 export const staticNeighborDescriptor = defineKind<StaticNeighborValue, DataplaneContext>({
   kind: 'static-neighbor',
+  messages: { optional: [msg.ip_neighbor_add_del] },
   key: (v) => keys.staticNeighbor(v.iface, v.address),
   deps: (v) => [keys.interface(v.iface)],
   create: (ctx, { value }) => setStaticNeighbor(ctx, value, true),

@@ -1,8 +1,11 @@
 /**
- * One consistent read of everything vppnet may own in VPP, taken with pipelined dumps. Both
- * domains (SRv6 and services) derive their "actual" resources from it; nothing else reads VPP
- * during a reconcile.
+ * The dataplane's part of the VPP snapshot (hypervisor/snapshot.ts composes the domains' parts):
+ * interfaces and what vppnet sets on them, tables and their routes, proxy ARP, uRPF, the IPv6
+ * neighbour settings, read with pipelined dumps. The SRv6 overlay and the service bridge read
+ * theirs beside it (srv6/reading.ts, services/reading.ts); nothing else reads VPP during a
+ * reconcile.
  */
+import type { KindMessages } from '../reconcile/descriptor.js';
 import type { Message } from '../vpp/codec/schema.js';
 import type { VppApi } from '../vpp/client/vpp-api.js';
 import { msg } from '../vpp/messages/index.js';
@@ -11,14 +14,6 @@ import { InterfaceRegistry } from './interface-registry.js';
 import { readIp6Link } from './ip6-link-descriptors.js';
 import { isOwnedTag } from './keys.js';
 import type { IpNeighborConfigValue } from './neighbor-descriptors.js';
-import { INITIAL_SR_ENCAPS, readSrEncaps, type SrEncapsReading } from './sr-encaps.js';
-import { SteeringEntries } from './steering-entries.js';
-import { NO_NAT, readNat, type NatReading } from './nat-reading.js';
-import {
-  NO_POLICER_CLASSIFY,
-  readPolicerClassify,
-  type PolicerClassifyReading,
-} from './policer-classify-reading.js';
 
 export type InterfaceDetails = Message<typeof msg.sw_interface_details>;
 export type RouteDetails = Message<typeof msg.ip_route_v2_details>['route'];
@@ -29,63 +24,6 @@ export type RouteDetails = Message<typeof msg.ip_route_v2_details>['route'];
  * entries, which with 100k steered prefixes are nearly all of it.
  */
 export const FIB_SOURCE_API = 8;
-
-const STEER_IPV4 = msg.sr_steer_t.values.SR_STEER_API_IPV4;
-const STEER_IPV6 = msg.sr_steer_t.values.SR_STEER_API_IPV6;
-const ADDRESS_IP6 = msg.address_family_t.values.ADDRESS_IP6;
-
-/**
- * What vppnet reads of sr_steering_pol_details (the snapshot and fleet mode's drift check,
- * hypervisor/steering-audit.ts): a node may steer 100k prefixes, so no text is made that a
- * column does not need. The IPv4 address comes as its 32-bit value, the IPv6 one as its 16 bytes
- * and only for an IPv6 prefix (af 1), and the BSID, the same for a policy's run of entries, is
- * formatted once a run (selection.ts, decoder.ts' LeafForm and ArmCondition). Read with `reuse`:
- * one object for every entry, so its readers copy what they keep.
- */
-export const STEERING_DETAILS_FIELDS = {
-  traffic_type: true,
-  fib_table: true,
-  bsid: 'repeat',
-  prefix: {
-    len: true,
-    address: {
-      af: true,
-      un: { ip4: 'u32', ip6: { when: 'af', is: ADDRESS_IP6, select: 'bytes' } },
-    },
-  },
-} as const;
-
-/** An IPv6 steering entry's prefix address as STEERING_DETAILS_FIELDS reads it. */
-export interface SteeredIp6Address {
-  readonly af: number;
-  readonly un: { readonly ip4: number; readonly ip6?: Uint8Array | undefined };
-}
-
-/**
- * Adds an IPv6 steering entry of the dump to `entries` (an IPv6 set). VPP encodes its prefix's
- * address with ip_address_encode (IP46_TYPE_ANY), which calls an address whose first 96 bits are
- * zero IPv4: ::/1 comes back as af IPv4, 0.0.0.0/1. Such an entry is still IPv6 (its traffic type
- * says so): its address is the IPv4 value in the last 32 bits.
- */
-export function addSteeredIp6(
-  entries: SteeringEntries,
-  table: number,
-  address: SteeredIp6Address,
-  len: number,
-  bsid: string,
-): void {
-  if (address.af === ADDRESS_IP6 && address.un.ip6 !== undefined)
-    entries.addBytes(table, address.un.ip6, len, bsid);
-  else entries.addNumber(table, address.un.ip4, len, bsid);
-}
-
-/** The address addSteeredIp6 reads, as a 128-bit number (the drift check's, keyed as the model). */
-export function steeredIp6Value(address: SteeredIp6Address): bigint {
-  const bytes = address.un.ip6;
-  if (address.af !== ADDRESS_IP6 || bytes === undefined) return BigInt(address.un.ip4 >>> 0);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, 16);
-  return (view.getBigUint64(0) << 64n) | view.getBigUint64(8);
-}
 
 const STATIC_NEIGHBOR = msg.ip_neighbor_flags_t.values.IP_API_NEIGHBOR_FLAG_STATIC;
 
@@ -116,8 +54,7 @@ export interface InterfaceFacts {
   readonly ip6Link?: Ip6LinkFacts;
 }
 
-export interface VppSnapshot extends PodGuards {
-  readonly vppPid: number;
+export interface DataplaneSnapshot {
   readonly interfaces: InterfaceRegistry;
   /** Facts for vppnet's interfaces and the external ones it configures, by logical name. */
   readonly interfaceFacts: ReadonlyMap<string, InterfaceFacts>;
@@ -139,114 +76,56 @@ export interface VppSnapshot extends PodGuards {
    * checked (see readSourceCheckNodes). Absent: not read; the setting is taken as it is listed.
    */
   readonly sourceCheckNodes: ReadonlyMap<number, ReadonlySet<string>>;
-  readonly localSids: readonly Message<typeof msg.sr_localsids_details>[];
-  readonly policies: readonly Message<typeof msg.sr_policies_v2_details>[];
-  /** The SRv6 encap globals, from VPP's CLI (no message reads them back). */
-  readonly srEncaps: SrEncapsReading;
-  /**
-   * IPv4 steering entries. Compact: a node may steer 100k prefixes, so details are reduced as they
-   * arrive.
-   */
-  readonly steering: SteeringEntries;
-  /** IPv6 steering entries (traffic type 6), as compact; other traffic types are not kept. */
-  readonly steering6: SteeringEntries;
-  readonly bridgeDomains: readonly Message<typeof msg.bridge_domain_details>[];
-  readonly acls: readonly Message<typeof msg.acl_details>[];
-  readonly aclBindings: readonly Message<typeof msg.acl_interface_list_details>[];
-  /** NAT44-EI's state (the service bridge's) and NAT44-ED's (earlier versions'). */
-  readonly nat: NatReading;
-  readonly dhcpProxies: readonly Message<typeof msg.dhcp_proxy_details>[];
-  /** IPv4 policer classification: the services' per-VM rate limits. */
-  readonly policerClassify: PolicerClassifyReading;
   /** VPP's IPv6 neighbour database settings; undefined when this VPP cannot report them. */
   readonly ip6NeighborConfig: IpNeighborConfigValue | undefined;
 }
 
-/** What keeps each service pod to itself (services/pod-port.ts), as VPP has it. */
-export interface PodGuards {
-  readonly macipAcls: readonly Message<typeof msg.macip_acl_details>[];
-  /** MACIP ACL index per sw_if_index (NO_INDEX: none), as macip_acl_interface_get lists them. */
-  readonly macipBindings: readonly number[];
-  /** Every bridge domain's L2 FIB entries (learned ones included). */
-  readonly l2Fib: readonly Message<typeof msg.l2_fib_table_details>[];
-  /** Every bridge domain's IP-to-MAC (ARP termination) entries. */
-  readonly bdIpMacs: readonly Message<typeof msg.bd_ip_mac_details>[];
-  /** Static neighbours of every interface, both families (the service BVI's, one per pod address). */
-  readonly bviNeighborCandidates: readonly Message<typeof msg.ip_neighbor_details>[];
-}
-
-const NO_POD_GUARDS: PodGuards = {
-  macipAcls: [],
-  macipBindings: [],
-  l2Fib: [],
-  bdIpMacs: [],
-  bviNeighborCandidates: [],
-};
-
-type MacipDetails = Message<typeof msg.macip_acl_details>;
-type L2FibDetails = Message<typeof msg.l2_fib_table_details>;
-type BdIpMacDetails = Message<typeof msg.bd_ip_mac_details>;
-const none = <T>(): Promise<T[]> => Promise.resolve([]);
-
-/** The pods' guards, each part only where this VPP has its plugin: one read for every caller. */
-export async function readPodGuards(client: VppApi): Promise<PodGuards> {
-  const [macipAcls, macipBindings, l2Fib, bdIpMacs, neighbors4, neighbors6] = await Promise.all([
-    client.supports(msg.macip_acl_dump)
-      ? client.dump(msg.macip_acl_dump, { acl_index: NO_INDEX })
-      : none<MacipDetails>(),
-    client.supports(msg.macip_acl_interface_get)
-      ? client.call(msg.macip_acl_interface_get, {}).then((r) => r.acls.slice(0, r.count))
-      : Promise.resolve([] as number[]),
-    client.supports(msg.l2_fib_table_dump)
-      ? client.dump(msg.l2_fib_table_dump, { bd_id: NO_INDEX })
-      : none<L2FibDetails>(),
-    client.supports(msg.bd_ip_mac_dump)
-      ? client.dump(msg.bd_ip_mac_dump, { bd_id: NO_INDEX })
-      : none<BdIpMacDetails>(),
-    client.dump(msg.ip_neighbor_dump, { sw_if_index: NO_INDEX, af: msg.address_family_t.values.ADDRESS_IP4 }),
-    client.dump(msg.ip_neighbor_dump, { sw_if_index: NO_INDEX, af: msg.address_family_t.values.ADDRESS_IP6 }),
-  ]);
-  const bviNeighborCandidates = [...neighbors4, ...neighbors6].filter(
-    (n) => (n.neighbor.flags & STATIC_NEIGHBOR) !== 0,
-  );
-  return { macipAcls, macipBindings, l2Fib, bdIpMacs, bviNeighborCandidates };
-}
-
-export interface SnapshotScope {
+export interface DataplaneScope {
   /** VPP names of interfaces vppnet configures without owning (the underlay NIC). */
   readonly externalInterfaces: readonly string[];
   /** Tables whose routes are read even though vppnet does not own them (e.g. IPv6 table 0). */
   readonly sharedTables: readonly { readonly id: number; readonly ip6: boolean }[];
-  /** Whether the services plugins (l2, acl, nat, dhcp) are read. */
-  readonly services: boolean;
   /**
-   * Whether SR policies and steering entries are read (default true). Fleet mode's drift check
-   * leaves them out: it compares them with its steering model as they stream in
-   * (hypervisor/steering-audit.ts) rather than holding 100k of them in a snapshot.
+   * Called once the interface and table dumps are in and the requests that need them are
+   * written: the SRv6 part asks for its long steering dump only then (srv6/reading.ts). Must not
+   * throw.
    */
-  readonly steering?: boolean;
+  readonly onFirstAnswers?: () => void;
 }
 
-export interface SnapshotHooks {
-  /**
-   * Called with the SR policies dump (empty when not read) as soon as it is in, before the rest:
-   * work that needs only the policies (the overlay's desired state) can run while VPP answers the
-   * other dumps. Must not throw.
-   */
-  readonly onPolicies?: (policies: VppSnapshot['policies']) => void;
-}
+/** The messages readDataplane sends (domain.ts); the required ones are checked at connect. */
+export const DATAPLANE_READS: KindMessages = {
+  required: [
+    msg.sw_interface_dump,
+    msg.sw_interface_get_table,
+    msg.ip_address_dump,
+    msg.ip_table_dump,
+    msg.ip_route_v2_dump,
+    msg.ip_unnumbered_dump,
+    msg.proxy_arp_dump,
+    msg.proxy_arp_intfc_dump,
+    // Read only where supported, yet required: source validation is on for every VM port by
+    // default, and a VPP without the urpf plugin would run VMs that can send as anyone.
+    msg.urpf_interface_dump,
+  ],
+  optional: [
+    msg.af_packet_dump,
+    msg.sw_interface_vhost_user_dump,
+    msg.sw_interface_tap_v2_dump,
+    // in_progress in 26.06 (its layout may change): without it the settings are set every pass.
+    msg.ip_neighbor_config_get,
+    msg.sw_interface_ip6_get_link_local_address,
+    msg.ip_neighbor_dump,
+    msg.sw_interface_ip6nd_ra_dump,
+    // show interface features, for external interfaces with a uRPF setting.
+    msg.cli_inband,
+  ],
+};
 
-export async function loadSnapshot(
-  client: VppApi,
-  scope: SnapshotScope,
-  hooks: SnapshotHooks = {},
-): Promise<VppSnapshot> {
-  const steering = new SteeringEntries();
-  const steering6 = new SteeringEntries(64, 6);
-  const optionalDump = <T>(supported: boolean, run: () => Promise<T[]>): Promise<T[]> =>
-    supported ? run() : Promise.resolve([]);
-  const svc = scope.services;
-  const withSteering = scope.steering ?? true;
+const optionalDump = <T>(supported: boolean, run: () => Promise<T[]>): Promise<T[]> =>
+  supported ? run() : Promise.resolve([]);
+
+export async function readDataplane(client: VppApi, scope: DataplaneScope): Promise<DataplaneSnapshot> {
   // Every dump is asked for at once, and what needs an earlier answer (per-interface facts, the
   // routes of each table) as soon as that answer is in: VPP answers them in order on the one
   // connection, so it never waits for the client between them, and the client decodes while
@@ -258,23 +137,22 @@ export async function loadSnapshot(
   const tablesRead = client.dump(msg.ip_table_dump, {});
   const factsRead = ifDetailsRead.then((ifDetails) => readInterfaceFacts(client, ifDetails, scope));
   const routesRead = tablesRead.then((tableDetails) => readRoutes(client, tableDetails, scope));
-  // The steering dump (100k entries on a busy node) last, once the requests that wait for the two
-  // dumps above are written (their callbacks run first, registered first): VPP answers those
-  // while the client decodes, and the long stream the client decodes at its own pace comes after
-  // them instead of keeping them waiting behind it. Only asked for when steering is read: a
-  // promise nobody awaits would turn a closed connection into an unhandled rejection.
-  const afterDependents = (): Promise<unknown> => Promise.all([ifDetailsRead, tablesRead]);
+  // Registered after the two above, so it runs once their requests are written. Only when asked
+  // for: a promise nobody awaits would turn a closed connection into an unhandled rejection.
+  const onFirstAnswers = scope.onFirstAnswers;
+  if (onFirstAnswers)
+    Promise.all([ifDetailsRead, tablesRead]).then(
+      () => onFirstAnswers(),
+      // The failure is the snapshot's, through the reads below.
+      () => undefined,
+    );
   const [
     ifDetails,
     tableDetails,
     facts,
     routes,
-    [unnumbered, proxyArpRanges, proxyArpIntfs, localSids, policies, srEncaps],
+    [unnumbered, proxyArpRanges, proxyArpIntfs],
     [afPacket, vhostUser, taps, sourceChecks],
-    [bridgeDomains, acls, aclBindings, dhcpProxies],
-    podGuards,
-    policerClassify,
-    nat,
     ip6NeighborConfig,
   ] = await Promise.all([
     ifDetailsRead,
@@ -285,28 +163,6 @@ export async function loadSnapshot(
       client.dump(msg.ip_unnumbered_dump, { sw_if_index: NO_INDEX }),
       client.dump(msg.proxy_arp_dump, {}),
       client.dump(msg.proxy_arp_intfc_dump, {}),
-      client.dump(msg.sr_localsids_dump, {}),
-      optionalDump(withSteering, () => client.dump(msg.sr_policies_v2_dump, {})).then((policies) => {
-        hooks.onPolicies?.(policies);
-        return policies;
-      }),
-      readSrEncaps(client),
-      withSteering
-        ? afterDependents().then(() =>
-            client.dumpEach(
-              msg.sr_steering_pol_dump,
-              {},
-              (d) => {
-                const { address, len } = d.prefix;
-                if (d.traffic_type === STEER_IPV4)
-                  steering.addNumber(d.fib_table, address.un.ip4, len, d.bsid);
-                else if (d.traffic_type === STEER_IPV6)
-                  addSteeredIp6(steering6, d.fib_table, address, len, d.bsid);
-              },
-              { fields: STEERING_DETAILS_FIELDS, reuse: true },
-            ),
-          )
-        : Promise.resolve(0),
     ]),
     Promise.all([
       optionalDump(client.supports(msg.af_packet_dump), () => client.dump(msg.af_packet_dump, {})),
@@ -320,23 +176,6 @@ export async function loadSnapshot(
         client.dump(msg.urpf_interface_dump, { sw_if_index: NO_INDEX }),
       ),
     ]),
-    Promise.all([
-      optionalDump(svc, () =>
-        client.dump(msg.bridge_domain_dump, { bd_id: NO_INDEX, sw_if_index: NO_INDEX }),
-      ),
-      optionalDump(svc && client.supports(msg.acl_dump), () =>
-        client.dump(msg.acl_dump, { acl_index: NO_INDEX }),
-      ),
-      optionalDump(svc && client.supports(msg.acl_interface_list_dump), () =>
-        client.dump(msg.acl_interface_list_dump, { sw_if_index: NO_INDEX }),
-      ),
-      optionalDump(svc && client.supports(msg.dhcp_proxy_dump), () =>
-        client.dump(msg.dhcp_proxy_dump, { is_ip6: false }),
-      ),
-    ]),
-    svc ? readPodGuards(client) : Promise.resolve(NO_POD_GUARDS),
-    svc ? readPolicerClassify(client) : Promise.resolve(NO_POLICER_CLASSIFY),
-    svc ? readNat(client) : Promise.resolve(NO_NAT),
     client.supports(msg.ip_neighbor_config_get)
       ? client
           .call(msg.ip_neighbor_config_get, { af: msg.address_family_t.values.ADDRESS_IP6 })
@@ -347,13 +186,9 @@ export async function loadSnapshot(
           }))
       : Promise.resolve(undefined),
   ]);
-  const interfaces = InterfaceRegistry.fromDump(ifDetails);
   const sourceCheckNodes = await readSourceCheckNodes(client, ifDetails, sourceChecks, scope);
-  await client.ping();
-
   return {
-    vppPid: client.vppPid,
-    interfaces,
+    interfaces: InterfaceRegistry.fromDump(ifDetails),
     interfaceFacts: facts,
     afPacket: new Map(afPacket.map((a) => [a.sw_if_index, a.host_if_name])),
     vhostUser: new Map(vhostUser.map((v) => [v.sw_if_index, v])),
@@ -365,18 +200,6 @@ export async function loadSnapshot(
     proxyArpInterfaces: new Set(proxyArpIntfs.map((p) => p.sw_if_index)),
     sourceChecks,
     sourceCheckNodes,
-    localSids,
-    policies,
-    srEncaps,
-    steering,
-    steering6,
-    bridgeDomains,
-    acls,
-    aclBindings,
-    ...podGuards,
-    nat,
-    dhcpProxies,
-    policerClassify,
     ip6NeighborConfig,
   };
 }
@@ -392,7 +215,7 @@ const ROUTE_TABLES_IN_FLIGHT = 4096;
 async function readInterfaceFacts(
   client: VppApi,
   ifDetails: readonly InterfaceDetails[],
-  scope: SnapshotScope,
+  scope: DataplaneScope,
 ): Promise<Map<string, InterfaceFacts>> {
   const relevant = ifDetails.filter(
     (d) => isOwnedTag(d.tag) || scope.externalInterfaces.includes(d.interface_name),
@@ -448,7 +271,7 @@ async function readIp6LinkFacts(client: VppApi, swIfIndex: number): Promise<Ip6L
 async function readRoutes(
   client: VppApi,
   tableDetails: readonly Message<typeof msg.ip_table_details>[],
-  scope: SnapshotScope,
+  scope: DataplaneScope,
 ): Promise<Map<string, RouteDetails[]>> {
   const routeTables = [
     ...tableDetails
@@ -489,10 +312,9 @@ function mayBeConfiguredRoute(r: RouteDetails): boolean {
   );
 }
 
-/** A snapshot of a VPP with nothing in it: the base for partial snapshots and tests. */
-export function emptySnapshot(): VppSnapshot {
+/** The dataplane's part of a VPP with nothing in it: the base for partial snapshots and tests. */
+export function emptyDataplaneSnapshot(): DataplaneSnapshot {
   return {
-    vppPid: 0,
     interfaces: new InterfaceRegistry(),
     interfaceFacts: new Map(),
     afPacket: new Map(),
@@ -505,18 +327,6 @@ export function emptySnapshot(): VppSnapshot {
     proxyArpInterfaces: new Set(),
     sourceChecks: [],
     sourceCheckNodes: new Map(),
-    localSids: [],
-    policies: [],
-    srEncaps: INITIAL_SR_ENCAPS,
-    steering: new SteeringEntries(),
-    steering6: new SteeringEntries(1, 6),
-    bridgeDomains: [],
-    acls: [],
-    aclBindings: [],
-    ...NO_POD_GUARDS,
-    nat: NO_NAT,
-    dhcpProxies: [],
-    policerClassify: NO_POLICER_CLASSIFY,
     ip6NeighborConfig: undefined,
   };
 }
@@ -549,7 +359,7 @@ async function readSourceCheckNodes(
   client: VppApi,
   ifDetails: readonly InterfaceDetails[],
   sourceChecks: readonly Message<typeof msg.urpf_interface_details>[],
-  scope: SnapshotScope,
+  scope: DataplaneScope,
 ): Promise<Map<number, ReadonlySet<string>>> {
   const out = new Map<number, ReadonlySet<string>>();
   if (!client.supports(msg.cli_inband)) return out;

@@ -54,6 +54,9 @@ function turnOff(ctx: DataplaneContext, swIfIndex: number, family: 4 | 6): Promi
 
 export const sourceCheckDescriptor = defineKind<SourceCheckValue, DataplaneContext>({
   kind: 'source-check',
+  // On by default for every VM port: a VPP without the urpf plugin would run VMs that can send as
+  // anyone, so it is refused at connect rather than per port.
+  messages: { required: [msg.urpf_update_v2] },
   key: (v) => keys.sourceCheck(v.iface, v.family === 6),
   deps: (v) => [keys.interface(v.iface), keys.ipTable(v.table, v.family === 6)],
   async create(ctx, { value }) {

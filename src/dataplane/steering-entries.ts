@@ -56,7 +56,7 @@ export class SteeringEntries {
    * add() with the address as its unsigned 32-bit value (10.0.0.1 → 0x0a000001), as a dump
    * decoded with STEERING_DETAILS_FIELDS gives it: no text between VPP's bytes and the column.
    * In an IPv6 set, the address whose first 96 bits are zero and whose last 32 are this value
-   * (::/1 as VPP reports it: 0.0.0.0/1, snapshot.ts).
+   * (::/1 as VPP reports it: 0.0.0.0/1, srv6/reading.ts).
    */
   addNumber(table: number, address: number, len: number, bsid: string): void {
     const bsidIndex = this.#internBsid(bsid);

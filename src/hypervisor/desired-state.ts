@@ -8,7 +8,7 @@ import { plan as makePlan } from '../reconcile/planner.js';
 import type { Plan, Resource } from '../reconcile/resource.js';
 import { desiredServices, type ServicesDesiredInput } from '../services/desired.js';
 import { freshServiceAddresses } from '../services/runtime.js';
-import { allocateBsids, desiredOverlay, desiredSteering } from '../srv6/overlay.js';
+import { configBsids, desiredOverlay, desiredSteering } from '../srv6/overlay.js';
 import { compareSteeringSides, type SteeringSides } from '../srv6/steering-resources.js';
 import { hypervisorKinds } from './kinds.js';
 
@@ -47,7 +47,7 @@ export function desiredOverlayState(
   config: AgentConfig,
   bsidsInVpp: ReadonlyMap<string, string>,
 ): DesiredOverlayState {
-  const bsids = allocateBsids(config, bsidsInVpp);
+  const bsids = configBsids(config, bsidsInVpp);
   return { resources: desiredOverlay(config, bsids), ...desiredSteering(config, bsids), bsids };
 }
 

@@ -6,42 +6,33 @@
  */
 import type { AgentConfig } from '../config/model.js';
 import { withStaleRoutes } from '../dataplane/reset-interfaces.js';
-import { actualDataplane } from '../dataplane/actual.js';
+import { dataplaneDomain } from '../dataplane/domain.js';
 import { actualHostFiles, hostFilePaths } from '../dataplane/actual-host-files.js';
 import type { FileFacts, HostFiles, HostLinks } from '../dataplane/context.js';
 import { hostVethDescriptor, interfaceDescriptor } from '../dataplane/interface-descriptors.js';
 import { keys, podOfTag, tags } from '../dataplane/keys.js';
 import { portInterfaceName } from '../dataplane/names.js';
 import { policerClassifyTablesByInterface } from '../dataplane/policer-classify-reading.js';
-import { loadSnapshot, type VppSnapshot } from '../dataplane/snapshot.js';
+import { loadSnapshot, type VppSnapshot } from './snapshot.js';
 import { execute, type ExecutionResult } from '../reconcile/executor.js';
 import { inPlaceByKind } from '../reconcile/in-place.js';
 import { plan as makePlan } from '../reconcile/planner.js';
 import type { Op, Plan, Resource } from '../reconcile/resource.js';
 import { AclRegistry } from '../dataplane/acl-registry.js';
-import { actualServices, serviceAddressesInVpp } from '../services/actual.js';
+import { serviceAddressesInVpp } from '../services/actual.js';
+import { servicesDomain } from '../services/domain.js';
 import { memoryAddressBookStore } from '../services/address-store.js';
 import { MACIP, type ServicesContext } from '../services/context.js';
 import { aclSessionTimeoutsDescriptor } from '../services/acl-session-descriptors.js';
 import { isPodVethName, POD_VETH_PREFIX } from '../services/pod-veth.js';
 import type { ServicesRuntime } from '../services/runtime.js';
 import { ServiceAddresses } from '../services/service-addresses.js';
-import {
-  actualSrv6,
-  actualSteering,
-  existingBsids,
-  existingBsidsOf,
-  type SrGlobalsMemory,
-} from '../srv6/actual.js';
+import { actualSteering, existingBsids, existingBsidsOf, type SrGlobalsMemory } from '../srv6/actual.js';
+import { srv6Domain } from '../srv6/domain.js';
 import { policyDescriptor, steering6Descriptor, steeringDescriptor } from '../srv6/descriptors.js';
 import { VM_VETH_PREFIX } from '../dataplane/names.js';
 import { compareSteeringSides } from '../srv6/steering-resources.js';
-import {
-  actualUnderlayNeighbours,
-  announcementInPlace,
-  NO_ARPING_WARNING,
-  withoutAnnouncements,
-} from '../srv6/underlay-neighbours.js';
+import { announcementInPlace, NO_ARPING_WARNING, withoutAnnouncements } from '../srv6/underlay-neighbours.js';
 import type { VppApi } from '../vpp/client/vpp-api.js';
 import { msg } from '../vpp/messages/index.js';
 import { desiredOverlayState, withServices, type DesiredOverlayState } from './desired-state.js';
@@ -176,16 +167,15 @@ async function reconcilePass(given: AgentConfig, opts: ReconcileOptions): Promis
     await Promise.all(filePaths.map(async (p) => [p, await files.stat(p)] as const)),
   );
   let actual = [
-    ...actualDataplane(snapshot, {
+    ...dataplaneDomain.actual(snapshot, {
       desiredKeys,
       hostVeths,
       hostVethPrefixes: vethPrefixes,
       vmPortInterfaces: attachedInterfaces(config),
     }),
     ...actualHostFiles(desired.resources, fileFacts, snapshot),
-    ...actualSrv6(snapshot, config, memory),
-    ...actualUnderlayNeighbours(snapshot, memory),
-    ...actualServices(snapshot, { desiredKeys, memory }),
+    ...srv6Domain.actual(snapshot, config, memory),
+    ...servicesDomain.actual(snapshot, { desiredKeys, memory }),
   ];
   // Pods' ports are the attachment manager's while it works on them, and entirely so without it.
   // (Steering entries never depend on a pod's port.)

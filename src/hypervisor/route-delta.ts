@@ -36,13 +36,12 @@ import {
   encapSourceDescriptor,
   hopLimitDescriptor,
   policyDescriptor,
-  steering6Descriptor,
-  steeringDescriptor,
   type PolicyValue,
 } from '../srv6/descriptors.js';
+import { srv6Domain } from '../srv6/domain.js';
 import { addRouteSteering } from '../srv6/overlay.js';
 import { compareSteeringSides, type SteeringSides } from '../srv6/steering-resources.js';
-import { assignNewBsids } from '../srv6/bsid-allocation.js';
+import { allocateBsids } from '../srv6/bsid-allocation.js';
 import { VppnetError } from '../util/errors.js';
 import type { VppApi } from '../vpp/client/vpp-api.js';
 import { SteeringModel } from './steering-model.js';
@@ -92,15 +91,8 @@ export class SteeringModelError extends VppnetError<'VPPNET_ERR_STEERING_MODEL'>
   }
 }
 
-/** The kinds a delta can touch: those of the policies, the steering and what they depend on. */
-const routeDeltaKinds = new KindRegistry<DataplaneContext>().register(
-  ipTableDescriptor,
-  encapSourceDescriptor,
-  hopLimitDescriptor,
-  policyDescriptor,
-  steeringDescriptor,
-  steering6Descriptor,
-);
+/** The kinds a delta can touch: the overlay's (policies, steering, the globals) and the tables. */
+const routeDeltaKinds = new KindRegistry<DataplaneContext>().register(ipTableDescriptor, ...srv6Domain.kinds);
 
 /** None of the delta's kinds touches host links: any use is a bug and says so. */
 const NO_HOST_LINKS: HostLinks = {
@@ -425,15 +417,14 @@ function describe(change: RemoteRouteChange): string {
 }
 
 /**
- * BSIDs for remote SIDs that have no policy yet, as a full pass gives them (bsid-allocation.ts).
- * Every BSID the model holds counts as in use, including one whose policy this batch deletes: that
- * one goes only after the entries moved off it.
+ * BSIDs for remote SIDs that have no policy yet, by the full pass's allocator (bsid-allocation.ts),
+ * with every BSID the model holds reserved.
  */
 function allocateNewBsids(
   model: SteeringModel,
   sids: readonly string[],
-  block: { readonly address: string; readonly len: number },
+  block: Ip6Prefix,
 ): Map<string, string> {
   if (sids.length === 0) return new Map();
-  return assignNewBsids([...sids].sort(), model.policies().values(), block);
+  return allocateBsids([...sids].sort(), block, undefined, model.policies().values());
 }

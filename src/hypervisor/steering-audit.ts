@@ -12,7 +12,7 @@
  * own audit (FleetSource.audit); together they are the drift check of the remote routes.
  */
 import { keys } from '../dataplane/keys.js';
-import { steeredIp6Value, STEERING_DETAILS_FIELDS } from '../dataplane/snapshot.js';
+import { steeredIp6Value, STEERING_DETAILS_FIELDS } from '../srv6/reading.js';
 import { bigIntToIp6, intToIp4, ip6InPrefix } from '../net/ip.js';
 import { nextTurn } from '../util/next-turn.js';
 import type { VppApi } from '../vpp/client/vpp-api.js';

@@ -2,10 +2,28 @@
  * One descriptor per kind of VPP object: how to tell two values apart and how to create, delete
  * and (optionally) update one in VPP. Descriptors never decide ordering; the planner does.
  */
+import type { MessageDef } from '../vpp/codec/schema.js';
 import type { Resource } from './resource.js';
+
+/**
+ * The VPP messages a kind's create, delete and update may send, declared beside them:
+ * hypervisor/required-messages.ts derives from them what a VPP must have before the agent
+ * starts, and hypervisor/kind-messages.test.ts fails when a kind sends one it did not declare.
+ */
+export interface KindMessages {
+  /** Checked when the agent connects: a VPP without one is refused at once, every one listed. */
+  readonly required?: readonly MessageDef[];
+  /**
+   * Not checked at connect (a plugin a node may go without, a message only some values send):
+   * on a VPP without one, only the operation that sends it fails.
+   */
+  readonly optional?: readonly MessageDef[];
+}
 
 export interface Descriptor<V = unknown, C = unknown> {
   readonly kind: string;
+  /** What create, delete and update send; absent only in test doubles that send nothing. */
+  readonly messages?: KindMessages;
   /** Values are canonical, so the default is deep equality of their JSON. */
   equivalent(desired: V, actual: V): boolean;
   create(ctx: C, resource: Resource<V>): Promise<void>;

@@ -14,12 +14,14 @@ interface PortValue {
 const noop = (): Promise<void> => Promise.resolve();
 const bridge = defineKind<{ readonly name: string }, null>({
   kind: 'bridge',
+  messages: {},
   key: (v) => `bridge:${v.name}`,
   create: noop,
   delete: noop,
 });
 const port = defineKind<PortValue, null>({
   kind: 'port',
+  messages: {},
   key: (v) => `port:${v.port}`,
   deps: (v) => [bridge.key({ name: v.bridge })],
   create: (_ctx, r) => (r.value.port === 'bad' ? Promise.reject(new Error('refused')) : Promise.resolve()),
@@ -52,6 +54,7 @@ describe('KindRegistry', () => {
     assert.deepEqual(registry.kinds, ['bridge', 'port']);
     const twin = defineKind<PortValue, null>({
       kind: 'port',
+      messages: {},
       key: (v) => v.port,
       create: noop,
       delete: noop,

@@ -5,11 +5,13 @@
  * `kind.resource(value)`, so a key is spelled by the kind's own function and nowhere else, and
  * `Resource.value` has the kind's type.
  */
-import { canonicalEqual, type Descriptor } from './descriptor.js';
+import { canonicalEqual, type Descriptor, type KindMessages } from './descriptor.js';
 import type { Resource } from './resource.js';
 
 export interface KindSpec<V, C> {
   readonly kind: string;
+  /** The VPP messages create, delete and update send (descriptor.ts). */
+  readonly messages: KindMessages;
   /** The resource's key (unique across kinds), from the spellings in dataplane/keys.ts. */
   readonly key: (value: V) => string;
   /** What the value itself names (its interface, its table); none when absent. */
@@ -36,6 +38,7 @@ export interface ResourceOptions {
 }
 
 export interface Kind<V, C> extends Descriptor<V, C> {
+  readonly messages: KindMessages;
   key(value: V): string;
   deps(value: V): readonly string[];
   /** The one way to make a resource of this kind. */
@@ -50,6 +53,7 @@ export function defineKind<V, C>(spec: KindSpec<V, C>): Kind<V, C> {
   const ownDeps = spec.deps ?? ((): readonly string[] => NONE);
   const kind: Kind<V, C> = {
     kind: spec.kind,
+    messages: spec.messages,
     key: spec.key,
     deps: ownDeps,
     equivalent: spec.equivalent ?? canonicalEqual,

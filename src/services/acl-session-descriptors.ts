@@ -15,6 +15,7 @@
  * it goes back to VPP's default.
  */
 import { keys } from '../dataplane/keys.js';
+import { msg } from '../vpp/messages/index.js';
 import { defineKind } from '../reconcile/kind.js';
 import type { ServicesContext } from './context.js';
 
@@ -31,6 +32,8 @@ function setUdpIdle(ctx: ServicesContext, seconds: number): Promise<string> {
 
 export const aclSessionTimeoutsDescriptor = defineKind<AclSessionTimeoutsValue, ServicesContext>({
   kind: 'acl-session-timeouts',
+  // No message sets it: the acl plugin's CLI (through cli_inband).
+  messages: { optional: [msg.cli_inband] },
   key: () => keys.aclSessionTimeouts(),
   async create(ctx, { value }) {
     await setUdpIdle(ctx, value.udpIdleSeconds);

@@ -10,7 +10,8 @@ import type { AgentConfig } from '../config/model.js';
 import { ip6InPrefix } from '../net/ip.js';
 import { serviceAddress4Of6 } from './ip6-services.js';
 import { isOwnedTag, keys, vmPortOfTag } from '../dataplane/keys.js';
-import { formatAddress, type VppSnapshot } from '../dataplane/snapshot.js';
+import { formatAddress } from '../dataplane/snapshot.js';
+import type { ServicesView } from './reading.js';
 import type { Resource } from '../reconcile/resource.js';
 import {
   aclBindingDescriptor,
@@ -74,7 +75,7 @@ export interface ServicesActualOptions {
   readonly memory?: { readonly vppPid: number; readonly aclUdpIdleSeconds?: number } | undefined;
 }
 
-export function actualServices(s: VppSnapshot, opts: ServicesActualOptions): Resource[] {
+export function actualServices(s: ServicesView, opts: ServicesActualOptions): Resource[] {
   const out: Resource[] = [];
   const want = opts.desiredKeys;
   const ownedIp4Tables = new Set(
@@ -305,7 +306,7 @@ export interface ServiceAddressInVpp {
  * vppnet's static mappings, found by their tag, NAT44-EI's first and then those an earlier version
  * left in NAT44-ED (a node upgraded without its state file keeps its VMs' addresses).
  */
-export function serviceAddressesInVpp(s: VppSnapshot, config: AgentConfig): ServiceAddressInVpp[] {
+export function serviceAddressesInVpp(s: ServicesView, config: AgentConfig): ServiceAddressInVpp[] {
   const vpcByTable = new Map(config.vpcs.map((v) => [v.table, v.name]));
   const out: ServiceAddressInVpp[] = [];
   const seen = new Set<string>();

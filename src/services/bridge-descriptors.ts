@@ -23,6 +23,8 @@ export interface BridgeDomainValue {
 
 export const bridgeDomainDescriptor = defineKind<BridgeDomainValue, ServicesContext>({
   kind: 'bridge-domain',
+  // The service bridge's kinds are checked per operation: a node without services does not need them.
+  messages: { optional: [msg.bridge_domain_add_del_v2, msg.bridge_flags] },
   key: (v) => keys.bridgeDomain(v.bd),
   async create(ctx, { value: v }) {
     await ctx.client.call(msg.bridge_domain_add_del_v2, {
@@ -83,6 +85,7 @@ export interface BridgePortValue {
 
 export const bridgePortDescriptor = defineKind<BridgePortValue, ServicesContext>({
   kind: 'bridge-port',
+  messages: { optional: [msg.sw_interface_set_l2_bridge] },
   key: (v) => keys.bridgePort(v.iface),
   deps: (v) => [keys.interface(v.iface), keys.bridgeDomain(v.bd)],
   async create(ctx, { value: v }) {

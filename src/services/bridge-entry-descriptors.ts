@@ -19,6 +19,7 @@ export interface L2FibEntryValue {
 
 export const l2FibEntryDescriptor = defineKind<L2FibEntryValue, ServicesContext>({
   kind: 'l2fib-entry',
+  messages: { optional: [msg.l2fib_add_del] },
   key: (v) => keys.l2FibEntry(v.bd, v.mac),
   // VPP takes an entry for any interface, but it only forwards through a member of the bridge.
   deps: (v) => [keys.interface(v.iface), keys.bridgePort(v.iface), keys.bridgeDomain(v.bd)],
@@ -52,6 +53,7 @@ export interface BdIpMacValue {
 
 export const bdIpMacDescriptor = defineKind<BdIpMacValue, ServicesContext>({
   kind: 'bd-ip-mac',
+  messages: { optional: [msg.bd_ip_mac_add_del] },
   key: (v) => keys.bdIpMac(v.bd, v.ip),
   deps: (v) => [keys.bridgeDomain(v.bd)],
   create: (ctx, { value }) => setBdIpMac(ctx, value, true),

@@ -5,7 +5,8 @@
  * back as exactly the desired values.
  */
 import assert from 'node:assert/strict';
-import { emptySnapshot, FIB_SOURCE_API } from '../dataplane/snapshot.js';
+import { FIB_SOURCE_API } from '../dataplane/snapshot.js';
+import { emptySnapshot } from '../hypervisor/snapshot.js';
 import { NO_NAT } from '../dataplane/nat-reading.js';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
@@ -21,7 +22,7 @@ import { actualDataplane } from '../dataplane/actual.js';
 import { NO_HOST_FILES } from '../dataplane/context.js';
 import { InterfaceRegistry } from '../dataplane/interface-registry.js';
 import { keys, tags } from '../dataplane/keys.js';
-import type { VppSnapshot } from '../dataplane/snapshot.js';
+import type { VppSnapshot } from '../hypervisor/snapshot.js';
 import { canonicalEqual } from '../reconcile/descriptor.js';
 import { execute } from '../reconcile/executor.js';
 import { plan as makePlan } from '../reconcile/planner.js';

@@ -40,6 +40,7 @@ async function setServer(
 
 export const dhcpProxyDescriptor = defineKind<DhcpProxyValue, ServicesContext>({
   kind: 'dhcp-proxy',
+  messages: { optional: [msg.dhcp_proxy_config] },
   key: (v) => keys.dhcpProxy(v.rxTable),
   deps: (v) => [...new Set([keys.ipTable(v.rxTable), ...v.servers.map((s) => keys.ipTable(s.table))])],
   async create(ctx, { value }) {
@@ -73,6 +74,7 @@ async function setVss(ctx: ServicesContext, v: DhcpVssValue, isAdd: boolean): Pr
 
 export const dhcpVssDescriptor = defineKind<DhcpVssValue, ServicesContext>({
   kind: 'dhcp-vss',
+  messages: { optional: [msg.dhcp_proxy_set_vss] },
   key: (v) => keys.dhcpVss(v.table),
   deps: (v) => [keys.ipTable(v.table), keys.dhcpProxy(v.table)],
   create: (ctx, { value }) => setVss(ctx, value, true),

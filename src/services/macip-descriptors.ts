@@ -64,6 +64,7 @@ async function addReplace(ctx: ServicesContext, index: number, v: MacipAclValue)
 
 export const macipAclDescriptor = defineKind<MacipAclValue, ServicesContext>({
   kind: 'macip-acl',
+  messages: { optional: [msg.macip_acl_add_replace, msg.macip_acl_del] },
   key: (v) => keys.macipAcl(v.duplicateName ?? v.tag),
   async create(ctx, { value }) {
     ctx.macips.set(value.tag, await addReplace(ctx, NO_INDEX, value));
@@ -88,6 +89,7 @@ export interface MacipBindingValue {
 
 export const macipBindingDescriptor = defineKind<MacipBindingValue, ServicesContext>({
   kind: 'macip-binding',
+  messages: { optional: [msg.macip_acl_interface_add_del] },
   key: (v) => keys.macipBinding(v.iface),
   deps: (v) => [keys.interface(v.iface), keys.macipAcl(v.acl)],
   async create(ctx, { value: v }) {

@@ -39,6 +39,7 @@ export interface NatPluginValue {
 
 export const natPluginDescriptor = defineKind<NatPluginValue, ServicesContext>({
   kind: 'nat44-ei',
+  messages: { optional: [msg.nat44_ei_plugin_enable_disable, msg.nat44_ei_show_running_config] },
   key: () => keys.natPlugin(),
   // The sizes are fixed when the plugin is enabled: a change replaces it (disable, enable) and the
   // mappings and output feature that depend on it with it; the VMs' NAT sessions start again.
@@ -86,6 +87,7 @@ async function setOutputInterface(
 
 export const natOutputInterfaceDescriptor = defineKind<NatOutputInterfaceValue, ServicesContext>({
   kind: 'nat-ei-output',
+  messages: { optional: [msg.nat44_ei_add_del_output_interface] },
   key: (v) => keys.natOutputInterface(v.iface),
   deps: (v) => [keys.natPlugin(), keys.interface(v.iface)],
   create: (ctx, { value }) => setOutputInterface(ctx, value, true),
@@ -123,6 +125,7 @@ async function setStaticMapping(
 
 export const natStaticMappingDescriptor = defineKind<NatStaticMappingValue, ServicesContext>({
   kind: 'nat-ei-static',
+  messages: { optional: [msg.nat44_ei_add_del_static_mapping] },
   key: (v) => keys.natStaticMapping(v.vrf, v.local),
   deps: (v) => [keys.natPlugin(), keys.ipTable(v.vrf)],
   create: (ctx, { value }) => setStaticMapping(ctx, value, true),
@@ -158,6 +161,7 @@ async function setIdentityMapping(
 
 export const natIdentityMappingDescriptor = defineKind<NatIdentityMappingValue, ServicesContext>({
   kind: 'nat-ei-identity',
+  messages: { optional: [msg.nat44_ei_add_del_identity_mapping] },
   key: (v) => keys.natIdentityMapping(v.vrf, v.address),
   deps: (v) => [keys.natPlugin(), keys.ipTable(v.vrf)],
   create: (ctx, { value }) => setIdentityMapping(ctx, value, true),

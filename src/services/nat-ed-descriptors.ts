@@ -6,6 +6,7 @@
  * The plugin itself is a shared global, no resource at all: it stays enabled and empty, as vppnet
  * cannot tell whether someone else uses it (docs/security.md, CHANGELOG).
  */
+import type { MessageDef } from '../vpp/codec/schema.js';
 import { defineKind, type Kind } from '../reconcile/kind.js';
 import { keys } from '../dataplane/keys.js';
 import { msg } from '../vpp/messages/index.js';
@@ -19,10 +20,13 @@ export const NAT_ADDR_ONLY = msg.nat_config_flags_t.values.NAT_IS_ADDR_ONLY;
 function removedOnly<V>(
   kind: string,
   key: (v: V) => string,
+  /** The one message `remove` sends. */
+  message: MessageDef,
   remove: (ctx: ServicesContext, v: V) => Promise<void>,
 ): Kind<V, ServicesContext> {
   return defineKind<V, ServicesContext>({
     kind,
+    messages: { optional: [message] },
     key,
     create: () => Promise.reject(new Error(`${kind}: NAT44-ED is no longer used; nothing creates one`)),
     delete: (ctx, { value }) => remove(ctx, value),
@@ -36,6 +40,7 @@ export interface NatEdOutputInterfaceValue {
 export const natEdOutputInterfaceDescriptor = removedOnly<NatEdOutputInterfaceValue>(
   'nat-output',
   (v) => keys.natEdOutputInterface(v.iface),
+  msg.nat44_ed_add_del_output_interface,
   async (ctx, v) => {
     if (!ctx.interfaces.has(v.iface)) return;
     await ctx.client.call(msg.nat44_ed_add_del_output_interface, {
@@ -56,6 +61,7 @@ export interface NatEdStaticMappingValue {
 export const natEdStaticMappingDescriptor = removedOnly<NatEdStaticMappingValue>(
   'nat-static',
   (v) => keys.natEdStaticMapping(v.vrf, v.local),
+  msg.nat44_add_del_static_mapping_v2,
   async (ctx, v) => {
     await ctx.client.call(msg.nat44_add_del_static_mapping_v2, {
       is_add: false,
@@ -84,6 +90,7 @@ export interface NatEdIdentityMappingValue {
 export const natEdIdentityMappingDescriptor = removedOnly<NatEdIdentityMappingValue>(
   'nat-identity',
   (v) => keys.natEdIdentityMapping(v.vrf, v.address),
+  msg.nat44_add_del_identity_mapping,
   async (ctx, v) => {
     await ctx.client.call(msg.nat44_add_del_identity_mapping, {
       is_add: false,

@@ -29,6 +29,7 @@ export const NAT66_OUTSIDE_TABLE = 0;
 
 export const nat66PluginDescriptor = defineKind<Record<string, never>, ServicesContext>({
   kind: 'nat66',
+  messages: { optional: [msg.nat66_plugin_enable_disable] },
   key: () => keys.nat66Plugin(),
   async create(ctx) {
     try {
@@ -62,6 +63,7 @@ async function setInterface(ctx: ServicesContext, v: Nat66InterfaceValue, isAdd:
 
 export const nat66InterfaceDescriptor = defineKind<Nat66InterfaceValue, ServicesContext>({
   kind: 'nat66-interface',
+  messages: { optional: [msg.nat66_add_del_interface] },
   key: (v) => keys.nat66Interface(v.iface),
   deps: (v) => [keys.nat66Plugin(), keys.interface(v.iface)],
   create: (ctx, { value }) => setInterface(ctx, value, true),
@@ -92,6 +94,7 @@ async function setStaticMapping(
 
 export const nat66StaticMappingDescriptor = defineKind<Nat66StaticMappingValue, ServicesContext>({
   kind: 'nat66-static',
+  messages: { optional: [msg.nat66_add_del_static_mapping] },
   key: (v) => keys.nat66StaticMapping(v.vrf, v.local),
   // The VPC's IPv6 table first: nat66 would create a missing one itself and hold it locked.
   deps: (v) => [keys.nat66Plugin(), keys.ipTable(v.vrf, true)],

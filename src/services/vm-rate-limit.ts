@@ -313,8 +313,22 @@ function sameBut6(a: VmRateLimitValue, b: VmRateLimitValue): boolean {
   );
 }
 
+/** The classifier plugin's tables and bindings (the policer plugin's too, for a VM's limit). */
+const TABLE6_SENDS = [
+  msg.classify_add_del_table,
+  msg.policer_classify_set_interface,
+  msg.policer_classify_dump,
+];
+const RATE_LIMIT_SENDS = [
+  ...TABLE6_SENDS,
+  msg.classify_add_del_session,
+  msg.policer_add,
+  msg.policer_add_del,
+];
+
 export const vmRateLimitDescriptor = defineKind<VmRateLimitValue, ServicesContext>({
   kind: 'vm-rate-limit',
+  messages: { optional: RATE_LIMIT_SENDS },
   key: (v) => keys.vmRateLimit(v.port),
   // Its IPv6 sessions live in the bridge's table: a table made again takes them with it.
   deps: (v) => [
@@ -350,6 +364,7 @@ export const vmRateLimitDescriptor = defineKind<VmRateLimitValue, ServicesContex
 
 export const vmRateTable6Descriptor = defineKind<VmRateTable6Value, ServicesContext>({
   kind: 'vm-rate-table6',
+  messages: { optional: TABLE6_SENDS },
   key: () => keys.vmRateTable6(),
   // After the BVI's bridge membership, and gone with it: leaving the bridge (set_int_l2_mode L3)
   // resets the BVI's l2-input feature bitmap, and the binding would stay without its feature.

@@ -7,7 +7,7 @@
  * VPP process (its memory).
  */
 import type { AgentConfig } from '../config/model.js';
-import type { VppSnapshot } from '../dataplane/snapshot.js';
+import type { Srv6View } from './reading.js';
 import { UNSET_ENCAP_SOURCE } from '../dataplane/sr-encaps.js';
 import { ip6InPrefix } from '../net/ip.js';
 import type { Resource } from '../reconcile/resource.js';
@@ -45,12 +45,12 @@ function behaviorName(behavior: number): LocalSidValue['behavior'] {
 }
 
 /** Remote SID → BSID of vppnet's single-SID policies found in VPP (for stable BSID allocation). */
-export function existingBsids(s: VppSnapshot, config: AgentConfig): Map<string, string> {
+export function existingBsids(s: Srv6View, config: AgentConfig): Map<string, string> {
   return existingBsidsOf(s.policies, config);
 }
 
 /** existingBsids from the policies dump alone (read before the rest of the snapshot is in). */
-export function existingBsidsOf(policies: VppSnapshot['policies'], config: AgentConfig): Map<string, string> {
+export function existingBsidsOf(policies: Srv6View['policies'], config: AgentConfig): Map<string, string> {
   const out = new Map<string, string>();
   for (const p of policies) {
     if (!ip6InPrefix(p.bsid, config.node.srv6.bsidPrefix)) continue;
@@ -62,7 +62,7 @@ export function existingBsidsOf(policies: VppSnapshot['policies'], config: Agent
 
 /** vppnet's SRv6 objects in VPP but the steering entries (actualSteering). */
 export function actualSrv6(
-  s: VppSnapshot,
+  s: Srv6View,
   config: AgentConfig,
   memory: SrGlobalsMemory | undefined,
 ): Resource[] {
@@ -108,7 +108,7 @@ export function actualSrv6(
 }
 
 /** vppnet's steering entries in VPP, IPv4 and IPv6: those that point at a BSID in its BSID prefix. */
-export function actualSteering(s: VppSnapshot, config: AgentConfig): SteeringSides {
+export function actualSteering(s: Srv6View, config: AgentConfig): SteeringSides {
   const { bsidPrefix } = config.node.srv6;
   const own = (bsid: string): boolean => ip6InPrefix(bsid, bsidPrefix);
   return { steering: s.steering.filterByBsid(own), steering6: s.steering6.filterByBsid(own) };

@@ -25,6 +25,7 @@ export interface EncapSourceValue {
  */
 export const encapSourceDescriptor = defineKind<EncapSourceValue, DataplaneContext>({
   kind: 'sr-encap-source',
+  messages: { required: [msg.sr_set_encap_source] },
   key: () => keys.srEncapSource(),
   async create(ctx, { value }) {
     await ctx.client.call(msg.sr_set_encap_source, { encaps_source: value.address });
@@ -42,6 +43,7 @@ export interface HopLimitValue {
 
 export const hopLimitDescriptor = defineKind<HopLimitValue, DataplaneContext>({
   kind: 'sr-hop-limit',
+  messages: { required: [msg.sr_set_encap_hop_limit] },
   key: () => keys.srHopLimit(),
   async create(ctx, { value }) {
     await ctx.client.call(msg.sr_set_encap_hop_limit, { hop_limit: value.hopLimit });
@@ -79,6 +81,7 @@ async function setLocalSid(ctx: DataplaneContext, v: LocalSidValue, isDel: boole
 
 export const localSidDescriptor = defineKind<LocalSidValue, DataplaneContext>({
   kind: 'sr-localsid',
+  messages: { required: [msg.sr_localsid_add_del] },
   key: (v) => keys.srLocalSid(v.sid),
   // The table first, for both behaviours: a SID whose table does not exist is accepted, and then
   // sr_localsids_dump crashes VPP 26.06 (docs/dual-stack.md, trap 1).
@@ -97,6 +100,7 @@ export interface PolicyValue {
 
 export const policyDescriptor = defineKind<PolicyValue, DataplaneContext>({
   kind: 'sr-policy',
+  messages: { required: [msg.sr_policy_add, msg.sr_policy_del] },
   key: (v) => keys.srPolicy(v.bsid),
   deps: () => [keys.srEncapSource(), keys.srHopLimit()],
   async create(ctx, { value }) {
@@ -173,6 +177,8 @@ export function setSteeringEntry(
  */
 export const steeringDescriptor = defineKind<SteeringValue, DataplaneContext>({
   kind: 'sr-steering',
+  // Also what steering-resources.ts' bulk apply sends (setSteeringEntry).
+  messages: { required: [msg.sr_steering_add_del] },
   key: (v) => keys.srSteering(v.table, v.prefix),
   create: (ctx, { value }) => setSteering(ctx, value, false),
   delete: (ctx, { value }) => setSteering(ctx, value, true),
@@ -188,6 +194,7 @@ export const steeringDescriptor = defineKind<SteeringValue, DataplaneContext>({
  */
 export const steering6Descriptor = defineKind<SteeringValue, DataplaneContext>({
   kind: 'sr-steering6',
+  messages: { required: [msg.sr_steering_add_del] },
   key: (v) => keys.srSteering(v.table, v.prefix, true),
   create: (ctx, { value }) => setSteering(ctx, value, false, STEER_IPV6),
   delete: (ctx, { value }) => setSteering(ctx, value, true, STEER_IPV6),

@@ -53,24 +53,17 @@ import {
 } from './descriptors.js';
 import type { SteeringSides } from './steering-resources.js';
 import { desiredUnderlayNeighbours } from './underlay-neighbours.js';
-import { assignNewBsids } from './bsid-allocation.js';
+import { allocateBsids } from './bsid-allocation.js';
 
 /**
- * BSIDs for the remote SIDs (bsid-allocation.ts): an existing vppnet policy in the BSID prefix
- * keeps its BSID, new SIDs take the lowest free indexes.
+ * BSIDs for the config's remote SIDs (bsid-allocation.ts): an existing vppnet policy in the BSID
+ * prefix keeps its BSID, new SIDs take the lowest free indexes.
  */
-export function allocateBsids(
+export function configBsids(
   config: AgentConfig,
   existing: ReadonlyMap<string, string> /* remote SID → BSID found in VPP */,
 ): Map<string, string> {
-  const block = config.node.srv6.bsidPrefix;
-  const sids = distinctSids(config.remoteRoutes);
-  const out = new Map<string, string>();
-  for (const sid of sids) {
-    const bsid = existing.get(sid);
-    if (bsid !== undefined && ip6InPrefix(bsid, block)) out.set(sid, bsid);
-  }
-  return assignNewBsids(sids, out.values(), block, out);
+  return allocateBsids(distinctSids(config.remoteRoutes), config.node.srv6.bsidPrefix, existing);
 }
 
 /** The remote routes' distinct SIDs, sorted: made once per routes array (a config is not changed). */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { hypervisorKinds as descriptors } from '../hypervisor/kinds.js';
 import { keys } from '../dataplane/keys.js';
-import { emptySnapshot } from '../dataplane/snapshot.js';
+import { emptySnapshot } from '../hypervisor/snapshot.js';
 import { SteeringEntries } from '../dataplane/steering-entries.js';
 import { plan } from '../reconcile/planner.js';
 import type { Plan, Resource } from '../reconcile/resource.js';

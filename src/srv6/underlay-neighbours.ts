@@ -19,7 +19,7 @@ import {
   ipNeighborConfigDescriptor,
   neighborAnnouncementDescriptor,
 } from '../dataplane/neighbor-descriptors.js';
-import type { VppSnapshot } from '../dataplane/snapshot.js';
+import type { Srv6View } from './reading.js';
 import type { Resource } from '../reconcile/resource.js';
 
 /** The advertisement last sent on a VPP process: of which address, out of which interface, with which MAC. */
@@ -68,7 +68,7 @@ export function desiredUnderlayNeighbours(config: AgentConfig): Resource[] {
  * this very VPP process, as long as the interface still has the MAC it was sent with.
  */
 export function actualUnderlayNeighbours(
-  s: VppSnapshot,
+  s: Srv6View,
   announced:
     { readonly vppPid: number; readonly underlayAnnouncement?: UnderlayAnnouncementMemory } | undefined,
 ): Resource[] {
@@ -84,7 +84,7 @@ export function actualUnderlayNeighbours(
 }
 
 /** The MAC an interface vppnet configures has in the snapshot, if VPP has it. */
-export function uplinkMac(s: VppSnapshot, iface: string): string | undefined {
+export function uplinkMac(s: Srv6View, iface: string): string | undefined {
   return s.interfaceFacts.get(iface)?.details.l2_address;
 }
 
@@ -106,7 +106,7 @@ export function withoutAnnouncements(resources: readonly Resource[]): Resource[]
  * in place (sent now, or before with the same MAC), with the MAC VPP showed; undefined otherwise.
  */
 export function announcementInPlace(
-  s: VppSnapshot,
+  s: Srv6View,
   desired: readonly Resource[],
   notInPlace: (key: string) => boolean,
 ): UnderlayAnnouncementMemory | undefined {

@@ -6,7 +6,7 @@ import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentConfig } from '../../config/model.js';
-import type { VppSnapshot } from '../../dataplane/snapshot.js';
+import type { VppSnapshot } from '../../hypervisor/snapshot.js';
 import type { OpFailure, OpSkip } from '../../reconcile/executor.js';
 import type { Op } from '../../reconcile/resource.js';
 import type { ReconcileFn } from '../reconcile-passes.js';

@@ -5,9 +5,9 @@ import { startVppTarget } from '../../test/support/vpp-target.js';
 import type { VppApi } from '../vpp/client/vpp-api.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
-import { vppPrefix } from './ip-values.js';
+import { vppPrefix } from '../dataplane/ip-values.js';
 import { loadSnapshot } from './snapshot.js';
-import type { SteeringEntries } from './steering-entries.js';
+import type { SteeringEntries } from '../dataplane/steering-entries.js';
 
 /** A VPP connection that closed: every request fails, as VppClient's do once close() is called. */
 function closedClient(): VppApi {
