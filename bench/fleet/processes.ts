@@ -93,6 +93,8 @@ export async function startSimulator(socketPath: string, interfaces: readonly st
 export interface AgentProcess {
   readonly name: string;
   readonly pid: number;
+  /** Where it serves /readyz. */
+  readonly listenPort: number;
   /** Wall-clock ms just before it was spawned. */
   readonly startedAt: number;
   /** The last 8 KiB of its stdout and stderr, for the error when something goes wrong. */
@@ -189,6 +191,7 @@ export function startAgent(o: AgentOptions): AgentProcess {
   return {
     name: o.name,
     pid: child.pid!,
+    listenPort: o.listenPort,
     startedAt,
     output: () => tail,
     liveHeap: async () => {
