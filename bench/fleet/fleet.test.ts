@@ -24,6 +24,7 @@ import { EtcdServer } from '../../src/datastore/testing/etcd-server.js';
 import { vppPrefix } from '../../src/dataplane/ip-values.js';
 import { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { msg } from '../../src/vpp/messages/index.js';
+import { bareRead, scopeOf } from './bare-read.js';
 import { FleetChanges, steeringKey } from './changes.js';
 import { FleetLayout, type FleetSize } from './layout.js';
 import { loadRecords } from './loader.js';
@@ -89,6 +90,15 @@ describe('fleet records in a real etcd', () => {
   after(async () => {
     await store?.close();
     await etcd?.stop();
+  });
+
+  test("the bare read reads hv0's scope: every node, its ports, its VPCs and their endpoints", async () => {
+    await loadRecords(store, layout.records(schema), { batch: 50, inFlight: 2 });
+    const read = await bareRead(etcd.endpoint, scopeOf(schema, layout, 0));
+    const vpcs = layout.agentVpcs(0);
+    const endpoints = vpcs.reduce((n, j) => n + layout.endpointCount(j), 0);
+    assert.equal(read.keys, SMALL.nodes + vpcs.length + vpcs.length + endpoints);
+    assert.ok(read.seconds > 0);
   });
 
   test('the loader writes exactly the records, every one valid, and derives to the expected steering', async () => {

@@ -3,9 +3,9 @@
  * everything to undo, which the benchmark runs on every way out (success, failure, Ctrl-C).
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, existsSync, watch } from 'node:fs';
 import { readFileSync } from 'node:fs';
-import { rmdir } from 'node:fs/promises';
+import { readFile, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { daemonSetNodeArgs } from '../support/daemonset-agent.js';
@@ -13,6 +13,8 @@ import { SteeringMirror } from './steering-mirror.js';
 
 const SIM_PROCESS = fileURLToPath(new URL('../support/sim-process.js', import.meta.url));
 const AGENT_MAIN = fileURLToPath(new URL('../../src/agent/main.js', import.meta.url));
+/** Loaded into every agent: its live heap after GC on SIGUSR2 (heap-probe.ts). */
+const HEAP_PROBE = new URL('./heap-probe.js', import.meta.url).href;
 
 /** Undo actions, run last first, each once, errors collected rather than stopping the rest. */
 export class Cleanup {
@@ -91,10 +93,14 @@ export async function startSimulator(socketPath: string, interfaces: readonly st
 export interface AgentProcess {
   readonly name: string;
   readonly pid: number;
+  /** Where it serves /readyz. */
+  readonly listenPort: number;
   /** Wall-clock ms just before it was spawned. */
   readonly startedAt: number;
   /** The last 8 KiB of its stdout and stderr, for the error when something goes wrong. */
   output(): string;
+  /** Its live heap after a full GC, in bytes (heap-probe.ts, in the agent). */
+  liveHeap(): Promise<number>;
   /** Rejects if the agent exits before stop(). */
   readonly exited: Promise<never>;
   stop(): Promise<void>;
@@ -126,9 +132,13 @@ export function agentNodeFlags(): { readonly deployed: string[]; readonly extra:
 
 export function startAgent(o: AgentOptions): AgentProcess {
   const { deployed, extra } = agentNodeFlags();
+  const heapFile = path.join(o.dir, 'live-heap');
   const args = [
     ...deployed,
     ...extra,
+    // For liveHeap(): gc() for the probe, which does nothing until SIGUSR2.
+    '--expose-gc',
+    `--import=${HEAP_PROBE}`,
     AGENT_MAIN,
     '--datastore',
     'etcd',
@@ -151,6 +161,7 @@ export function startAgent(o: AgentOptions): AgentProcess {
     '--log-level',
     process.env.BENCH_AGENT_LOG_LEVEL ?? (process.env.BENCH_AGENT_LOG_DIR ? 'info' : 'warn'),
   ];
+  const env = { ...process.env, VPPNET_BENCH_HEAP_FILE: heapFile };
   const startedAt = performance.timeOrigin + performance.now();
   // Through a shell that enters the cgroup and then becomes node: Node sizes its heap from the
   // cgroup's limit at start-up, as under the DaemonSet.
@@ -158,11 +169,9 @@ export function startAgent(o: AgentOptions): AgentProcess {
     ? spawn(
         '/bin/sh',
         ['-c', 'echo $$ > "$1" && shift && exec "$@"', 'sh', o.cgroupProcs, process.execPath, ...args],
-        {
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
+        { stdio: ['ignore', 'pipe', 'pipe'], env },
       )
-    : spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    : spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
   let tail = '';
   const keep = (d: Buffer): void => {
     tail = (tail + d.toString()).slice(-8192);
@@ -182,8 +191,23 @@ export function startAgent(o: AgentOptions): AgentProcess {
   return {
     name: o.name,
     pid: child.pid!,
+    listenPort: o.listenPort,
     startedAt,
     output: () => tail,
+    liveHeap: async () => {
+      await rm(heapFile, { force: true });
+      // The probe renames the file into place once written: its appearance is the answer.
+      const written = new Promise<void>((resolve) => {
+        const watcher = watch(o.dir, () => {
+          if (!existsSync(heapFile)) return;
+          watcher.close();
+          resolve();
+        });
+      });
+      child.kill('SIGUSR2');
+      await Promise.race([written, exited]);
+      return Number(await readFile(heapFile, 'utf8'));
+    },
     exited,
     stop: () => {
       stopping = true;

@@ -8,7 +8,8 @@
  *   structural: the agent derives the whole config again and runs a full pass;
  * - an endpoint of a VPC live in the last derived config marks its route;
  * - another node's record whose locator changed, or that came or went, marks the routes of the
- *   endpoints it hosts, found through an index node → endpoint keys (O(those endpoints)).
+ *   endpoints it hosts, found by one scan of the live VPCs' endpoint tables per batch (node
+ *   records change rarely; an index node → endpoint keys cost a map entry per endpoint).
  * takeChanges() then asks remoteRouteOf (derive.ts, the full derivation's own rule) about each
  * marked endpoint once, and hands over the routes that differ from what the agent holds: the
  * last derived config's routes plus the changes taken since. A burst that writes a key many
@@ -87,8 +88,6 @@ export class FleetSource {
   private readonly marked = new Map<string, string>();
   /** The last derivation's lanes: local addresses and refused node records. */
   private lanes: RouteLanes = OPEN_LANES;
-  /** Node → endpoint key → VPC, for every endpoint in the view: a locator change's reach. */
-  private readonly endpointsByNode = new Map<string, Map<string, string>>();
 
   constructor(
     store: KeyValueStore,
@@ -262,25 +261,19 @@ export class FleetSource {
   private follow(changes: readonly ViewChange[]): void {
     const ownKey = this.schema.node(this.nodeName);
     let nodesChanged = false;
+    /** Other nodes whose locator changed, or that came or went: their endpoints' routes change. */
+    let moved: Set<string> | undefined;
     for (const c of changes) {
       switch (c.kind) {
         case 'endpoint': {
-          const vpc = (c.new ?? c.old).vpc;
-          if (c.old) this.endpointsByNode.get(c.old.node)?.delete(c.key);
-          if (c.new) {
-            let keys = this.endpointsByNode.get(c.new.node);
-            if (!keys) this.endpointsByNode.set(c.new.node, (keys = new Map<string, string>()));
-            keys.set(c.key, vpc);
-          }
-          if (c.old?.node !== c.new?.node) this.mark(c.key, vpc);
+          if (c.old?.node !== c.new?.node) this.mark(c.key, (c.new ?? c.old).vpc);
           break;
         }
         case 'node': {
           if (c.key === ownKey) this.structural = true;
           else nodesChanged = true;
           if (c.key !== ownKey && !sameLocator(c.old, c.new))
-            for (const [key, vpc] of this.endpointsByNode.get((c.new ?? c.old).name) ?? [])
-              this.mark(key, vpc);
+            (moved ??= new Set()).add((c.new ?? c.old).name);
           break;
         }
         case 'vpc':
@@ -289,6 +282,12 @@ export class FleetSource {
           break;
       }
     }
+    // The endpoints those nodes host now (one that left them in this batch was marked above).
+    if (moved !== undefined && !this.structural)
+      for (const vpc of this.live) {
+        const table = this.records.endpoints.get(vpc);
+        if (table) for (const key of table.keysOn(moved)) this.mark(key, vpc);
+      }
     // Once per batch: a fleet's node records may all change in one.
     if (nodesChanged && !this.structural && (this.refusalsChanged() || this.sourcesChanged()))
       this.structural = true;

@@ -16,6 +16,7 @@
  */
 import { systemTimers, type Timers } from '../util/timers.js';
 import { deriveAgentConfig, portVpcs, type Derivation, type NodeView } from './derive.js';
+import { EndpointTable, NodeNames } from './endpoint-table.js';
 import { inRange, type KeyRange, type KeySchema } from './keys.js';
 import {
   formatProblem,
@@ -94,18 +95,22 @@ export class DatastoreView implements NodeView {
   readonly nodes = new Map<string, NodeRecord>();
   readonly vpcs = new Map<string, VpcRecord>();
   readonly ports = new Map<string, PortRecord>();
-  readonly endpoints = new Map<string, Map<string, EndpointRecord>>();
+  /** VPC → its endpoints, in columns (endpoint-table.ts): the bulk of a large node's view. */
+  readonly endpoints = new Map<string, EndpointTable>();
   /** Key → why its current value is rejected (its last good value, if any, is what the view holds). */
   readonly rejected = new Map<string, string>();
   /** Values rejected since start: the metric. */
   rejectedTotal = 0;
 
   /**
-   * The mod revision of each key the view has seen, good or rejected: re-lists skip the unchanged
-   * (etcd gives a key a new mod revision with each write). A number, not the value's text: a
-   * 100k-endpoint view held 4-6 MiB of texts for that alone.
+   * The mod revision of each key the view has seen whose value is rejected or is not an
+   * endpoint's: re-lists skip the unchanged (etcd gives a key a new mod revision with each
+   * write). An endpoint's good value has its revision in its table, not an entry here (100k
+   * entries were 3.5 MiB). A number, not the value's text: 4-6 MiB of texts for 100k endpoints.
    */
   private readonly revisions = new Map<string, number>();
+  /** The node names of the endpoint tables. */
+  private readonly nodeNames = new NodeNames();
   private readonly subs = new Map<string, Subscription>();
   private staleSince: Date | undefined;
   private lastError: string | undefined;
@@ -146,7 +151,21 @@ export class DatastoreView implements NodeView {
 
   /** The mod revision of the value the view holds (or rejected) for a key. */
   revisionOf(key: string): number | undefined {
-    return this.revisions.get(key);
+    const revision = this.revisions.get(key);
+    if (revision !== undefined) return revision;
+    const vpc = this.schema.endpointVpcOf(key);
+    return vpc === undefined ? undefined : this.endpoints.get(vpc)?.revisionOf(key);
+  }
+
+  /** Every key the view holds a value (or a rejection) of, in a range. */
+  private keysIn(range: KeyRange): string[] {
+    const keys: string[] = [];
+    for (const key of this.revisions.keys()) if (inRange(key, range)) keys.push(key);
+    // Endpoint keys are in their VPC's table, and an endpoints range is one VPC's.
+    const vpc = this.schema.endpointVpcOf(range.key);
+    const table = vpc === undefined ? undefined : this.endpoints.get(vpc);
+    if (table) for (const key of table.keys()) if (inRange(key, range)) keys.push(key);
+    return keys;
   }
 
   health(): ViewHealth {
@@ -201,9 +220,12 @@ export class DatastoreView implements NodeView {
     sub.retry.succeeded();
     this.markUp(sub);
     // The diff: keys of this range the view holds but the listing lacks were deleted meanwhile.
-    const listed = new Set(listing.kvs.map((kv) => kv.key));
-    for (const key of [...this.revisions.keys()])
-      if (inRange(key, sub.range) && !listed.has(key)) this.remove(key);
+    // A first listing has nothing to diff: no set of its (maybe 100k) keys then.
+    const held = this.keysIn(sub.range);
+    if (held.length > 0) {
+      const listed = new Set(listing.kvs.map((kv) => kv.key));
+      for (const key of held) if (!listed.has(key)) this.remove(key);
+    }
     for (const kv of listing.kvs) this.put(kv.key, kv.value, kv.modRevision);
     sub.listed = true;
     this.afterBatch();
@@ -232,16 +254,19 @@ export class DatastoreView implements NodeView {
   }
 
   private put(key: string, text: string, revision: number): void {
-    if (this.revisions.get(key) === revision) return;
-    this.revisions.set(key, revision);
+    if (this.revisionOf(key) === revision) return;
     const record = parseRecord(this.schema, key, text);
     if (Array.isArray(record)) {
+      // Here, not in the endpoint's table: that keeps the last good value's.
+      this.revisions.set(key, revision);
       this.rejected.set(key, record.map((p) => `${p.path}: ${p.message}`).join('; '));
       this.rejectedTotal++;
       this.options.onRejected?.(key, record);
       return;
     }
     this.rejected.delete(key);
+    if (record.kind === 'endpoint') this.revisions.delete(key);
+    else this.revisions.set(key, revision);
     this.changed = true;
     switch (record.kind) {
       case 'node': {
@@ -264,16 +289,21 @@ export class DatastoreView implements NodeView {
         break;
       case 'endpoint': {
         let m = this.endpoints.get(record.vpc);
-        if (!m) this.endpoints.set(record.vpc, (m = new Map<string, EndpointRecord>()));
+        if (!m) {
+          m = new EndpointTable(record.vpc, this.schema.endpointsRange(record.vpc).key, this.nodeNames);
+          this.endpoints.set(record.vpc, m);
+        }
         this.batch.push({ type: 'put', kind: 'endpoint', key, old: m.get(key), new: record });
-        m.set(key, record);
+        m.set(key, record, revision);
         break;
       }
     }
   }
 
   private remove(key: string): void {
-    if (!this.revisions.delete(key)) return;
+    const vpc = this.schema.endpointVpcOf(key);
+    const inTable = vpc !== undefined && this.endpoints.get(vpc)?.has(key) === true;
+    if (!this.revisions.delete(key) && !inTable) return;
     this.rejected.delete(key);
     const k = this.schema.parse(key);
     if ('error' in k) return;
@@ -318,7 +348,7 @@ export class DatastoreView implements NodeView {
         for (const range of [this.schema.vpcRange(vpc), this.schema.endpointsRange(vpc)]) {
           const sub = this.subs.get(range.key);
           if (sub) this.unsubscribe(sub);
-          for (const key of [...this.revisions.keys()]) if (inRange(key, range)) this.remove(key);
+          for (const key of this.keysIn(range)) this.remove(key);
         }
         this.vpcs.delete(vpc);
         this.endpoints.delete(vpc);

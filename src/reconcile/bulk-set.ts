@@ -1,7 +1,7 @@
 /**
  * The planner's bookkeeping for one bulk kind (bulk.ts): the same steps and reasons as for plain
  * resources (plain-set.ts), kept per member index in typed arrays instead of per key in maps and
- * sets. Its ops hold a member index and their key, and build the member's Resource when asked
+ * sets. Its ops hold a member index, and build the member's key and Resource when asked
  * for: creating 100k steering entries then keeps 100k small ops alive rather than 100k ops,
  * Resources and values.
  */
@@ -10,10 +10,9 @@ import type { Descriptor } from './descriptor.js';
 import type { DependencyVerdicts, KindSet, Levels } from './kind-set.js';
 import type { Op, OpAction, PendingResource, Resource } from './resource.js';
 
-/** An op on a bulk member; `resource` is built on each access. */
+/** An op on a bulk member; its key and `resource` are built on each access. */
 class BulkMemberOp implements Op {
   readonly action: OpAction;
-  readonly key: string;
   readonly level: number;
   readonly reason: string;
   protected readonly side: BulkResources;
@@ -21,10 +20,6 @@ class BulkMemberOp implements Op {
 
   constructor(action: OpAction, side: BulkResources, member: number, level: number, reason: string) {
     this.action = action;
-    // V8 keeps a string built by concatenation as a tree of its parts (~165 bytes for a steering
-    // key); normalize() returns the same ASCII text as one flat string (~65 bytes), which for
-    // 100k ops is 10 MiB less.
-    this.key = side.key(member).normalize();
     this.side = side;
     this.member = member;
     this.level = level;
@@ -33,6 +28,14 @@ class BulkMemberOp implements Op {
 
   get kind(): string {
     return this.side.kind;
+  }
+
+  /**
+   * Built when asked for, not held: a cold start's plan holds 100k of these ops, and the executor
+   * never asks a leaf for its key (a held steering key was ~48 bytes of each op's ~120).
+   */
+  get key(): string {
+    return this.side.key(this.member);
   }
 
   /** Members are leaves: nothing depends on them. */

@@ -133,8 +133,17 @@ function levelsIn(graph: ReadonlyMap<string, Resource>): Levels {
 
 /**
  * Sorts ops in place by level (ascending for 1, descending for -1), then by key in plain
- * code-unit order (deterministic, and much faster than localeCompare on 100k keys).
+ * code-unit order (deterministic, and much faster than localeCompare on 100k keys). Each op's
+ * key is read once: a bulk member's op builds it on each read rather than hold it (bulk-set.ts).
  */
 function sortOps(ops: Op[], levelOrder: 1 | -1): void {
-  ops.sort((a, b) => levelOrder * (a.level - b.level) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const keys = ops.map((op) => op.key);
+  const order = Array.from(ops.keys());
+  order.sort((i, j) => {
+    const a = keys[i] as string;
+    const b = keys[j] as string;
+    return levelOrder * ((ops[i] as Op).level - (ops[j] as Op).level) || (a < b ? -1 : a > b ? 1 : 0);
+  });
+  const sorted = order.map((i) => ops[i] as Op);
+  for (let i = 0; i < sorted.length; i++) ops[i] = sorted[i] as Op;
 }
