@@ -80,7 +80,7 @@ const ATTACH_FIELDS = [...new Set(AttachSchema.anyOf.flatMap((v) => Object.keys(
 
 export function validateConfig(raw: unknown, source?: string): AgentConfig {
   const c = new Checker();
-  try {
+  return forgetting(() => {
     const root = c.structure(CHECKS.root, raw ?? {}, '');
     if (!root) throw new ConfigError(c.problems, source);
     const written = Array.isArray(root.vpcs) ? (root.vpcs as unknown[]) : [];
@@ -98,9 +98,7 @@ export function validateConfig(raw: unknown, source?: string): AgentConfig {
     });
     if (c.problems.length || !config) throw new ConfigError(inDocumentOrder(c.problems), source);
     return config;
-  } finally {
-    forgetParsedPrefixes();
-  }
+  });
 }
 
 /**
@@ -173,20 +171,39 @@ function attachStructure(c: Checker, raw: unknown, path: string): AttachInput | 
   return c.fail(`${path}.type`, `must be one of ${[...ATTACH_CHECKS.keys()].join(', ')}`);
 }
 
+/**
+ * `check` with what the formats kept of the text forgotten afterwards: fleet mode validates one
+ * record at a time for as long as the agent runs, and the cache of checked IPv6 spellings would
+ * otherwise keep up to 64k of them.
+ */
+function forgetting<T>(check: () => T): T {
+  try {
+    return check();
+  } finally {
+    forgetParsedPrefixes();
+  }
+}
+
 export function validateNode(c: Checker, raw: unknown): NodeConfig | undefined {
   if (raw === undefined) return c.fail('node', annotations(NodeSchema).requiredMessage ?? '');
-  const n = c.structure(CHECKS.node, raw, 'node');
-  return n && checkNode(c, n);
+  return forgetting(() => {
+    const n = c.structure(CHECKS.node, raw, 'node');
+    return n && checkNode(c, n);
+  });
 }
 
 export function validateVhostUserDefaults(c: Checker, raw: unknown): VhostUserDefaults | undefined {
-  const v = c.structure(CHECKS.vhostUser, raw ?? {}, 'node.vhostUser');
-  return v && checkVhostUserDefaults(c, v);
+  return forgetting(() => {
+    const v = c.structure(CHECKS.vhostUser, raw ?? {}, 'node.vhostUser');
+    return v && checkVhostUserDefaults(c, v);
+  });
 }
 
 export function validateServices(c: Checker, raw: unknown): ServicesConfig | undefined {
-  const s = servicesStructure(c, raw);
-  return s && checkServices(c, s);
+  return forgetting(() => {
+    const s = servicesStructure(c, raw);
+    return s && checkServices(c, s);
+  });
 }
 
 export function validateVpcs(
@@ -195,7 +212,7 @@ export function validateVpcs(
   node: NodeConfig | undefined,
   services: ServicesConfig | undefined,
 ): VpcConfig[] {
-  return checkVpcs(c, items(c, raw, 'vpcs', CHECKS.vpc), node, services);
+  return forgetting(() => checkVpcs(c, items(c, raw, 'vpcs', CHECKS.vpc), node, services));
 }
 
 export function validatePorts(
@@ -207,5 +224,5 @@ export function validatePorts(
   node?: NodeConfig,
   servicesIp6?: ServicesIp6Config,
 ): PortConfig[] {
-  return checkPorts(c, portItems(c, raw), vpcs, declared, vhostDefaults, node, servicesIp6);
+  return forgetting(() => checkPorts(c, portItems(c, raw), vpcs, declared, vhostDefaults, node, servicesIp6));
 }
