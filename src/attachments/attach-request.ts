@@ -2,11 +2,12 @@
  * Checking an ADD request from the wire before anything is done with it: the plugin validated its
  * config, but the agent must not trust a socket peer with paths and names it passes to `ip`.
  */
-import { isIP } from 'node:net';
 import { isAbsolute } from 'node:path';
 import { AgentApiError, AgentErrorCode } from '../agent-api/errors.js';
 import { isLinkName } from '../net/link-name.js';
-import { isMac } from '../net/mac.js';
+import { isUnicastMac } from '../net/mac.js';
+import { cidrFamily } from '../net/cidr.js';
+import { ipLiteralFamily } from '../net/ip-literal.js';
 import { canonicalIp6 } from '../net/ip.js';
 import {
   ATTACH_MODES,
@@ -57,14 +58,16 @@ export function validateAttachRequest(body: unknown): AttachRequest {
   let mac: string | undefined;
   if (b.mac !== undefined)
     mac =
-      typeof b.mac === 'string' && isMac(b.mac) ? b.mac.toLowerCase() : fail('mac', 'must be a MAC address');
+      typeof b.mac === 'string' && isUnicastMac(b.mac)
+        ? b.mac.toLowerCase()
+        : fail('mac', 'must be a unicast MAC address');
   const ips: AttachIp[] = [];
   if (!Array.isArray(b.ips)) fail('ips', 'must be a list');
   else
     (b.ips as unknown[]).forEach((ip, i) => {
       const o = (typeof ip === 'object' && ip !== null ? ip : {}) as Record<string, unknown>;
       if (!isCidr(o.address)) return fail(`ips[${i}].address`, 'must be address/prefix');
-      if (o.gateway !== undefined && (typeof o.gateway !== 'string' || isIP(o.gateway) === 0))
+      if (o.gateway !== undefined && (typeof o.gateway !== 'string' || ipLiteralFamily(o.gateway) === 0))
         return fail(`ips[${i}].gateway`, 'must be an IP address');
       // One spelling per IPv6 address from here on: claims, ACL rules and read-backs compare text.
       const address = canonicalCidr(o.address);
@@ -76,7 +79,7 @@ export function validateAttachRequest(body: unknown): AttachRequest {
     (b.routes as unknown[]).forEach((r, i) => {
       const o = (typeof r === 'object' && r !== null ? r : {}) as Record<string, unknown>;
       if (!isCidr(o.dst)) return fail(`routes[${i}].dst`, 'must be address/prefix');
-      if (o.gw !== undefined && (typeof o.gw !== 'string' || isIP(o.gw) === 0))
+      if (o.gw !== undefined && (typeof o.gw !== 'string' || ipLiteralFamily(o.gw) === 0))
         return fail(`routes[${i}].gw`, 'must be an IP address');
       const dst = canonicalCidr(o.dst);
       routes.push(typeof o.gw === 'string' ? { dst, gw: canonicalIp(o.gw) } : { dst });
@@ -109,7 +112,7 @@ export function validateAttachRequest(body: unknown): AttachRequest {
 }
 
 function canonicalIp(address: string): string {
-  return isIP(address) === 6 ? canonicalIp6(address) : address;
+  return ipLiteralFamily(address) === 6 ? canonicalIp6(address) : address;
 }
 
 function canonicalCidr(cidr: string): string {
@@ -117,15 +120,7 @@ function canonicalCidr(cidr: string): string {
   return `${canonicalIp(cidr.slice(0, slash))}${cidr.slice(slash)}`;
 }
 
+/** The CNI plugin's own rule (src/net/cidr.ts): what it sent is what the agent accepts. */
 function isCidr(v: unknown): v is string {
-  if (typeof v !== 'string') return false;
-  const [address, len, extra] = v.split('/');
-  const family = isIP(address ?? '');
-  return (
-    extra === undefined &&
-    len !== undefined &&
-    /^\d{1,3}$/.test(len) &&
-    family !== 0 &&
-    Number(len) <= (family === 4 ? 32 : 128)
-  );
+  return typeof v === 'string' && cidrFamily(v) !== 0;
 }

@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { loadConfigFile } from '../config/load.js';
 import { ConfigError, isNodeName } from '../config/validate.js';
-import { configReferenceMarkdown } from '../config/schema.js';
+import { configReferenceMarkdown } from '../config/reference.js';
 import { linuxHostLinks } from '../agent/host-links.js';
 import { hostLinkOwner } from '../netns/link-owner.js';
 import { planFresh, reconcile, type ReconcileOutcome } from '../agent/reconciler.js';

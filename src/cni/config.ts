@@ -9,6 +9,7 @@ import {
   type AttachMode,
   type ValidAttachment,
 } from '../agent-api/protocol.js';
+import { isUnicastMac } from '../net/mac.js';
 import { parseCniArgs } from './cni-args.js';
 import { CniError, CniErrorCode } from './errors.js';
 import {
@@ -16,7 +17,6 @@ import {
   decodeNetworkConfigObject,
   describe,
   isRecord,
-  isUnicastMac,
   optionalInteger,
   optionalString,
   type JsonRecord,

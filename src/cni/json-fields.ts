@@ -2,8 +2,6 @@
  * Small helpers for validating JSON that arrives from outside (stdin, delegated plugins, the agent):
  * every problem is recorded with the path of the field, so one error can name all bad fields at once.
  */
-import { ipLiteralFamily } from '../net/ip-literal.js';
-import { isMac } from '../net/mac.js';
 import { CniError, CniErrorCode } from './errors.js';
 
 export type JsonRecord = Record<string, unknown>;
@@ -89,28 +87,6 @@ export function describe(value: unknown): string {
   }
   if (value === undefined) return 'nothing';
   return typeof value === 'object' ? 'an object' : typeof value;
-}
-
-/** 4 or 6 for "address/prefix" with a prefix valid for the family; 0 otherwise. */
-export function cidrFamily(value: string): 0 | 4 | 6 {
-  const slash = value.indexOf('/');
-  if (slash < 0) return 0;
-  const family = ipLiteralFamily(value.slice(0, slash));
-  const prefixText = value.slice(slash + 1);
-  if (family === 0 || !/^\d{1,3}$/.test(prefixText)) return 0;
-  const prefix = Number(prefixText);
-  if (family === 4) return prefix <= 32 ? 4 : 0;
-  return family === 6 && prefix <= 128 ? 6 : 0;
-}
-
-export function ipFamily(value: string): 0 | 4 | 6 {
-  return ipLiteralFamily(value);
-}
-
-/** Unicast Ethernet address in the colon form `ip` prints; the I/G bit must be clear. */
-export function isUnicastMac(value: string): boolean {
-  if (!isMac(value)) return false;
-  return (parseInt(value.slice(0, 2), 16) & 1) === 0;
 }
 
 /** The network config on stdin as a JSON object, or CniError 6 (decoding failure) saying why not. */

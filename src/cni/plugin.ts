@@ -14,7 +14,8 @@ import type {
 import { parseNetworkConfig, VALID_ATTACHMENTS_KEY, type NetworkConfig } from './config.js';
 import { CniError, CniErrorCode, toCniError } from './errors.js';
 import { ExecIpam, type IpamDelegate } from './ipam.js';
-import { cidrFamily, ipFamily } from './json-fields.js';
+import { cidrFamily } from '../net/cidr.js';
+import { ipLiteralFamily as ipFamily } from '../net/ip-literal.js';
 import { EMPTY_RESULT, type CniResult, type ResultDns, type ResultInterface } from './result.js';
 import type { CmdArgs, CniHandlers } from './skel.js';
 import { UndoStack } from './undo-stack.js';

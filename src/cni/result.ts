@@ -3,11 +3,11 @@
  * converted to the runtime's version only when printed or handed to an older delegate. Keeping one
  * in-memory shape means the plugin never branches on versions.
  */
+import { cidrFamily } from '../net/cidr.js';
+import { ipLiteralFamily as ipFamily } from '../net/ip-literal.js';
 import {
   FieldProblems,
-  cidrFamily,
   describe,
-  ipFamily,
   isRecord,
   optionalInteger,
   optionalString,

@@ -52,6 +52,13 @@ export const NODE_DEFAULTS = {
   vhostDirectoryMode: '0755',
 } as const;
 
+/** SRv6 encapsulation: the outer hop limit, Linux's default for IPv6. */
+export const SRV6_DEFAULTS = { hopLimit: 64 } as const;
+
+/** The underlay's MTU bounds: IPv6's minimum link MTU (RFC 8200), and jumbo frames. */
+export const MIN_UNDERLAY_MTU = 1280;
+export const MAX_UNDERLAY_MTU = 9216;
+
 /** The smallest IPv4 MTU every host must accept (RFC 791); a VPC's MTU may not go below it. */
 export const MIN_TENANT_MTU = 576;
 

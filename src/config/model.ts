@@ -1,6 +1,9 @@
 /**
  * The agent's desired state for one hypervisor, after validation and defaults. Produced only by
- * validate.ts from the YAML file; everything downstream can trust it.
+ * validate.ts from the YAML file; everything downstream can trust it. Not the file's shape: that
+ * is the schema's (schema.ts, ConfigInput, with its Static<> types per section); this is what the
+ * check pass makes of it (prefixes parsed, modes as numbers, SIDs and tables defaulted from other
+ * fields, one attachment's access merged with the node's defaults).
  */
 
 export interface NodeConfig {

@@ -17,17 +17,8 @@ import { InterfaceRegistry } from '../dataplane/interface-registry.js';
 import { ipTableDescriptor } from '../dataplane/ip-descriptors.js';
 import { tableNames } from '../dataplane/keys.js';
 import { SteeringEntries } from '../dataplane/steering-entries.js';
-import {
-  bigIntToIp6,
-  canonicalIp6,
-  ip4Network,
-  ip6InPrefix,
-  ip6ToBigInt,
-  isIp4,
-  isIp6,
-  type Ip4Prefix,
-  type Ip6Prefix,
-} from '../net/ip.js';
+import { canonicalIp6, ip6InPrefix, isIp4, isIp6, type Ip4Prefix, type Ip6Prefix } from '../net/ip.js';
+import { hostBitsProblem } from '../net/network-prefix.js';
 import { execute, type ExecutionResult } from '../reconcile/executor.js';
 import { plan as makePlan } from '../reconcile/planner.js';
 import { KindRegistry } from '../reconcile/registry.js';
@@ -396,18 +387,13 @@ function checkedPrefix(
     throw new RouteChangeError(`${path()}: prefix: must be an IPv4 or IPv6 prefix like 10.0.0.0/24`);
   if (!ip6) {
     if (len > 32) throw new RouteChangeError(`${path()}: prefix: an IPv4 prefix is at most /32`);
-    const network = ip4Network(prefix);
-    if (network !== address)
-      throw new RouteChangeError(`${path()}: prefix: host bits set: the network is ${network}/${len}`);
+    const hostBits = hostBitsProblem(prefix, 4);
+    if (hostBits !== undefined) throw new RouteChangeError(`${path()}: prefix: ${hostBits}`);
     return { prefix: { address, len }, ip6 };
   }
   if (len > 128) throw new RouteChangeError(`${path()}: prefix: an IPv6 prefix is at most /128`);
-  const value = ip6ToBigInt(address);
-  const hostBits = (1n << BigInt(128 - len)) - 1n;
-  if ((value & hostBits) !== 0n)
-    throw new RouteChangeError(
-      `${path()}: prefix: host bits set: the network is ${bigIntToIp6(value & ~hostBits)}/${len}`,
-    );
+  const hostBits = hostBitsProblem(prefix, 6);
+  if (hostBits !== undefined) throw new RouteChangeError(`${path()}: prefix: ${hostBits}`);
   return { prefix: { address: canonicalIp6(address), len }, ip6 };
 }
 
