@@ -7,7 +7,8 @@ import { EtcdStore } from '../datastore/etcd-store.js';
 import { FleetSource } from '../datastore/fleet-source.js';
 import type { KeySchema } from '../datastore/keys.js';
 import type { KeyValueStore } from '../datastore/store.js';
-import type { FleetDesired, FleetDesiredHandlers, FleetHealth } from './fleet-desired.js';
+import type { ViewHealth } from '../datastore/view.js';
+import type { FleetDesired, FleetDesiredHandlers } from './fleet-desired.js';
 
 export function etcdSource(settings: ConnectionSettings, nodeName: string): FleetDesired {
   return storeSource(
@@ -44,7 +45,7 @@ export function storeSource(
       source?.stop();
       await store.close();
     },
-    health(): FleetHealth {
+    health(): ViewHealth {
       return source?.health() ?? { synced: false, stale: false, staleSince: undefined, lastError: undefined };
     },
     whenSynced: () => started().whenSynced(),

@@ -8,17 +8,11 @@ import type { AgentConfig } from '../config/model.js';
 import type { FleetChanges } from '../datastore/fleet-source.js';
 import type { ViewHealth } from '../datastore/view.js';
 
-/** What changed between two passes: the datastore source's own type. */
-export type { FleetChanges };
-
 export interface FleetProblem {
   readonly key: string;
   readonly path: string;
   readonly message: string;
 }
-
-/** Whether the source has listed its scope and still reaches the store: the datastore view's. */
-export type FleetHealth = ViewHealth;
 
 export interface FleetDesiredHandlers {
   /** The source changed (called once per batch of changes). */
@@ -33,7 +27,8 @@ export interface FleetDesired {
   start(handlers: FleetDesiredHandlers): void;
   /** Stops watching and closes the store connection. */
   stop(): Promise<void>;
-  health(): FleetHealth;
+  /** Whether the source has listed its scope and still reaches the store. */
+  health(): ViewHealth;
   /** Resolves once every range of the current scope is listed (at once if it is). */
   whenSynced(): Promise<void>;
   /** Values rejected since the source started. */

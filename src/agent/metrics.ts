@@ -36,8 +36,8 @@ const CONNECTION_STATES = Object.keys({
   closed: true,
 } satisfies Record<ConnectionState, true>) as ConnectionState[];
 
-/** What the datastore gauges show; `rejectedKeys` is the number of keys rejected now. */
-export interface DatastoreHealth {
+/** What the datastore gauges show: the view's health, and `rejectedKeys` the keys rejected now. */
+export interface DatastoreGauges {
   readonly synced: boolean;
   readonly stale: boolean;
   readonly rejectedKeys?: number;
@@ -77,7 +77,7 @@ export class AgentMetrics {
   readonly #attachmentDuration: Histogram<'op' | 'outcome'>;
   readonly #attachmentPhase: Histogram<'op' | 'phase'>;
   #subscribed = false;
-  #datastoreHealth: (() => DatastoreHealth) | undefined;
+  #datastoreGauges: (() => DatastoreGauges) | undefined;
   #readiness: (() => boolean) | undefined;
 
   constructor() {
@@ -163,10 +163,10 @@ export class AgentMetrics {
       registers,
     });
     // Arrow functions: prom-client calls collect with the gauge as `this`.
-    const datastoreGauge = (gauge: () => Gauge, of: (h: DatastoreHealth) => number | boolean) => ({
+    const datastoreGauge = (gauge: () => Gauge, of: (h: DatastoreGauges) => number | boolean) => ({
       registers,
       collect: () => {
-        const h = this.#datastoreHealth?.();
+        const h = this.#datastoreGauges?.();
         if (h) gauge().set(Number(of(h)));
       },
     });
@@ -331,8 +331,8 @@ export class AgentMetrics {
   }
 
   /** Fleet mode: the datastore gauges read `health` at each scrape (staleness has no event). */
-  watchDatastore(health: () => DatastoreHealth): void {
-    this.#datastoreHealth = health;
+  watchDatastore(health: () => DatastoreGauges): void {
+    this.#datastoreGauges = health;
   }
 
   /** `vppnet_dataplane_drops_total` reads `counts` at each scrape. */

@@ -9,7 +9,7 @@ import type { Op, PendingResource, Resource } from './resource.js';
 
 export class PlainKindSet implements KindSet {
   readonly #want: ReadonlyMap<string, Resource>;
-  readonly #have: ReadonlyMap<string, Resource>;
+  readonly #actualByKey: ReadonlyMap<string, Resource>;
   readonly #descriptorOf: (r: Resource) => Descriptor;
   readonly #pending = new Map<string, PendingResource>();
   readonly #creates = new Set<string>();
@@ -20,14 +20,14 @@ export class PlainKindSet implements KindSet {
   /** Found resources by the key they depend on: built at the first cascade. */
   #dependents: Map<string, string[]> | undefined;
 
-  /** `want` and `have` by key; `descriptorOf` fails on a kind it does not know. */
+  /** `want` and `actualByKey` (desired and actual by key); `descriptorOf` fails on a kind it does not know. */
   constructor(
     want: ReadonlyMap<string, Resource>,
-    have: ReadonlyMap<string, Resource>,
+    actualByKey: ReadonlyMap<string, Resource>,
     descriptorOf: (r: Resource) => Descriptor,
   ) {
     this.#want = want;
-    this.#have = have;
+    this.#actualByKey = actualByKey;
     this.#descriptorOf = descriptorOf;
   }
 
@@ -44,7 +44,7 @@ export class PlainKindSet implements KindSet {
     // 2. Create, recreate (not equivalent and no in-place update), update, unchanged.
     for (const r of this.#want.values()) {
       if (r.external || this.#pending.has(r.key)) continue;
-      const found = this.#have.get(r.key);
+      const found = this.#actualByKey.get(r.key);
       const d = this.#descriptorOf(r);
       if (!found) {
         this.#creates.add(r.key);
@@ -66,7 +66,7 @@ export class PlainKindSet implements KindSet {
         this.#reasons.set(r.key, 'differs from VPP; recreated');
       }
     }
-    for (const r of this.#have.values()) {
+    for (const r of this.#actualByKey.values()) {
       if (!this.#want.has(r.key) && !r.external) {
         this.#deletes.add(r.key);
         this.#reasons.set(r.key, 'not in the desired state');
@@ -97,7 +97,7 @@ export class PlainKindSet implements KindSet {
     const reason = (key: string): string => this.#reasons.get(key) ?? '';
     const deletes: Op[] = [];
     for (const key of this.#deletes) {
-      const r = this.#have.get(key) as Resource;
+      const r = this.#actualByKey.get(key) as Resource;
       deletes.push({
         action: 'delete',
         kind: r.kind,
@@ -121,7 +121,7 @@ export class PlainKindSet implements KindSet {
     }
     for (const key of this.#updates) {
       const r = this.#want.get(key) as Resource;
-      const previous = this.#have.get(key) as Resource;
+      const previous = this.#actualByKey.get(key) as Resource;
       applies.push({
         action: 'update',
         kind: r.kind,
@@ -145,7 +145,7 @@ export class PlainKindSet implements KindSet {
   #dependentsOf(key: string): readonly string[] {
     if (!this.#dependents) {
       this.#dependents = new Map();
-      for (const r of this.#have.values()) {
+      for (const r of this.#actualByKey.values()) {
         for (const dep of r.deps) {
           const list = this.#dependents.get(dep) ?? [];
           list.push(r.key);

@@ -1,5 +1,5 @@
 /**
- * Planning is a pure function: (desired, found in VPP, kinds) → ordered operations. Nothing here
+ * Planning is a pure function: (desired, actual, kinds) → ordered operations. Nothing here
  * talks to VPP, so `vppnet plan` prints exactly what an apply would do. The planner runs four
  * steps over kind sets (kind-set.ts): the plain resources, which make up the dependency graph,
  * and each bulk kind (bulk.ts), whose members are leaves of it.
@@ -23,8 +23,8 @@ export function plan(
     if (want.has(r.key)) throw new Error(`duplicate desired resource key ${r.key}`);
     want.set(r.key, r);
   }
-  const have = new Map<string, Resource>();
-  for (const r of actual) have.set(r.key, r);
+  const actualByKey = new Map<string, Resource>();
+  for (const r of actual) actualByKey.set(r.key, r);
 
   const descriptorOf = (r: { readonly kind: string }): Descriptor => {
     const d = kinds.get(r.kind);
@@ -32,12 +32,12 @@ export function plan(
     return d;
   };
   const sets: KindSet[] = [
-    new PlainKindSet(want, have, descriptorOf),
+    new PlainKindSet(want, actualByKey, descriptorOf),
     ...bulk.map((c) => new BulkKindSet(c, descriptorOf(c.desired))),
   ];
 
   // 1 and 2. Pending (waiting for a dependency), then what each desired member needs.
-  const verdicts = dependencyVerdicts(want, have);
+  const verdicts = dependencyVerdicts(want, actualByKey);
   const deleted: string[] = [];
   for (const s of sets) for (const key of s.classify(verdicts)) deleted.push(key);
 
@@ -50,7 +50,7 @@ export function plan(
   }
 
   // 4. Levels: depth in the dependency graph of the state each phase works on.
-  const found = levelsIn(have);
+  const found = levelsIn(actualByKey);
   const wanted = levelsIn(want);
   const deleteOps: Op[] = [];
   const applyOps: Op[] = [];
@@ -74,7 +74,7 @@ export function plan(
 /** Step 1's rules: a resource waits when a dependency cannot be met, and so do its dependents. */
 function dependencyVerdicts(
   want: ReadonlyMap<string, Resource>,
-  have: ReadonlyMap<string, Resource>,
+  actualByKey: ReadonlyMap<string, Resource>,
 ): DependencyVerdicts {
   const verdict = new Map<string, string | null>(); // key → why it is blocked, null when it is not
   const inProgress = new Set<string>();
@@ -85,7 +85,7 @@ function dependencyVerdicts(
     inProgress.add(r.key);
     let why: string | undefined;
     if (r.external) {
-      const found = have.get(r.key);
+      const found = actualByKey.get(r.key);
       if (!found) why = `${r.key} does not exist in VPP (vppnet never creates it)`;
       else if (found.unusable !== undefined) why = `${r.key} ${found.unusable}`;
     } else {
@@ -99,7 +99,7 @@ function dependencyVerdicts(
     for (const dep of deps) {
       const d = want.get(dep);
       if (!d) {
-        if (have.has(dep)) continue; // something VPP already has and vppnet does not manage
+        if (actualByKey.has(dep)) continue; // something VPP already has and vppnet does not manage
         return `${dep}: not part of the desired state`;
       }
       const depWhy = blockedReason(d);
