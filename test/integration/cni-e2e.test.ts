@@ -14,32 +14,17 @@
  * and runc state in the temp dir and creates no cgroup. What stays outside: containerd's shim
  * sockets in /run/containerd/s (removed when the shim exits).
  *
- * The executable is built here (scripts/build-cni-sea.mjs --out TEMP), not by `npm test`'s script:
- * these suites are its only users in the test run. The first suite (VERSION with an empty
- * environment, and in a chroot holding nothing but the binary and libc) also runs without root.
+ * The executable is built here (testing/cni-sea.ts), once for this file; cni-sea.test.ts checks it
+ * on its own.
  */
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
-import {
-  chmod,
-  copyFile,
-  mkdir,
-  mkdtemp,
-  readdir,
-  readFile,
-  rm,
-  rmdir,
-  symlink,
-  writeFile,
-} from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-
 import { linuxHostLinks } from '../../src/agent/host-links.js';
 import { hostLinkOwner } from '../../src/netns/link-owner.js';
 import { DEFAULT_POD_NETNS_DIRS, PROC_NETNS_DIRS } from '../../src/netns/pod-netns-path.js';
@@ -52,175 +37,24 @@ import { openServices, type OpenedServices } from '../../src/attachments/open-se
 import { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { msg } from '../../src/vpp/messages/index.js';
 import { VppSimulator } from '../../src/vpp/sim/index.js';
+import {
+  run,
+  CNI_PLUGIN_DIR,
+  BUSYBOX,
+  within,
+  untilStdout,
+  CTR_SKIP,
+  CTR_CNI_CONF_DIR,
+  CTR_CNI_BIN_DIR,
+  CTR_CNI_CACHE_DIR,
+  NETWORK,
+  CTR_NAMESPACE,
+  POD_IFNAME,
+  singleExecutable,
+  copyWithLibraries,
+} from './testing/cni-sea.js';
 
-const run = promisify(execFile);
-
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const BUILD_SCRIPT = join(ROOT, 'scripts/build-cni-sea.mjs');
-const CNI_PLUGIN_DIR = process.env['VPPNET_CNI_PLUGIN_DIR'] ?? '/usr/lib/cni';
-const BUSYBOX = ['/bin/busybox', '/usr/bin/busybox'].find((p) => existsSync(p));
-const IS_ROOT = process.getuid?.() === 0;
-
-/** `what`, or 'timeout' if it has not settled within `ms`: a bound on an outside process, not a wait. */
-function within<T>(ms: number, what: Promise<T>): Promise<T | 'timeout'> {
-  return Promise.race([what, sleep(ms, 'timeout' as const, { ref: false })]);
-}
-
-/** True once the child's collected stdout holds `text` (checked on each chunk); false if it closes first. */
-function untilStdout(
-  child: ChildProcessWithoutNullStreams,
-  output: { readonly stdout: string },
-  text: string,
-): Promise<boolean> {
-  return new Promise((resolve) => {
-    const finish = (found: boolean): void => {
-      child.stdout.off('data', onData);
-      child.off('close', onClose);
-      resolve(found);
-    };
-    const onData = (): void => {
-      if (output.stdout.includes(text)) finish(true);
-    };
-    const onClose = (): void => finish(output.stdout.includes(text));
-    child.stdout.on('data', onData);
-    child.on('close', onClose);
-    onData();
-  });
-}
-
-function onPath(command: string): boolean {
-  return (process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin')
-    .split(':')
-    .some((dir) => dir !== '' && existsSync(join(dir, command)));
-}
-
-const SEA_SKIP =
-  process.platform !== 'linux'
-    ? 'the single executable is built for Linux'
-    : !existsSync(join(ROOT, 'node_modules/esbuild')) || !existsSync(join(ROOT, 'node_modules/postject'))
-      ? 'needs the dev dependencies esbuild and postject (npm ci)'
-      : false;
-
-const CTR_SKIP =
-  SEA_SKIP ||
-  (!IS_ROOT
-    ? 'needs root: runs containers, bind-mounts in a private mount namespace, creates veth pairs'
-    : !['containerd', 'ctr', 'runc', 'unshare', 'nsenter', 'ip', 'ldd'].every(onPath)
-      ? 'needs containerd, ctr and runc (apt-get install containerd), unshare/nsenter, ip and ldd'
-      : BUSYBOX === undefined
-        ? 'needs busybox for the container rootfs (apt-get install busybox-static)'
-        : !existsSync(join(CNI_PLUGIN_DIR, 'static'))
-          ? `needs the reference static IPAM plugin in ${CNI_PLUGIN_DIR} (apt-get install containernetworking-plugins)`
-          : false);
-
-/** Where the CNI client looks, bind-mounted over in ctr's mount namespace. */
-const CTR_CNI_CONF_DIR = '/etc/cni/net.d';
-const CTR_CNI_BIN_DIR = '/opt/cni/bin';
-const CTR_CNI_CACHE_DIR = '/var/lib/cni';
-
-const NETWORK = 'vppnet-services';
-const CTR_NAMESPACE = 'vppnet-e2e';
-const POD_IFNAME = 'eth0';
-
-let seaDir: string | undefined;
-let seaBuild: Promise<{ path: string; ms: number }> | undefined;
-
-/**
- * Builds the executable once per test run, from the current sources into a temp dir: never a stale
- * or half-built dist/sea, and the ~10 s build is paid only where these suites run.
- */
-function builtSea(): Promise<{ path: string; ms: number }> {
-  seaBuild ??= (async () => {
-    seaDir = await mkdtemp(join(tmpdir(), 'vppnet-sea-'));
-    const out = join(seaDir, 'vppnet-cni');
-    const started = Date.now();
-    await run(process.execPath, [BUILD_SCRIPT, '--out', out], { cwd: ROOT, maxBuffer: 1 << 24 });
-    return { path: out, ms: Date.now() - started };
-  })();
-  return seaBuild;
-}
-
-after(async () => {
-  if (seaDir !== undefined) await rm(seaDir, { recursive: true, force: true });
-});
-
-/** Runs `file` with stdin at EOF, an exact environment and a time limit. */
-function execWith(
-  file: string,
-  args: readonly string[],
-  env: Record<string, string>,
-  input = '',
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { env, stdio: ['pipe', 'pipe', 'pipe'], timeout: 20_000 });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
-
-/** Copies an executable and the shared libraries ldd lists for it under `root`, at the same paths. */
-async function copyWithLibraries(binary: string, root: string, at = binary): Promise<void> {
-  await mkdir(join(root, dirname(at)), { recursive: true });
-  await copyFile(binary, join(root, at));
-  await chmod(join(root, at), 0o755);
-  const { stdout } = await run('ldd', [binary]).catch(() => ({ stdout: '' })); // static: ldd fails
-  for (const lib of stdout.match(/\/\S+/g) ?? []) {
-    await mkdir(join(root, dirname(lib)), { recursive: true });
-    await copyFile(realpathSync(lib), join(root, lib));
-  }
-}
-
-void describe('vppnet-cni single executable', { skip: SEA_SKIP }, () => {
-  let sea = '';
-  let buildMs = 0;
-  before(async () => {
-    ({ path: sea, ms: buildMs } = await builtSea());
-  });
-
-  void it('answers VERSION with an empty environment, no PATH and no node', async (t) => {
-    t.diagnostic(`npm run build:cni-sea took ${buildMs} ms`);
-    const { code, stdout } = await execWith(sea, [], { CNI_COMMAND: 'VERSION' }, '{"cniVersion":"1.0.0"}');
-    assert.equal(code, 0);
-    assert.deepEqual(JSON.parse(stdout), {
-      cniVersion: '1.0.0',
-      supportedVersions: ['0.3.0', '0.3.1', '0.4.0', '1.0.0', '1.1.0'],
-    });
-    const empty = await execWith(sea, [], {});
-    assert.equal(empty.code, 1);
-    assert.equal((JSON.parse(empty.stdout) as { code: number }).code, 4, 'CNI_COMMAND missing is code 4');
-    assert.equal(empty.stderr, '', 'no experimental-feature warning on stderr');
-  });
-
-  void it(
-    'runs chrooted into a root holding only itself and the C libraries',
-    { skip: IS_ROOT ? (onPath('ldd') ? false : 'needs ldd') : 'needs root for chroot' },
-    async () => {
-      const root = await mkdtemp(join(tmpdir(), 'vppnet-chroot-'));
-      try {
-        await copyWithLibraries(sea, root, '/opt/cni/bin/vppnet-cni');
-        const files = (await readdir(root, { recursive: true })).sort();
-        assert.ok(!files.some((f) => /node/.test(f.split('/').at(-1) ?? '')), files.join(' '));
-        const chroot = ['/usr/sbin/chroot', '/sbin/chroot', '/usr/bin/chroot'].find((p) => existsSync(p));
-        assert.ok(chroot, 'chroot(8)');
-        const { code, stdout, stderr } = await execWith(
-          chroot,
-          [root, '/opt/cni/bin/vppnet-cni'],
-          { CNI_COMMAND: 'VERSION' },
-          '{"cniVersion":"0.4.0"}',
-        );
-        assert.equal(code, 0, stderr);
-        assert.equal((JSON.parse(stdout) as { cniVersion: string }).cniVersion, '0.4.0');
-      } finally {
-        await rm(root, { recursive: true, force: true });
-      }
-    },
-  );
-});
+const builtSea = singleExecutable();
 
 void describe(
   'vppnet-cni through containerd (ctr run --cni) into the service bridge',
