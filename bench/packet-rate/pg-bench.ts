@@ -6,7 +6,7 @@
  * enable-stream` (no name: every stream, enable_disable_stream in src/vnet/pg/cli.c).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { planFresh } from '../../src/agent/reconciler.js';
+import { planFresh } from '../../src/hypervisor/desired-state.js';
 import type { AgentConfig } from '../../src/config/model.js';
 import type { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { pathFigures, pickRun, type PathFigures } from './metrics.js';

@@ -3,7 +3,8 @@
  * pod port through its descriptors, as the attachment manager would), the hand-made one and the
  * neighbours through the CLI.
  */
-import { memoryStore, reconcile } from '../../src/agent/reconciler.js';
+import { reconcile } from '../../src/agent/reconciler.js';
+import { memoryStore } from '../../src/hypervisor/reconcile.js';
 import type { AgentConfig, ServicesConfig } from '../../src/config/model.js';
 import { NO_HOST_FILES } from '../../src/dataplane/context.js';
 import { InterfaceRegistry } from '../../src/dataplane/interface-registry.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { planFresh } from '../../src/agent/reconciler.js';
+import { planFresh } from '../../src/hypervisor/desired-state.js';
 import { fillAcls, handIp6Neighbours, handIp6Steps, handSteps, parseAclIndex } from './hand-config.js';
 import { ip6PathPlans, pathPlans, toleranceOf } from './paths.js';
 import {

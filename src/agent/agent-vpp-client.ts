@@ -4,7 +4,7 @@
  */
 import type { ManagedVppApi } from '../vpp/client/vpp-api.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
-import { REQUIRED_MESSAGES } from './reconciler.js';
+import { REQUIRED_MESSAGES } from '../hypervisor/required-messages.js';
 
 export function agentVppClient(socketPath: string): ManagedVppApi {
   return new VppClient({

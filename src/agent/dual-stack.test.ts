@@ -24,7 +24,8 @@ import {
   RouteChangeError,
   type RemoteRouteChange,
 } from '../hypervisor/route-delta.js';
-import { memoryStore, reconcile, type SrGlobalsStore } from './reconciler.js';
+import { reconcile } from './reconciler.js';
+import { memoryStore, type SrGlobalsStore } from '../hypervisor/reconcile.js';
 import { NO_HOST_LINKS } from '../../test/support/no-host-links.js';
 
 const SUBNET6 = { address: '2001:db8:a::', len: 64 };

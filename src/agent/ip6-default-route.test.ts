@@ -17,7 +17,8 @@ import { validateConfig } from '../config/validate.js';
 import { FIB_SOURCE_API } from '../dataplane/snapshot.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
-import { memoryStore, reconcile } from './reconciler.js';
+import { reconcile } from './reconciler.js';
+import { memoryStore } from '../hypervisor/reconcile.js';
 import { NO_HOST_LINKS } from '../../test/support/no-host-links.js';
 
 describe('an IPv6 default route through an appliance', () => {

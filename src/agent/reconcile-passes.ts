@@ -23,7 +23,8 @@ import type { AgentMetrics } from './metrics.js';
 import { logOpProblems } from './pass-log.js';
 import { summarize, summarizeFailure } from './pass-summary.js';
 import { portScope } from './port-scope.js';
-import type { ReconcileOptions, ReconcileOutcome } from './reconciler.js';
+import type { ReconcileOptions } from './reconciler.js';
+import type { ReconcileOutcome } from '../hypervisor/reconcile.js';
 import type { ReconcileSummary, ReconcileTrigger } from './status.js';
 
 export type ReconcileFn = (config: AgentConfig, opts: ReconcileOptions) => Promise<ReconcileOutcome>;

@@ -16,7 +16,8 @@ import { validateConfig } from '../config/validate.js';
 import { VppClient, type RequestDiagnostic } from '../vpp/client/vpp-client.js';
 import { fabricTableOf } from '../config/defaults.js';
 import { msg } from '../vpp/messages/index.js';
-import { memoryStore, reconcile, type SrGlobalsStore } from './reconciler.js';
+import { reconcile } from './reconciler.js';
+import { memoryStore, type SrGlobalsStore } from '../hypervisor/reconcile.js';
 import { NO_HOST_LINKS } from '../../test/support/no-host-links.js';
 
 /** No veth ports in these tests: host links must never be touched. */

@@ -1,7 +1,7 @@
 /**
  * The hypervisor's reconcile (hypervisor/reconcile.ts) bound to this machine: its host files
  * unless the caller gives others. The composition itself lives in src/hypervisor, below the
- * runtime; this module keeps the agent's, the CLI's and the tests' imports where they were.
+ * runtime, and everything else of it is imported from there; this module adds only the machine.
  */
 import type { AgentConfig } from '../config/model.js';
 import type { HostFiles } from '../dataplane/context.js';
@@ -11,16 +11,6 @@ import {
   type ReconcileOutcome,
 } from '../hypervisor/reconcile.js';
 import { linuxHostFiles } from './host-files.js';
-
-export { hypervisorKinds as descriptors } from '../hypervisor/kinds.js';
-export { desiredState, planFresh, type DesiredState } from '../hypervisor/desired-state.js';
-export { REQUIRED_MESSAGES } from '../hypervisor/required-messages.js';
-export {
-  HOST_VETH_PREFIXES,
-  memoryStore,
-  type ReconcileOutcome,
-  type SrGlobalsStore,
-} from '../hypervisor/reconcile.js';
 
 export interface ReconcileOptions extends Omit<HypervisorReconcileOptions, 'files'> {
   /** The vhost-user sockets' directories and access; the machine's own filesystem by default. */

@@ -17,7 +17,8 @@ import { fabricTableOf } from '../config/defaults.js';
 import { validateConfig } from '../config/validate.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
-import { memoryStore, reconcile } from './reconciler.js';
+import { reconcile } from './reconciler.js';
+import { memoryStore } from '../hypervisor/reconcile.js';
 import { ServiceAddresses } from '../services/service-addresses.js';
 import type { AddressBook } from '../services/address-allocator.js';
 

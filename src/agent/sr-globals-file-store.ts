@@ -14,7 +14,7 @@ import type { SrGlobalsMemory } from '../srv6/actual.js';
 import type { UnderlayAnnouncementMemory } from '../srv6/underlay-neighbours.js';
 import { removeStaleTempFiles, writeFileAtomic } from '../util/atomic-file.js';
 import { errorMessage, silentLogger, type AgentLogger } from './logger.js';
-import type { SrGlobalsStore } from './reconciler.js';
+import type { SrGlobalsStore } from '../hypervisor/reconcile.js';
 
 export const SR_GLOBALS_FILE = 'sr-globals.json';
 

@@ -18,7 +18,8 @@ import { tags } from '../dataplane/keys.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
 import { portScope } from './port-scope.js';
-import { memoryStore, reconcile, type ReconcileOutcome } from './reconciler.js';
+import { reconcile } from './reconciler.js';
+import { memoryStore, type ReconcileOutcome } from '../hypervisor/reconcile.js';
 import { NO_HOST_LINKS } from '../../test/support/no-host-links.js';
 
 const ROOT = process.getuid?.() === 0;

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SIM_ONLY } from '../../test/support/vpp-target.js';
-import { type ReconcileOutcome } from '../agent/reconciler.js';
+import { type ReconcileOutcome } from '../hypervisor/reconcile.js';
 import { hostVethName } from '../netns/index.js';
 import {
   NEEDS_ROOT,

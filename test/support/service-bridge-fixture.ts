@@ -17,12 +17,8 @@ import type { AgentConfig } from '../../src/config/model.js';
 import { validateConfig } from '../../src/config/validate.js';
 import type { HostLinks } from '../../src/dataplane/context.js';
 import { linuxHostLinks } from '../../src/agent/host-links.js';
-import {
-  memoryStore,
-  reconcile,
-  type ReconcileOutcome,
-  type SrGlobalsStore,
-} from '../../src/agent/reconciler.js';
+import { reconcile } from '../../src/agent/reconciler.js';
+import { memoryStore, type ReconcileOutcome, type SrGlobalsStore } from '../../src/hypervisor/reconcile.js';
 import { hostLinkOwner, hostVethName } from '../../src/netns/index.js';
 import { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { msg } from '../../src/vpp/messages/index.js';

@@ -22,7 +22,8 @@ import type { Resource } from '../../src/reconcile/resource.js';
 import { RecordingVppApi } from '../../src/vpp/client/testing/recording-vpp-api.js';
 import { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { msg } from '../../src/vpp/messages/index.js';
-import { memoryStore, reconcile } from '../../src/agent/reconciler.js';
+import { reconcile } from '../../src/agent/reconciler.js';
+import { memoryStore } from '../../src/hypervisor/reconcile.js';
 import { NO_HOST_LINKS } from './no-host-links.js';
 
 export const METADATA = '169.254.169.254';

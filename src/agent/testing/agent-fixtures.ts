@@ -11,7 +11,8 @@ import type { OpFailure, OpSkip } from '../../reconcile/executor.js';
 import type { Op } from '../../reconcile/resource.js';
 import type { ReconcileFn } from '../reconcile-passes.js';
 import type { AgentLogger } from '../logger.js';
-import type { ReconcileOptions, ReconcileOutcome } from '../reconciler.js';
+import type { ReconcileOptions } from '../reconciler.js';
+import type { ReconcileOutcome } from '../../hypervisor/reconcile.js';
 
 /** A valid config; `hopLimit` makes variants that differ. */
 export function configYaml(opts: { readonly hopLimit?: number; readonly nodeName?: string } = {}): string {
