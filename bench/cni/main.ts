@@ -92,6 +92,18 @@ interface AgentCall {
 
 const PHASES = ['queue', 'netns', 'vpp_lock', 'vpp', 'record'] as const;
 
+/** An agent log line with the fields a round reads: a line without them is not counted. */
+function isAgentCall(entry: Record<string, unknown>): entry is Record<string, unknown> & AgentCall {
+  const { op, ms, phasesMs } = entry;
+  return (
+    (op === 'attach' || op === 'detach') &&
+    typeof ms === 'number' &&
+    typeof phasesMs === 'object' &&
+    phasesMs !== null &&
+    Object.values(phasesMs).every((v) => typeof v === 'number')
+  );
+}
+
 /** The processes whose CPU time a round charges to each call. */
 interface CpuProbe {
   readonly agentPid: number;
@@ -212,8 +224,8 @@ function collectAgentCalls(agent: ChildProcess, into: AgentCall[]): void {
         process.stdout.write(`${line}\n`);
         continue;
       }
-      if (entry.msg === 'pod attached' || entry.msg === 'pod detached')
-        into.push(entry as unknown as AgentCall);
+      if ((entry.msg === 'pod attached' || entry.msg === 'pod detached') && isAgentCall(entry))
+        into.push(entry);
       else if (typeof entry.level === 'number' && entry.level >= 40) process.stdout.write(`${line}\n`);
     }
   });

@@ -16,14 +16,13 @@ import path from 'node:path';
 import { EtcdStore } from '../../src/datastore/etcd-store.js';
 import { KeySchema } from '../../src/datastore/keys.js';
 import { ETCD_BINARY, EtcdServer, freePort } from '../../src/datastore/testing/etcd-server.js';
-import { parseQuantity } from '../../deploy/render/quantity.js';
 import { FleetChanges, type EndpointChange } from './changes.js';
 import { bareRead, scopeOf } from './bare-read.js';
 import { DEFAULT_SIZE, FleetLayout, UNDERLAY_INTERFACE, type FleetSize } from './layout.js';
 import { loadRecords } from './loader.js';
+import { type Cleanup, runThenCleanUp } from './cleanup.js';
 import {
-  Cleanup,
-  agentNodeFlags,
+  agentNodeOptions,
   cpuSecondsOf,
   memoryOf,
   removeCgroup,
@@ -32,7 +31,9 @@ import {
   type AgentProcess,
   type SimProcess,
 } from './processes.js';
-import { createCgroup, daemonSetLimit } from '../support/memory-limit.js';
+import { measureAlone, type SoloSetting } from './solo-agent.js';
+import { now, readyz, withDeadline } from './waits.js';
+import { createCgroup, wantedMemoryLimit } from '../support/memory-limit.js';
 import { fmt, percentile, printTable, type Row } from '../support/report.js';
 import { diffSteering, dumpSteering } from './vpp-steering.js';
 
@@ -92,45 +93,7 @@ const ETCD_DIR = process.env.BENCH_ETCD_DIR ?? '/dev/shm';
 /** The fleet targets (bench/README.md). */
 const TARGET = { coldStartS: 10, rssBytes: 150e6, singleP99Ms: 500, rateP99Ms: 1000, overBareRead: 2 };
 
-const now = (): number => performance.timeOrigin + performance.now();
-
-function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: not done within ${ms / 1000} s`)), ms);
-  });
-  return Promise.race([p, deadline]).finally(() => clearTimeout(timer));
-}
-
-/** The memory limit each agent runs under: the DaemonSet's unless BENCH_MEMORY_LIMIT says. */
-function memoryLimit(): number | undefined {
-  const wanted = process.env.BENCH_MEMORY_LIMIT ?? 'daemonset';
-  if (wanted === 'none') return undefined;
-  const bytes = wanted === 'daemonset' ? daemonSetLimit() : parseQuantity(wanted, 'memory');
-  if (bytes === undefined)
-    throw new Error(`BENCH_MEMORY_LIMIT=${wanted}: not a memory quantity (e.g. 256Mi) or 'none'`);
-  return bytes;
-}
-
 const yes = (ok: boolean): string => (ok ? 'yes' : 'NO');
-
-/** Resolves once an agent answers /readyz with 200 (converged with its VPP), or rejects if it exits. */
-async function readyz(port: number, agent: AgentProcess): Promise<void> {
-  for (;;) {
-    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (ok) return;
-    await Promise.race([new Promise((resolve) => setTimeout(resolve, 100)), agent.exited]);
-  }
-}
-
-/** For the title: the Node.js options the agents run with (processes.ts startAgent). */
-function agentNodeOptions(): string {
-  const { deployed, extra } = agentNodeFlags();
-  return `agents with NODE_OPTIONS '${deployed.join(' ')}' (the DaemonSet's)${extra.length > 0 ? ` and ${extra.join(' ')}` : ''}`;
-}
 
 async function main(cleanup: Cleanup): Promise<void> {
   const layout = new FleetLayout(size);
@@ -199,7 +162,7 @@ async function main(cleanup: Cleanup): Promise<void> {
   cleanup.add('simulators', async () => void (await Promise.all(sims.map((s) => s.stop()))));
   for (let a = 0; a < size.agents; a++)
     sims.push(await startSimulator(path.join(dir, `vpp-${a}.sock`), layout.interfaces(a)));
-  const limit = memoryLimit();
+  const limit = wantedMemoryLimit();
   let limitNote = limit === undefined ? 'no memory limit (BENCH_MEMORY_LIMIT=none)' : '';
   const cgroups: (string | undefined)[] = [];
   for (let a = 0; a < size.agents && limit !== undefined; a++) {
@@ -214,65 +177,22 @@ async function main(cleanup: Cleanup): Promise<void> {
   if (limit !== undefined && !limitNote)
     limitNote = `each agent in a ${fmt(limit / MiB)} MiB memory cgroup${process.env.BENCH_MEMORY_LIMIT ? '' : " (the DaemonSet's limits.memory)"}`;
 
-  /**
-   * One agent on its own (with its own simulator and cgroup), measured and stopped: converged to
-   * `expected` (or, without, Ready: /readyz answers 200), then its peak RSS, its live heap after
-   * GC, and its VPP read back against `expected`.
-   */
-  const alone = async (
-    name: string,
-    prefix: string,
-    interfaces: readonly string[],
-    expected: ReadonlyMap<string, string> | undefined,
-  ): Promise<{ seconds: number; peakMiB: number; liveHeap: number; wrong: number }> => {
-    const tag = `${name}${prefix === PREFIX ? '' : '-d'}`;
-    const sim = await startSimulator(path.join(dir, `vpp-${tag}.sock`), interfaces);
-    cleanup.add(`simulator ${tag}`, () => sim.stop());
-    let cgroupProcs: string | undefined;
-    if (limit !== undefined && cgroups.length > 0) {
-      const cg = await createCgroup(limit, `vppnet-bench-fleet-${process.pid}-${tag}`);
-      cleanup.add(`cgroup ${cg}`, () => removeCgroup(cg));
-      cgroupProcs = path.join(cg, 'cgroup.procs');
-    }
-    const agentDir = path.join(dir, `agent-${tag}`);
-    await mkdir(agentDir);
-    const port = await freePort();
-    const agent = startAgent({
-      name,
-      etcdEndpoint: etcd.endpoint,
-      prefix,
-      vppSocket: sim.socketPath,
-      dir: agentDir,
-      listenPort: port,
-      cgroupProcs,
-    });
-    cleanup.add(`agent ${tag}`, () => agent.stop());
-    try {
-      const t = await withDeadline(
-        expected
-          ? Promise.race([sim.mirror.converged(new Set(expected.keys())), agent.exited])
-          : readyz(port, agent).then(now),
-        TIMEOUT_MS,
-        `agent ${tag} converging`,
-      );
-      const { peakMiB } = memoryOf(agent.pid);
-      // Once its pass has ended (Ready), not at the last steering reply: the plan is garbage then.
-      await readyz(port, agent);
-      const liveHeap = await agent.liveHeap();
-      let wrong = 0;
-      if (expected) {
-        const d = diffSteering(expected, await dumpSteering(sim.socketPath, 'vppnet-bench-fleet'));
-        wrong = d.missing + d.extra + d.wrongSid;
-      }
-      return { seconds: (t - agent.startedAt) / 1000, peakMiB, liveHeap, wrong };
-    } finally {
-      await agent.stop();
-      await sim.stop();
-    }
-  };
-
   // --- the baseline of bytes per endpoint: an agent whose node has a record and no ports
-  const empty = await alone(layout.nodeName(size.agents), PREFIX, [UNDERLAY_INTERFACE], undefined);
+  // Without a cgroup when the fleet's agents could not have one (limitNote says why).
+  const solo: SoloSetting = {
+    dir,
+    etcdEndpoint: etcd.endpoint,
+    cleanup,
+    limit: cgroups.length > 0 ? limit : undefined,
+    timeoutMs: TIMEOUT_MS,
+  };
+  const emptyName = layout.nodeName(size.agents);
+  const empty = await measureAlone(
+    solo,
+    { name: emptyName, tag: emptyName, prefix: PREFIX },
+    [UNDERLAY_INTERFACE],
+    undefined,
+  );
   row(
     `empty agent (${layout.nodeName(size.agents)}: a node record, no ports): peak RSS, live heap after GC`,
     `${fmt(empty.peakMiB, 1)} MiB, ${fmt(empty.liveHeap / MiB, 1)} MiB`,
@@ -357,9 +277,9 @@ async function main(cleanup: Cleanup): Promise<void> {
 
   // --- (d) a cold start of a node with D_ENDPOINTS endpoints in its VPCs, in the same limit
   if (layoutD) {
-    const d = await alone(
-      layoutD.nodeName(0),
-      PREFIX_D,
+    const d = await measureAlone(
+      solo,
+      { name: layoutD.nodeName(0), tag: `${layoutD.nodeName(0)}-d`, prefix: PREFIX_D },
       layoutD.interfaces(0),
       new FleetChanges(layoutD, schemaD).expected(0),
     ).catch((err: Error) => err);
@@ -646,28 +566,4 @@ async function main(cleanup: Cleanup): Promise<void> {
   printTable('per agent', perAgent);
 }
 
-const cleanup = new Cleanup();
-let interrupted = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    interrupted = true;
-    process.stderr.write(`bench/fleet: ${signal}, stopping everything it started\n`);
-    void cleanup.run().then((errors) => {
-      for (const e of errors) process.stderr.write(`  cleanup: ${e}\n`);
-      process.exit(130);
-    });
-  });
-}
-try {
-  await main(cleanup);
-} catch (err) {
-  if (!interrupted) {
-    process.stderr.write(`bench/fleet failed: ${(err as Error).stack ?? String(err)}\n`);
-    process.exitCode = 1;
-  }
-} finally {
-  if (!interrupted) {
-    const errors = await cleanup.run();
-    for (const e of errors) process.stderr.write(`  cleanup: ${e}\n`);
-  }
-}
+await runThenCleanUp('bench/fleet', main);

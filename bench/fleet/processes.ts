@@ -16,31 +16,6 @@ const AGENT_MAIN = fileURLToPath(new URL('../../src/agent/main.js', import.meta.
 /** Loaded into every agent: its live heap after GC on SIGUSR2 (heap-probe.ts). */
 const HEAP_PROBE = new URL('./heap-probe.js', import.meta.url).href;
 
-/** Undo actions, run last first, each once, errors collected rather than stopping the rest. */
-export class Cleanup {
-  readonly #actions: { readonly what: string; readonly run: () => Promise<void> }[] = [];
-  #ran: Promise<string[]> | undefined;
-
-  add(what: string, run: () => Promise<void>): void {
-    this.#actions.push({ what, run });
-  }
-
-  run(): Promise<string[]> {
-    this.#ran ??= (async () => {
-      const errors: string[] = [];
-      for (const a of this.#actions.reverse()) {
-        try {
-          await a.run();
-        } catch (err) {
-          errors.push(`${a.what}: ${(err as Error).message}`);
-        }
-      }
-      return errors;
-    })();
-    return this.#ran;
-  }
-}
-
 /** SIGTERM, then SIGKILL if the process has not exited within `graceMs`. */
 export async function stopProcess(child: ChildProcess, graceMs = 5000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -128,6 +103,12 @@ function flagsFromEnv(name: string): string[] {
  */
 export function agentNodeFlags(): { readonly deployed: string[]; readonly extra: string[] } {
   return { deployed: daemonSetNodeArgs(), extra: flagsFromEnv('BENCH_AGENT_NODE_OPTIONS') };
+}
+
+/** For a benchmark's title: the Node.js options the agents run with. */
+export function agentNodeOptions(): string {
+  const { deployed, extra } = agentNodeFlags();
+  return `agents with NODE_OPTIONS '${deployed.join(' ')}' (the DaemonSet's)${extra.length > 0 ? ` and ${extra.join(' ')}` : ''}`;
 }
 
 export function startAgent(o: AgentOptions): AgentProcess {

@@ -39,12 +39,9 @@ export async function underMemoryLimit(): Promise<MemoryLimit | { readonly exitC
   const deployed = daemonSetNodeArgs();
   const noOptions =
     deployed.length > 0 ? `; without the DaemonSet's NODE_OPTIONS '${deployed.join(' ')}'` : '';
-  const wanted = process.env.BENCH_MEMORY_LIMIT ?? 'daemonset';
-  if (wanted === 'none')
-    return { bytes: undefined, description: `no memory limit (BENCH_MEMORY_LIMIT=none)${noOptions}` };
-  const bytes = wanted === 'daemonset' ? daemonSetLimit() : parseQuantity(wanted, 'memory');
+  const bytes = wantedMemoryLimit();
   if (bytes === undefined)
-    throw new Error(`BENCH_MEMORY_LIMIT=${wanted}: not a memory quantity (e.g. 256Mi) or 'none'`);
+    return { bytes: undefined, description: `no memory limit (BENCH_MEMORY_LIMIT=none)${noOptions}` };
   const cgroup = await createCgroup(bytes).catch((err: Error) => err);
   if (cgroup instanceof Error) {
     return {
@@ -84,6 +81,16 @@ export async function underMemoryLimit(): Promise<MemoryLimit | { readonly exitC
   } finally {
     await rmdir(cgroup).catch(() => undefined);
   }
+}
+
+/** The limit BENCH_MEMORY_LIMIT asks for, in bytes: the DaemonSet's by default; undefined for `none`. */
+export function wantedMemoryLimit(): number | undefined {
+  const wanted = process.env.BENCH_MEMORY_LIMIT ?? 'daemonset';
+  if (wanted === 'none') return undefined;
+  const bytes = wanted === 'daemonset' ? daemonSetLimit() : parseQuantity(wanted, 'memory');
+  if (bytes === undefined)
+    throw new Error(`BENCH_MEMORY_LIMIT=${wanted}: not a memory quantity (e.g. 256Mi) or 'none'`);
+  return bytes;
 }
 
 /** The agent's limits.memory in deploy/values/default.yaml, in bytes. */

@@ -11,7 +11,7 @@
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { VppSimulator } from '../../src/vpp/sim/index.js';
-import { Dispatcher, type Handler } from '../../src/vpp/sim/dispatcher.js';
+import { Dispatcher, type ApiCall, type Handler } from '../../src/vpp/sim/dispatcher.js';
 import { fromApiAddress, ipText } from '../../src/vpp/sim/ip-addr.js';
 import type { Message, MessageDef } from '../../src/vpp/codec/schema.js';
 import { msg } from '../../src/vpp/messages/index.js';
@@ -54,6 +54,14 @@ process.on('disconnect', () => {
  * pipe synchronously, so a parent slow to read (20 of them on a loaded 2-core VM) stopped the
  * simulator itself, and VPP's answers with it.
  */
+/** `m` as sr_steering_add_del's definition decoded it: the dispatcher decodes with the call's. */
+function isSteeringRequest(
+  m: Message<MessageDef>,
+  call: ApiCall<MessageDef>,
+): m is Message<typeof msg.sr_steering_add_del> {
+  return call.def === msg.sr_steering_add_del;
+}
+
 function reportSteering(): void {
   let pending = '';
   const flush = (): void => {
@@ -70,7 +78,8 @@ function reportSteering(): void {
       const watched = Object.create(call) as typeof call;
       watched.reply = (values) => {
         reply(values);
-        const s = m as unknown as Message<typeof msg.sr_steering_add_del>;
+        if (!isSteeringRequest(m, call)) return;
+        const s = m;
         if (pending === '') setImmediate(flush);
         pending += `${JSON.stringify({
           t: performance.timeOrigin + performance.now(),

@@ -218,39 +218,28 @@ export async function main(
   }
 }
 
-interface CommandFlags {
-  readonly config?: string;
-  readonly vpp?: string;
-  readonly 'state-dir'?: string;
-  readonly datastore?: string;
-  readonly 'node-name'?: string;
-  readonly json: boolean;
-  readonly verbose: boolean;
-  readonly help: boolean;
-}
+/** plan's and status's flags, with the connection flags in both spellings (datastore.ts). */
+const COMMAND_OPTIONS = {
+  config: { type: 'string' },
+  vpp: { type: 'string' },
+  'state-dir': { type: 'string' },
+  datastore: { type: 'string' },
+  'node-name': { type: 'string' },
+  ...CONNECTION_OPTIONS,
+  json: { type: 'boolean', default: false },
+  verbose: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
 
-/** With the connection flags, in both spellings (datastore.ts). */
-type CommandValues = CommandFlags & { readonly [K in keyof typeof CONNECTION_OPTIONS]?: string };
+// parseArgs' own result type, so that each flag's type follows its option's (no second list).
+const parseCommandValues = (args: readonly string[]) =>
+  parseArgs({ args: [...args], options: COMMAND_OPTIONS, allowPositionals: false, strict: true }).values;
+type CommandValues = ReturnType<typeof parseCommandValues>;
 
 function parseCommandArgs(command: 'plan' | 'status', args: readonly string[]): CommandValues {
-  let values: Record<string, string | boolean | undefined>;
+  let values: CommandValues;
   try {
-    ({ values } = parseArgs({
-      args: [...args],
-      options: {
-        config: { type: 'string' },
-        vpp: { type: 'string' },
-        'state-dir': { type: 'string' },
-        datastore: { type: 'string' },
-        'node-name': { type: 'string' },
-        ...CONNECTION_OPTIONS,
-        json: { type: 'boolean', default: false },
-        verbose: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      allowPositionals: false,
-      strict: true,
-    }));
+    values = parseCommandValues(args);
   } catch (err) {
     throw new CliUsageError(`${command}: ${(err as Error).message} (see vppnet ${command} --help)`);
   }
@@ -259,7 +248,7 @@ function parseCommandArgs(command: 'plan' | 'status', args: readonly string[]): 
   for (const flag of ['config', 'vpp', 'state-dir', 'datastore', 'node-name'] as const) {
     if (values[flag] === '') throw new CliUsageError(`${command}: --${flag} must not be empty`);
   }
-  return values as unknown as CommandValues;
+  return values;
 }
 
 /** The config against a live VPP: --config, else the agent's VPPNET_CONFIG, never the example. */

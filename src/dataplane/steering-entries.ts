@@ -144,7 +144,7 @@ export class SteeringEntries {
   /**
    * The same entries with other BSIDs: entry i points at `bsids[bsidIndex(i)]`. The columns are
    * shared, not copied (either side copies its own before adding to them): the desired steering
-   * of a config is made once and given each pass's BSIDs (overlay.ts, desiredSteering).
+   * of a config is made once and given each pass's BSIDs (desired-steering.ts).
    */
   withBsids(bsids: readonly string[]): SteeringEntries {
     if (bsids.length !== this.#bsids.length)

@@ -102,8 +102,15 @@ function stringValue(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-function flagNames(options: {
-  readonly [K in ConnectionValueSetting]: string;
-}): ConnectionFlagNames {
-  return Object.fromEntries(SETTINGS.map((s) => [s, `--${options[s]}`])) as unknown as ConnectionFlagNames;
+// Spelled out rather than built from SETTINGS: the compiler then checks every setting has its flag.
+function flagNames(options: { readonly [K in ConnectionValueSetting]: string }): ConnectionFlagNames {
+  return {
+    endpoints: `--${options.endpoints}`,
+    prefix: `--${options.prefix}`,
+    ca: `--${options.ca}`,
+    cert: `--${options.cert}`,
+    key: `--${options.key}`,
+    user: `--${options.user}`,
+    passwordFile: `--${options.passwordFile}`,
+  };
 }

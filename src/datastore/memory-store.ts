@@ -256,14 +256,25 @@ class MemoryWatch implements Watch, KeyspaceWatcher {
   #deliveryQueued = false;
   #done = false;
 
+  readonly #keyspace: MemoryKeyspace;
+  readonly #range: KeyRange;
+  readonly #handlers: WatchHandlers;
+  readonly #retry: RetrySchedule;
+  readonly #onClosed: () => void;
+
   constructor(
-    private readonly keyspace: MemoryKeyspace,
-    private readonly range: KeyRange,
+    keyspace: MemoryKeyspace,
+    range: KeyRange,
     fromRevision: number,
-    private readonly handlers: WatchHandlers,
-    private readonly retry: RetrySchedule,
-    private readonly onClosed: () => void,
+    handlers: WatchHandlers,
+    retry: RetrySchedule,
+    onClosed: () => void,
   ) {
+    this.#keyspace = keyspace;
+    this.#range = range;
+    this.#handlers = handlers;
+    this.#retry = retry;
+    this.#onClosed = onClosed;
     this.nextRevision = fromRevision;
   }
 
@@ -274,25 +285,25 @@ class MemoryWatch implements Watch, KeyspaceWatcher {
 
   #connect(): void {
     if (this.#done) return;
-    if (!this.keyspace.available) {
+    if (!this.#keyspace.available) {
       this.#broken();
       return;
     }
-    const backlog = this.keyspace.eventsFrom(this.nextRevision, this.range);
+    const backlog = this.#keyspace.eventsFrom(this.nextRevision, this.#range);
     if (backlog === undefined) {
       this.cancel();
-      this.handlers.onEnd(new ErrCompacted(this.nextRevision, this.keyspace.compactRevision));
+      this.#handlers.onEnd(new ErrCompacted(this.nextRevision, this.#keyspace.compactRevision));
       return;
     }
     this.#synced = true;
-    this.keyspace.subscribe(this);
-    this.retry.succeeded();
-    this.handlers.onConnect?.();
+    this.#keyspace.subscribe(this);
+    this.#retry.succeeded();
+    this.#handlers.onConnect?.();
     this.#queue(backlog);
   }
 
   committed(events: readonly StoreEvent[]): void {
-    this.#queue(events.filter((e) => inRange(e.key, this.range)));
+    this.#queue(events.filter((e) => inRange(e.key, this.#range)));
   }
 
   interrupted(): void {
@@ -313,16 +324,16 @@ class MemoryWatch implements Watch, KeyspaceWatcher {
     this.#pending = [];
     if (this.#done || !this.#synced || events.length === 0) return;
     this.nextRevision = (events[events.length - 1] as StoreEvent).revision + 1;
-    this.handlers.onEvents(events);
+    this.#handlers.onEvents(events);
   }
 
   /** The keyspace is unreachable: what was not delivered is read again from nextRevision on reconnect. */
   #broken(): void {
     this.#synced = false;
     this.#pending = [];
-    this.keyspace.unsubscribe(this);
-    this.handlers.onDisconnect?.(new StoreUnavailableError('memory store: the store is unavailable'));
-    this.retry.afterFailure(() => this.#connect());
+    this.#keyspace.unsubscribe(this);
+    this.#handlers.onDisconnect?.(new StoreUnavailableError('memory store: the store is unavailable'));
+    this.#retry.afterFailure(() => this.#connect());
   }
 
   cancel(): void {
@@ -330,9 +341,9 @@ class MemoryWatch implements Watch, KeyspaceWatcher {
     this.#done = true;
     this.#synced = false;
     this.#pending = [];
-    this.keyspace.unsubscribe(this);
-    this.retry.cancel();
-    this.onClosed();
+    this.#keyspace.unsubscribe(this);
+    this.#retry.cancel();
+    this.#onClosed();
   }
 }
 

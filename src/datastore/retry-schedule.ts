@@ -20,16 +20,19 @@ export class RetrySchedule {
   #attempt = 0;
   #timer: Timer | undefined;
 
-  constructor(
-    private readonly timers: Timers,
-    private readonly backoff: StoreBackoff = DEFAULT_STORE_BACKOFF,
-  ) {}
+  readonly #timers: Timers;
+  readonly #backoff: StoreBackoff;
+
+  constructor(timers: Timers, backoff: StoreBackoff = DEFAULT_STORE_BACKOFF) {
+    this.#timers = timers;
+    this.#backoff = backoff;
+  }
 
   /** Runs `retry` after this failure's delay (replacing a retry still pending). */
   afterFailure(retry: () => void): void {
     this.#timer?.cancel();
-    const delay = backoffDelayMs({ ...this.backoff, jitter: JITTER }, this.#attempt++);
-    this.#timer = this.timers.after(delay, () => {
+    const delay = backoffDelayMs({ ...this.#backoff, jitter: JITTER }, this.#attempt++);
+    this.#timer = this.#timers.after(delay, () => {
       this.#timer = undefined;
       retry();
     });

@@ -108,41 +108,46 @@ export class DatastoreView implements NodeView {
    * write). An endpoint's good value has its revision in its table, not an entry here (100k
    * entries were 3.5 MiB). A number, not the value's text: 4-6 MiB of texts for 100k endpoints.
    */
-  private readonly revisions = new Map<string, number>();
+  readonly #revisions = new Map<string, number>();
   /** The node names of the endpoint tables. */
-  private readonly nodeNames = new NodeNames();
-  private readonly subs = new Map<string, Subscription>();
-  private staleSince: Date | undefined;
-  private lastError: string | undefined;
-  private changed = false;
+  readonly #nodeNames = new NodeNames();
+  readonly #subs = new Map<string, Subscription>();
+  #staleSince: Date | undefined;
+  #lastError: string | undefined;
+  #changed = false;
   /** The records changed by the batch being applied. */
-  private batch: ViewChange[] = [];
+  #batch: ViewChange[] = [];
   /** A port changed in this batch: the VPC scope may have to follow. */
-  private portsChanged = false;
-  private readonly syncWaiters: (() => void)[] = [];
-  private readonly timers: Timers;
+  #portsChanged = false;
+  readonly #syncWaiters: (() => void)[] = [];
+  readonly #timers: Timers;
+
+  readonly #store: KeyValueStore;
+  readonly #options: ViewOptions;
 
   constructor(
-    private readonly store: KeyValueStore,
+    store: KeyValueStore,
     readonly schema: KeySchema,
     readonly nodeName: string,
-    private readonly options: ViewOptions = {},
+    options: ViewOptions = {},
   ) {
-    this.timers = options.timers ?? systemTimers;
+    this.#store = store;
+    this.#options = options;
+    this.#timers = options.timers ?? systemTimers;
   }
 
   start(): void {
-    this.subscribe(this.schema.nodesRange);
-    this.subscribe(this.schema.portsRange(this.nodeName));
+    this.#subscribe(this.schema.nodesRange);
+    this.#subscribe(this.schema.portsRange(this.nodeName));
   }
 
   stop(): void {
-    for (const sub of this.subs.values()) this.unsubscribe(sub);
+    for (const sub of this.#subs.values()) this.#unsubscribe(sub);
   }
 
   /** The ranges watched now (for tests and status). */
   get scope(): string[] {
-    return [...this.subs.keys()].sort();
+    return [...this.#subs.keys()].sort();
   }
 
   derive(): Derivation {
@@ -151,16 +156,16 @@ export class DatastoreView implements NodeView {
 
   /** The mod revision of the value the view holds (or rejected) for a key. */
   revisionOf(key: string): number | undefined {
-    const revision = this.revisions.get(key);
+    const revision = this.#revisions.get(key);
     if (revision !== undefined) return revision;
     const vpc = this.schema.endpointVpcOf(key);
     return vpc === undefined ? undefined : this.endpoints.get(vpc)?.revisionOf(key);
   }
 
   /** Every key the view holds a value (or a rejection) of, in a range. */
-  private keysIn(range: KeyRange): string[] {
+  #keysIn(range: KeyRange): string[] {
     const keys: string[] = [];
-    for (const key of this.revisions.keys()) if (inRange(key, range)) keys.push(key);
+    for (const key of this.#revisions.keys()) if (inRange(key, range)) keys.push(key);
     // Endpoint keys are in their VPC's table, and an endpoints range is one VPC's.
     const vpc = this.schema.endpointVpcOf(range.key);
     const table = vpc === undefined ? undefined : this.endpoints.get(vpc);
@@ -169,165 +174,165 @@ export class DatastoreView implements NodeView {
   }
 
   health(): ViewHealth {
-    const subs = [...this.subs.values()];
+    const subs = [...this.#subs.values()];
     return {
       synced: subs.every((s) => s.listed),
-      stale: this.staleSince !== undefined,
-      staleSince: this.staleSince,
-      lastError: this.lastError,
+      stale: this.#staleSince !== undefined,
+      staleSince: this.#staleSince,
+      lastError: this.#lastError,
     };
   }
 
   /** Resolves once every range of the current scope is listed. */
   whenSynced(): Promise<void> {
     if (this.health().synced) return Promise.resolve();
-    return new Promise((resolve) => this.syncWaiters.push(resolve));
+    return new Promise((resolve) => this.#syncWaiters.push(resolve));
   }
 
-  private subscribe(range: KeyRange): void {
-    if (this.subs.has(range.key)) return;
+  #subscribe(range: KeyRange): void {
+    if (this.#subs.has(range.key)) return;
     const sub: Subscription = {
       range,
       listed: false,
       down: false,
       cancelled: false,
       watch: undefined,
-      retry: new RetrySchedule(this.timers, this.options.backoff),
+      retry: new RetrySchedule(this.#timers, this.#options.backoff),
     };
-    this.subs.set(range.key, sub);
-    void this.listAndWatch(sub);
+    this.#subs.set(range.key, sub);
+    void this.#listAndWatch(sub);
   }
 
-  private unsubscribe(sub: Subscription): void {
+  #unsubscribe(sub: Subscription): void {
     sub.cancelled = true;
     sub.retry.cancel();
     sub.watch?.cancel();
-    this.subs.delete(sub.range.key);
-    this.updateStale();
+    this.#subs.delete(sub.range.key);
+    this.#updateStale();
   }
 
-  private async listAndWatch(sub: Subscription): Promise<void> {
+  async #listAndWatch(sub: Subscription): Promise<void> {
     let listing;
     try {
-      listing = await this.store.list(sub.range);
+      listing = await this.#store.list(sub.range);
     } catch (err) {
       if (sub.cancelled) return;
-      this.markDown(sub, err as Error);
-      sub.retry.afterFailure(() => void this.listAndWatch(sub));
+      this.#markDown(sub, err as Error);
+      sub.retry.afterFailure(() => void this.#listAndWatch(sub));
       return;
     }
     if (sub.cancelled) return;
     sub.retry.succeeded();
-    this.markUp(sub);
+    this.#markUp(sub);
     // The diff: keys of this range the view holds but the listing lacks were deleted meanwhile.
     // A first listing has nothing to diff: no set of its (maybe 100k) keys then.
-    const held = this.keysIn(sub.range);
+    const held = this.#keysIn(sub.range);
     if (held.length > 0) {
       const listed = new Set(listing.kvs.map((kv) => kv.key));
-      for (const key of held) if (!listed.has(key)) this.remove(key);
+      for (const key of held) if (!listed.has(key)) this.#remove(key);
     }
-    for (const kv of listing.kvs) this.put(kv.key, kv.value, kv.modRevision);
+    for (const kv of listing.kvs) this.#put(kv.key, kv.value, kv.modRevision);
     sub.listed = true;
-    this.afterBatch();
-    sub.watch = this.store.watch(sub.range, listing.revision + 1, {
-      onEvents: (events) => this.onEvents(sub, events),
-      onDisconnect: (err) => this.markDown(sub, err),
-      onConnect: () => this.markUp(sub),
+    this.#afterBatch();
+    sub.watch = this.#store.watch(sub.range, listing.revision + 1, {
+      onEvents: (events) => this.#onEvents(sub, events),
+      onDisconnect: (err) => this.#markDown(sub, err),
+      onConnect: () => this.#markUp(sub),
       onEnd: (err) => {
         if (sub.cancelled) return;
         sub.watch = undefined;
-        if (!(err instanceof ErrCompacted)) this.markDown(sub, err);
-        else this.lastError = err.message;
+        if (!(err instanceof ErrCompacted)) this.#markDown(sub, err);
+        else this.#lastError = err.message;
         // Compacted or canceled: list again and apply the difference.
-        void this.listAndWatch(sub);
+        void this.#listAndWatch(sub);
       },
     });
   }
 
-  private onEvents(sub: Subscription, events: readonly StoreEvent[]): void {
+  #onEvents(sub: Subscription, events: readonly StoreEvent[]): void {
     if (sub.cancelled) return;
     for (const e of events) {
-      if (e.type === 'put') this.put(e.key, e.value, e.revision);
-      else this.remove(e.key);
+      if (e.type === 'put') this.#put(e.key, e.value, e.revision);
+      else this.#remove(e.key);
     }
-    this.afterBatch();
+    this.#afterBatch();
   }
 
-  private put(key: string, text: string, revision: number): void {
+  #put(key: string, text: string, revision: number): void {
     if (this.revisionOf(key) === revision) return;
     const record = parseRecord(this.schema, key, text);
     if (Array.isArray(record)) {
       // Here, not in the endpoint's table: that keeps the last good value's.
-      this.revisions.set(key, revision);
+      this.#revisions.set(key, revision);
       this.rejected.set(key, record.map((p) => `${p.path}: ${p.message}`).join('; '));
       this.rejectedTotal++;
-      this.options.onRejected?.(key, record);
+      this.#options.onRejected?.(key, record);
       return;
     }
     this.rejected.delete(key);
-    if (record.kind === 'endpoint') this.revisions.delete(key);
-    else this.revisions.set(key, revision);
-    this.changed = true;
+    if (record.kind === 'endpoint') this.#revisions.delete(key);
+    else this.#revisions.set(key, revision);
+    this.#changed = true;
     switch (record.kind) {
       case 'node': {
         // Of another node only its name, locator and BSID prefix are ever read (its SIDs, node-lanes.ts): a fleet's 10k node
         // records kept whole were ~5 MiB of an agent's heap.
         const kept = record.name === this.nodeName ? record : { ...record, raw: REMOTE_NODE_RAW };
-        this.batch.push({ type: 'put', kind: 'node', key, old: this.nodes.get(record.name), new: kept });
+        this.#batch.push({ type: 'put', kind: 'node', key, old: this.nodes.get(record.name), new: kept });
         this.nodes.set(record.name, kept);
         break;
       }
       case 'vpc':
-        this.batch.push({ type: 'put', kind: 'vpc', key, old: this.vpcs.get(record.name), new: record });
+        this.#batch.push({ type: 'put', kind: 'vpc', key, old: this.vpcs.get(record.name), new: record });
         this.vpcs.set(record.name, record);
         break;
       case 'port':
         if (record.node !== this.nodeName) break;
-        this.batch.push({ type: 'put', kind: 'port', key, old: this.ports.get(record.name), new: record });
+        this.#batch.push({ type: 'put', kind: 'port', key, old: this.ports.get(record.name), new: record });
         this.ports.set(record.name, record);
-        this.portsChanged = true;
+        this.#portsChanged = true;
         break;
       case 'endpoint': {
         let m = this.endpoints.get(record.vpc);
         if (!m) {
-          m = new EndpointTable(record.vpc, this.schema.endpointsRange(record.vpc).key, this.nodeNames);
+          m = new EndpointTable(record.vpc, this.schema.endpointsRange(record.vpc).key, this.#nodeNames);
           this.endpoints.set(record.vpc, m);
         }
-        this.batch.push({ type: 'put', kind: 'endpoint', key, old: m.get(key), new: record });
+        this.#batch.push({ type: 'put', kind: 'endpoint', key, old: m.get(key), new: record });
         m.set(key, record, revision);
         break;
       }
     }
   }
 
-  private remove(key: string): void {
+  #remove(key: string): void {
     const vpc = this.schema.endpointVpcOf(key);
     const inTable = vpc !== undefined && this.endpoints.get(vpc)?.has(key) === true;
-    if (!this.revisions.delete(key) && !inTable) return;
+    if (!this.#revisions.delete(key) && !inTable) return;
     this.rejected.delete(key);
     const k = this.schema.parse(key);
     if ('error' in k) return;
-    this.changed = true;
+    this.#changed = true;
     // A key whose values were all rejected had no record: nothing to report but the change.
     if (k.kind === 'node') {
       const old = this.nodes.get(k.node);
       if (old && this.nodes.delete(k.node))
-        this.batch.push({ type: 'delete', kind: 'node', key, old, new: undefined });
+        this.#batch.push({ type: 'delete', kind: 'node', key, old, new: undefined });
     } else if (k.kind === 'vpc') {
       const old = this.vpcs.get(k.vpc);
       if (old && this.vpcs.delete(k.vpc))
-        this.batch.push({ type: 'delete', kind: 'vpc', key, old, new: undefined });
+        this.#batch.push({ type: 'delete', kind: 'vpc', key, old, new: undefined });
     } else if (k.kind === 'port') {
       const old = k.node === this.nodeName ? this.ports.get(k.port) : undefined;
       if (old && this.ports.delete(k.port)) {
-        this.batch.push({ type: 'delete', kind: 'port', key, old, new: undefined });
-        this.portsChanged = true;
+        this.#batch.push({ type: 'delete', kind: 'port', key, old, new: undefined });
+        this.#portsChanged = true;
       }
     } else {
       const m = this.endpoints.get(k.vpc);
       const old = m?.get(key);
       if (old && m?.delete(key))
-        this.batch.push({ type: 'delete', kind: 'endpoint', key, old, new: undefined });
+        this.#batch.push({ type: 'delete', kind: 'endpoint', key, old, new: undefined });
     }
   }
 
@@ -335,47 +340,47 @@ export class DatastoreView implements NodeView {
    * Follows the ports with the VPC watches, then tells the owner once. Only a batch that changed
    * a port can change the scope: the others cost nothing here beyond their keys.
    */
-  private afterBatch(): void {
-    if (this.portsChanged) {
-      this.portsChanged = false;
+  #afterBatch(): void {
+    if (this.#portsChanged) {
+      this.#portsChanged = false;
       const wanted = portVpcs(this.ports.values());
       for (const vpc of wanted) {
-        this.subscribe(this.schema.vpcRange(vpc));
-        this.subscribe(this.schema.endpointsRange(vpc));
+        this.#subscribe(this.schema.vpcRange(vpc));
+        this.#subscribe(this.schema.endpointsRange(vpc));
       }
       for (const vpc of new Set([...this.vpcs.keys(), ...this.endpoints.keys()])) {
         if (wanted.has(vpc)) continue;
         for (const range of [this.schema.vpcRange(vpc), this.schema.endpointsRange(vpc)]) {
-          const sub = this.subs.get(range.key);
-          if (sub) this.unsubscribe(sub);
-          for (const key of this.keysIn(range)) this.remove(key);
+          const sub = this.#subs.get(range.key);
+          if (sub) this.#unsubscribe(sub);
+          for (const key of this.#keysIn(range)) this.#remove(key);
         }
         this.vpcs.delete(vpc);
         this.endpoints.delete(vpc);
       }
     }
-    if (this.health().synced) for (const resolve of this.syncWaiters.splice(0)) resolve();
-    if (this.changed) {
-      this.changed = false;
-      const changes = this.batch;
-      this.batch = [];
-      this.options.onChange?.(changes);
+    if (this.health().synced) for (const resolve of this.#syncWaiters.splice(0)) resolve();
+    if (this.#changed) {
+      this.#changed = false;
+      const changes = this.#batch;
+      this.#batch = [];
+      this.#options.onChange?.(changes);
     }
   }
 
-  private markDown(sub: Subscription, err: Error): void {
+  #markDown(sub: Subscription, err: Error): void {
     sub.down = true;
-    this.lastError = err.message;
-    this.staleSince ??= new Date(this.timers.now());
+    this.#lastError = err.message;
+    this.#staleSince ??= new Date(this.#timers.now());
   }
 
-  private markUp(sub: Subscription): void {
+  #markUp(sub: Subscription): void {
     sub.down = false;
-    this.updateStale();
+    this.#updateStale();
   }
 
-  private updateStale(): void {
-    if ([...this.subs.values()].every((s) => !s.down)) this.staleSince = undefined;
+  #updateStale(): void {
+    if ([...this.#subs.values()].every((s) => !s.down)) this.#staleSince = undefined;
   }
 }
 

@@ -8,7 +8,8 @@ import { plan as makePlan } from '../reconcile/planner.js';
 import type { Plan, Resource } from '../reconcile/resource.js';
 import { desiredServices, type ServicesDesiredInput } from '../services/desired.js';
 import { freshServiceAddresses } from '../services/runtime.js';
-import { configBsids, desiredOverlay, desiredSteering } from '../srv6/overlay.js';
+import { desiredSteering } from '../srv6/desired-steering.js';
+import { configBsids, desiredOverlay } from '../srv6/overlay.js';
 import { compareSteeringSides, type SteeringSides } from '../srv6/steering-resources.js';
 import { hypervisorKinds } from './kinds.js';
 

@@ -30,7 +30,7 @@ import {
   type PolicyValue,
 } from '../srv6/descriptors.js';
 import { srv6Domain } from '../srv6/domain.js';
-import { addRouteSteering } from '../srv6/overlay.js';
+import { addRouteSteering } from '../srv6/desired-steering.js';
 import { compareSteeringSides, type SteeringSides } from '../srv6/steering-resources.js';
 import { allocateBsids } from '../srv6/bsid-allocation.js';
 import { VppnetError } from '../util/errors.js';

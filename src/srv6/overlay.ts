@@ -3,9 +3,9 @@
  * proxy ARP and an End.DT4 SID, and per VPC with IPv6 an IPv6 table (the same id) and an End.DT6
  * SID; per VM port an interface in those tables — for IPv4 unnumbered to the gateway with a /32
  * route, for IPv6 with IPv6 enabled, router advertisements, the mirror ND proxy, a /128 route and
- * a static neighbour; per remote SID an H.Encaps policy; per remote prefix a steering entry. The
- * underlay NIC gets its address and IPv6 default route. Facts: ../shared/vpp-srv6.md,
- * vpp-services.md and docs/dual-stack.md.
+ * a static neighbour; per remote SID an H.Encaps policy (per remote prefix a steering entry:
+ * desired-steering.ts). The underlay NIC gets its address and IPv6 default route. Facts:
+ * ../shared/vpp-srv6.md, vpp-services.md and docs/dual-stack.md.
  */
 import { fabricTableOf, sourceTableOf, UNDERLAY_SOURCE_TABLE } from '../config/defaults.js';
 import type { AgentConfig, PortConfig, RemoteRouteConfig, VpcConfig } from '../config/model.js';
@@ -42,7 +42,6 @@ import {
 import { staticNeighborDescriptor } from '../dataplane/neighbor-descriptors.js';
 import { keys, tableNames, tags } from '../dataplane/keys.js';
 import { derivedMac, portInterfaceName, vmVethHostName } from '../dataplane/names.js';
-import { SteeringEntries } from '../dataplane/steering-entries.js';
 import { canonicalIp6, intToIp4, ip4Mask, ip4ToInt, ip6InPrefix, routedPrefixes } from '../net/ip.js';
 import type { Resource } from '../reconcile/resource.js';
 import {
@@ -51,7 +50,6 @@ import {
   localSidDescriptor,
   policyDescriptor,
 } from './descriptors.js';
-import type { SteeringSides } from './steering-resources.js';
 import { desiredUnderlayNeighbours } from './underlay-neighbours.js';
 import { allocateBsids } from './bsid-allocation.js';
 
@@ -138,7 +136,7 @@ function vpcSubnet6Of(vpc: VpcConfig, address: string): { address: string; len: 
   return s;
 }
 
-/** The overlay's resources but its steering entries (desiredSteering). */
+/** The overlay's resources but its steering entries (desired-steering.ts). */
 export function desiredOverlay(config: AgentConfig, bsids: ReadonlyMap<string, string>): Resource[] {
   const out = [...configOnlyOverlay(config)];
   const { node } = config;
@@ -537,66 +535,4 @@ function desiredPortIp6(
     // In the port's IPv6 table (VPP adds the neighbour's /128 there): after the binding.
     staticNeighborDescriptor.resource({ iface: name, address, mac: vmMac }, { after: [binding.key] }),
   ];
-}
-
-/**
- * Per remote route, its steering entry: the route's prefix in its VPC's table (its IPv6 table for
- * an IPv6 route), to the BSID of its SID's policy. The IPv4 entries and the IPv6 ones, each a bulk
- * kind of its own (steering-resources.ts).
- */
-export function desiredSteering(config: AgentConfig, bsids: ReadonlyMap<string, string>): SteeringSides {
-  const bySid = steeringBySid(config);
-  const withBsids = (entries: SteeringEntries): SteeringEntries =>
-    entries.withBsids(entries.bsids.map((sid) => bsids.get(sid) as string));
-  return { steering: withBsids(bySid.steering), steering6: withBsids(bySid.steering6) };
-}
-
-/**
- * The entries with each route's SID where the BSID goes, made once per config's routes and VPCs
- * (neither is changed once loaded) and given each pass's BSIDs: a pass that changes nothing
- * parses no prefix.
- */
-const steeringOfRoutes = new WeakMap<
-  readonly RemoteRouteConfig[],
-  { readonly vpcs: readonly VpcConfig[]; readonly bySid: SteeringSides }
->();
-
-function steeringBySid(config: AgentConfig): SteeringSides {
-  const routes = config.remoteRoutes;
-  const cached = steeringOfRoutes.get(routes);
-  if (cached !== undefined && cached.vpcs === config.vpcs) return cached.bySid;
-  const tableOf = new Map(config.vpcs.map((v) => [v.name, v.table]));
-  let ip6Routes = 0;
-  for (let i = 0; i < routes.length; i++) if ((routes[i] as RemoteRouteConfig).family === 6) ip6Routes++;
-  const steering = new SteeringEntries(Math.max(1, routes.length - ip6Routes));
-  const steering6 = new SteeringEntries(Math.max(1, ip6Routes), 6);
-  const bySid = { steering, steering6 };
-  for (let i = 0; i < routes.length; i++) {
-    const route = routes[i] as RemoteRouteConfig;
-    addRouteSteering(bySid, tableOf.get(route.vpc) as number, route.prefix, route.family === 6, route.sid);
-  }
-  steeringOfRoutes.set(routes, { vpcs: config.vpcs, bySid });
-  return bySid;
-}
-
-/**
- * Adds a remote route's steering to `sides`, to `target` (its SID, or the BSID of its policy):
- * its prefix in the IPv4 entries, or in the IPv6 ones as it is routed (an IPv6 /0 as its two
- * halves, ::/1 and 8000::/1: net/ip.ts, routedPrefixes).
- */
-export function addRouteSteering(
-  sides: SteeringSides,
-  table: number,
-  prefix: { readonly address: string; readonly len: number },
-  ip6: boolean,
-  target: string,
-): void {
-  const { address, len } = prefix;
-  if (!ip6) sides.steering.add(table, address, len, target);
-  else if (len !== 0) sides.steering6.add(table, address, len, target);
-  else
-    for (const half of routedPrefixes(address, len, 6)) {
-      const cut = half.indexOf('/');
-      sides.steering6.add(table, half.slice(0, cut), Number(half.slice(cut + 1)), target);
-    }
 }

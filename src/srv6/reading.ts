@@ -19,8 +19,8 @@ const ADDRESS_IP6 = msg.address_family_t.values.ADDRESS_IP6;
  * hypervisor/steering-audit.ts): a node may steer 100k prefixes, so no text is made that a
  * column does not need. The IPv4 address comes as its 32-bit value, the IPv6 one as its 16 bytes
  * and only for an IPv6 prefix (af 1), and the BSID, the same for a policy's run of entries, is
- * formatted once a run (selection.ts, decoder.ts' LeafForm and ArmCondition). Read with `reuse`:
- * one object for every entry, so its readers copy what they keep.
+ * formatted once a run (selection.ts, field-selection.ts' LeafForm and ArmCondition). Read with
+ * `reuse`: one object for every entry, so its readers copy what they keep.
  */
 export const STEERING_DETAILS_FIELDS = {
   traffic_type: true,

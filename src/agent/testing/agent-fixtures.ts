@@ -6,7 +6,7 @@ import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentConfig } from '../../config/model.js';
-import type { VppSnapshot } from '../../hypervisor/snapshot.js';
+import { emptySnapshot } from '../../hypervisor/snapshot.js';
 import type { OpFailure, OpSkip } from '../../reconcile/executor.js';
 import type { Op } from '../../reconcile/resource.js';
 import type { ReconcileFn } from '../reconcile-passes.js';
@@ -165,8 +165,8 @@ function fakeOutcome(result: FakePassResult): ReconcileOutcome {
       unchangedByKind: new Map([['route', 3]]),
     },
     result: { applied: 0, failed, skipped },
-    // The agent reads only the pid of the snapshot.
-    snapshot: { vppPid: 4242 } as unknown as VppSnapshot,
+    // The agent reads only the pid of the snapshot: a real empty one, with a pid to tell it by.
+    snapshot: { ...emptySnapshot(), vppPid: 4242 },
     owned: result.owned ?? new Map([['route', 3]]),
   };
 }

@@ -52,14 +52,17 @@ export class EtcdConnection {
   #token: Promise<string> | undefined;
   #closed = false;
 
-  constructor(private readonly options: EtcdConnectionOptions) {
+  readonly #options: EtcdConnectionOptions;
+
+  constructor(options: EtcdConnectionOptions) {
+    this.#options = options;
     if (options.endpoints.length === 0) throw new Error('etcd: at least one endpoint is required');
   }
 
   #connect(): EtcdClients {
     if (this.#closed) throw new StoreUnavailableError('etcd: the store is closed');
     if (this.#clients) return this.#clients;
-    const { endpoints, tls, backoff } = this.options;
+    const { endpoints, tls, backoff } = this.#options;
     const ep = endpoints[this.#current % endpoints.length] as EtcdEndpoint;
     if (ep.secure && !tls) throw new Error(`etcd: ${ep.target} is https but no CA is given`);
     const credentials =
@@ -91,7 +94,7 @@ export class EtcdConnection {
     try {
       return await this.#unary(method, call, await this.#metadata(true));
     } catch (err) {
-      if (this.options.auth === undefined || grpcCode(err) !== grpc.status.UNAUTHENTICATED) throw err;
+      if (this.#options.auth === undefined || grpcCode(err) !== grpc.status.UNAUTHENTICATED) throw err;
       return this.#unary(method, call, await this.#metadata(true));
     }
   }
@@ -113,7 +116,7 @@ export class EtcdConnection {
     const code = grpcCode(err);
     if (code === grpc.status.UNAUTHENTICATED) this.#token = undefined;
     if (code !== grpc.status.UNAVAILABLE && code !== grpc.status.DEADLINE_EXCEEDED) return;
-    if (this.options.endpoints.length < 2 || !this.#clients) return;
+    if (this.#options.endpoints.length < 2 || !this.#clients) return;
     this.#clients.close();
     this.#clients = undefined;
     this.#current++;
@@ -127,7 +130,7 @@ export class EtcdConnection {
 
   async #metadata(waitForReady: boolean): Promise<grpc.Metadata> {
     const metadata = new grpc.Metadata({ waitForReady });
-    const auth = this.options.auth;
+    const auth = this.#options.auth;
     if (auth === undefined) return metadata;
     const token = (this.#token ??= this.#unary<AuthenticateResponse__Output>(
       'Authenticate',
@@ -148,7 +151,7 @@ export class EtcdConnection {
     const clients = this.#connect();
     return new Promise((resolve, reject) => {
       // grpc-js times a deadline against the wall clock itself: it is not one of vppnet's timers.
-      call(clients, metadata, { deadline: Date.now() + this.options.callTimeoutMs }, (err, res) => {
+      call(clients, metadata, { deadline: Date.now() + this.#options.callTimeoutMs }, (err, res) => {
         if (err) {
           this.noteFailure(err);
           const message = `etcd ${method}: ${err.details || err.message}`;

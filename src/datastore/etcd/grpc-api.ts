@@ -38,15 +38,36 @@ type EtcdServices = ProtoGrpcType['etcdserverpb'];
 let loaded: EtcdServices | undefined;
 
 function services(): EtcdServices {
-  // The one place the generated types meet the loader, whose output TypeScript cannot see
-  // (proto-loader's documented way: its generated ProtoGrpcType is what loadPackageDefinition
-  // returns for these protos and these options).
-  loaded ??= (
-    grpc.loadPackageDefinition(
-      protoLoader.loadSync(PROTO_ROOT, { ...LOAD_OPTIONS, includeDirs: [PROTO_DIR] }),
-    ) as unknown as ProtoGrpcType
+  if (loaded !== undefined) return loaded;
+  const pkg = grpc.loadPackageDefinition(
+    protoLoader.loadSync(PROTO_ROOT, { ...LOAD_OPTIONS, includeDirs: [PROTO_DIR] }),
   ).etcdserverpb;
-  return loaded;
+  if (!isEtcdServices(pkg))
+    throw new Error(`etcd protos (${PROTO_DIR}): no KV, Auth and Watch services in etcdserverpb`);
+  return (loaded = pkg);
+}
+
+/**
+ * The one place the generated types meet the loader, whose output TypeScript cannot see: what
+ * loadPackageDefinition returns for these protos and options is the generated ProtoGrpcType
+ * (proto-loader's documented pairing, held by generated-types.test.ts); checked here as far as
+ * vppnet relies on it, the three service client constructors it builds.
+ */
+function isEtcdServices(pkg: unknown): pkg is EtcdServices {
+  return (
+    typeof pkg === 'object' &&
+    pkg !== null &&
+    'KV' in pkg &&
+    isServiceClient(pkg.KV) &&
+    'Auth' in pkg &&
+    isServiceClient(pkg.Auth) &&
+    'Watch' in pkg &&
+    isServiceClient(pkg.Watch)
+  );
+}
+
+function isServiceClient(v: unknown): boolean {
+  return typeof v === 'function' && 'service' in v && typeof v.service === 'object' && v.service !== null;
 }
 
 /** The clients of one etcd member, on one channel. */

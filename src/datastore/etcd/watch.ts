@@ -25,20 +25,31 @@ export class EtcdWatch implements Watch {
   #stream: WatchStream | undefined;
   #done = false;
 
+  readonly #connection: EtcdConnection;
+  readonly #range: KeyRange;
+  readonly #handlers: WatchHandlers;
+  readonly #retry: RetrySchedule;
+  readonly #onClosed: () => void;
+
   constructor(
-    private readonly connection: EtcdConnection,
-    private readonly range: KeyRange,
+    connection: EtcdConnection,
+    range: KeyRange,
     fromRevision: number,
-    private readonly handlers: WatchHandlers,
-    private readonly retry: RetrySchedule,
-    private readonly onClosed: () => void,
+    handlers: WatchHandlers,
+    retry: RetrySchedule,
+    onClosed: () => void,
   ) {
+    this.#connection = connection;
+    this.#range = range;
+    this.#handlers = handlers;
+    this.#retry = retry;
+    this.#onClosed = onClosed;
     this.nextRevision = fromRevision;
   }
 
   open(): void {
     if (this.#done) return;
-    this.connection.watchStream().then(
+    this.#connection.watchStream().then(
       (stream) => this.#start(stream),
       (err: unknown) => this.#broken(undefined, err instanceof Error ? err : new Error(String(err))),
     );
@@ -55,10 +66,10 @@ export class EtcdWatch implements Watch {
     stream.on('data', (res: WatchResponseMessage) => this.#onResponse(stream, res));
     stream.on('error', (err: Error) => this.#broken(stream, err));
     stream.on('end', () => this.#broken(stream, new StoreUnavailableError('etcd closed the watch stream')));
-    const end = rangeEnd(this.range);
+    const end = rangeEnd(this.#range);
     stream.write({
       create_request: {
-        key: Buffer.from(this.range.key),
+        key: Buffer.from(this.#range.key),
         ...(end && { range_end: end }),
         start_revision: this.nextRevision,
         progress_notify: true,
@@ -78,8 +89,8 @@ export class EtcdWatch implements Watch {
       return;
     }
     if (res.created) {
-      this.retry.succeeded();
-      this.handlers.onConnect?.();
+      this.#retry.succeeded();
+      this.#handlers.onConnect?.();
       return;
     }
     if (res.events.length === 0) {
@@ -89,31 +100,31 @@ export class EtcdWatch implements Watch {
     }
     const events = res.events;
     this.nextRevision = (events[events.length - 1] as StoreEvent).revision + 1;
-    this.handlers.onEvents(events);
+    this.#handlers.onEvents(events);
   }
 
   #broken(stream: WatchStream | undefined, err: Error): void {
     if (this.#done || (stream !== undefined && stream !== this.#stream)) return;
     this.#stream = undefined;
     stream?.cancel();
-    this.connection.noteFailure(err);
-    this.handlers.onDisconnect?.(err);
-    this.retry.afterFailure(() => this.open());
+    this.#connection.noteFailure(err);
+    this.#handlers.onDisconnect?.(err);
+    this.#retry.afterFailure(() => this.open());
   }
 
   #finish(err: Error): void {
     this.cancel();
-    this.handlers.onEnd(err);
+    this.#handlers.onEnd(err);
   }
 
   cancel(): void {
     if (this.#done) return;
     this.#done = true;
-    this.retry.cancel();
+    this.#retry.cancel();
     const s = this.#stream;
     this.#stream = undefined;
     s?.end();
     s?.cancel();
-    this.onClosed();
+    this.#onClosed();
   }
 }

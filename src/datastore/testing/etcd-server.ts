@@ -38,16 +38,19 @@ export async function freePort(): Promise<number> {
 
 export class EtcdServer {
   readonly dataDir: string;
-  private child: ChildProcess | undefined;
-  private exited: Promise<void> | undefined;
+  #child: ChildProcess | undefined;
+  #exited: Promise<void> | undefined;
+
+  readonly #extraArgs: readonly string[];
 
   private constructor(
     readonly clientPort: number,
     readonly peerPort: number,
     readonly tls: EtcdServerTls | undefined,
-    private readonly extraArgs: readonly string[],
+    extraArgs: readonly string[],
     dataDirParent: string,
   ) {
+    this.#extraArgs = extraArgs;
     this.dataDir = mkdtempSync(path.join(dataDirParent, 'vppnet-etcd-'));
   }
 
@@ -105,29 +108,29 @@ export class EtcdServer {
             '--client-cert-auth',
           ]
         : []),
-      ...this.extraArgs,
+      ...this.#extraArgs,
     ];
     const child = spawn(ETCD_BINARY, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
-    this.child = child;
-    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
-    const failed = this.exited.then(() => {
+    this.#child = child;
+    this.#exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    const failed = this.#exited.then(() => {
       throw new Error(`etcd exited before it was ready: ${stderr}`);
     });
-    await Promise.race([this.waitHealthy(), failed]);
+    await Promise.race([this.#waitHealthy(), failed]);
   }
 
-  private async waitHealthy(): Promise<void> {
+  async #waitHealthy(): Promise<void> {
     const deadline = Date.now() + 20_000;
     for (;;) {
-      if (await this.healthy()) return;
+      if (await this.#healthy()) return;
       if (Date.now() > deadline) throw new Error('etcd did not become healthy within 20 s');
       await delay(25);
     }
   }
 
-  private healthy(): Promise<boolean> {
+  #healthy(): Promise<boolean> {
     return new Promise((resolve) => {
       const opts = {
         host: '127.0.0.1',
@@ -150,13 +153,13 @@ export class EtcdServer {
   /** SIGKILL, as a crashed member; the data dir stays. */
   /** etcd's process id while it runs (for its CPU and memory). */
   get pid(): number | undefined {
-    return this.child?.pid;
+    return this.#child?.pid;
   }
 
   async kill(): Promise<void> {
-    this.child?.kill('SIGKILL');
-    await this.exited;
-    this.child = undefined;
+    this.#child?.kill('SIGKILL');
+    await this.#exited;
+    this.#child = undefined;
   }
 
   async stop(): Promise<void> {

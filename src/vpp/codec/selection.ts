@@ -4,12 +4,9 @@
  * steering entries: the prefix and the BSID), the rest is skipped over on the wire instead of
  * becoming strings and objects the garbage collector then carries.
  */
-import {
-  compileReusingDecoderAt,
-  compileSelectingDecoderAt,
-  type FieldSelection,
-  type LeafForm,
-} from './decoder.js';
+import { compileSelectingDecoderAt } from './decoder.js';
+import type { FieldSelection, LeafForm } from './field-selection.js';
+import { compileReusingDecoderAt } from './reusing-decoder.js';
 import { decodeMessage } from './message-codec.js';
 import type { Message, MessageDef } from './schema.js';
 
@@ -20,7 +17,7 @@ type Leaf = string | number | bigint | boolean | Uint8Array;
  * naming the fields (arms) wanted, each again a selection; for an array, the selection of its
  * elements. E.g. `{ prefix: { len: true, address: { un: { ip4: true } } }, bsid: true }`.
  * An address may be asked for in another form (`'u32'`, `'repeat'`, `'bytes'`: LeafForm in
- * decoder.ts), and a union arm only when a field beside the union has a value (`{ when: 'af',
+ * field-selection.ts), and a union arm only when a field beside the union has a value (`{ when: 'af',
  * is: 1, select: true }`: ArmCondition); the codec checks both against the definition when it
  * compiles.
  */

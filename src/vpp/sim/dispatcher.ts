@@ -66,8 +66,14 @@ export class VppCrash extends Error {
   }
 }
 
+/**
+ * A registered handler with its definition: made by `on`, whose generic M carries the handler's
+ * message type to the decode, so the handler gets the message type it declared.
+ */
+type Route = (conn: SimConnection, payload: Buffer) => void;
+
 export class Dispatcher {
-  readonly #handlers = new Map<string, Handler<MessageDef>>();
+  readonly #routes = new Map<string, Route>();
   #table: MessageTable;
   readonly #hooks: DispatchHooks;
 
@@ -85,11 +91,11 @@ export class Dispatcher {
   }
 
   clearHandlers(): void {
-    this.#handlers.clear();
+    this.#routes.clear();
   }
 
   on<M extends MessageDef>(def: M, handler: Handler<M>): void {
-    this.#handlers.set(def.name, handler as unknown as Handler<MessageDef>);
+    this.#routes.set(def.name, (conn, payload) => this.#run(def, handler, conn, payload));
   }
 
   /** Encodes a message with this process's id for it; undefined when it has none. */
@@ -110,29 +116,39 @@ export class Dispatcher {
       this.#hooks.count('unknown', entry?.name ?? `#${payload.readUInt16BE(0)}`);
       return;
     }
-    const def = entry.def;
-    const handler = this.#handlers.get(def.name);
-    if (!handler) {
-      this.#hooks.count('unhandled', def.name);
+    const route = this.#routes.get(entry.def.name);
+    if (!route) {
+      this.#hooks.count('unhandled', entry.def.name);
       return;
     }
-    let m: Message<MessageDef>;
+    route(conn, payload);
+  }
+
+  /**
+   * Decodes with the handler's definition: the table's for this id is the same object, as every
+   * message has one generated definition (src/vpp/messages) and handlers register those.
+   */
+  #run<M extends MessageDef>(def: M, handler: Handler<M>, conn: SimConnection, payload: Buffer): void {
+    let m: Message<M>;
     try {
       m = decodeMessage(def, payload);
     } catch {
       this.#hooks.count('truncated', def.name);
       return;
     }
+    const fields: Message<MessageDef> = m;
     const hasClientIndex = def.fields[0]?.[0] === 'client_index';
-    const reg = hasClientIndex ? this.#hooks.registrationFor(m.client_index as number) : conn.registration;
-    const context = typeof m.context === 'number' ? m.context : 0;
+    const reg = hasClientIndex
+      ? this.#hooks.registrationFor(fields.client_index as number)
+      : conn.registration;
+    const context = typeof fields.context === 'number' ? fields.context : 0;
     this.#hooks.count('handled', def.name);
     const send = <D extends MessageDef>(d: D, values: MessageInput<D>): void => {
       if (!reg || reg.conn.closed) return;
       const frame = this.encode(d, values, { context });
       if (frame) reg.conn.push(frame);
     };
-    const call: ApiCall<MessageDef> = {
+    const call: ApiCall<M> = {
       def,
       conn,
       reg,
