@@ -31,7 +31,8 @@ export interface EndpointChange {
 /** How an agent's steering entry is named here, by SteeringMirror and by dumpSteering. */
 export { steeringKey };
 
-export class FleetChanges {
+/** The benchmark's endpoint changes (moves, deletes, adds) and what each agent must then hold. */
+export class EndpointChangeGenerator {
   /** VPC → endpoint → host after the changes so far (undefined: deleted). */
   readonly #hosts = new Map<number, Map<number, number | undefined>>();
   /** VPC → the next endpoint index to move or delete / to add. */

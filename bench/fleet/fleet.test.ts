@@ -25,7 +25,7 @@ import { vppPrefix } from '../../src/dataplane/ip-values.js';
 import { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { msg } from '../../src/vpp/messages/index.js';
 import { bareRead, scopeOf } from './bare-read.js';
-import { FleetChanges, steeringKey } from './changes.js';
+import { EndpointChangeGenerator, steeringKey } from './changes.js';
 import { FleetLayout, type FleetSize } from './layout.js';
 import { loadRecords } from './loader.js';
 import { startSimulator } from './processes.js';
@@ -68,7 +68,7 @@ describe('fleet layout', () => {
     for (let j = 2; j < 40; j++) rest += layout.endpointCount(j);
     assert.equal(rest, 300);
     // hv0 steers to every endpoint of its VPCs but its own two ports' /32s.
-    assert.equal(new FleetChanges(layout, schema).expected(0).size, 100 - 2);
+    assert.equal(new EndpointChangeGenerator(layout, schema).expected(0).size, 100 - 2);
   });
 
   test('a size that cannot hold its agents is refused, naming the field', () => {
@@ -110,7 +110,7 @@ describe('fleet records in a real etcd', () => {
     assert.equal(stored.size, layout.recordCount);
     for (const r of layout.records(schema)) assert.equal(stored.get(r.key), r.value, r.key);
 
-    const changes = new FleetChanges(layout, schema);
+    const changes = new EndpointChangeGenerator(layout, schema);
     const agree = (kvs: readonly KeyValue[]): void => {
       for (let a = 0; a < SMALL.agents; a++) {
         const got = derivedSteering(kvs, schema, layout.nodeName(a));

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { EtcdStore } from '../../src/datastore/etcd-store.js';
 import { KeySchema } from '../../src/datastore/keys.js';
 import { ETCD_BINARY, EtcdServer, freePort } from '../../src/datastore/testing/etcd-server.js';
-import { FleetChanges, type EndpointChange } from './changes.js';
+import { EndpointChangeGenerator, type EndpointChange } from './changes.js';
 import { bareRead, scopeOf } from './bare-read.js';
 import { DEFAULT_SIZE, FleetLayout, UNDERLAY_INTERFACE, type FleetSize } from './layout.js';
 import { loadRecords } from './loader.js';
@@ -98,7 +98,7 @@ const yes = (ok: boolean): string => (ok ? 'yes' : 'NO');
 async function main(cleanup: Cleanup): Promise<void> {
   const layout = new FleetLayout(size);
   const schema = new KeySchema(PREFIX);
-  const changes = new FleetChanges(layout, schema);
+  const changes = new EndpointChangeGenerator(layout, schema);
   const rows: Row[] = [];
   const row = (step: string, figure: string, target = '-', met = '-'): void => {
     rows.push({ step, figure, target, met });
@@ -281,7 +281,7 @@ async function main(cleanup: Cleanup): Promise<void> {
       solo,
       { name: layoutD.nodeName(0), tag: `${layoutD.nodeName(0)}-d`, prefix: PREFIX_D },
       layoutD.interfaces(0),
-      new FleetChanges(layoutD, schemaD).expected(0),
+      new EndpointChangeGenerator(layoutD, schemaD).expected(0),
     ).catch((err: Error) => err);
     if (d instanceof Error)
       row(
