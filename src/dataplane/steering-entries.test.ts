@@ -1,0 +1,193 @@
+/** SteeringEntries, IPv4 and IPv6: growth, sharing columns across BSIDs, order, key matching. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { SteeringEntries } from './steering-entries.js';
+import { entries, B1, B2 } from '../../test/support/steering-plan.js';
+
+describe('SteeringEntries', () => {
+  it('grows past its capacity and gives back what was added', () => {
+    const e = new SteeringEntries(1);
+    for (let i = 0; i < 300; i++) e.add(4_000_000_000 + i, `10.${i >> 8}.${i & 255}.0`, 24, i % 2 ? B1 : B2);
+    assert.equal(e.size, 300);
+    assert.equal(e.table(299), 4_000_000_299);
+    assert.equal(e.prefix(299), '10.1.43.0/24');
+    assert.equal(e.bsid(299), B1);
+    assert.deepEqual(e.bsids, [B2, B1], 'each BSID stored once');
+    assert.equal(e.prefix(0), '10.0.0.0/24');
+  });
+
+  it('gives the same entries with other BSIDs, neither side changed by adding to the other', () => {
+    const bySid = new SteeringEntries(2);
+    bySid.add(10, '10.1.0.0', 24, 'sid-a');
+    bySid.add(10, '10.2.0.0', 24, 'sid-b');
+    const withBsids = bySid.withBsids([B1, B2]);
+    const list = (e: SteeringEntries): string[] =>
+      Array.from({ length: e.size }, (_, i) => `${e.table(i)} ${e.prefix(i)} ${e.bsid(i)}`);
+    assert.deepEqual(list(withBsids), [`10 10.1.0.0/24 ${B1}`, `10 10.2.0.0/24 ${B2}`]);
+    withBsids.add(11, '10.3.0.0', 24, B2);
+    bySid.add(12, '10.4.0.0', 24, 'sid-a');
+    assert.deepEqual(list(withBsids), [
+      `10 10.1.0.0/24 ${B1}`,
+      `10 10.2.0.0/24 ${B2}`,
+      `11 10.3.0.0/24 ${B2}`,
+    ]);
+    assert.deepEqual(list(bySid), ['10 10.1.0.0/24 sid-a', '10 10.2.0.0/24 sid-b', '12 10.4.0.0/24 sid-a']);
+    assert.equal(withBsids.bsidIndex(2), 1, 'an added entry finds its BSID');
+    assert.throws(() => bySid.withBsids([B1]), /1 BSIDs for 2/);
+  });
+
+  it('orders entries by table, address, then length', () => {
+    const e = entries([
+      { table: 11, prefix: '10.0.0.0/24', bsid: B1 },
+      { table: 10, prefix: '192.168.0.0/16', bsid: B1 },
+      { table: 10, prefix: '10.0.0.0/24', bsid: B1 },
+      { table: 10, prefix: '10.0.0.0/8', bsid: B1 },
+    ]);
+    assert.deepEqual([...e.sortedOrder()], [3, 2, 1, 0]);
+  });
+
+  it('orders many entries as comparing them one by one does, stably for equal keys', () => {
+    const e = new SteeringEntries(1);
+    let seed = 7;
+    const next = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const tableChoices = [0, 1, 10, 2 ** 31, 2 ** 32 - 1];
+    const addressChoices = ['0.0.0.0', '10.0.0.0', '10.0.1.0', '128.0.0.0', '255.255.255.255'];
+    for (let i = 0; i < 2000; i++) {
+      e.add(tableChoices[next(5)] as number, addressChoices[next(5)] as string, next(33), B1);
+    }
+    const expected = Array.from({ length: e.size }, (_, i) => i).sort((a, b) => e.compare(a, e, b) || a - b);
+    assert.deepEqual([...e.sortedOrder()], expected);
+  });
+});
+
+describe('IPv6 SteeringEntries', () => {
+  const list = (e: SteeringEntries): string[] =>
+    Array.from({ length: e.size }, (_, i) => `${e.table(i)} ${e.prefix(i)} ${e.bsid(i)}`);
+
+  it('grows past its capacity and gives back canonical prefixes, however added', () => {
+    const e = new SteeringEntries(1, 6);
+    for (let i = 0; i < 300; i++)
+      e.add(
+        4_000_000_000 + i,
+        `2001:DB8:${i.toString(16)}:0:0:0:0:${(i * 7).toString(16)}`,
+        128,
+        i % 2 ? B1 : B2,
+      );
+    assert.equal(e.family, 6);
+    assert.equal(e.size, 300);
+    assert.equal(e.table(299), 4_000_000_299);
+    assert.equal(e.prefix(299), '2001:db8:12b::82d/128');
+    assert.equal(e.prefix(0), '2001:db8::/128');
+    assert.equal(e.bsid(299), B1);
+    assert.deepEqual(e.bsids, [B2, B1], 'each BSID stored once');
+    assert.deepEqual(
+      [...e.addressBytes(299)],
+      [0x20, 0x01, 0x0d, 0xb8, 0x01, 0x2b, ...Array<number>(8).fill(0), 0x08, 0x2d],
+    );
+    assert.equal(e.addressWord(299, 1), 0x012b0000);
+
+    // The same entry from its bytes, and ::/1 as VPP reports it (0.0.0.0/1: addNumber).
+    const other = new SteeringEntries(1, 6);
+    other.addBytes(7, e.addressBytes(299), 128, B1);
+    other.addNumber(7, 0, 1, B1);
+    other.addNumber(7, 5, 128, B1);
+    other.add(7, '::ffff:10.0.0.1', 96, B1);
+    assert.deepEqual(list(other), [
+      `7 2001:db8:12b::82d/128 ${B1}`,
+      `7 ::/1 ${B1}`,
+      `7 ::5/128 ${B1}`,
+      `7 ::ffff:a00:1/96 ${B1}`,
+    ]);
+    assert.throws(() => other.add(7, '10.0.0.1', 32, B1), /not an IPv6 address/);
+    assert.throws(() => new SteeringEntries(1).addBytes(7, new Uint8Array(16), 128, B1), /IPv4 set/);
+  });
+
+  it('shares its columns with other BSIDs, and filters them by BSID whole', () => {
+    const bySid = new SteeringEntries(2, 6);
+    bySid.add(10, '2001:db8:a::5', 128, 'sid-a');
+    bySid.add(10, '2001:db8:a::6', 128, 'sid-b');
+    bySid.add(11, '8000::', 1, 'sid-a');
+    const withBsids = bySid.withBsids([B1, B2]);
+    assert.equal(withBsids.family, 6);
+    withBsids.add(12, '2001:db8:c::7', 128, B2);
+    bySid.add(13, '2001:db8:d::8', 128, 'sid-b');
+    assert.deepEqual(list(withBsids), [
+      `10 2001:db8:a::5/128 ${B1}`,
+      `10 2001:db8:a::6/128 ${B2}`,
+      `11 8000::/1 ${B1}`,
+      `12 2001:db8:c::7/128 ${B2}`,
+    ]);
+    assert.deepEqual(list(bySid.filterByBsid((sid) => sid === 'sid-b')), [
+      '10 2001:db8:a::6/128 sid-b',
+      '13 2001:db8:d::8/128 sid-b',
+    ]);
+    assert.deepEqual(list(bySid.filterByBsid(() => true)), list(bySid));
+  });
+
+  it('orders many entries as comparing them one by one does, stably for equal keys', () => {
+    let seed = 11;
+    const next = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return Math.floor(seed / 256) % n;
+    };
+    // Few choices per word, so that keys share words (and whole keys repeat) as a VPC's do.
+    const groups = ['0', '1', '2001', 'db8', '8000', 'ffff', 'fe62'];
+    const e = new SteeringEntries(1, 6);
+    for (let i = 0; i < 3000; i++) {
+      const address = Array.from({ length: 8 }, (_, g) =>
+        g % 2 === 0 && next(3) === 0 ? '0' : groups[next(groups.length)],
+      );
+      e.add(
+        [10, 11, 2 ** 32 - 1][next(3)] as number,
+        address.join(':'),
+        [1, 64, 127, 128][next(4)] as number,
+        B1,
+      );
+    }
+    const expected = Array.from({ length: e.size }, (_, i) => i).sort((a, b) => e.compare(a, e, b) || a - b);
+    assert.deepEqual([...e.sortedOrder()], expected);
+    // Sorted already: the same order, without sorting.
+    const sorted = new SteeringEntries(e.size, 6);
+    for (const i of expected) sorted.addBytes(e.table(i), e.addressBytes(i), e.prefixLength(i), B1);
+    const again = [...sorted.sortedOrder()];
+    assert.deepEqual(
+      again,
+      expected.map((_, k) => k),
+    );
+  });
+
+  it('matches keys across sides, finds a repeated one, and refuses the other family', () => {
+    const want = entries(
+      [
+        { table: 10, prefix: '2001:db8:a::6/128', bsid: B1 },
+        { table: 10, prefix: '2001:db8:a::5/128', bsid: B1 },
+        { table: 11, prefix: '2001:db8:a::5/128', bsid: B1 },
+        { table: 10, prefix: '2001:db8:a::5/127', bsid: B1 },
+      ],
+      6,
+    );
+    const have = entries(
+      [
+        { table: 11, prefix: '2001:db8:a::5/128', bsid: B2 },
+        { table: 10, prefix: '2001:db8:a::6/128', bsid: B2 },
+        { table: 10, prefix: '2001:db8:a::4/128', bsid: B2 },
+      ],
+      6,
+    );
+    const { counterpart, duplicate } = want.matchKeys(have);
+    assert.equal(duplicate, undefined);
+    assert.deepEqual([...counterpart], [1, -1, 0, -1]);
+    const twice = entries(
+      [
+        { table: 10, prefix: '2001:db8:a::5/128', bsid: B1 },
+        { table: 10, prefix: '2001:db8:a:0::5/128', bsid: B2 },
+      ],
+      6,
+    );
+    assert.equal(twice.matchKeys(have).duplicate, 1);
+    assert.throws(() => want.matchKeys(new SteeringEntries()), /IPv6 matched with IPv4/);
+  });
+});
