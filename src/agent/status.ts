@@ -117,7 +117,7 @@ export interface FailingReport {
 export interface FailingResourceReport {
   readonly key: string;
   readonly kind: string;
-  readonly action: 'create' | 'delete' | 'update';
+  readonly action: Op['action'];
   /** Failed attempts in a row: one that keeps growing is a resource VPP keeps refusing. */
   readonly attempts: number;
   readonly error: string;
