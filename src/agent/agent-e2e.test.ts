@@ -14,6 +14,7 @@ import { SIM_ONLY, startVppTarget, type VppTarget } from '../../test/support/vpp
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
 import { Agent } from './agent.js';
+import { FileConfigSource } from './file-config-source.js';
 import { agentVppClient } from './agent-vpp-client.js';
 import type { ConfigStatus, PassResult, ReconcileSummary } from './status.js';
 
@@ -100,13 +101,12 @@ describe('vppnet-agent against the simulator', { skip: SIM_ONLY }, () => {
   const agentSocket = (): string => path.join(dir, 'run', 'agent.sock');
   const newAgent = (): Agent =>
     new Agent({
-      configPath: configPath(),
+      source: new FileConfigSource({ path: configPath(), debounceMs: 20 }),
       stateDir: path.join(dir, 'state'),
       client: agentVppClient(target.socketPath),
       vppSocketPath: target.socketPath,
       agentSocketPath: agentSocket(),
       driftIntervalMs: 0,
-      configDebounceMs: 20,
       retryInitialMs: 50,
     });
   const makeUnderlay = async (): Promise<void> => {

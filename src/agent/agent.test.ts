@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import v8 from 'node:v8';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Agent, type AgentOptions } from './agent.js';
+import { FileConfigSource } from './file-config-source.js';
 import type { ConfigStatus, ReconcileSummary } from './status.js';
 import {
   configYaml,
@@ -46,14 +47,21 @@ describe('Agent', () => {
   });
 
   function makeAgent(overrides: Partial<AgentOptions> = {}): Agent {
+    // The source shares the agent's timers and logger, as main.ts composes them.
+    const { timers } = overrides;
+    const source = new FileConfigSource({
+      path: configPath,
+      debounceMs: 20,
+      logger,
+      ...(timers && { timers }),
+    });
     agent = new Agent({
-      configPath,
+      source,
       stateDir,
       client,
       reconcileFn: reconciler.fn,
       logger,
       driftIntervalMs: 0,
-      configDebounceMs: 20,
       retryInitialMs: 20,
       retryMaxMs: 100,
       ...overrides,

@@ -31,13 +31,9 @@ import { DEFAULT_SOCKET_PATH } from '../vpp/client/vpp-client.js';
 import { hostLinkOwner } from '../netns/link-owner.js';
 import { nextTurn } from '../util/next-turn.js';
 import { systemTimers, type Timers } from '../util/timers.js';
-import type { OpenAuditReader } from './audit-reader.js';
 import { CoalescingRunner } from './coalescing-runner.js';
 import type { ConfigSource } from './config-source.js';
-import { FileConfigSource } from './file-config-source.js';
-import { FleetConfigSource } from './fleet-config-source.js';
 import { linuxHostLinks } from './host-links.js';
-import type { FleetDesired } from './fleet-desired.js';
 import { FleetDriftCheck } from './fleet-drift-check.js';
 import { DriftSchedule } from './drift-schedule.js';
 import { errorMessage, silentLogger, type AgentLogger } from './logger.js';
@@ -72,15 +68,11 @@ export const DEFAULT_DRIFT_INTERVAL_MS = 60_000;
 const DRIFT_CHECK_YIELD_MAX_MS = 250;
 
 export interface AgentOptions {
-  /** File mode: the config file, watched. Exactly one of configPath and fleet. */
-  readonly configPath?: string;
   /**
-   * Fleet mode: the desired state derived from the datastore (datastore-source.ts). The agent
-   * starts and stops it; a pass runs once it has listed its scope and the node has a record.
+   * The config file (FileConfigSource) or the datastore (FleetConfigSource), built in main.ts;
+   * the agent starts and stops it. Its timers should be the agent's.
    */
-  readonly fleet?: FleetDesired;
-  /** Fleet mode: how long datastore changes are gathered before a pass applies them. */
-  readonly fleetBatchMs?: number;
+  readonly source: ConfigSource;
   /** Where the agent keeps state across restarts (the SRv6 globals file). */
   readonly stateDir: string;
   /** The socket `client` talks to: for status, logs and the mark on the host links it makes. */
@@ -88,8 +80,6 @@ export interface AgentOptions {
   readonly logger?: AgentLogger;
   /** Period of the drift check (re-read the config, reconcile); 0 disables it. */
   readonly driftIntervalMs?: number;
-  /** Quiet time after a change in the config's directory before re-reading the file. */
-  readonly configDebounceMs?: number;
   /** Delay before retrying a pass with failures, doubling per failed pass up to retryMaxMs. */
   readonly retryInitialMs?: number;
   readonly retryMaxMs?: number;
@@ -98,11 +88,6 @@ export interface AgentOptions {
   readonly hostLinks?: HostLinks;
   /** The VPP session (agentVppClient in main.ts); the agent starts and closes it. */
   readonly client: ManagedVppApi;
-  /**
-   * Fleet mode (required there): opens the drift check's reader of VPP's large dumps, a
-   * connection of its own (socketAuditReaders in main.ts).
-   */
-  readonly openAuditReader?: OpenAuditReader;
   /**
    * Where the local API (vppnet-cni's attachments, the service map) listens; undefined: no local
    * API and no pod attachments (tests of the SRv6 side alone).
@@ -114,7 +99,7 @@ export interface AgentOptions {
   readonly podNetnsDirs?: readonly string[];
   /** Milliseconds since the epoch, for timestamps and durations. Default: `timers.now`. */
   readonly clock?: () => number;
-  /** The drift check's, the retry's and the config debounce's time; tests drive it. */
+  /** The drift check's and the retry's time; tests drive it. */
   readonly timers?: Timers;
 }
 
@@ -141,8 +126,6 @@ export class Agent {
   readonly metrics = new AgentMetrics();
   /** The config file, or in fleet mode the datastore; its config is what the agent reconciles to. */
   readonly #source: ConfigSource;
-  /** Fleet mode: the same source, whose passes can be route deltas. */
-  readonly #fleetSource: FleetConfigSource | undefined;
   /** The full and route passes, and what they leave for the next one. */
   readonly #passes: ReconcilePasses;
   readonly #drift: DriftSchedule;
@@ -177,11 +160,7 @@ export class Agent {
   readonly #retry: RetrySchedule;
 
   constructor(opts: AgentOptions) {
-    if ((opts.configPath === undefined) === (opts.fleet === undefined))
-      throw new Error('Agent: give exactly one of configPath (file mode) and fleet (fleet mode)');
-    const openAuditReader = opts.openAuditReader;
-    if (opts.fleet && openAuditReader === undefined)
-      throw new Error('Agent: fleet mode needs openAuditReader (its drift check reads VPP on its own)');
+    this.#source = opts.source;
     this.#socketPath = opts.vppSocketPath ?? DEFAULT_SOCKET_PATH;
     this.#logger = opts.logger ?? silentLogger;
     this.#driftIntervalMs = opts.driftIntervalMs ?? DEFAULT_DRIFT_INTERVAL_MS;
@@ -214,39 +193,15 @@ export class Agent {
     this.#agentSocketPath = opts.agentSocketPath;
     this.#serviceMapSocketPath = opts.serviceMapSocketPath;
     this.#podNetnsDirs = opts.podNetnsDirs;
-    this.#fleetSource =
-      opts.fleet &&
-      new FleetConfigSource({
-        fleet: opts.fleet,
-        ...(opts.fleetBatchMs === undefined ? {} : { batchMs: opts.fleetBatchMs }),
-        timers: this.#timers,
-        clock: this.#clock,
-        logger: this.#logger,
-        onRejected: () => this.metrics.countDatastoreRejection(),
-      });
-    this.#source =
-      this.#fleetSource ??
-      new FileConfigSource({
-        path: opts.configPath as string,
-        ...(opts.configDebounceMs === undefined ? {} : { debounceMs: opts.configDebounceMs }),
-        timers: this.#timers,
-        clock: this.#clock,
-        logger: this.#logger,
-      });
-    if (opts.fleet) {
-      const fleet = opts.fleet;
-      this.metrics.watchDatastore(() => ({
-        ...fleet.health(),
-        rejectedKeys: fleet.rejected().size,
-        leftOut: fleet.leftOut(),
-      }));
-    }
+    // Fleet mode: the datastore, whose gauges are scraped and whose records the drift check reads.
+    const datastore = this.#source.datastore;
+    if (datastore) this.metrics.watchDatastore(() => datastore.gauges());
     const reconcileFn = opts.reconcileFn ?? reconcile;
     const fleetDriftCheck =
-      opts.fleet &&
+      datastore &&
       new FleetDriftCheck({
-        fleet: opts.fleet,
-        openAuditReader: openAuditReader as OpenAuditReader,
+        fleet: datastore.desired,
+        openAuditReader: datastore.openAuditReader,
         planWithoutSteering: async (config) => {
           const options = { ...this.#reconcileOptions(), planOnly: true, leaveSteering: true };
           return (await reconcileFn(config, options)).plan;
@@ -278,10 +233,10 @@ export class Agent {
       running: () => this.#phase === 'running',
       requestPass: () => this.#kick('drift'),
       recheckSource: () => this.#source.recheck(),
-      ...(opts.fleet &&
+      ...(datastore &&
         fleetDriftCheck && {
           fleet: {
-            desired: opts.fleet,
+            desired: datastore.desired,
             check: fleetDriftCheck,
             state: () => ({
               config: this.#source.config,
@@ -332,7 +287,7 @@ export class Agent {
         // Which release is running, for whoever reads the log of a node behaving differently.
         version: VPPNET_VERSION,
         vppApi: VPP_API_RELEASE,
-        ...(this.#fleetSource
+        ...(this.#source.datastore
           ? { datastore: this.#source.description }
           : { config: this.#source.description }),
         vppSocket: this.#socketPath,
@@ -348,6 +303,7 @@ export class Agent {
         this.metrics.setConfigValid(status.valid);
         this.#events.emit('config', status);
       },
+      rejected: () => this.metrics.countDatastoreRejection(),
       running: () => this.#phase === 'running',
     });
     if (this.#phase !== 'running') return;
@@ -456,7 +412,7 @@ export class Agent {
     return {
       phase: this.#phase,
       config: this.#source.status,
-      ...(this.#fleetSource ? { datastore: this.#fleetSource.datastoreStatus() } : {}),
+      ...(this.#source.datastore ? { datastore: this.#source.datastore.status() } : {}),
       vpp: {
         socket: this.#socketPath,
         state: this.#client.state,
@@ -502,19 +458,18 @@ export class Agent {
       return { outcome: 'skipped', triggers, reason };
     };
     if (this.#phase !== 'running') return skip('the agent is stopping');
-    if (this.#fleetSource) {
-      const model = this.#passes.steering;
-      const config = this.#source.config;
-      const plan = this.#fleetSource.planPass(
-        triggers,
-        model?.valid === true && config !== undefined && this.#client.state === 'ready',
+    const model = this.#passes.steering;
+    const held = this.#source.config;
+    const plan = this.#source.planPass(
+      triggers,
+      model?.valid === true && held !== undefined && this.#client.state === 'ready',
+    );
+    if (plan.kind === 'skip') return skip(plan.reason);
+    if (plan.kind === 'routes' && model && held)
+      return this.#finishPass(
+        await this.#passes.routes(held, model, plan.routes, this.#passRequest(triggers)),
       );
-      if (plan.kind === 'skip') return skip(plan.reason);
-      if (plan.kind === 'routes' && model && config)
-        return this.#finishPass(
-          await this.#passes.routes(config, model, plan.routes, this.#passRequest(triggers)),
-        );
-    }
+    // A full pass: planning it may have read the source again (the datastore derives afresh).
     const config = this.#source.config;
     if (config === undefined) return skip('no valid config loaded yet');
     if (this.#client.state !== 'ready') return skip(`VPP is not connected (${this.#client.state})`);

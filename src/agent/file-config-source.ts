@@ -6,10 +6,15 @@
 import { loadConfigFile } from '../config/load.js';
 import type { AgentConfig } from '../config/model.js';
 import { ConfigError, type ConfigProblem } from '../config/validate.js';
-import type { Timers } from '../util/timers.js';
-import { NOT_STARTED_HANDLERS, type ConfigSource, type ConfigSourceHandlers } from './config-source.js';
+import { systemTimers, type Timers } from '../util/timers.js';
+import {
+  NOT_STARTED_HANDLERS,
+  type ConfigSource,
+  type ConfigSourceHandlers,
+  type SourcePassPlan,
+} from './config-source.js';
 import { ConfigFileWatcher } from './config-watcher.js';
-import { errorMessage, type AgentLogger } from './logger.js';
+import { errorMessage, silentLogger, type AgentLogger } from './logger.js';
 import type { ConfigStatus } from './status.js';
 
 export const DEFAULT_CONFIG_DEBOUNCE_MS = 250;
@@ -18,14 +23,19 @@ export interface FileConfigSourceOptions {
   readonly path: string;
   /** Quiet time after a change in the config's directory before re-reading the file. */
   readonly debounceMs?: number;
-  readonly timers: Timers;
-  /** Milliseconds since the epoch, for the status's timestamps. */
-  readonly clock: () => number;
-  readonly logger: AgentLogger;
+  /** The debounce's time (the agent's, where tests drive it); default the system's. */
+  readonly timers?: Timers;
+  /** Milliseconds since the epoch, for the status's timestamps. Default: `timers.now`. */
+  readonly clock?: () => number;
+  readonly logger?: AgentLogger;
 }
+
+/** The file says nothing of what changed in it: every pass reads it whole. */
+const FULL_PASS: SourcePassPlan = { kind: 'full' };
 
 export class FileConfigSource implements ConfigSource {
   readonly description: string;
+  readonly datastore = undefined;
   readonly #clock: () => number;
   readonly #logger: AgentLogger;
   readonly #watcher: ConfigFileWatcher;
@@ -39,13 +49,14 @@ export class FileConfigSource implements ConfigSource {
 
   constructor(opts: FileConfigSourceOptions) {
     this.description = opts.path;
-    this.#clock = opts.clock;
-    this.#logger = opts.logger;
+    const timers = opts.timers ?? systemTimers;
+    this.#clock = opts.clock ?? (() => timers.now());
+    this.#logger = opts.logger ?? silentLogger;
     this.#status = { path: opts.path, valid: false, problems: [] };
     this.#watcher = new ConfigFileWatcher({
       path: opts.path,
       debounceMs: opts.debounceMs ?? DEFAULT_CONFIG_DEBOUNCE_MS,
-      timers: opts.timers,
+      timers,
       onChange: () => void this.reload(),
       onError: (message) =>
         this.#logger.warn(
@@ -90,6 +101,10 @@ export class FileConfigSource implements ConfigSource {
   async recheck(): Promise<void> {
     this.#watcher.ensureWatching();
     await this.reload();
+  }
+
+  planPass(): SourcePassPlan {
+    return FULL_PASS;
   }
 
   stopWatching(): void {

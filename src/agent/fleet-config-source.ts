@@ -6,11 +6,17 @@
  * a pass whose changes are remote routes alone can be a route delta (planPass).
  */
 import type { AgentConfig } from '../config/model.js';
-import type { RemoteRouteChange } from '../hypervisor/route-delta.js';
-import type { Timer, Timers } from '../util/timers.js';
-import { NOT_STARTED_HANDLERS, type ConfigSource, type ConfigSourceHandlers } from './config-source.js';
+import { systemTimers, type Timer, type Timers } from '../util/timers.js';
+import type { OpenAuditReader } from './audit-reader.js';
+import {
+  NOT_STARTED_HANDLERS,
+  type ConfigDatastore,
+  type ConfigSource,
+  type ConfigSourceHandlers,
+  type SourcePassPlan,
+} from './config-source.js';
 import type { FleetDesired, FleetProblem } from './fleet-desired.js';
-import type { AgentLogger } from './logger.js';
+import { silentLogger, type AgentLogger } from './logger.js';
 import { REPORTED_PER_PASS } from './pass-summary.js';
 import type { ConfigStatus, DatastoreStatus, ReconcileTrigger } from './status.js';
 
@@ -21,29 +27,33 @@ import type { ConfigStatus, DatastoreStatus, ReconcileTrigger } from './status.j
 export const DEFAULT_FLEET_BATCH_MS = 50;
 
 export interface FleetConfigSourceOptions {
+  /**
+   * The desired state derived from the datastore (datastore-source.ts). The source starts and
+   * stops it; a pass runs once it has listed its scope and the node has a record.
+   */
   readonly fleet: FleetDesired;
+  /**
+   * Opens the drift check's reader of VPP's large dumps, a connection of its own
+   * (socketAuditReaders in main.ts): fleet mode's drift check compares VPP with the records.
+   */
+  readonly openAuditReader: OpenAuditReader;
   /** How long datastore changes are gathered before a pass applies them. */
   readonly batchMs?: number;
-  readonly timers: Timers;
-  /** Milliseconds since the epoch, for the status's timestamps. */
-  readonly clock: () => number;
-  readonly logger: AgentLogger;
-  /** A record was rejected (for its metric). */
-  readonly onRejected: () => void;
+  /** The batching's time (the agent's, where tests drive it); default the system's. */
+  readonly timers?: Timers;
+  /** Milliseconds since the epoch, for the status's timestamps. Default: `timers.now`. */
+  readonly clock?: () => number;
+  readonly logger?: AgentLogger;
 }
-
-/** What a pass does with the datastore (FleetConfigSource.planPass). */
-export type FleetPassPlan =
-  /** Derive the config afresh and run a full pass. */
-  | { readonly kind: 'full' }
-  /** Apply these remote route changes to the steering model (a delta pass, no dump). */
-  | { readonly kind: 'routes'; readonly routes: readonly RemoteRouteChange[] }
-  | { readonly kind: 'skip'; readonly reason: string };
 
 export class FleetConfigSource implements ConfigSource {
   readonly description: string;
-  readonly fleet: FleetDesired;
-  readonly #opts: FleetConfigSourceOptions;
+  readonly datastore: ConfigDatastore;
+  readonly #fleet: FleetDesired;
+  readonly #batchMs: number;
+  readonly #timers: Timers;
+  readonly #clock: () => number;
+  readonly #logger: AgentLogger;
   #handlers = NOT_STARTED_HANDLERS;
   #config: AgentConfig | undefined;
   #status: ConfigStatus;
@@ -53,9 +63,20 @@ export class FleetConfigSource implements ConfigSource {
   readonly reads: Promise<unknown> = Promise.resolve();
 
   constructor(opts: FleetConfigSourceOptions) {
-    this.#opts = opts;
-    this.fleet = opts.fleet;
-    this.description = opts.fleet.description;
+    const fleet = opts.fleet;
+    this.#fleet = fleet;
+    this.#batchMs = opts.batchMs ?? DEFAULT_FLEET_BATCH_MS;
+    const timers = opts.timers ?? systemTimers;
+    this.#timers = timers;
+    this.#clock = opts.clock ?? (() => timers.now());
+    this.#logger = opts.logger ?? silentLogger;
+    this.description = fleet.description;
+    this.datastore = {
+      desired: fleet,
+      openAuditReader: opts.openAuditReader,
+      status: () => this.#datastoreStatus(),
+      gauges: () => ({ ...fleet.health(), rejectedKeys: fleet.rejected().size, leftOut: fleet.leftOut() }),
+    };
     this.#status = { path: this.description, valid: false, problems: [] };
   }
 
@@ -70,7 +91,7 @@ export class FleetConfigSource implements ConfigSource {
   /** No waiting for the store: it may be down, and VPP keeps what it has meanwhile. */
   start(handlers: ConfigSourceHandlers): Promise<void> {
     this.#handlers = handlers;
-    this.fleet.start({
+    this.#fleet.start({
       onChange: () => this.#onChange(),
       onRejected: (key, reason) => this.#onRejected(key, reason),
     });
@@ -95,17 +116,17 @@ export class FleetConfigSource implements ConfigSource {
 
   async stop(): Promise<void> {
     this.stopWatching();
-    await this.fleet.stop();
+    await this.#fleet.stop();
   }
 
   /**
-   * What a pass with these triggers does. Remote routes alone changed and `deltaPossible` (the
-   * agent holds a valid steering model of a connected VPP, and a config): a route delta. Until
-   * the scope is listed the last good config (if any) stays in force: a VPP restart or the drift
-   * check still repairs VPP to it, and a datastore change waits for the listing.
+   * Remote routes alone changed and a delta is possible: a route delta; otherwise the config is
+   * derived afresh for a full pass. Until the scope is listed the last good config (if any) stays
+   * in force: a VPP restart or the drift check still repairs VPP to it, and a datastore change
+   * waits for the listing.
    */
-  planPass(triggers: readonly ReconcileTrigger[], deltaPossible: boolean): FleetPassPlan {
-    const fleet = this.fleet;
+  planPass(triggers: readonly ReconcileTrigger[], deltaPossible: boolean): SourcePassPlan {
+    const fleet = this.#fleet;
     if (fleet.health().synced) {
       const changes = fleet.takeChanges();
       if (triggers.every((t) => t === 'datastore') && !changes.structural && deltaPossible) {
@@ -123,8 +144,8 @@ export class FleetConfigSource implements ConfigSource {
     return { kind: 'full' };
   }
 
-  datastoreStatus(): DatastoreStatus {
-    const fleet = this.fleet;
+  #datastoreStatus(): DatastoreStatus {
+    const fleet = this.#fleet;
     const health = fleet.health();
     const rejected = [...fleet.rejected()];
     return {
@@ -140,11 +161,11 @@ export class FleetConfigSource implements ConfigSource {
 
   #onChange(): void {
     if (!this.#handlers.running()) return;
-    if (!this.fleet.health().synced) return this.#passWhenSynced();
+    if (!this.#fleet.health().synced) return this.#passWhenSynced();
     // Changes arrive a watch batch at a time, many a second in a busy fleet; a pass per batch
     // costs more than its few operations. They are gathered for batchMs first.
     if (this.#batchTimer) return;
-    this.#batchTimer = this.#opts.timers.after(this.#opts.batchMs ?? DEFAULT_FLEET_BATCH_MS, () => {
+    this.#batchTimer = this.#timers.after(this.#batchMs, () => {
       this.#batchTimer = undefined;
       if (this.#handlers.running()) this.#handlers.changed('datastore');
     });
@@ -157,15 +178,15 @@ export class FleetConfigSource implements ConfigSource {
   #passWhenSynced(): void {
     if (this.#waitingForSync) return;
     this.#waitingForSync = true;
-    void this.fleet.whenSynced().then(() => {
+    void this.#fleet.whenSynced().then(() => {
       this.#waitingForSync = false;
       if (this.#handlers.running()) this.#handlers.changed('datastore');
     });
   }
 
   #onRejected(key: string, reason: string): void {
-    this.#opts.onRejected();
-    this.#opts.logger.error(
+    this.#handlers.rejected();
+    this.#logger.error(
       { key, reason },
       `datastore value ${key} rejected (${reason}); its last good value stays in force`,
     );
@@ -173,7 +194,7 @@ export class FleetConfigSource implements ConfigSource {
 
   /** The config from the datastore as it is now; the last good one stays without a valid node record. */
   #derive(): void {
-    const { config, problems } = this.fleet.derive();
+    const { config, problems } = this.#fleet.derive();
     if (config) this.#config = config;
     this.#report(problems, { valid: config !== undefined, derived: true });
   }
@@ -187,7 +208,7 @@ export class FleetConfigSource implements ConfigSource {
     problems: readonly FleetProblem[],
     { valid, derived }: { readonly valid: boolean; readonly derived: boolean },
   ): void {
-    const checkedAt = new Date(this.#opts.clock()).toISOString();
+    const checkedAt = new Date(this.#clock()).toISOString();
     const reported = problems.map((p) => ({ path: `${p.key}: ${p.path}`, message: p.message }));
     const news = JSON.stringify(reported) !== JSON.stringify(this.#status.problems);
     const inForceSince = valid && derived ? checkedAt : this.#status.inForceSince;
@@ -204,7 +225,7 @@ export class FleetConfigSource implements ConfigSource {
         : this.#config === undefined
           ? 'waiting for a valid node record'
           : 'the last good config stays in force';
-      this.#opts.logger.error(
+      this.#logger.error(
         { datastore: this.description, problems: reported },
         `datastore records with problems (${reported.map((p) => `${p.path}: ${p.message}`).join('; ')}); ${keeping}`,
       );

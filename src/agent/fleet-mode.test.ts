@@ -26,6 +26,7 @@ import { Agent } from './agent.js';
 import { agentVppClient } from './agent-vpp-client.js';
 import { socketAuditReaders } from './audit-reader.js';
 import { storeSource } from './datastore-source.js';
+import { FleetConfigSource } from './fleet-config-source.js';
 import type { ReconcileSummary } from './status.js';
 
 const skip =
@@ -72,15 +73,17 @@ describe(`vppnet-agent in fleet mode, two nodes on one ${TEST_BACKEND.name} stor
 
   const newAgent = (hv: { name: string; sim: VppSimulator; dir: string }, driftIntervalMs = 0): Agent =>
     new Agent({
-      fleet: storeSource(
-        store.client({ backoff: { initialMs: 50, maxMs: 500 }, callTimeoutMs: 2000 }),
-        schema,
-        hv.name,
-        `${store.description} ${PREFIX} node ${hv.name}`,
-      ),
+      source: new FleetConfigSource({
+        fleet: storeSource(
+          store.client({ backoff: { initialMs: 50, maxMs: 500 }, callTimeoutMs: 2000 }),
+          schema,
+          hv.name,
+          `${store.description} ${PREFIX} node ${hv.name}`,
+        ),
+        openAuditReader: socketAuditReaders(hv.sim.socketPath),
+      }),
       stateDir: path.join(hv.dir, 'state'),
       client: agentVppClient(hv.sim.socketPath),
-      openAuditReader: socketAuditReaders(hv.sim.socketPath),
       vppSocketPath: hv.sim.socketPath,
       driftIntervalMs,
       retryInitialMs: 50,
@@ -480,15 +483,17 @@ describe(`vppnet-agent in fleet mode, two nodes on one ${TEST_BACKEND.name} stor
     // An agent of hv1 started on a wrong (empty) prefix: nothing listed, nothing removed.
     await hv1.agent.stop();
     const wrong = new Agent({
-      fleet: storeSource(
-        store.client(),
-        new KeySchema('/nothing-here/v1/'),
-        'hv1',
-        'the store (wrong prefix)',
-      ),
+      source: new FleetConfigSource({
+        fleet: storeSource(
+          store.client(),
+          new KeySchema('/nothing-here/v1/'),
+          'hv1',
+          'the store (wrong prefix)',
+        ),
+        openAuditReader: socketAuditReaders(hv1.sim.socketPath),
+      }),
       stateDir: path.join(hv1.dir, 'state'),
       client: agentVppClient(hv1.sim.socketPath),
-      openAuditReader: socketAuditReaders(hv1.sim.socketPath),
       vppSocketPath: hv1.sim.socketPath,
       driftIntervalMs: 0,
     });

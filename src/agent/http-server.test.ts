@@ -5,6 +5,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Agent } from './agent.js';
+import { FileConfigSource } from './file-config-source.js';
 import { AgentHttpServer } from './http-server.js';
 import { configYaml, FakeReconciler, makeTempDir } from './testing/agent-fixtures.js';
 import { RecordingVppApi } from '../vpp/client/testing/recording-vpp-api.js';
@@ -41,7 +42,7 @@ describe('AgentHttpServer', () => {
     await writeFile(join(tmp.dir, 'etc', 'config.yaml'), configYaml());
     client = new RecordingVppApi();
     agent = new Agent({
-      configPath: join(tmp.dir, 'etc', 'config.yaml'),
+      source: new FileConfigSource({ path: join(tmp.dir, 'etc', 'config.yaml') }),
       stateDir: join(tmp.dir, 'state'),
       client,
       reconcileFn: new FakeReconciler().fn,

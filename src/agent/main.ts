@@ -15,8 +15,10 @@ import {
   connectionSettingsOf,
   ConnectionSettingsError,
 } from '../datastore/connection-settings.js';
+import type { ConfigSource } from './config-source.js';
 import { etcdSource } from './datastore-source.js';
-import type { FleetDesired } from './fleet-desired.js';
+import { FileConfigSource } from './file-config-source.js';
+import { FleetConfigSource } from './fleet-config-source.js';
 import { errorMessage } from './logger.js';
 import { versionLine } from '../util/version.js';
 
@@ -55,7 +57,8 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
     process.exit(1);
   });
 
-  let fleet: FleetDesired | undefined;
+  // Where the config comes from: the file, or the datastore with the drift check's own reader.
+  let source: ConfigSource;
   if (flags.etcd) {
     try {
       const settings = connectionSettingsOf(flags.etcd.connection, AGENT_CONNECTION_FLAGS, env);
@@ -64,19 +67,21 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
           { insecureEndpoints: settings.insecureEndpoints },
           `etcd without TLS beyond loopback (${settings.insecureEndpoints.join(', ')}), accepted by --etcd-insecure: the fleet's records cross the network in clear text and anyone on the path can rewrite them`,
         );
-      fleet = etcdSource(settings, flags.etcd.nodeName);
+      source = new FleetConfigSource({
+        fleet: etcdSource(settings, flags.etcd.nodeName),
+        openAuditReader: socketAuditReaders(flags.vppSocketPath),
+        logger,
+      });
     } catch (err) {
       // A setting that cannot work (a file it cannot read, an endpoint that is no address).
       const usage = err instanceof ConnectionSettingsError ? `\n${USAGE}` : '';
       process.stderr.write(`vppnet-agent: ${errorMessage(err)}${usage}\n`);
       return 2;
     }
-  }
+  } else source = new FileConfigSource({ path: flags.configPath, logger });
   // The VPP connections are opened here (the agent starts and closes them), not by the agent.
   const agent = new Agent({
-    ...(fleet
-      ? { fleet, openAuditReader: socketAuditReaders(flags.vppSocketPath) }
-      : { configPath: flags.configPath }),
+    source,
     client: agentVppClient(flags.vppSocketPath),
     vppSocketPath: flags.vppSocketPath,
     stateDir: flags.stateDir,

@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { VPP_API_RELEASE, VPPNET_VERSION } from '../util/version.js';
 import { RecordingVppApi } from '../vpp/client/testing/recording-vpp-api.js';
 import { Agent } from './agent.js';
+import { FileConfigSource } from './file-config-source.js';
 import type { DropCounts } from '../dataplane/drop-counters.js';
 import { parseShowPolicer } from '../dataplane/policer-counters.js';
 import { AgentMetrics } from './metrics.js';
@@ -142,7 +143,7 @@ describe('AgentMetrics', () => {
     await mkdir(join(tmp.dir, 'etc'));
     await writeFile(join(tmp.dir, 'etc', 'config.yaml'), configYaml());
     const agent = new Agent({
-      configPath: join(tmp.dir, 'etc', 'config.yaml'),
+      source: new FileConfigSource({ path: join(tmp.dir, 'etc', 'config.yaml') }),
       stateDir: join(tmp.dir, 'state'),
       client,
       reconcileFn: new FakeReconciler().fn,

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { SrGlobalsFileStore } from '../agent/sr-globals-file-store.js';
 import { validateConfig } from '../config/validate.js';
 import { emptySnapshot, type VppSnapshot } from '../hypervisor/snapshot.js';
-import type { SrEncapsReading } from '../dataplane/sr-encaps.js';
+import type { SrEncapsReading } from '../srv6/sr-encaps.js';
 import { srGlobalsNotes } from './sr-globals-notes.js';
 
 const config = validateConfig({

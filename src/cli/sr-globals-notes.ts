@@ -1,12 +1,12 @@
 /**
  * What `vppnet plan --vpp` and `vppnet status` say about the SRv6 encap globals when VPP's CLI did
- * not tell them (dataplane/sr-encaps.ts): where the value came from instead, or, when nothing
+ * not tell them (srv6/sr-encaps.ts): where the value came from instead, or, when nothing
  * knew it, that the verdict may count an operation the agent would not really need. Nothing is
  * said when VPP answered, which is the normal case.
  */
 import type { AgentConfig } from '../config/model.js';
 import type { VppSnapshot } from '../hypervisor/snapshot.js';
-import { SR_ENCAPS_HOP_LIMIT_COMMAND, SR_ENCAPS_SOURCE_COMMAND } from '../dataplane/sr-encaps.js';
+import { SR_ENCAPS_HOP_LIMIT_COMMAND, SR_ENCAPS_SOURCE_COMMAND } from '../srv6/sr-encaps.js';
 import { ip6InPrefix } from '../net/ip.js';
 import type { SrGlobalsMemory } from '../srv6/actual.js';
 

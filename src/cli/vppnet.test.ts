@@ -16,7 +16,7 @@ import { reconcile } from '../agent/reconciler.js';
 import { memoryStore } from '../hypervisor/reconcile.js';
 import { SR_GLOBALS_FILE, SrGlobalsFileStore } from '../agent/sr-globals-file-store.js';
 import { loadConfigFile } from '../config/load.js';
-import { parseSrEncapsHopLimit, SR_ENCAPS_HOP_LIMIT_COMMAND } from '../dataplane/sr-encaps.js';
+import { parseSrEncapsHopLimit, SR_ENCAPS_HOP_LIMIT_COMMAND } from '../srv6/sr-encaps.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
 import { CliUsageError, main } from './vppnet.js';

@@ -3,7 +3,7 @@
  * resources, and the steering entries as bulk kinds (reconcile/bulk.ts), one per address family.
  */
 import type { AgentConfig } from '../config/model.js';
-import { SteeringEntries } from '../dataplane/steering-entries.js';
+import { SteeringEntries } from '../srv6/steering-entries.js';
 import { plan as makePlan } from '../reconcile/planner.js';
 import type { Plan, Resource } from '../reconcile/resource.js';
 import { desiredServices, type ServicesDesiredInput } from '../services/desired.js';

@@ -12,7 +12,7 @@ import type { FileFacts, HostFiles, HostLinks } from '../dataplane/context.js';
 import { hostVethDescriptor, interfaceDescriptor } from '../dataplane/interface-descriptors.js';
 import { keys, podOfTag, tags } from '../dataplane/keys.js';
 import { portInterfaceName } from '../dataplane/names.js';
-import { policerClassifyTablesByInterface } from '../dataplane/policer-classify-reading.js';
+import { policerClassifyTablesByInterface } from '../services/policer-classify-reading.js';
 import { loadSnapshot, type VppSnapshot } from './snapshot.js';
 import { execute, type ExecutionResult } from '../reconcile/executor.js';
 import { inPlaceByKind } from '../reconcile/in-place.js';

@@ -11,7 +11,7 @@ import { startVppTarget, type VppTarget } from '../../test/support/vpp-target.js
 import type { AgentConfig } from '../config/model.js';
 import { validateConfig } from '../config/validate.js';
 import { NO_HOST_FILES } from '../dataplane/context.js';
-import { SteeringEntries } from '../dataplane/steering-entries.js';
+import { SteeringEntries } from '../srv6/steering-entries.js';
 import { parseIp4Prefix } from '../net/ip.js';
 import { VppClient, type RequestDiagnostic } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';

@@ -16,7 +16,7 @@ import { NO_HOST_FILES, type DataplaneContext, type HostLinks } from '../datapla
 import { InterfaceRegistry } from '../dataplane/interface-registry.js';
 import { ipTableDescriptor } from '../dataplane/ip-descriptors.js';
 import { tableNames } from '../dataplane/keys.js';
-import { SteeringEntries } from '../dataplane/steering-entries.js';
+import { SteeringEntries } from '../srv6/steering-entries.js';
 import { canonicalIp6, ip6InPrefix, isIp4, isIp6, type Ip4Prefix, type Ip6Prefix } from '../net/ip.js';
 import { hostBitsProblem } from '../net/network-prefix.js';
 import { execute, type ExecutionResult } from '../reconcile/executor.js';

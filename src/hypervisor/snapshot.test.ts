@@ -7,7 +7,7 @@ import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
 import { vppPrefix } from '../dataplane/ip-values.js';
 import { loadSnapshot } from './snapshot.js';
-import type { SteeringEntries } from '../dataplane/steering-entries.js';
+import type { SteeringEntries } from '../srv6/steering-entries.js';
 
 /** A VPP connection that closed: every request fails, as VppClient's do once close() is called. */
 function closedClient(): VppApi {

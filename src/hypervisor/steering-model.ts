@@ -10,7 +10,7 @@
  * likewise, one Map per (table, prefix length) keyed by the address as a 128-bit bigint.
  */
 import type { AgentConfig } from '../config/model.js';
-import { SteeringEntries } from '../dataplane/steering-entries.js';
+import { SteeringEntries } from '../srv6/steering-entries.js';
 import {
   bigIntToIp6,
   intToIp4,

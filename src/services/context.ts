@@ -5,7 +5,7 @@
  */
 import type { AclRegistry } from '../dataplane/acl-registry.js';
 import type { AclContext } from '../dataplane/context.js';
-import type { PolicerClassifyTables } from '../dataplane/policer-classify-reading.js';
+import type { PolicerClassifyTables } from './policer-classify-reading.js';
 
 export interface ServicesContext extends AclContext {
   readonly macips: AclRegistry;

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { FIB_SOURCE_API } from '../dataplane/snapshot.js';
 import { emptySnapshot } from '../hypervisor/snapshot.js';
-import { NO_NAT } from '../dataplane/nat-reading.js';
+import { NO_NAT } from './nat-reading.js';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 

@@ -4,12 +4,12 @@
  * when asked (`services`), each plugin only where this VPP has it.
  */
 import type { DataplaneSnapshot } from '../dataplane/snapshot.js';
-import { NO_NAT, readNat, type NatReading } from '../dataplane/nat-reading.js';
+import { NO_NAT, readNat, type NatReading } from './nat-reading.js';
 import {
   NO_POLICER_CLASSIFY,
   readPolicerClassify,
   type PolicerClassifyReading,
-} from '../dataplane/policer-classify-reading.js';
+} from './policer-classify-reading.js';
 import type { KindMessages } from '../reconcile/descriptor.js';
 import type { Message } from '../vpp/codec/schema.js';
 import type { VppApi } from '../vpp/client/vpp-api.js';

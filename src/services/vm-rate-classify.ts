@@ -4,7 +4,7 @@
  * policer, and the policer-classify bindings, kept in the pass's reading as they change. Apart
  * from the kinds because these are VPP's classify and policer-classify requests, shared by both.
  */
-import type { PolicerClassifyBinding } from '../dataplane/policer-classify-reading.js';
+import type { PolicerClassifyBinding } from './policer-classify-reading.js';
 import { tags } from '../dataplane/keys.js';
 import { intToIp4, ip4ToInt } from '../net/ip.js';
 import { formatIp6, writeIp6Literal } from '../net/ip-literal.js';

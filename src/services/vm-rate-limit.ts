@@ -37,7 +37,7 @@
  * vm-rate-classify.ts.
  */
 import type { AgentConfig } from '../config/model.js';
-import type { PolicerClassifyReading } from '../dataplane/policer-classify-reading.js';
+import type { PolicerClassifyReading } from './policer-classify-reading.js';
 import { keys, tags, vmPortOfRatePolicer } from '../dataplane/keys.js';
 import { portInterfaceName } from '../dataplane/names.js';
 import type { InterfaceRegistry } from '../dataplane/interface-registry.js';

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { emptySnapshot } from '../hypervisor/snapshot.js';
-import { SteeringEntries } from '../dataplane/steering-entries.js';
+import { SteeringEntries } from './steering-entries.js';
 import { actualSteering } from './actual.js';
 import type { AgentConfig } from '../config/model.js';
 import { entries, B1, B2 } from '../../test/support/steering-plan.js';

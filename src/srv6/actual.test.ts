@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { validateConfig } from '../config/validate.js';
 import { keys } from '../dataplane/keys.js';
 import { emptySnapshot, type VppSnapshot } from '../hypervisor/snapshot.js';
-import type { SrEncapsReading } from '../dataplane/sr-encaps.js';
+import type { SrEncapsReading } from './sr-encaps.js';
 import { actualSrv6, type SrGlobalsMemory } from './actual.js';
 
 const config = validateConfig({

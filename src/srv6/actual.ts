@@ -2,13 +2,13 @@
  * vppnet's SRv6 objects as found in VPP. SR objects carry no tag: local SIDs are vppnet's when
  * inside the node's locator, policies when their BSID is in vppnet's BSID prefix, steering when it
  * points at such a BSID. Encap source and hop limit have no dump in VPP 26.06; the snapshot reads
- * them from VPP's CLI (dataplane/sr-encaps.ts). Only when that answer is not understood do they
+ * them from VPP's CLI (sr-encaps.ts). Only when that answer is not understood do they
  * come from elsewhere: the source from vppnet's policies, both from what this agent set on this
  * VPP process (its memory).
  */
 import type { AgentConfig } from '../config/model.js';
 import type { Srv6View } from './reading.js';
-import { UNSET_ENCAP_SOURCE } from '../dataplane/sr-encaps.js';
+import { UNSET_ENCAP_SOURCE } from './sr-encaps.js';
 import { ip6InPrefix } from '../net/ip.js';
 import type { Resource } from '../reconcile/resource.js';
 import { msg } from '../vpp/messages/index.js';

@@ -5,7 +5,7 @@
  * rebuilding the overlay.
  */
 import type { AgentConfig, RemoteRouteConfig, VpcConfig } from '../config/model.js';
-import { SteeringEntries } from '../dataplane/steering-entries.js';
+import { SteeringEntries } from './steering-entries.js';
 import { routedPrefixes } from '../net/ip.js';
 import type { SteeringSides } from './steering-resources.js';
 

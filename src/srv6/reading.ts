@@ -3,8 +3,8 @@
  * parts): local SIDs, policies, the encap globals and the steering entries.
  */
 import type { DataplaneSnapshot } from '../dataplane/snapshot.js';
-import { INITIAL_SR_ENCAPS, readSrEncaps, type SrEncapsReading } from '../dataplane/sr-encaps.js';
-import { SteeringEntries } from '../dataplane/steering-entries.js';
+import { INITIAL_SR_ENCAPS, readSrEncaps, type SrEncapsReading } from './sr-encaps.js';
+import { SteeringEntries } from './steering-entries.js';
 import type { KindMessages } from '../reconcile/descriptor.js';
 import type { Message } from '../vpp/codec/schema.js';
 import type { VppApi } from '../vpp/client/vpp-api.js';

@@ -7,7 +7,7 @@
  * are equivalent when they point at the same BSID.
  */
 import { keys } from '../dataplane/keys.js';
-import type { SteeringEntries } from '../dataplane/steering-entries.js';
+import type { SteeringEntries } from './steering-entries.js';
 import type { BulkComparison, BulkResources } from '../reconcile/bulk.js';
 import type { Resource } from '../reconcile/resource.js';
 import type { DataplaneContext } from '../dataplane/context.js';

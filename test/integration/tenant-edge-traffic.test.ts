@@ -8,7 +8,7 @@
  *
  * Needs VPP_API_SOCKET (a VPP of its own, left as found), root, iproute2 and /usr/bin/python3 with
  * scapy. CI has no VPP: the same scenarios run there against the simulator's models
- * (src/agent/source-validation.test.ts).
+ * (src/hypervisor/source-validation.test.ts).
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';

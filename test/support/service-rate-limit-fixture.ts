@@ -1,5 +1,5 @@
 /**
- * The node of the service-rate-limit tests (src/agent/service-rate-limit-*.test.ts): a VPP target,
+ * The node of the service-rate-limit tests (src/hypervisor/service-rate-limit-*.test.ts): a VPP target,
  * a client and a loopback standing in for the uplink; their config and the reads of what the
  * reconciler left in VPP; and, for the tests on a RecordingVppApi, vm1's context, a limit and the
  * recorded requests in short.
@@ -22,7 +22,7 @@ import type { Resource } from '../../src/reconcile/resource.js';
 import { RecordingVppApi } from '../../src/vpp/client/testing/recording-vpp-api.js';
 import { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { msg } from '../../src/vpp/messages/index.js';
-import { reconcile } from '../../src/agent/reconciler.js';
+import { reconcile } from './host-reconcile.js';
 import { memoryStore } from '../../src/hypervisor/reconcile.js';
 import { NO_HOST_LINKS } from './no-host-links.js';
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { hypervisorKinds as descriptors } from '../../src/hypervisor/kinds.js';
 import { keys } from '../../src/dataplane/keys.js';
-import { SteeringEntries } from '../../src/dataplane/steering-entries.js';
+import { SteeringEntries } from '../../src/srv6/steering-entries.js';
 import { plan } from '../../src/reconcile/planner.js';
 import type { Plan, Resource } from '../../src/reconcile/resource.js';
 import type { IpTableValue } from '../../src/dataplane/ip-descriptors.js';

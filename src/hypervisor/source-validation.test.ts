@@ -17,8 +17,8 @@ import { eui64Address } from '../net/eui64.js';
 import type { VppSimulator } from '../vpp/sim/index.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
-import { reconcile } from './reconciler.js';
-import { memoryStore } from '../hypervisor/reconcile.js';
+import { reconcile } from '../../test/support/host-reconcile.js';
+import { memoryStore } from './reconcile.js';
 import { NO_HOST_LINKS } from '../../test/support/no-host-links.js';
 
 const MAC = (n: number): string => `52:54:00:00:0a:${n.toString(16).padStart(2, '0')}`;

@@ -14,8 +14,8 @@ import { validateConfig } from '../config/validate.js';
 import { UNDERLAY_SOURCE_TABLE } from '../config/defaults.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
-import { reconcile } from './reconciler.js';
-import { memoryStore } from '../hypervisor/reconcile.js';
+import { reconcile } from '../../test/support/host-reconcile.js';
+import { memoryStore } from './reconcile.js';
 
 describe('an uplink deleted and created again', () => {
   let target: VppTarget;

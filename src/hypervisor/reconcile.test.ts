@@ -16,8 +16,8 @@ import { validateConfig } from '../config/validate.js';
 import { VppClient, type RequestDiagnostic } from '../vpp/client/vpp-client.js';
 import { fabricTableOf } from '../config/defaults.js';
 import { msg } from '../vpp/messages/index.js';
-import { reconcile } from './reconciler.js';
-import { memoryStore, type SrGlobalsStore } from '../hypervisor/reconcile.js';
+import { reconcile } from '../../test/support/host-reconcile.js';
+import { memoryStore, type SrGlobalsStore } from './reconcile.js';
 import { NO_HOST_LINKS } from '../../test/support/no-host-links.js';
 
 /** No veth ports in these tests: host links must never be touched. */

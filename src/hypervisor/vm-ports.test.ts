@@ -17,9 +17,9 @@ import { validateConfig } from '../config/validate.js';
 import { tags } from '../dataplane/keys.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
-import { portScope } from './port-scope.js';
-import { reconcile } from './reconciler.js';
-import { memoryStore, type ReconcileOutcome } from '../hypervisor/reconcile.js';
+import { portScope } from '../agent/port-scope.js';
+import { reconcile } from '../../test/support/host-reconcile.js';
+import { memoryStore, type ReconcileOutcome } from './reconcile.js';
 import { NO_HOST_LINKS } from '../../test/support/no-host-links.js';
 
 const ROOT = process.getuid?.() === 0;

@@ -16,10 +16,10 @@ import { ConfigError, validateConfig } from '../config/validate.js';
 import { NO_ARPING_WARNING } from '../srv6/underlay-neighbours.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
-import { reconcile } from './reconciler.js';
-import { memoryStore, type SrGlobalsStore } from '../hypervisor/reconcile.js';
-import { REQUIRED_MESSAGES } from '../hypervisor/required-messages.js';
-import { SrGlobalsFileStore } from './sr-globals-file-store.js';
+import { reconcile } from '../../test/support/host-reconcile.js';
+import { memoryStore, type SrGlobalsStore } from './reconcile.js';
+import { REQUIRED_MESSAGES } from './required-messages.js';
+import { SrGlobalsFileStore } from '../agent/sr-globals-file-store.js';
 import { NO_HOST_LINKS } from '../../test/support/no-host-links.js';
 
 const ADDRESS = '2001:db8::1';

@@ -17,8 +17,8 @@ import { fabricTableOf } from '../config/defaults.js';
 import { validateConfig } from '../config/validate.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
-import { reconcile } from './reconciler.js';
-import { memoryStore } from '../hypervisor/reconcile.js';
+import { reconcile } from '../../test/support/host-reconcile.js';
+import { memoryStore } from './reconcile.js';
 import { ServiceAddresses } from '../services/service-addresses.js';
 import type { AddressBook } from '../services/address-allocator.js';
 

@@ -13,19 +13,15 @@ import { createUnderlay, removeUnderlay, type TestUnderlay } from '../../test/su
 import { deleteDumpedSteering } from '../../test/support/steering.js';
 import { startVppTarget, type VppTarget } from '../../test/support/vpp-target.js';
 import type { AgentConfig, PortConfig, RemoteRouteConfig, VpcConfig } from '../config/model.js';
-import { auditSteering } from '../hypervisor/steering-audit.js';
+import { auditSteering } from './steering-audit.js';
 import { validateConfig } from '../config/validate.js';
 import { VppRetvalError } from '../vpp/client/retval-error.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { fabricTableOf } from '../config/defaults.js';
 import { msg } from '../vpp/messages/index.js';
-import {
-  reconcileRouteChanges,
-  RouteChangeError,
-  type RemoteRouteChange,
-} from '../hypervisor/route-delta.js';
-import { reconcile } from './reconciler.js';
-import { memoryStore, type SrGlobalsStore } from '../hypervisor/reconcile.js';
+import { reconcileRouteChanges, RouteChangeError, type RemoteRouteChange } from './route-delta.js';
+import { reconcile } from '../../test/support/host-reconcile.js';
+import { memoryStore, type SrGlobalsStore } from './reconcile.js';
 import { NO_HOST_LINKS } from '../../test/support/no-host-links.js';
 
 const SUBNET6 = { address: '2001:db8:a::', len: 64 };

@@ -17,8 +17,8 @@ import { validateConfig } from '../config/validate.js';
 import { FIB_SOURCE_API } from '../dataplane/snapshot.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
-import { reconcile } from './reconciler.js';
-import { memoryStore } from '../hypervisor/reconcile.js';
+import { reconcile } from '../../test/support/host-reconcile.js';
+import { memoryStore } from './reconcile.js';
 import { NO_HOST_LINKS } from '../../test/support/no-host-links.js';
 
 describe('an IPv6 default route through an appliance', () => {
