@@ -228,7 +228,9 @@ async function reconcilePass(given: AgentConfig, opts: ReconcileOptions): Promis
   // The acl plugin's UDP idle timeout, likewise: what ran, else what was remembered.
   const aclKey = keys.aclSessionTimeouts();
   const aclDesired = desired.resources.find((r) => aclSessionTimeoutsDescriptor.is(r))?.value.udpIdleSeconds;
-  const aclRan = plan.ops.some((o) => o.key === aclKey) && !notDone.has(aclKey);
+  // By kind first: a bulk member's op builds its key when asked (100k steering ops from empty).
+  const aclKind = aclSessionTimeoutsDescriptor.kind;
+  const aclRan = plan.ops.some((o) => o.kind === aclKind && o.key === aclKey) && !notDone.has(aclKey);
   const aclUdpIdleSeconds = aclRan ? aclDesired : remembered?.aclUdpIdleSeconds;
   const underlayAnnouncement = announcementInPlace(
     snapshot,
