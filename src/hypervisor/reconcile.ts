@@ -262,7 +262,7 @@ async function reconcilePass(given: AgentConfig, opts: ReconcileOptions): Promis
 }
 
 /** Leaves the ports of some pods (their interfaces, what hangs off them, host links) out of a pass. */
-function withoutPodPorts(actual: readonly Resource[], leaveAlone: (pod: string) => boolean): Resource[] {
+function withoutPodPorts(actual: Resource[], leaveAlone: (pod: string) => boolean): Resource[] {
   const skipped = new Set<string>();
   for (const r of actual) {
     const pod = interfaceDescriptor.is(r) ? podOfTag(r.value.name) : undefined;
@@ -276,6 +276,8 @@ function withoutPodPorts(actual: readonly Resource[], leaveAlone: (pod: string) 
     if (hostVethDescriptor.is(r) && isPodVethName(r.value.hostName) && leaveAlone(r.value.hostName))
       skipped.add(r.key);
   }
+  // Nothing to leave out (no pod in progress): the same list, not a lookup per dependency.
+  if (skipped.size === 0) return actual;
   return actual.filter((r) => !skipped.has(r.key) && !r.deps.some((d) => skipped.has(d)));
 }
 
