@@ -124,6 +124,7 @@ function memberUpdate(
 }
 
 const NONE: readonly string[] = [];
+const NO_MEMBERS: Uint32Array = new Uint32Array(0);
 
 // What happens to a desired member.
 const UNCHANGED = 0;
@@ -143,6 +144,14 @@ export class BulkKindSet implements KindSet {
   /** Actual members deleted with a dependency: the dependency's key. */
   readonly #deletedWith = new Map<number, string>();
   readonly #pending: PendingResource[] = [];
+  /**
+   * How many actual members have a desired one, are deleted, and how many desired members stay
+   * unchanged: a pass that changes nothing then skips the loops over 100k members that would find
+   * nothing (they run once a pass, before V8 has optimized them).
+   */
+  #matched = 0;
+  #deletedCount = 0;
+  #unchangedCount = 0;
   /** Groups of actual members by dependency key, and members by group: built at the first cascade. */
   #actualGroupsByDep: Map<string, number[]> | undefined;
   #groupStart: Uint32Array | undefined;
@@ -158,7 +167,10 @@ export class BulkKindSet implements KindSet {
     const counterpart = comparison.counterpart;
     for (let i = 0; i < counterpart.length; i++) {
       const j = counterpart[i] as number;
-      if (j >= 0) this.#desiredOf[j] = i;
+      if (j >= 0) {
+        this.#desiredOf[j] = i;
+        this.#matched++;
+      }
     }
   }
 
@@ -180,14 +192,22 @@ export class BulkKindSet implements KindSet {
       }
       const j = counterpart[i] as number;
       if (j < 0) this.#state[i] = CREATE;
-      else if (this.#c.equivalent(i, j)) this.#state[i] = UNCHANGED;
-      else if (canUpdate) this.#state[i] = UPDATE;
+      else if (this.#c.equivalent(i, j)) {
+        this.#state[i] = UNCHANGED;
+        this.#unchangedCount++;
+      } else if (canUpdate) this.#state[i] = UPDATE;
       else {
         this.#state[i] = RECREATE;
         this.#deleted[j] = 1;
+        this.#deletedCount++;
       }
     }
-    for (let j = 0; j < this.#desiredOf.length; j++) if (this.#desiredOf[j] === -1) this.#deleted[j] = 1;
+    if (this.#matched < this.#desiredOf.length)
+      for (let j = 0; j < this.#desiredOf.length; j++)
+        if (this.#desiredOf[j] === -1) {
+          this.#deleted[j] = 1;
+          this.#deletedCount++;
+        }
     return NONE; // members are leaves: nothing depends on them
   }
 
@@ -202,19 +222,20 @@ export class BulkKindSet implements KindSet {
         const j = members[m] as number;
         if (this.#deleted[j]) continue;
         this.#deleted[j] = 1;
+        this.#deletedCount++;
         this.#deletedWith.set(j, key);
         const i = this.#desiredOf[j] as number;
-        if (i >= 0 && this.#state[i] !== PENDING) this.#state[i] = CASCADED;
+        if (i >= 0 && this.#state[i] !== PENDING) {
+          if (this.#state[i] === UNCHANGED) this.#unchangedCount--;
+          this.#state[i] = CASCADED;
+        }
       }
     }
     return NONE;
   }
 
   countUnchanged(into: Map<string, number>): void {
-    let n = 0;
-    const state = this.#state;
-    // Indexed: for-of over 100k members makes an iterator result each before V8 optimizes it.
-    for (let i = 0; i < state.length; i++) if (state[i] === UNCHANGED) n++;
+    const n = this.#unchangedCount;
     const kind = this.#c.desired.kind;
     if (n > 0) into.set(kind, (into.get(kind) ?? 0) + n);
   }
@@ -236,16 +257,20 @@ export class BulkKindSet implements KindSet {
     };
     const actualLevel = levelsOf(actual, found);
     const desiredLevel = levelsOf(desired, wanted);
-    const deleted = inPlanOrder(actual, this.#deleted, 1, actualLevel, -1);
+    const deleted =
+      this.#deletedCount === 0 ? NO_MEMBERS : inPlanOrder(actual, this.#deleted, 1, actualLevel, -1);
     for (let k = 0; k < deleted.length; k++) {
       const j = deleted[k] as number;
       deletes.push(memberOp('delete', actual, j, actualLevel(actual.groupOf(j)), this.#actualReason(j)));
     }
     const state = this.#state;
-    const changed = new Uint8Array(state.length);
-    for (let i = 0; i < state.length; i++)
-      changed[i] = state[i] === UNCHANGED || state[i] === PENDING ? 0 : 1;
-    const applied = inPlanOrder(desired, changed, 1, desiredLevel, 1);
+    let applied: Uint32Array = NO_MEMBERS;
+    if (this.#unchangedCount + this.#pending.length < state.length) {
+      const changed = new Uint8Array(state.length);
+      for (let i = 0; i < state.length; i++)
+        changed[i] = state[i] === UNCHANGED || state[i] === PENDING ? 0 : 1;
+      applied = inPlanOrder(desired, changed, 1, desiredLevel, 1);
+    }
     for (let k = 0; k < applied.length; k++) {
       const i = applied[k] as number;
       const level = desiredLevel(desired.groupOf(i));

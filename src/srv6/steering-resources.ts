@@ -32,35 +32,12 @@ export class SteeringResources implements BulkResources {
     this.#descriptor = entries.family === 4 ? steeringDescriptor : steering6Descriptor;
     this.kind = this.#descriptor.kind;
     const ip6 = entries.family === 6;
-    this.#groupOf = new Uint32Array(entries.size);
-    // (BSID index, table) → group, as one number: a Map per BSID was most of what a route delta's
-    // small sides allocated (a batch of 50 changes names about as many BSIDs).
-    const groupOfPair = new Map<number, number>();
-    if (entries.bsids.length >= 2 ** 21)
-      throw new Error(`${entries.bsids.length} BSIDs in one set of steering entries`);
-    let lastBsid = -1;
-    let lastTable = -1;
-    let lastGroup = 0;
-    for (let i = 0; i < entries.size; i++) {
-      const bsid = entries.bsidIndex(i);
-      const table = entries.table(i);
-      // Entries come in runs of one VPC (one table, one BSID): one lookup per run.
-      if (bsid === lastBsid && table === lastTable) {
-        this.#groupOf[i] = lastGroup;
-        continue;
-      }
-      // Exact below 2^53: BSID indices are below 2^21 (checked above), tables are 32-bit.
-      const pair = bsid * 0x1_0000_0000 + table;
-      let group = groupOfPair.get(pair);
-      if (group === undefined) {
-        group = this.groups.length;
-        this.groups.push([keys.srPolicy(entries.bsid(i)), keys.ipTable(table, ip6)]);
-        groupOfPair.set(pair, group);
-      }
-      this.#groupOf[i] = group;
-      lastBsid = bsid;
-      lastTable = table;
-      lastGroup = group;
+    // Made once for the columns a config's desired steering shares across passes (groups()).
+    const groups = entries.groups();
+    this.#groupOf = groups.groupOf;
+    for (let g = 0; g < groups.tables.length; g++) {
+      const bsid = entries.bsids[groups.bsidIndexes[g] as number] as string;
+      this.groups.push([keys.srPolicy(bsid), keys.ipTable(groups.tables[g] as number, ip6)]);
     }
   }
 
