@@ -124,6 +124,47 @@ describe("bench/reconcile's frame recorder", () => {
     }
   });
 
+  it('passes sendFrom on and records what it sends, past the first buffer and after reuse', async () => {
+    const recorder = new FrameRecorder();
+    const fake = new FakeTransport();
+    const sentFrom: string[] = [];
+    const withSendFrom = Object.assign(fake, {
+      sendFrom: (buf: Buffer, start: number, end: number): boolean => {
+        sentFrom.push(buf.toString('latin1', start, end));
+        return true;
+      },
+    });
+    const transport = recorder.wrap(() => withSendFrom)({ path: '/x', connectTimeoutMs: 1 });
+    assert.ok(transport.sendFrom !== undefined, 'the client keeps its copy-free path');
+    transport.on('frame', () => undefined);
+    fake.deliver(handshakeReply);
+    recorder.start();
+    // One scratch buffer reused for every frame, as the client's request mux does; 3 MiB in all.
+    const scratch = Buffer.alloc(1024);
+    const frames = 3 * 1024;
+    for (let i = 0; i < frames; i++) {
+      scratch.fill(i & 255);
+      transport.sendFrom?.(scratch, 8, 8 + 1000);
+    }
+    transport.send(Buffer.from('last'));
+    assert.equal(recorder.stop(), frames + 1);
+    assert.equal(sentFrom.length, frames, 'every frame still reaches the transport');
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'frame-recorder-'));
+    try {
+      await recorder.write(path.join(dir, 'rec'));
+      const bytes = await readFile(path.join(dir, 'rec.frames'));
+      assert.equal(bytes.length, frames * 1000 + 4);
+      for (const i of [0, 1, 1047, 1048, frames - 1])
+        assert.ok(
+          bytes.subarray(i * 1000, (i + 1) * 1000).every((b) => b === (i & 255)),
+          `frame ${i}`,
+        );
+      assert.equal(bytes.subarray(frames * 1000).toString(), 'last');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses to write without a message table', async () => {
     const recorder = new FrameRecorder();
     await assert.rejects(recorder.write('/nonexistent/rec'), /no message table seen/);

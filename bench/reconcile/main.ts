@@ -50,6 +50,8 @@ const RESTART_COMMAND = process.env.BENCH_VPP_RESTART;
  * speedscope); the other passes are not profiled. `node --cpu-prof` would profile the whole run.
  */
 const CPU_PROFILE_FILE = process.env.BENCH_CPU_PROFILE;
+/** As BENCH_CPU_PROFILE, for the from-empty pass. */
+const CPU_PROFILE_FROM_EMPTY_FILE = process.env.BENCH_CPU_PROFILE_FROM_EMPTY;
 /** show_version_reply.build_directory of vppnet's simulator (src/vpp/sim/simulator.ts). */
 const SIM_BUILD_DIRECTORY = '/vppnet-sim';
 /** The nodes measured, in this order, each in a process of its own: IPv4, IPv6 ("4,6"). */
@@ -278,6 +280,7 @@ async function measureFamily(family: Family): Promise<void> {
     recorder.start();
     const fromEmpty = await pass(
       `from empty (${fmt(N_VPCS)} VPCs x ${N_ROUTES} ${family === 4 ? 'IPv4 /24s' : 'IPv6 /128s'})`,
+      CPU_PROFILE_FROM_EMPTY_FILE,
     );
     recorder.stop();
     /** What the recorder wrote (not the frames vppblast cannot replay: FrameRecorder.write). */

@@ -29,7 +29,9 @@ export const keys = {
   srLocalSid: (sid: string): string => `sr-localsid:${sid}`,
   srPolicy: (bsid: string): string => `sr-policy:${bsid}`,
   srSteering: (table: number, prefix: string, ip6 = false): string =>
-    `sr-steering:${ip6 ? 'ip6' : 'ip4'}:${table}:${prefix}`,
+    `${keys.srSteeringPrefix(ip6)}${table}:${prefix}`,
+  /** What every srSteering key of a family starts with (the planner orders by it: bulk.ts). */
+  srSteeringPrefix: (ip6 = false): string => (ip6 ? 'sr-steering:ip6:' : 'sr-steering:ip4:'),
   ip6Enable: (iface: string): string => `ip6-enable:${iface}`,
   ip6LinkLocal: (iface: string): string => `ip6-link-local:${iface}`,
   ip6RaPrefix: (iface: string, prefix: string): string => `ip6-ra-prefix:${iface}:${prefix}`,

@@ -91,7 +91,15 @@ export interface DataplaneScope {
    * throw.
    */
   readonly onFirstAnswers?: () => void;
+  /**
+   * Every interface's IPv6 neighbours, when another part of the snapshot dumps them anyway (the
+   * service bridge's pod guards): the IPv6 ports' static neighbours are taken from that one dump
+   * instead of a dump per port. Undefined (or returning undefined): a dump per port.
+   */
+  readonly ip6Neighbors?: () => Promise<readonly NeighborDetails[]> | undefined;
 }
+
+export type NeighborDetails = Message<typeof msg.ip_neighbor_details>;
 
 /** The messages readDataplane sends (domain.ts); the required ones are checked at connect. */
 export const DATAPLANE_READS: KindMessages = {
@@ -221,6 +229,26 @@ async function readInterfaceFacts(
     (d) => isOwnedTag(d.tag) || scope.externalInterfaces.includes(d.interface_name),
   );
   const facts = new Map<string, InterfaceFacts>();
+  // The shared dump by interface, made at the first IPv6 port that needs it.
+  let sharedByInterface: Promise<Map<number, NeighborDetails[]>> | undefined;
+  const neighborsOf = (swIfIndex: number): Promise<readonly NeighborDetails[]> => {
+    const shared = scope.ip6Neighbors?.();
+    if (shared === undefined)
+      return client.dump(msg.ip_neighbor_dump, {
+        sw_if_index: swIfIndex,
+        af: msg.address_family_t.values.ADDRESS_IP6,
+      });
+    sharedByInterface ??= shared.then((all) => {
+      const byInterface = new Map<number, NeighborDetails[]>();
+      for (const n of all) {
+        const list = byInterface.get(n.neighbor.sw_if_index);
+        if (list) list.push(n);
+        else byInterface.set(n.neighbor.sw_if_index, [n]);
+      }
+      return byInterface;
+    });
+    return sharedByInterface.then((byInterface) => byInterface.get(swIfIndex) ?? []);
+  };
   await Promise.all(
     relevant.map(async (d) => {
       const [table, table6, v4, v6] = await Promise.all([
@@ -230,7 +258,8 @@ async function readInterfaceFacts(
         client.dump(msg.ip_address_dump, { sw_if_index: d.sw_if_index, is_ipv6: true }),
       ]);
       const addresses = [...v4, ...v6].map((a) => formatPrefix(a.prefix));
-      const ip6Link = table6.vrf_id === 0 ? undefined : await readIp6LinkFacts(client, d.sw_if_index);
+      const ip6Link =
+        table6.vrf_id === 0 ? undefined : await readIp6LinkFacts(client, d.sw_if_index, neighborsOf);
       facts.set(isOwnedTag(d.tag) ? d.tag : d.interface_name, {
         details: d,
         table: table.vrf_id,
@@ -243,13 +272,14 @@ async function readInterfaceFacts(
   return facts;
 }
 
-async function readIp6LinkFacts(client: VppApi, swIfIndex: number): Promise<Ip6LinkFacts> {
+async function readIp6LinkFacts(
+  client: VppApi,
+  swIfIndex: number,
+  neighborsOf: (swIfIndex: number) => Promise<readonly NeighborDetails[]>,
+): Promise<Ip6LinkFacts> {
   const [linkLocal, neighbors] = await Promise.all([
     readIp6Link({ client }, swIfIndex),
-    client.dump(msg.ip_neighbor_dump, {
-      sw_if_index: swIfIndex,
-      af: msg.address_family_t.values.ADDRESS_IP6,
-    }),
+    neighborsOf(swIfIndex),
   ]);
   // Without IPv6 the RA dump has nothing for the interface.
   const [ra] =

@@ -228,7 +228,9 @@ async function reconcilePass(given: AgentConfig, opts: ReconcileOptions): Promis
   // The acl plugin's UDP idle timeout, likewise: what ran, else what was remembered.
   const aclKey = keys.aclSessionTimeouts();
   const aclDesired = desired.resources.find((r) => aclSessionTimeoutsDescriptor.is(r))?.value.udpIdleSeconds;
-  const aclRan = plan.ops.some((o) => o.key === aclKey) && !notDone.has(aclKey);
+  // By kind first: a bulk member's op builds its key when asked (100k steering ops from empty).
+  const aclKind = aclSessionTimeoutsDescriptor.kind;
+  const aclRan = plan.ops.some((o) => o.kind === aclKind && o.key === aclKey) && !notDone.has(aclKey);
   const aclUdpIdleSeconds = aclRan ? aclDesired : remembered?.aclUdpIdleSeconds;
   const underlayAnnouncement = announcementInPlace(
     snapshot,
@@ -260,7 +262,7 @@ async function reconcilePass(given: AgentConfig, opts: ReconcileOptions): Promis
 }
 
 /** Leaves the ports of some pods (their interfaces, what hangs off them, host links) out of a pass. */
-function withoutPodPorts(actual: readonly Resource[], leaveAlone: (pod: string) => boolean): Resource[] {
+function withoutPodPorts(actual: Resource[], leaveAlone: (pod: string) => boolean): Resource[] {
   const skipped = new Set<string>();
   for (const r of actual) {
     const pod = interfaceDescriptor.is(r) ? podOfTag(r.value.name) : undefined;
@@ -274,6 +276,8 @@ function withoutPodPorts(actual: readonly Resource[], leaveAlone: (pod: string) 
     if (hostVethDescriptor.is(r) && isPodVethName(r.value.hostName) && leaveAlone(r.value.hostName))
       skipped.add(r.key);
   }
+  // Nothing to leave out (no pod in progress): the same list, not a lookup per dependency.
+  if (skipped.size === 0) return actual;
   return actual.filter((r) => !skipped.has(r.key) && !r.deps.some((d) => skipped.has(d)));
 }
 

@@ -8,6 +8,9 @@ import { msg } from '../vpp/messages/index.js';
 import { vppPrefix } from '../dataplane/ip-values.js';
 import { loadSnapshot } from './snapshot.js';
 import type { SteeringEntries } from '../srv6/steering-entries.js';
+import { tags } from '../dataplane/keys.js';
+import { RecordingVppApi } from '../vpp/client/testing/recording-vpp-api.js';
+import { NO_INDEX } from '../vpp/messages/sentinels.js';
 
 /** A VPP connection that closed: every request fails, as VppClient's do once close() is called. */
 function closedClient(): VppApi {
@@ -107,5 +110,68 @@ describe('loadSnapshot reads steering entries into columns', () => {
       await client.close();
       await target.close();
     }
+  });
+});
+
+describe("loadSnapshot reads the IPv6 ports' static neighbours", () => {
+  const ADDRESS_IP6 = msg.address_family_t.values.ADDRESS_IP6;
+  const STATIC = msg.ip_neighbor_flags_t.values.IP_API_NEIGHBOR_FLAG_STATIC;
+  /** Two VM ports in IPv6 table 10 (sw_if_index 1 and 2), each with a static neighbour; 3 is another interface. */
+  function vpp(): RecordingVppApi {
+    const neighbour = (swIfIndex: number, ip6: string, flags: number) => ({
+      neighbor: {
+        sw_if_index: swIfIndex,
+        flags,
+        mac_address: `02:00:00:00:00:0${swIfIndex}`,
+        ip_address: { af: ADDRESS_IP6, un: { ip4: '0.0.0.0', ip6 } },
+      },
+    });
+    const all = [
+      neighbour(1, '2001:db8::1', STATIC),
+      neighbour(2, '2001:db8::2', STATIC),
+      neighbour(2, '2001:db8::22', 0),
+      neighbour(3, '2001:db8::3', STATIC),
+    ];
+    return new RecordingVppApi({ state: 'ready' })
+      .answerDump(msg.sw_interface_dump, () =>
+        [1, 2].map((i) => ({
+          sw_if_index: i,
+          interface_name: `VirtualEthernet0/0/${i}`,
+          tag: tags.vmPort(`vm${i}`),
+        })),
+      )
+      .answer(msg.sw_interface_get_table, (input) => ({ vrf_id: input.is_ipv6 ? 10 : 0 }))
+      .answer(msg.sw_interface_ip6_get_link_local_address, () => ({ ip: 'fe80::1' }))
+      .answer(msg.macip_acl_interface_get, () => ({ count: 0, acls: [] }))
+      .answerDump(msg.ip_neighbor_dump, (input) =>
+        input.af !== ADDRESS_IP6
+          ? []
+          : all.filter((n) => input.sw_if_index === NO_INDEX || n.neighbor.sw_if_index === input.sw_if_index),
+      );
+  }
+  const neighbourDumps = (api: RecordingVppApi): number[] =>
+    api.requests.filter((r) => r.def === msg.ip_neighbor_dump).map((r) => r.input.sw_if_index as number);
+  const staticNeighbours = (s: Awaited<ReturnType<typeof loadSnapshot>>): unknown =>
+    [...s.interfaceFacts.values()].map((f) => [...(f.ip6Link?.staticNeighbors ?? [])]);
+
+  it("from the services' one dump of every interface, with the services read", async () => {
+    const api = vpp();
+    const snapshot = await loadSnapshot(api, { externalInterfaces: [], sharedTables: [], services: true });
+    assert.deepEqual(staticNeighbours(snapshot), [
+      [['2001:db8::1', '02:00:00:00:00:01']],
+      [['2001:db8::2', '02:00:00:00:00:02']],
+    ]);
+    // The IPv4 and the IPv6 dump of every interface, and no dump per port.
+    assert.deepEqual(neighbourDumps(api), [NO_INDEX, NO_INDEX]);
+  });
+
+  it('with a dump per port, without the services', async () => {
+    const api = vpp();
+    const snapshot = await loadSnapshot(api, { externalInterfaces: [], sharedTables: [], services: false });
+    assert.deepEqual(staticNeighbours(snapshot), [
+      [['2001:db8::1', '02:00:00:00:00:01']],
+      [['2001:db8::2', '02:00:00:00:00:02']],
+    ]);
+    assert.deepEqual(neighbourDumps(api).sort(), [1, 2]);
   });
 });

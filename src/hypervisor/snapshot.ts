@@ -4,7 +4,11 @@
  * client between them, then a ping. Both the actual state and the runtime contexts of a pass come
  * from it; nothing else reads VPP during a reconcile.
  */
-import { emptyDataplaneSnapshot, type DataplaneSnapshot } from '../dataplane/snapshot.js';
+import {
+  emptyDataplaneSnapshot,
+  type DataplaneSnapshot,
+  type NeighborDetails,
+} from '../dataplane/snapshot.js';
 import { emptyServicesSnapshot, type ServicesSnapshot } from '../services/reading.js';
 import { emptySrv6Snapshot, type Srv6Snapshot } from '../srv6/reading.js';
 import type { VppApi } from '../vpp/client/vpp-api.js';
@@ -39,18 +43,28 @@ export async function loadSnapshot(
 ): Promise<VppSnapshot> {
   let firstAnswersIn: () => void = () => undefined;
   const afterFirstAnswers = new Promise<void>((resolve) => (firstAnswersIn = resolve));
+  // The services' dump of every IPv6 neighbour (the pods' guards) serves the dataplane's IPv6
+  // ports too: one dump a snapshot instead of one more per port. The services ask for it as
+  // their read starts; the ports' facts are read once earlier answers are in.
+  let ip6Neighbors: Promise<readonly NeighborDetails[]> | undefined;
   const [dataplane, srv6, services] = await Promise.all([
     dataplaneDomain.read(client, {
       externalInterfaces: scope.externalInterfaces,
       sharedTables: scope.sharedTables,
       onFirstAnswers: () => firstAnswersIn(),
+      ip6Neighbors: () => ip6Neighbors,
     }),
     srv6Domain.read(client, {
       afterFirstAnswers,
       ...(scope.steering !== undefined && { steering: scope.steering }),
       ...(hooks.onPolicies && { onPolicies: hooks.onPolicies }),
     }),
-    servicesDomain.read(client, { services: scope.services }),
+    servicesDomain.read(client, {
+      services: scope.services,
+      onIp6Neighbors: (dump) => {
+        ip6Neighbors = dump;
+      },
+    }),
   ]);
   await client.ping();
   return { vppPid: client.vppPid, ...dataplane, ...srv6, ...services };

@@ -7,7 +7,7 @@
  */
 import type { BulkComparison, BulkResources } from './bulk.js';
 import type { Descriptor } from './descriptor.js';
-import type { DependencyVerdicts, KindSet, Levels } from './kind-set.js';
+import type { DependencyVerdicts, KindSet, KindSetOps, Levels } from './kind-set.js';
 import type { Op, OpAction, PendingResource, Resource } from './resource.js';
 
 /** An op on a bulk member; its key and `resource` are built on each access. */
@@ -124,6 +124,7 @@ function memberUpdate(
 }
 
 const NONE: readonly string[] = [];
+const NO_MEMBERS: Uint32Array = new Uint32Array(0);
 
 // What happens to a desired member.
 const UNCHANGED = 0;
@@ -143,6 +144,14 @@ export class BulkKindSet implements KindSet {
   /** Actual members deleted with a dependency: the dependency's key. */
   readonly #deletedWith = new Map<number, string>();
   readonly #pending: PendingResource[] = [];
+  /**
+   * How many actual members have a desired one, are deleted, and how many desired members stay
+   * unchanged: a pass that changes nothing then skips the loops over 100k members that would find
+   * nothing (they run once a pass, before V8 has optimized them).
+   */
+  #matched = 0;
+  #deletedCount = 0;
+  #unchangedCount = 0;
   /** Groups of actual members by dependency key, and members by group: built at the first cascade. */
   #actualGroupsByDep: Map<string, number[]> | undefined;
   #groupStart: Uint32Array | undefined;
@@ -155,9 +164,14 @@ export class BulkKindSet implements KindSet {
     this.#state = new Uint8Array(comparison.desired.size);
     this.#desiredOf = new Int32Array(comparison.actual.size).fill(-1);
     this.#deleted = new Uint8Array(comparison.actual.size);
-    comparison.counterpart.forEach((j, i) => {
-      if (j >= 0) this.#desiredOf[j] = i;
-    });
+    const counterpart = comparison.counterpart;
+    for (let i = 0; i < counterpart.length; i++) {
+      const j = counterpart[i] as number;
+      if (j >= 0) {
+        this.#desiredOf[j] = i;
+        this.#matched++;
+      }
+    }
   }
 
   get pending(): readonly PendingResource[] {
@@ -178,14 +192,22 @@ export class BulkKindSet implements KindSet {
       }
       const j = counterpart[i] as number;
       if (j < 0) this.#state[i] = CREATE;
-      else if (this.#c.equivalent(i, j)) this.#state[i] = UNCHANGED;
-      else if (canUpdate) this.#state[i] = UPDATE;
+      else if (this.#c.equivalent(i, j)) {
+        this.#state[i] = UNCHANGED;
+        this.#unchangedCount++;
+      } else if (canUpdate) this.#state[i] = UPDATE;
       else {
         this.#state[i] = RECREATE;
         this.#deleted[j] = 1;
+        this.#deletedCount++;
       }
     }
-    for (let j = 0; j < this.#desiredOf.length; j++) if (this.#desiredOf[j] === -1) this.#deleted[j] = 1;
+    if (this.#matched < this.#desiredOf.length)
+      for (let j = 0; j < this.#desiredOf.length; j++)
+        if (this.#desiredOf[j] === -1) {
+          this.#deleted[j] = 1;
+          this.#deletedCount++;
+        }
     return NONE; // members are leaves: nothing depends on them
   }
 
@@ -200,26 +222,27 @@ export class BulkKindSet implements KindSet {
         const j = members[m] as number;
         if (this.#deleted[j]) continue;
         this.#deleted[j] = 1;
+        this.#deletedCount++;
         this.#deletedWith.set(j, key);
         const i = this.#desiredOf[j] as number;
-        if (i >= 0 && this.#state[i] !== PENDING) this.#state[i] = CASCADED;
+        if (i >= 0 && this.#state[i] !== PENDING) {
+          if (this.#state[i] === UNCHANGED) this.#unchangedCount--;
+          this.#state[i] = CASCADED;
+        }
       }
     }
     return NONE;
   }
 
   countUnchanged(into: Map<string, number>): void {
-    let n = 0;
-    const state = this.#state;
-    // Indexed: for-of over 100k members makes an iterator result each before V8 optimizes it.
-    for (let i = 0; i < state.length; i++) if (state[i] === UNCHANGED) n++;
+    const n = this.#unchangedCount;
     const kind = this.#c.desired.kind;
     if (n > 0) into.set(kind, (into.get(kind) ?? 0) + n);
   }
 
   /** Step 4: the delete ops and the create and update ops, with levels from their groups' dependencies. */
   /** Step 4; a member is a leaf: its level is the one above its group's dependencies. */
-  ops(found: Levels, wanted: Levels): { deletes: Op[]; applies: Op[] } {
+  ops(found: Levels, wanted: Levels): KindSetOps {
     const { desired, actual, counterpart } = this.#c;
     const deletes: Op[] = [];
     const applies: Op[] = [];
@@ -234,20 +257,33 @@ export class BulkKindSet implements KindSet {
     };
     const actualLevel = levelsOf(actual, found);
     const desiredLevel = levelsOf(desired, wanted);
-    for (let j = 0; j < actual.size; j++) {
-      if (!this.#deleted[j]) continue;
+    const deleted =
+      this.#deletedCount === 0 ? NO_MEMBERS : inPlanOrder(actual, this.#deleted, 1, actualLevel, -1);
+    for (let k = 0; k < deleted.length; k++) {
+      const j = deleted[k] as number;
       deletes.push(memberOp('delete', actual, j, actualLevel(actual.groupOf(j)), this.#actualReason(j)));
     }
-    for (let i = 0; i < desired.size; i++) {
-      const state = this.#state[i];
-      if (state === UNCHANGED || state === PENDING) continue;
+    const state = this.#state;
+    let applied: Uint32Array = NO_MEMBERS;
+    if (this.#unchangedCount + this.#pending.length < state.length) {
+      const changed = new Uint8Array(state.length);
+      for (let i = 0; i < state.length; i++)
+        changed[i] = state[i] === UNCHANGED || state[i] === PENDING ? 0 : 1;
+      applied = inPlanOrder(desired, changed, 1, desiredLevel, 1);
+    }
+    for (let k = 0; k < applied.length; k++) {
+      const i = applied[k] as number;
       const level = desiredLevel(desired.groupOf(i));
       const reason = this.#desiredReason(i);
-      if (state === UPDATE)
+      if (state[i] === UPDATE)
         applies.push(memberUpdate(desired, i, actual, counterpart[i] as number, level, reason));
       else applies.push(memberOp('create', desired, i, level, reason));
     }
-    return { deletes, applies };
+    // In plan order only when both sides could order their members by key.
+    const keyPrefix = desired.keyOrder && actual.keyOrder ? desired.keyPrefix : undefined;
+    return keyPrefix === undefined || keyPrefix !== actual.keyPrefix
+      ? { deletes, applies }
+      : { deletes, applies, keyPrefix };
   }
 
   #desiredReason(i: number): string {
@@ -302,4 +338,46 @@ export class BulkKindSet implements KindSet {
     }
     return this.#actualGroupsByDep.get(key);
   }
+}
+
+/**
+ * The members of `side` whose flag is `want`, by level (ascending for 1, descending for -1) and
+ * then in key order when the side can order them without keys (BulkResources.keyOrder); in
+ * member order otherwise, for the planner to sort.
+ */
+function inPlanOrder(
+  side: BulkResources,
+  flags: Uint8Array,
+  want: number,
+  levelOf: (group: number) => number,
+  levelOrder: 1 | -1,
+): Uint32Array {
+  let n = 0;
+  for (let m = 0; m < flags.length; m++) if (flags[m] === want) n++;
+  let members: Uint32Array = new Uint32Array(n);
+  n = 0;
+  for (let m = 0; m < flags.length; m++) if (flags[m] === want) members[n++] = m;
+  if (!side.keyOrder || n < 2) return members;
+  members = side.keyOrder(members);
+  // Then by level, keeping key order within a level (a stable counting sort: levels are few).
+  const levels = new Int32Array(n);
+  let top = 0;
+  for (let k = 0; k < n; k++) {
+    const level = levelOf(side.groupOf(members[k] as number));
+    levels[k] = level;
+    if (level > top) top = level;
+  }
+  const start = new Uint32Array(top + 2);
+  for (let k = 0; k < n; k++) {
+    const slot = levelOrder === 1 ? (levels[k] as number) : top - (levels[k] as number);
+    start[slot + 1] = (start[slot + 1] as number) + 1;
+  }
+  for (let l = 0; l <= top; l++) start[l + 1] = (start[l + 1] as number) + (start[l] as number);
+  const out = new Uint32Array(n);
+  for (let k = 0; k < n; k++) {
+    const slot = levelOrder === 1 ? (levels[k] as number) : top - (levels[k] as number);
+    out[start[slot] as number] = members[k] as number;
+    start[slot] = (start[slot] as number) + 1;
+  }
+  return out;
 }

@@ -34,8 +34,20 @@ export interface KindSet {
    */
   cascade(key: string): readonly string[];
   /** Step 4: the delete ops and the create and update ops, with their levels. */
-  ops(found: Levels, desired: Levels): { deletes: Op[]; applies: Op[] };
+  ops(found: Levels, desired: Levels): KindSetOps;
   readonly pending: readonly PendingResource[];
   /** Adds the desired members already in place, per kind. */
   countUnchanged(into: Map<string, number>): void;
+}
+
+/** A kind set's ops (step 4). */
+export interface KindSetOps {
+  readonly deletes: Op[];
+  readonly applies: Op[];
+  /**
+   * Set when both lists are already in plan order among themselves (by level, deletes deepest
+   * first, then by key) and every op's key starts with this: the planner merges them with the
+   * other sets' ops without reading their keys, which a bulk member's op builds on each read.
+   */
+  readonly keyPrefix?: string;
 }

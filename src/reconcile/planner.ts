@@ -52,37 +52,50 @@ export function plan(
   // 4. Levels: depth in the dependency graph of the state each phase works on.
   const found = levelsIn(actualByKey);
   const wanted = levelsIn(want);
-  const deleteOps: Op[] = [];
-  const applyOps: Op[] = [];
+  const loose = { deletes: [] as Op[], applies: [] as Op[] };
+  const deleteRuns: OpRun[] = [];
+  const applyRuns: OpRun[] = [];
   for (const s of sets) {
-    const { deletes, applies } = s.ops(found, wanted);
-    for (const op of deletes) deleteOps.push(op);
-    for (const op of applies) applyOps.push(op);
+    const { deletes, applies, keyPrefix } = s.ops(found, wanted);
+    if (keyPrefix !== undefined) {
+      if (deletes.length) deleteRuns.push({ ops: deletes, keyPrefix });
+      if (applies.length) applyRuns.push({ ops: applies, keyPrefix });
+      continue;
+    }
+    appendTo(loose.deletes, deletes);
+    appendTo(loose.applies, applies);
   }
-  sortOps(deleteOps, -1);
-  sortOps(applyOps, 1);
+  const ops = inPlanOrder(loose.deletes, deleteRuns, -1);
+  appendTo(ops, inPlanOrder(loose.applies, applyRuns, 1));
 
   const pending = sets.flatMap((s) => s.pending);
   const unchangedByKind = new Map<string, number>();
   for (const s of sets) s.countUnchanged(unchangedByKind);
   let unchanged = 0;
   for (const n of unchangedByKind.values()) unchanged += n;
-  for (const op of applyOps) deleteOps.push(op);
-  return { ops: deleteOps, pending, unchanged, unchangedByKind };
+  return { ops, pending, unchanged, unchangedByKind };
 }
+
+/** Indexed: for-of over 100k ops makes an iterator result each in code V8 has not optimized. */
+function appendTo(to: Op[], from: readonly Op[]): void {
+  for (let i = 0; i < from.length; i++) to.push(from[i] as Op);
+}
+
+const IN_PROGRESS = Symbol('in progress');
 
 /** Step 1's rules: a resource waits when a dependency cannot be met, and so do its dependents. */
 function dependencyVerdicts(
   want: ReadonlyMap<string, Resource>,
   actualByKey: ReadonlyMap<string, Resource>,
 ): DependencyVerdicts {
-  const verdict = new Map<string, string | null>(); // key → why it is blocked, null when it is not
-  const inProgress = new Set<string>();
+  // key → why it is blocked, null when it is not, IN_PROGRESS while its dependencies are looked at
+  // (one map rather than a set beside it: a set entry added and deleted per resource churned it).
+  const verdict = new Map<string, string | null | typeof IN_PROGRESS>();
   const blockedReason = (r: Resource): string | undefined => {
     const known = verdict.get(r.key);
+    if (known === IN_PROGRESS) return `dependency cycle through ${r.key}`;
     if (known !== undefined) return known ?? undefined;
-    if (inProgress.has(r.key)) return `dependency cycle through ${r.key}`;
-    inProgress.add(r.key);
+    verdict.set(r.key, IN_PROGRESS);
     let why: string | undefined;
     if (r.external) {
       const found = actualByKey.get(r.key);
@@ -91,7 +104,6 @@ function dependencyVerdicts(
     } else {
       why = blockedBy(r.deps);
     }
-    inProgress.delete(r.key);
     verdict.set(r.key, why ?? null);
     return why;
   };
@@ -131,19 +143,57 @@ function levelsIn(graph: ReadonlyMap<string, Resource>): Levels {
   return { of: (key) => level(key, new Set()), above: (deps) => above(deps, new Set()) };
 }
 
+/** Ops already in plan order among themselves, whose keys all start with `keyPrefix` (KindSetOps). */
+interface OpRun {
+  readonly ops: readonly Op[];
+  readonly keyPrefix: string;
+}
+
 /**
- * Sorts ops in place by level (ascending for 1, descending for -1), then by key in plain
- * code-unit order (deterministic, and much faster than localeCompare on 100k keys). Each op's
- * key is read once: a bulk member's op builds it on each read rather than hold it (bulk-set.ts).
+ * Ops by level (ascending for 1, descending for -1), then by key in plain code-unit order
+ * (deterministic, and much faster than localeCompare on 100k keys): the loose ops sorted, each of
+ * `runs` (already in that order) merged in. A run's key is read only where its prefix cannot
+ * decide: a key that does not start with a prefix sorts before all keys with it exactly when it
+ * sorts before the prefix itself. A loose op's key is read once (a bulk member's op builds it on
+ * each read).
  */
-function sortOps(ops: Op[], levelOrder: 1 | -1): void {
-  const keys = ops.map((op) => op.key);
-  const order = Array.from(ops.keys());
+function inPlanOrder(loose: readonly Op[], runs: readonly OpRun[], levelOrder: 1 | -1): Op[] {
+  const looseKeys = loose.map((op) => op.key);
+  const order = Array.from(loose.keys());
   order.sort((i, j) => {
-    const a = keys[i] as string;
-    const b = keys[j] as string;
-    return levelOrder * ((ops[i] as Op).level - (ops[j] as Op).level) || (a < b ? -1 : a > b ? 1 : 0);
+    const a = looseKeys[i] as string;
+    const b = looseKeys[j] as string;
+    return levelOrder * ((loose[i] as Op).level - (loose[j] as Op).level) || (a < b ? -1 : a > b ? 1 : 0);
   });
-  const sorted = order.map((i) => ops[i] as Op);
-  for (let i = 0; i < sorted.length; i++) ops[i] = sorted[i] as Op;
+  const sorted = order.map((i) => loose[i] as Op);
+  if (runs.length === 0) return sorted;
+  const sortedKeys = order.map((i) => looseKeys[i] as string);
+  // A k-way merge over the loose ops and the runs (a bulk kind per address family: k ≤ 3).
+  const heads = [
+    { ops: sorted as readonly Op[], keys: sortedKeys as readonly string[] | undefined, prefix: '', at: 0 },
+    ...runs.map((r) => ({ ops: r.ops, keys: undefined, prefix: r.keyPrefix, at: 0 })),
+  ].filter((h) => h.ops.length > 0);
+  type Head = (typeof heads)[number];
+  const keyOf = (h: Head): string => (h.keys ? (h.keys[h.at] as string) : (h.ops[h.at] as Op).key);
+  const before = (a: Head, b: Head): boolean => {
+    const level = levelOrder * ((a.ops[a.at] as Op).level - (b.ops[b.at] as Op).level);
+    if (level !== 0) return level < 0;
+    // A head without keys (a run) against another: decided by its prefix unless the other key
+    // (or prefix) starts with it.
+    const ka = a.keys ? keyOf(a) : a.prefix;
+    const kb = b.keys ? keyOf(b) : b.prefix;
+    if ((a.keys || !kb.startsWith(ka)) && (b.keys || !ka.startsWith(kb))) return ka < kb;
+    return keyOf(a) < keyOf(b);
+  };
+  const out: Op[] = [];
+  while (heads.length > 1) {
+    let min = 0;
+    for (let h = 1; h < heads.length; h++) if (before(heads[h] as Head, heads[min] as Head)) min = h;
+    const head = heads[min] as Head;
+    out.push(head.ops[head.at++] as Op);
+    if (head.at === head.ops.length) heads.splice(min, 1);
+  }
+  const last = heads[0];
+  if (last) for (let i = last.at; i < last.ops.length; i++) out.push(last.ops[i] as Op);
+  return out;
 }

@@ -190,4 +190,44 @@ describe('IPv6 SteeringEntries', () => {
     assert.equal(twice.matchKeys(have).duplicate, 1);
     assert.throws(() => want.matchKeys(new SteeringEntries()), /IPv6 matched with IPv4/);
   });
+
+  it('keeps one order for sets sharing columns, and a right one for a set added to', () => {
+    const base = entries([
+      { table: 2, prefix: '10.0.0.0/24', bsid: B1 },
+      { table: 1, prefix: '10.0.9.0/24', bsid: B2 },
+    ]);
+    const first = base.withBsids([B2, B1]);
+    assert.deepEqual([...first.sortedOrder()], [1, 0]);
+    const second = base.withBsids([B1, B2]);
+    assert.equal(second.sortedOrder(), first.sortedOrder(), 'made once for the shared columns');
+    // Adding to either side: that side's order includes the new entry, the other's does not.
+    second.add(1, '10.0.1.0', 24, B1);
+    assert.deepEqual([...second.sortedOrder()], [2, 1, 0]);
+    assert.deepEqual([...first.sortedOrder()], [1, 0]);
+    base.add(0, '10.0.0.0', 24, B1);
+    assert.deepEqual([...base.sortedOrder()], [2, 1, 0]);
+    assert.deepEqual([...first.sortedOrder()], [1, 0]);
+  });
+
+  it('groups entries by BSID and table once for shared columns, again after an add', () => {
+    const base = entries([
+      { table: 2, prefix: '10.0.0.0/24', bsid: B1 },
+      { table: 2, prefix: '10.0.1.0/24', bsid: B1 },
+      { table: 1, prefix: '10.0.9.0/24', bsid: B2 },
+      { table: 2, prefix: '10.0.2.0/24', bsid: B1 },
+    ]);
+    const groups = base.groups();
+    assert.deepEqual([...groups.groupOf], [0, 0, 1, 0]);
+    assert.deepEqual(
+      [groups.bsidIndexes, groups.tables],
+      [
+        [0, 1],
+        [2, 1],
+      ],
+    );
+    assert.equal(base.withBsids([B2, B1]).groups(), groups, 'made once for the shared columns');
+    base.add(1, '10.0.3.0', 24, B1);
+    assert.deepEqual([...base.groups().groupOf], [0, 0, 1, 0, 2]);
+    assert.equal(groups.groupOf.length, 4, 'the shared groups stay as they were');
+  });
 });

@@ -27,6 +27,13 @@ export class SteeringEntries {
   #lastBsid = 0;
   /** The columns are another instance's too (withBsids): copied before the first add. */
   #shared = false;
+  /**
+   * sortedOrder() of these columns, once made: shared with withBsids' sets, which share the
+   * columns (a config's desired steering is made once and given each pass's BSIDs, so its order is
+   * made once too, not once a pass), and groups() likewise; forgotten when an entry is added.
+   * Do not modify them.
+   */
+  #orderCache: { order: Uint32Array | undefined; groups?: SteeringGroups } = { order: undefined };
 
   constructor(capacity = 64, family: 4 | 6 = 4) {
     this.family = family;
@@ -156,6 +163,7 @@ export class SteeringEntries {
     out.#bsidOf = this.#bsidOf;
     out.#size = this.#size;
     out.#shared = this.#shared = true;
+    out.#orderCache = this.#orderCache;
     bsids.forEach((bsid, index) => {
       out.#bsids.push(bsid);
       if (!out.#bsidIndex.has(bsid)) out.#bsidIndex.set(bsid, index);
@@ -196,6 +204,11 @@ export class SteeringEntries {
    * sorted side is not sorted at all.
    */
   sortedOrder(): Uint32Array {
+    this.#orderCache.order ??= this.#makeSortedOrder();
+    return this.#orderCache.order;
+  }
+
+  #makeSortedOrder(): Uint32Array {
     const n = this.#size;
     const w = this.#words;
     // The length takes 6 bits for IPv4 (0 to 32), 8 for IPv6 (0 to 128); the index the rest.
@@ -269,6 +282,46 @@ export class SteeringEntries {
   }
 
   /**
+   * The distinct (BSID index, table) pairs in order of first use, and each entry's pair: what
+   * the planner groups entries by (their dependencies: policy and table). Made once for columns
+   * shared by withBsids (the pairs name BSIDs by index), as sortedOrder is. Do not modify it.
+   */
+  groups(): SteeringGroups {
+    this.#orderCache.groups ??= this.#makeGroups();
+    return this.#orderCache.groups;
+  }
+
+  #makeGroups(): SteeringGroups {
+    const n = this.#size;
+    const groupOf = new Uint32Array(n);
+    const bsidIndexes: number[] = [];
+    const tables: number[] = [];
+    // (BSID index, table) → group, as one number: exact below 2^53 (BSID indexes below 2^21).
+    if (this.#bsids.length >= 2 ** 21)
+      throw new Error(`${this.#bsids.length} BSIDs in one set of steering entries`);
+    const groupOfPair = new Map<number, number>();
+    let [lastBsid, lastTable, lastGroup] = [-1, -1, 0];
+    for (let i = 0; i < n; i++) {
+      const bsid = this.#bsidOf[i] as number;
+      const table = this.#tables[i] as number;
+      // Entries come in runs of one VPC (one table, one BSID): one lookup per run.
+      if (bsid !== lastBsid || table !== lastTable) {
+        const pair = bsid * 0x1_0000_0000 + table;
+        let group = groupOfPair.get(pair);
+        if (group === undefined) {
+          group = bsidIndexes.length;
+          bsidIndexes.push(bsid);
+          tables.push(table);
+          groupOfPair.set(pair, group);
+        }
+        [lastBsid, lastTable, lastGroup] = [bsid, table, group];
+      }
+      groupOf[i] = lastGroup;
+    }
+    return { groupOf, bsidIndexes, tables };
+  }
+
+  /**
    * 0, 1, … n-1 when the entries are already in key order with no key twice (a desired side made
    * from a sorted config, a dump in key order): one pass instead of a sort. Undefined otherwise.
    */
@@ -300,6 +353,7 @@ export class SteeringEntries {
     const otherOrder = other.sortedOrder();
     const counterpart = new Int32Array(this.#size).fill(-1);
     const w = this.#words;
+    if (w === 1) return this.#matchIp4Keys(other, order, otherOrder, counterpart);
     const [t, a, l] = [this.#tables, this.#addresses, this.#lengths];
     const [ot, oa, ol] = [other.#tables, other.#addresses, other.#lengths];
     const m = otherOrder.length;
@@ -321,6 +375,42 @@ export class SteeringEntries {
         let d = (ot[j] as number) - ti;
         for (let k = 0; d === 0 && k < w; k++) d = (oa[j * w + k] as number) - (a[i * w + k] as number);
         if (d === 0) d = (ol[j] as number) - li;
+        if (d >= 0) {
+          if (d === 0) counterpart[i] = j;
+          break;
+        }
+      }
+    }
+    return { counterpart, duplicate: undefined };
+  }
+
+  /**
+   * matchKeys of IPv4 sets (one address word): the same walk, each key compared as table, address
+   * and length without the loop over words (100k entries on both sides of every pass).
+   */
+  #matchIp4Keys(
+    other: SteeringEntries,
+    order: Uint32Array,
+    otherOrder: Uint32Array,
+    counterpart: Int32Array,
+  ): { counterpart: Int32Array; duplicate: number | undefined } {
+    const [t, a, l] = [this.#tables, this.#addresses, this.#lengths];
+    const [ot, oa, ol] = [other.#tables, other.#addresses, other.#lengths];
+    const m = otherOrder.length;
+    let y = 0;
+    let previous = -1;
+    for (let x = 0; x < order.length; x++) {
+      const i = order[x] as number;
+      const ti = t[i] as number;
+      const ai = a[i] as number;
+      const li = l[i] as number;
+      if (previous >= 0 && t[previous] === ti && a[previous] === ai && l[previous] === li)
+        return { counterpart, duplicate: i };
+      previous = i;
+      // Advance `other` to the first key not below this one.
+      for (; y < m; y++) {
+        const j = otherOrder[y] as number;
+        const d = (ot[j] as number) - ti || (oa[j] as number) - ai || (ol[j] as number) - li;
         if (d >= 0) {
           if (d === 0) counterpart[i] = j;
           break;
@@ -354,6 +444,11 @@ export class SteeringEntries {
 
   /** Adds an entry whose address's first word is `address` (an IPv4 entry's only one). */
   #addNumeric(table: number, address: number, len: number, bsidIndex: number): void {
+    // Another set's order and groups (shared columns) or this one's, now out of date: a holder
+    // of its own.
+    const cache = this.#orderCache;
+    if (this.#shared || cache.order !== undefined || cache.groups !== undefined)
+      this.#orderCache = { order: undefined };
     if (this.#shared || this.#size === this.#tables.length) this.#grow();
     const i = this.#size++;
     this.#tables[i] = table;
@@ -393,6 +488,13 @@ export class SteeringEntries {
     lengths.set(this.#lengths);
     this.#lengths = lengths;
   }
+}
+
+/** SteeringEntries.groups(): per group its BSID index and table, and each entry's group. */
+export interface SteeringGroups {
+  readonly groupOf: Uint32Array;
+  readonly bsidIndexes: readonly number[];
+  readonly tables: readonly number[];
 }
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;

@@ -229,3 +229,54 @@ describe('steering as a bulk kind plans exactly what plain resources plan', () =
     ]);
   });
 });
+
+describe('steering ops are in key order without their keys (SteeringResources.keyOrder)', () => {
+  it('orders tables and octets of every digit count as their keys do', () => {
+    // Tables 9, 10, 99, 100, 1000 (`100:` sorts before `10:`), octets and lengths of one to
+    // three digits (`2.` before `20` before `3`): the plan equals the plain Resources' plan, op
+    // order included, for creates, deletes and updates across levels.
+    const ids = [9, 10, 99, 100, 1000];
+    let seed = 7;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const octets = [0, 1, 2, 9, 10, 19, 20, 100, 199, 200, 255];
+    const pick = <T>(list: readonly T[]): T => list[random(list.length)] as T;
+    const steer = (n: number): Steer[] => {
+      const out = new Map<string, Steer>();
+      for (let i = 0; i < n; i++) {
+        const s: Steer = {
+          table: pick(ids),
+          prefix: `${pick(octets)}.${pick(octets)}.${pick(octets)}.${pick(octets)}/${pick([1, 8, 10, 24, 32])}`,
+          bsid: pick([B1, B2]),
+        };
+        out.set(`${s.table} ${s.prefix}`, s);
+      }
+      return [...out.values()];
+    };
+    const tables = [...ids.map((id) => table(id)), table(10, true)];
+    const want = steer(400);
+    // Half of what is wanted is there already, some of it with the other BSID; the rest is extra.
+    const have = [
+      ...want
+        .filter((_, i) => i % 2 === 0)
+        .map((s, i) => (i % 3 === 0 ? { ...s, bsid: s.bsid === B1 ? B2 : B1 } : s)),
+      ...steer(200),
+    ];
+    const haveUnique = [...new Map(have.map((s) => [`${s.table} ${s.prefix}`, s])).values()];
+    const p = assertSamePlan({
+      desired: [encap('2001:db8::1'), hopLimit, ...tables, policy(B1), policy(B2)],
+      actual: [encap('2001:db8::1'), hopLimit, ...tables, policy(B1)],
+      wantSteering: want,
+      haveSteering: haveUnique,
+      wantSteering6: [
+        { table: 10, prefix: '2001:db8::10/128', bsid: B1 },
+        { table: 10, prefix: '2001:db8::9/128', bsid: B1 },
+      ],
+    });
+    const kinds = new Set(p.ops.map((o) => `${o.action} ${o.kind}`));
+    for (const k of ['create sr-steering', 'delete sr-steering', 'update sr-steering', 'create sr-steering6'])
+      assert.ok(kinds.has(k), k);
+  });
+});

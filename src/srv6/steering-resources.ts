@@ -32,40 +32,41 @@ export class SteeringResources implements BulkResources {
     this.#descriptor = entries.family === 4 ? steeringDescriptor : steering6Descriptor;
     this.kind = this.#descriptor.kind;
     const ip6 = entries.family === 6;
-    this.#groupOf = new Uint32Array(entries.size);
-    // (BSID index, table) → group, as one number: a Map per BSID was most of what a route delta's
-    // small sides allocated (a batch of 50 changes names about as many BSIDs).
-    const groupOfPair = new Map<number, number>();
-    if (entries.bsids.length >= 2 ** 21)
-      throw new Error(`${entries.bsids.length} BSIDs in one set of steering entries`);
-    let lastBsid = -1;
-    let lastTable = -1;
-    let lastGroup = 0;
-    for (let i = 0; i < entries.size; i++) {
-      const bsid = entries.bsidIndex(i);
-      const table = entries.table(i);
-      // Entries come in runs of one VPC (one table, one BSID): one lookup per run.
-      if (bsid === lastBsid && table === lastTable) {
-        this.#groupOf[i] = lastGroup;
-        continue;
-      }
-      // Exact below 2^53: BSID indices are below 2^21 (checked above), tables are 32-bit.
-      const pair = bsid * 0x1_0000_0000 + table;
-      let group = groupOfPair.get(pair);
-      if (group === undefined) {
-        group = this.groups.length;
-        this.groups.push([keys.srPolicy(entries.bsid(i)), keys.ipTable(table, ip6)]);
-        groupOfPair.set(pair, group);
-      }
-      this.#groupOf[i] = group;
-      lastBsid = bsid;
-      lastTable = table;
-      lastGroup = group;
+    // Made once for the columns a config's desired steering shares across passes (groups()).
+    const groups = entries.groups();
+    this.#groupOf = groups.groupOf;
+    for (let g = 0; g < groups.tables.length; g++) {
+      const bsid = entries.bsids[groups.bsidIndexes[g] as number] as string;
+      this.groups.push([keys.srPolicy(bsid), keys.ipTable(groups.tables[g] as number, ip6)]);
     }
   }
 
   get size(): number {
     return this.entries.size;
+  }
+
+  get keyPrefix(): string {
+    return keys.srSteeringPrefix(this.entries.family === 6);
+  }
+
+  /**
+   * `members` in the code-unit order of their keys (keys.srSteering: prefix, table, ':', the
+   * prefix's text). IPv4 without text: a key's order is its table's (the decimal followed by
+   * ':'), then each octet's decimal and the length's, each ranked as text: '.', '/' and the end
+   * sort before every digit, so a shorter number that starts another sorts first, whereas ':'
+   * sorts after them (`100:` before `10:`). IPv6 text has no such shortcut: its keys are built.
+   */
+  keyOrder(members: Uint32Array): Uint32Array {
+    return this.entries.family === 4 ? ip4KeyOrder(this.entries, members) : this.#keyOrderByText(members);
+  }
+
+  #keyOrderByText(members: Uint32Array): Uint32Array {
+    const texts = Array.from(members, (m) => this.key(m));
+    const order = Array.from(texts.keys()).sort((a, b) => {
+      const [x, y] = [texts[a] as string, texts[b] as string];
+      return x < y ? -1 : x > y ? 1 : a - b;
+    });
+    return Uint32Array.from(order, (k) => members[k] as number);
   }
 
   groupOf(member: number): number {
@@ -114,12 +115,18 @@ export function compareSteering(desired: SteeringEntries, actual: SteeringEntrie
   const { counterpart, duplicate } = desired.matchKeys(actual);
   if (duplicate !== undefined)
     throw new Error(`duplicate desired resource key ${want.resource(duplicate).key}`);
+  // Same table and prefix (the key): the same value when the BSID is the same. Compared as
+  // numbers, each side's BSID indexes mapped once to the first desired index with that text (a
+  // side may list one BSID at two indexes: withBsids), or -1.
+  const firstIndex = new Map<string, number>();
+  desired.bsids.forEach((b, k) => firstIndex.has(b) || firstIndex.set(b, k));
+  const desiredCanon = Int32Array.from(desired.bsids, (b) => firstIndex.get(b) as number);
+  const actualCanon = Int32Array.from(actual.bsids, (b) => firstIndex.get(b) ?? -1);
   return {
     desired: want,
     actual: have,
     counterpart,
-    // Same table and prefix (the key): the same value when the BSID is the same.
-    equivalent: (i, j) => desired.bsid(i) === actual.bsid(j),
+    equivalent: (i, j) => actualCanon[actual.bsidIndex(j)] === desiredCanon[desired.bsidIndex(i)],
   };
 }
 
@@ -135,4 +142,81 @@ export function compareSteeringSides(desired: SteeringSides, actual: SteeringSid
     compareSteering(desired.steering, actual.steering),
     compareSteering(desired.steering6, actual.steering6),
   ];
+}
+
+/** Each number from 0 to `max` ranked by its decimal text's code-unit order. */
+function textRanks(max: number): Uint8Array {
+  const numbers = Array.from({ length: max + 1 }, (_, n) => n);
+  numbers.sort((a, b) => (String(a) < String(b) ? -1 : 1));
+  const rank = new Uint8Array(max + 1);
+  numbers.forEach((n, r) => (rank[n] = r));
+  return rank;
+}
+
+const OCTET_RANK = textRanks(255);
+const LENGTH_RANK = textRanks(32);
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/**
+ * IPv4 members in key order (SteeringResources.keyOrder): by table rank (a counting sort), then
+ * each table's run sorted natively as u64s packing the octets' ranks, the length's rank and the
+ * position (equal keys keep their order).
+ */
+function ip4KeyOrder(entries: SteeringEntries, members: Uint32Array): Uint32Array {
+  const n = members.length;
+  if (n >= 2 ** 26) throw new Error(`steering entries: ${n} members are more than can be ordered`);
+  // Entries come in runs of one table (a VPC's): one Set lookup per run.
+  const seen = new Set<number>();
+  let lastTable = -1;
+  for (let k = 0; k < n; k++) {
+    const t = entries.table(members[k] as number);
+    if (t !== lastTable) seen.add((lastTable = t));
+  }
+  const distinct = [...seen];
+  const texts = distinct.map((t) => `${t}:`);
+  const byText = Array.from(distinct.keys()).sort((a, b) =>
+    (texts[a] as string) < (texts[b] as string) ? -1 : 1,
+  );
+  const rankOf = new Map<number, number>();
+  byText.forEach((k, r) => rankOf.set(distinct[k] as number, r));
+  const rank = new Uint32Array(n);
+  const start = new Uint32Array(distinct.length + 1);
+  lastTable = -1;
+  let lastRank = 0;
+  for (let k = 0; k < n; k++) {
+    const t = entries.table(members[k] as number);
+    if (t !== lastTable) {
+      lastTable = t;
+      lastRank = rankOf.get(t) as number;
+    }
+    rank[k] = lastRank;
+    start[lastRank + 1] = (start[lastRank + 1] as number) + 1;
+  }
+  for (let r = 0; r < distinct.length; r++) start[r + 1] = (start[r + 1] as number) + (start[r] as number);
+  const packed = new BigUint64Array(n);
+  const words = new Uint32Array(packed.buffer);
+  const [lo, hi] = LITTLE_ENDIAN ? [0, 1] : [1, 0];
+  const next = start.slice(0, distinct.length);
+  for (let k = 0; k < n; k++) {
+    const m = members[k] as number;
+    const r = rank[k] as number;
+    const at = next[r] as number;
+    next[r] = at + 1;
+    const a = entries.address(m);
+    words[2 * at + hi] =
+      (((OCTET_RANK[a >>> 24] as number) << 24) |
+        ((OCTET_RANK[(a >>> 16) & 255] as number) << 16) |
+        ((OCTET_RANK[(a >>> 8) & 255] as number) << 8) |
+        (OCTET_RANK[a & 255] as number)) >>>
+      0;
+    words[2 * at + lo] = (((LENGTH_RANK[entries.prefixLength(m)] as number) << 26) | k) >>> 0;
+  }
+  for (let r = 0; r < distinct.length; r++) {
+    const [from, to] = [start[r] as number, start[r + 1] as number];
+    if (to - from > 1) packed.subarray(from, to).sort();
+  }
+  const out = new Uint32Array(n);
+  for (let at = 0; at < n; at++)
+    out[at] = members[((words[2 * at + lo] as number) & (2 ** 26 - 1)) >>> 0] as number;
+  return out;
 }
