@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { canonicalEqual, type Descriptor } from './descriptor.js';
-import { execute } from './executor.js';
+import { execute, OP_CHANNEL, type OpDiagnostic } from './executor.js';
 import { plan } from './planner.js';
 import type { Resource } from './resource.js';
 
@@ -187,5 +187,53 @@ describe('executor pipelining', () => {
     );
     assert.equal(result.applied, 0);
     assert.match(result.failed[0]?.error.message ?? '', /a: update without an update for kind thing/);
+  });
+});
+
+describe('the finished-op channel', () => {
+  const kind: Descriptor<unknown, null> = {
+    kind: 'thing',
+    equivalent: canonicalEqual,
+    create: (_ctx, res) => (res.key === 'bad' ? Promise.reject(new Error('refused')) : Promise.resolve()),
+    delete: () => Promise.resolve(),
+  };
+  const kinds = new Map([['thing', kind]]);
+  /** Runs a plan of two creates (one fails) and counts the reads of the ops' keys. */
+  async function run(subscriber?: (d: OpDiagnostic) => void): Promise<number> {
+    const p = plan([r('good'), r('bad')], [], kinds);
+    let keyReads = 0;
+    for (const op of p.ops) {
+      const key = op.key;
+      Object.defineProperty(op, 'key', {
+        get: () => {
+          keyReads++;
+          return key;
+        },
+      });
+    }
+    if (subscriber) OP_CHANNEL.subscribe(subscriber);
+    try {
+      await execute(p, kinds, null);
+    } finally {
+      if (subscriber) OP_CHANNEL.unsubscribe(subscriber);
+    }
+    return keyReads;
+  }
+
+  it('publishes each op with its action, kind, key and outcome', async () => {
+    const seen: [string, string, string, string][] = [];
+    await run((d) => seen.push([d.action, d.kind, d.key, d.outcome]));
+    assert.deepEqual(seen.sort(), [
+      ['create', 'thing', 'bad', 'failed'],
+      ['create', 'thing', 'good', 'ok'],
+    ]);
+  });
+
+  it('builds no key for a subscriber that does not read it (a bulk op builds its key per read)', async () => {
+    const withoutSubscriber = await run();
+    const outcomes: string[] = [];
+    const withCounter = await run((d) => outcomes.push(`${d.action} ${d.kind} ${d.outcome}`));
+    assert.equal(outcomes.length, 2);
+    assert.equal(withCounter, withoutSubscriber);
   });
 });

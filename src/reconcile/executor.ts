@@ -54,6 +54,35 @@ export interface OpDiagnostic {
   readonly durationMs: number;
 }
 
+/**
+ * An OpDiagnostic whose key is built only if a subscriber reads it: a bulk member's op builds its
+ * key on each read (bulk-set.ts), and the agent's metrics, subscribed in every real agent, count
+ * ops by action, kind and outcome only; an eager key was 100k key strings per cold start.
+ */
+class FinishedOp implements OpDiagnostic {
+  readonly #op: Op;
+  readonly outcome: OpDiagnostic['outcome'];
+  readonly durationMs: number;
+
+  constructor(op: Op, outcome: OpDiagnostic['outcome'], durationMs: number) {
+    this.#op = op;
+    this.outcome = outcome;
+    this.durationMs = durationMs;
+  }
+
+  get action(): Op['action'] {
+    return this.#op.action;
+  }
+
+  get kind(): string {
+    return this.#op.kind;
+  }
+
+  get key(): string {
+    return this.#op.key;
+  }
+}
+
 /** What each finished op publishes (the agent's metrics count them). */
 export const OP_CHANNEL = typedChannel<OpDiagnostic>('vppnet:plan:op');
 const opChannel = OP_CHANNEL;
@@ -370,14 +399,7 @@ function settle(
   done: (index: number, error: Error | undefined) => void,
 ): void {
   if (opChannel.hasSubscribers) {
-    const diag: OpDiagnostic = {
-      action: op.action,
-      kind: op.kind,
-      key: op.key,
-      outcome: error ? 'failed' : 'ok',
-      durationMs: started ? Date.now() - started : 0,
-    };
-    opChannel.publish(diag);
+    opChannel.publish(new FinishedOp(op, error ? 'failed' : 'ok', started ? Date.now() - started : 0));
   }
   done(index, error);
 }
