@@ -328,7 +328,10 @@ function fleetSourceTests(kind: BackendKind): void {
     );
     assert.deepEqual(await source.audit(), [], 'what was handed over is what the records say');
     assert.deepEqual(
-      source.derive().config?.remoteRoutes.filter((r) => r.family === 6),
+      source
+        .derive()
+        .config?.remoteRoutes.filter((r) => r.family === 6)
+        .map(({ vpc, prefix, family, sid }) => ({ vpc, prefix, family, sid })),
       [{ vpc: 'vpc-a', prefix: prefix6, family: 6, sid: 'fc00:3::100:a' }],
       'a fresh derivation agrees',
     );

@@ -165,8 +165,7 @@ export class FleetSource {
     this.#live = new Set(d.config?.vpcs.map((v) => v.name));
     this.#lanes = d.lanes;
     this.#lastConfigSources = fleetSources(this.#records.nodes);
-    const routes = d.config?.remoteRoutes ?? [];
-    routes.forEach((r, i) => this.held.set(d.routeKeys[i] as string, r.sid));
+    for (const r of d.routes) this.held.set(r.key, r.sid);
     const others: RecordProblem[] = [];
     for (const p of d.problems) {
       const k = this.schema.parse(p.key);
