@@ -5,6 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FleetSource, type FleetChanges } from './fleet-source.js';
+import type { HeldRoutes } from './held-routes.js';
 import { KeySchema } from './keys.js';
 import type { WriteOp } from './store.js';
 import { BACKENDS, type BackendKind } from './testing/store-backends.js';
@@ -72,13 +73,13 @@ function fleetSourceTests(kind: BackendKind): void {
     assert.ok(yields.length >= 3, `it yielded between slices (${yields.length})`);
     // What a missed change would leave behind (a bug the audit is the net for): the held routes,
     // reached from the test, lose one, gain one the records do not have, and get one SID wrong.
-    const held = (source as unknown as { held: Map<string, string> }).held;
+    const held = (source as unknown as { held: HeldRoutes }).held;
     const lost = schema.endpoint('vpc-a', prefix32('10.0.5.3'));
     const wrong = schema.endpoint('vpc-b', prefix32('10.1.5.2'));
     const gained = schema.endpoint('vpc-a', prefix32('10.0.9.9'));
-    held.delete(lost);
-    held.set(wrong, 'fc00:2::14');
-    held.set(gained, 'fc00:2::a');
+    held.set(lost, 'vpc-a', undefined);
+    held.set(wrong, 'vpc-b', 'fc00:2::14');
+    held.set(gained, 'vpc-a', 'fc00:2::a');
     const seen = notified();
     assert.deepEqual((await audit()).sort(), [lost, wrong, gained].sort());
     assert.equal(notified(), seen + 1, 'the owner is told once');
@@ -90,7 +91,7 @@ function fleetSourceTests(kind: BackendKind): void {
     ]);
     assert.deepEqual(await audit(), [], 'repaired');
     // A structural change while auditing ends it: the full derivation replaces what is held.
-    held.delete(lost);
+    held.set(lost, 'vpc-a', undefined);
     await fx.store.commit([
       {
         type: 'put',
