@@ -137,7 +137,7 @@ function levelsIn(graph: ReadonlyMap<string, Resource>): Levels {
  * key is read once: a bulk member's op builds it on each read rather than hold it (bulk-set.ts).
  */
 function sortOps(ops: Op[], levelOrder: 1 | -1): void {
-  const keys = ops.map((op) => op.key);
+  const keys = ops.map((op) => flat(op.key));
   const order = Array.from(ops.keys());
   order.sort((i, j) => {
     const a = keys[i] as string;
@@ -146,4 +146,16 @@ function sortOps(ops: Op[], levelOrder: 1 | -1): void {
   });
   const sorted = order.map((i) => ops[i] as Op);
   for (let i = 0; i < sorted.length; i++) ops[i] = sorted[i] as Op;
+}
+
+/**
+ * The string with its characters in one piece. A key built by a template literal is a rope of
+ * its parts (~230 bytes for a steering key), which the sort's first comparison flattens anyway;
+ * reading a character flattens it now, so that the parts die young instead of 100k ropes living
+ * through the sort (~95 bytes each then): a cold start's plan of 100k steering entries was the
+ * agent's peak heap (bench/results/2026-12-07-fleet-memory-2.md).
+ */
+function flat(s: string): string {
+  s.charCodeAt(0);
+  return s;
 }
