@@ -16,8 +16,8 @@ type Run = readonly [start: number, end: number];
 export class HeldRoutes {
   #derived: readonly EndpointRoute[] = [];
   readonly #runs = new Map<string, Run>();
-  /** Key → the SID held since the derivation, or undefined: no route (whatever it said). */
-  readonly #changed = new Map<string, string | undefined>();
+  /** VPC → key → the SID held since the derivation, or undefined: no route (whatever it said). */
+  readonly #changed = new Map<string, Map<string, string | undefined>>();
 
   /** The routes of a derivation, replacing everything held: of each VPC, one run sorted by key. */
   reset(routes: readonly EndpointRoute[]): void {
@@ -42,29 +42,36 @@ export class HeldRoutes {
 
   /** The SID of the route held for an endpoint key of `vpc`, if one is. */
   get(key: string, vpc: string): string | undefined {
-    if (this.#changed.has(key)) return this.#changed.get(key);
+    const changed = this.#changed.get(vpc);
+    if (changed?.has(key)) return changed.get(key);
     return this.#derivedSid(key, vpc);
   }
 
   /** The route now held for the key: to `sid`, or none (undefined). */
   set(key: string, vpc: string, sid: string | undefined): void {
-    if (sid === undefined && this.#derivedSid(key, vpc) === undefined) this.#changed.delete(key);
-    else this.#changed.set(key, sid);
+    let changed = this.#changed.get(vpc);
+    if (sid === undefined && this.#derivedSid(key, vpc) === undefined) changed?.delete(key);
+    else {
+      if (changed === undefined) this.#changed.set(vpc, (changed = new Map<string, string | undefined>()));
+      changed.set(key, sid);
+    }
   }
 
   /**
    * Every held route's key. Changes between two steps may or may not be seen, as for a Map's
-   * iterator: the derivation's list is not changed (a reset replaces it), and the changes are a
-   * Map. Keys only: a pair per route would be 100k garbage arrays per drift check.
+   * iterator: the derivation's list is not changed (a reset replaces it), and the changes are
+   * Maps. Keys only: a pair per route would be 100k garbage arrays per drift check.
    */
   *keys(): IterableIterator<string> {
     const derived = this.#derived;
     for (let i = 0; i < derived.length; i++) {
-      const key = (derived[i] as EndpointRoute).key;
-      if (!this.#changed.has(key) || this.#changed.get(key) !== undefined) yield key;
+      const { key, vpc } = derived[i] as EndpointRoute;
+      const changed = this.#changed.get(vpc);
+      if (!changed?.has(key) || changed.get(key) !== undefined) yield key;
     }
-    for (const [key, sid] of this.#changed)
-      if (sid !== undefined && this.#derivedSid(key, vpcOfKey(key)) === undefined) yield key;
+    for (const [vpc, changed] of this.#changed)
+      for (const [key, sid] of changed)
+        if (sid !== undefined && this.#derivedSid(key, vpc) === undefined) yield key;
   }
 
   #derivedSid(key: string, vpc: string): string | undefined {
@@ -81,10 +88,4 @@ export class HeldRoutes {
     }
     return undefined;
   }
-}
-
-/** The VPC of an endpoint key, `PREFIX/endpoints/VPC/ADDRESS_LEN` (VPC names have no "/"). */
-function vpcOfKey(key: string): string {
-  const end = key.lastIndexOf('/');
-  return key.slice(key.lastIndexOf('/', end - 1) + 1, end);
 }
