@@ -1,24 +1,26 @@
 /**
  * Where hv0's memory goes, without VPP: the fleet's records in a real etcd, one FleetSource over
- * them, then the derivation and the desired state, with the heap measured after each (after a
- * full GC; run with --expose-gc). A tool for bench/fleet's RSS target, not a benchmark row.
+ * them, then the derivation, the desired state and a cold start's plan, with the heap measured
+ * after each (after a full GC; run with --expose-gc), and the heap V8 had committed before that
+ * GC (what a step's garbage grew it to). A tool for bench/fleet's RSS target, not a benchmark row.
  */
 import v8 from 'node:v8';
 import { EtcdStore } from '../../src/datastore/etcd-store.js';
 import { FleetSource } from '../../src/datastore/fleet-source.js';
 import { KeySchema } from '../../src/datastore/keys.js';
 import { EtcdServer } from '../../src/datastore/testing/etcd-server.js';
-import { desiredState } from '../../src/hypervisor/desired-state.js';
+import { desiredState, planFresh } from '../../src/hypervisor/desired-state.js';
 import { FleetLayout, DEFAULT_SIZE } from './layout.js';
 import { loadRecords } from './loader.js';
 
 const MiB = 1024 * 1024;
 const gc = (globalThis as { gc?: () => void }).gc;
 const heap = (what: string, base = 0): number => {
+  const committed = v8.getHeapStatistics().total_heap_size;
   gc?.();
   const used = v8.getHeapStatistics().used_heap_size;
   console.log(
-    `${what.padEnd(40)} heap ${(used / MiB).toFixed(1)} MiB (+${((used - base) / MiB).toFixed(1)}), rss ${(process.memoryUsage().rss / MiB).toFixed(0)} MiB`,
+    `${what.padEnd(40)} heap ${(used / MiB).toFixed(1)} MiB (+${((used - base) / MiB).toFixed(1)}), committed before GC ${(committed / MiB).toFixed(1)} MiB, rss ${(process.memoryUsage().rss / MiB).toFixed(0)} MiB`,
   );
   return used;
 };
@@ -37,14 +39,17 @@ await new Promise<void>((resolve) => {
   source.start();
   void source.whenSynced().then(resolve);
 });
+// A few turns first: the last listings' pages are still referenced when whenSynced resolves.
+for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
 const synced = heap('view synced', base);
 if (process.env.PROBE_SNAPSHOT_VIEW) v8.writeHeapSnapshot(process.env.PROBE_SNAPSHOT_VIEW);
 const d = source.derive();
 const derived = heap(`derived (${d.config?.remoteRoutes.length} routes)`, synced);
 if (process.env.PROBE_SNAPSHOT) v8.writeHeapSnapshot(process.env.PROBE_SNAPSHOT);
 const desired = desiredState(d.config!, new Map());
-heap(`desired state (${desired.steering.size} entries)`, derived);
-console.log(desired.resources.length);
+const withDesired = heap(`desired state (${desired.steering.size} entries)`, derived);
+const plan = planFresh(d.config!);
+heap(`a cold start's plan (${plan.ops.length} ops)`, withDesired);
 source.stop();
 await store.close();
 await etcd.stop();

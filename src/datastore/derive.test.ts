@@ -1,7 +1,8 @@
 /** The records' validation and one node's derivation, without a store. */
 import { describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { deriveAgentConfig, type NodeView } from './derive.js';
+import type { RemoteRouteConfig } from '../config/model.js';
+import { deriveAgentConfig, type Derivation, type NodeView } from './derive.js';
 import { KeySchema } from './keys.js';
 import {
   parseRecord,
@@ -24,6 +25,10 @@ const nodeValue = (n: number) => ({
   underlay: { interface: 'memif1/0', address: `2001:db8::${n}/64`, gateway: '2001:db8::ff' },
   srv6: { locator: `fc00:${n}::/48` },
 });
+
+/** The derived routes as the config file writes them (a derived route reads its prefix from its key). */
+const plainRoutes = (d: Derivation): RemoteRouteConfig[] =>
+  (d.config?.remoteRoutes ?? []).map(({ vpc, prefix, family, sid }) => ({ vpc, prefix, family, sid }));
 
 function view(parts: { ports: PortRecord[]; endpoints: EndpointRecord[]; vpcs?: VpcRecord[] }): NodeView {
   const endpoints = new Map<string, Map<string, EndpointRecord>>();
@@ -83,7 +88,7 @@ test('remote routes steer to the hosting node SID; a VPC sidIndex overrides the 
   });
   const d = deriveAgentConfig(schema, 'hv1', v);
   assert.deepEqual(d.problems, []);
-  assert.deepEqual(d.config?.remoteRoutes, [
+  assert.deepEqual(plainRoutes(d), [
     { vpc: 'blue', prefix: { address: '10.0.0.7', len: 32 }, family: 4, sid: 'fc00:2::a' },
   ]);
   const indexed = view({
@@ -265,7 +270,7 @@ describe('dual-stack records', () => {
     assert.equal(d.config?.vpcs[0]?.sid, 'fc00:1::20');
     assert.equal(d.config?.vpcs[0]?.sid6, 'fc00:1::100:20', 'own DT6 SID from the sidIndex');
     assert.equal(d.config?.ports[0]?.ip6, '2001:db8:a:0:5054:ff:fe61:a01');
-    assert.deepEqual(d.config?.remoteRoutes, [
+    assert.deepEqual(plainRoutes(d), [
       { vpc: 'blue', prefix: { address: '10.0.0.7', len: 32 }, family: 4, sid: 'fc00:2::20' },
       {
         vpc: 'blue',
@@ -274,10 +279,13 @@ describe('dual-stack records', () => {
         sid: 'fc00:2::100:20',
       },
     ]);
-    assert.deepEqual(d.routeKeys, [
-      '/vppnet/v1/endpoints/blue/10.0.0.7_32',
-      '/vppnet/v1/endpoints/blue/2001:db8:a:0:5054:ff:fe62:a01_128',
-    ]);
+    assert.deepEqual(
+      d.routes.map((r) => r.key),
+      [
+        '/vppnet/v1/endpoints/blue/10.0.0.7_32',
+        '/vppnet/v1/endpoints/blue/2001:db8:a:0:5054:ff:fe62:a01_128',
+      ],
+    );
   });
 
   it('derives an IPv6-only VPC and port: no gateway, no IPv4 address', () => {

@@ -13,7 +13,7 @@
  * one bad port must not take a hypervisor's other VMs down. Without a valid node record there is
  * no config (undefined), and the caller keeps what it has.
  */
-import type { AgentConfig, RemoteRouteConfig } from '../config/model.js';
+import type { AgentConfig } from '../config/model.js';
 import type { NodeConfig, ServicesConfig } from '../config/model.js';
 import { DT6_SID_OFFSET, MAX_IP6_LOCATOR_LEN } from '../config/defaults.js';
 import { Checker, ConfigError, validateConfig, validateNode, validateServices } from '../config/validate.js';
@@ -28,6 +28,7 @@ import {
   type LocalAddresses,
 } from '../config/lanes.js';
 import { aggregateIp6, ip6AddressInPrefix, ip6InPrefix, type Ip4Prefix } from '../net/ip.js';
+import { EndpointRoute } from './endpoint-route.js';
 import { NO_REFUSED_NODES, refusedNodes, type RefusedNodes } from './node-lanes.js';
 import type { KeySchema } from './keys.js';
 import type { EndpointRecord, NodeRecord, PortRecord, RecordProblem, VpcRecord } from './records.js';
@@ -47,11 +48,11 @@ export interface Derivation {
   readonly config: AgentConfig | undefined;
   readonly problems: readonly RecordProblem[];
   /**
-   * The endpoint key of each of config.remoteRoutes, in order: the view's own key strings, so a
-   * consumer indexing routes by key (fleet-source.ts) shares them rather than building 100k keys
-   * anew (as concatenations those cost ~160 bytes each).
+   * config.remoteRoutes as derived, each with its endpoint's key (the view's own string), so a
+   * consumer indexing routes by key (fleet-source.ts) shares the keys rather than building 100k
+   * anew (as concatenations those cost ~160 bytes each). Empty without a config.
    */
-  readonly routeKeys: readonly string[];
+  readonly routes: readonly EndpointRoute[];
   /** What the routes were checked against; the incremental path checks its routes the same. */
   readonly lanes: RouteLanes;
 }
@@ -229,7 +230,7 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
     return {
       config: undefined,
       problems: [{ key: nodeKey, path: '(record)', message: 'is missing: the node has no record' }],
-      routeKeys: [],
+      routes: [],
       lanes: OPEN_LANES,
     };
   const problems: RecordProblem[] = [];
@@ -280,8 +281,7 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
 
     // The routes of this attempt's VPCs; their problems count only if the attempt is the config.
     const routeProblems: RecordProblem[] = [];
-    const remoteRoutes: RemoteRouteConfig[] = [];
-    const routeKeys: string[] = [];
+    const remoteRoutes: EndpointRoute[] = [];
     for (const vpc of usedVpcs) {
       const endpoints = view.endpoints.get(vpc.name);
       if (!endpoints) continue;
@@ -291,8 +291,7 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
         const route = remoteRouteOf(schema, node, view.nodes, vpc, key, ep, unvalidatedLanes);
         if (route.problem) routeProblems.push(route.problem);
         if (route.sid === undefined) continue;
-        remoteRoutes.push({ vpc: vpc.name, prefix: ep.prefix, family: ep.family, sid: route.sid });
-        routeKeys.push(key);
+        remoteRoutes.push(new EndpointRoute(vpc.name, key, route.sid));
       }
     }
 
@@ -319,9 +318,9 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
     try {
       const validated = validateConfig(raw);
       const lanes: RouteLanes = { local: localAddressesOf(validated.ports), refusedNodes: refused };
-      const kept = localWins(lanes.local, remoteRoutes, routeKeys, routeProblems);
-      const config: AgentConfig = { ...validated, remoteRoutes: kept.routes };
-      return { config, problems: [...problems, ...routeProblems], routeKeys: kept.keys, lanes };
+      const routes = localWins(lanes.local, remoteRoutes, routeProblems);
+      const config: AgentConfig = { ...validated, remoteRoutes: routes };
+      return { config, problems: [...problems, ...routeProblems], routes, lanes };
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       let nodeBroken = false;
@@ -343,10 +342,10 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
         dropped.add(key);
         problems.push({ key, path: m?.[3] || '(record)', message: p.message });
       }
-      if (nodeBroken) return { config: undefined, problems, routeKeys: [], lanes: OPEN_LANES };
+      if (nodeBroken) return { config: undefined, problems, routes: [], lanes: OPEN_LANES };
     }
   }
-  return { config: undefined, problems, routeKeys: [], lanes: OPEN_LANES };
+  return { config: undefined, problems, routes: [], lanes: OPEN_LANES };
 }
 
 /**
@@ -375,20 +374,16 @@ export function fleetSources(nodes: ReadonlyMap<string, NodeRecord>): string[] {
  */
 function localWins(
   local: LocalAddresses,
-  routes: RemoteRouteConfig[],
-  keys: string[],
+  routes: EndpointRoute[],
   problems: RecordProblem[],
-): { routes: RemoteRouteConfig[]; keys: string[] } {
-  if (local.size === 0) return { routes, keys };
-  const keptRoutes: RemoteRouteConfig[] = [];
-  const keptKeys: string[] = [];
-  routes.forEach((r, i) => {
-    const key = keys[i] as string;
-    const holder = localPortOf(local, r.vpc, r.prefix, r.family);
-    if (holder === undefined) {
-      keptRoutes.push(r);
-      keptKeys.push(key);
-    } else problems.push({ key, path: 'node', message: localWinsMessage(holder, r.prefix) });
-  });
-  return { routes: keptRoutes, keys: keptKeys };
+): EndpointRoute[] {
+  if (local.size === 0) return routes;
+  const kept: EndpointRoute[] = [];
+  for (const r of routes) {
+    const prefix = r.prefix;
+    const holder = localPortOf(local, r.vpc, prefix, r.family);
+    if (holder === undefined) kept.push(r);
+    else problems.push({ key: r.key, path: 'node', message: localWinsMessage(holder, prefix) });
+  }
+  return kept;
 }

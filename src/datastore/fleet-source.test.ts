@@ -75,9 +75,9 @@ function fleetSourceTests(kind: BackendKind): void {
     const lost = schema.endpoint('vpc-a', prefix32('10.0.5.3'));
     const wrong = schema.endpoint('vpc-b', prefix32('10.1.5.2'));
     const gained = schema.endpoint('vpc-a', prefix32('10.0.9.9'));
-    source.setHeldRouteForTest(lost, undefined);
-    source.setHeldRouteForTest(wrong, 'fc00:2::14');
-    source.setHeldRouteForTest(gained, 'fc00:2::a');
+    source.setHeldRouteForTest(lost, 'vpc-a', undefined);
+    source.setHeldRouteForTest(wrong, 'vpc-b', 'fc00:2::14');
+    source.setHeldRouteForTest(gained, 'vpc-a', 'fc00:2::a');
     const seen = notified();
     assert.deepEqual((await audit()).sort(), [lost, wrong, gained].sort());
     assert.equal(notified(), seen + 1, 'the owner is told once');
@@ -89,7 +89,7 @@ function fleetSourceTests(kind: BackendKind): void {
     ]);
     assert.deepEqual(await audit(), [], 'repaired');
     // A structural change while auditing ends it: the full derivation replaces what is held.
-    source.setHeldRouteForTest(lost, undefined);
+    source.setHeldRouteForTest(lost, 'vpc-a', undefined);
     await fx.store.commit([
       {
         type: 'put',
@@ -327,7 +327,10 @@ function fleetSourceTests(kind: BackendKind): void {
     );
     assert.deepEqual(await source.audit(), [], 'what was handed over is what the records say');
     assert.deepEqual(
-      source.derive().config?.remoteRoutes.filter((r) => r.family === 6),
+      source
+        .derive()
+        .config?.remoteRoutes.filter((r) => r.family === 6)
+        .map(({ vpc, prefix, family, sid }) => ({ vpc, prefix, family, sid })),
       [{ vpc: 'vpc-a', prefix: prefix6, family: 6, sid: 'fc00:3::100:a' }],
       'a fresh derivation agrees',
     );

@@ -31,6 +31,7 @@ import {
   type NodeView,
   type RouteLanes,
 } from './derive.js';
+import { HeldRoutes } from './held-routes.js';
 import { refusedNodes, sameRefusals } from './node-lanes.js';
 import type { KeySchema } from './keys.js';
 import type { NodeRecord, RecordProblem } from './records.js';
@@ -74,11 +75,10 @@ export class FleetSource {
   /** The VPCs of the last derived config: only their endpoints have routes. */
   #live = new Set<string>();
   /**
-   * Endpoint key → the SID of the route the agent holds: the last derive's plus the changes
-   * taken since. Keys are the view's strings and SIDs are shared, so 100k routes cost the map.
+   * The routes the agent holds, by endpoint key: the last derive's plus the changes taken since.
    * fleet-source.test.ts reaches it only through setHeldRouteForTest.
    */
-  readonly #held = new Map<string, string>();
+  readonly #held = new HeldRoutes();
   /** Endpoint key → why it has no route, kept as `held` is. */
   readonly #routeProblems = new Map<string, RecordProblem>();
   /** The last derivation's problems of other records than endpoints. */
@@ -159,13 +159,11 @@ export class FleetSource {
     this.#structural = false;
     this.#told = false;
     this.#marked.clear();
-    this.#held.clear();
     this.#routeProblems.clear();
     this.#live = new Set(d.config?.vpcs.map((v) => v.name));
     this.#lanes = d.lanes;
     this.#lastConfigSources = fleetSources(this.#records.nodes);
-    const routes = d.config?.remoteRoutes ?? [];
-    routes.forEach((r, i) => this.#held.set(d.routeKeys[i] as string, r.sid));
+    this.#held.reset(d.routes);
     const others: RecordProblem[] = [];
     for (const p of d.problems) {
       const k = this.schema.parse(p.key);
@@ -194,11 +192,10 @@ export class FleetSource {
         else this.#routeProblems.delete(key);
         sid = route.sid;
       } else this.#routeProblems.delete(key);
-      const before = this.#held.get(key);
+      const before = this.#held.get(key, vpcName);
       if (before === sid) continue;
       const prefix = ep?.prefix ?? endpointPrefix(this.schema, key);
-      if (sid === undefined) this.#held.delete(key);
-      else this.#held.set(key, sid);
+      this.#held.set(key, vpcName, sid);
       routes.push({ vpc: vpcName, prefix, sid });
     }
     this.#marked.clear();
@@ -234,20 +231,21 @@ export class FleetSource {
         const ep = endpoints.get(key);
         if (!self || !vpc || !ep || this.#marked.has(key) || !this.#live.has(vpcName)) continue;
         const route = remoteRouteOf(this.schema, self, this.#records.nodes, vpc, key, ep, this.#lanes);
-        if (this.#held.get(key) !== route.sid) found.push(this.#markFound(key, vpcName));
+        if (this.#held.get(key, vpcName) !== route.sid) found.push(this.#markFound(key, vpcName));
       }
     }
-    // The map itself, not a copy of its 100k keys: a Map's iterator survives changes between
-    // slices (a key set meanwhile may or may not be visited; it was just taken, so it agrees).
+    // The held routes themselves, not a copy of their 100k keys: their iterator survives changes
+    // between slices (a key set meanwhile may or may not be visited; it was just taken, so it agrees).
     for (const key of this.#held.keys()) {
       if (++steps % slice === 0) {
         await yieldNow();
         if (this.#structural) return found;
       }
-      if (this.#marked.has(key) || !this.#held.has(key)) continue;
       const vpcName = this.schema.endpointVpcOf(key);
-      if (vpcName !== undefined && this.#records.endpoints.get(vpcName)?.has(key)) continue;
-      if (vpcName !== undefined) found.push(this.#markFound(key, vpcName));
+      if (vpcName === undefined || this.#marked.has(key) || this.#held.get(key, vpcName) === undefined)
+        continue;
+      if (this.#records.endpoints.get(vpcName)?.has(key)) continue;
+      found.push(this.#markFound(key, vpcName));
     }
     if (found.length > 0 && !this.#told) {
       this.#told = true;
@@ -260,9 +258,8 @@ export class FleetSource {
    * Test seam for the audit's test: leaves the route held for an endpoint key as a missed change
    * would (a wrong SID, or none: undefined) without telling anyone. Nothing else calls it.
    */
-  setHeldRouteForTest(key: string, sid: string | undefined): void {
-    if (sid === undefined) this.#held.delete(key);
-    else this.#held.set(key, sid);
+  setHeldRouteForTest(key: string, vpc: string, sid: string | undefined): void {
+    this.#held.set(key, vpc, sid);
   }
 
   #markFound(key: string, vpc: string): string {

@@ -158,7 +158,7 @@ interface OpRun {
  * each read).
  */
 function inPlanOrder(loose: readonly Op[], runs: readonly OpRun[], levelOrder: 1 | -1): Op[] {
-  const looseKeys = loose.map((op) => op.key);
+  const looseKeys = loose.map((op) => flat(op.key));
   const order = Array.from(loose.keys());
   order.sort((i, j) => {
     const a = looseKeys[i] as string;
@@ -196,4 +196,16 @@ function inPlanOrder(loose: readonly Op[], runs: readonly OpRun[], levelOrder: 1
   const last = heads[0];
   if (last) for (let i = last.at; i < last.ops.length; i++) out.push(last.ops[i] as Op);
   return out;
+}
+
+/**
+ * The string with its characters in one piece. A key built by a template literal is a rope of
+ * its parts (~230 bytes for a steering key), which the sort's first comparison flattens anyway;
+ * reading a character flattens it now, so that the parts die young instead of 100k ropes living
+ * through the sort (~95 bytes each then): a cold start's plan of 100k steering entries was the
+ * agent's peak heap (bench/results/2026-12-07-fleet-memory-2.md).
+ */
+function flat(s: string): string {
+  s.charCodeAt(0);
+  return s;
 }
