@@ -59,6 +59,25 @@ export default tseslint.config(
     rules: { 'vppnet/layers': ['error', { layers: LAYERS, exceptions: LAYER_EXCEPTIONS }] },
   },
   {
+    // TypeBox only through src/config/typebox.ts, whose output `npm run build` bundles
+    // (scripts/bundle-typebox.mjs): a second import path would load the 266 modules again.
+    files: ['**/*.ts'],
+    ignores: ['src/config/typebox.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@sinclair/typebox', '@sinclair/typebox/*'],
+              message: 'import TypeBox from src/config/typebox.ts (bundled by npm run build)',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // node:test's describe/it return promises the runner itself awaits.
     files: ['**/*.test.ts', 'test/**/*.ts'],
     rules: { '@typescript-eslint/no-floating-promises': 'off' },

@@ -2,8 +2,7 @@
  * Collects a config's problems while it is checked: the structural ones from the schema
  * (structure-errors.ts) and the check pass's own, so that every problem is reported at once.
  */
-import type { Static, TSchema } from '@sinclair/typebox';
-import type { TypeCheck } from '@sinclair/typebox/compiler';
+import type { Static, TSchema, TypeCheck } from './typebox.js';
 import { ip4Network, isIp4, isIp6, canonicalIp6, type Ip4Prefix, type Ip6Prefix } from '../net/ip.js';
 import { hostBitsProblem } from '../net/network-prefix.js';
 import type { ConfigProblem } from './config-error.js';

@@ -3,7 +3,7 @@
  * generated from the schema: one row per field, depth first, with its type, whether it is required
  * or its default, and its description.
  */
-import { KindGuard, type TSchema } from '@sinclair/typebox';
+import { KindGuard, type TSchema } from './typebox.js';
 import { ConfigSchema } from './schema.js';
 import { annotations, FORMATS } from './schema/fields.js';
 

@@ -13,7 +13,7 @@
  * hand-written speed, and its schemas are JSON Schema, which the reference is generated from.
  * bench/config measures validateConfig as a whole against another build.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from './typebox.js';
 import { NodeSchema } from './schema/node.js';
 import { PortSchema } from './schema/port.js';
 import { RemoteRouteSchema } from './schema/remote-route.js';

@@ -3,8 +3,7 @@
  * written (`ports[3].attach.socket`) and says what is wrong with the message the field's schema
  * carries (schema/fields.ts), the wording these checks had before they came from a schema.
  */
-import { KindGuard, type TSchema } from '@sinclair/typebox';
-import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
+import { KindGuard, ValueErrorType, type TSchema, type ValueError } from './typebox.js';
 import { annotations, formatMessage } from './schema/fields.js';
 import type { ConfigProblem } from './config-error.js';
 

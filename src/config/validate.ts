@@ -9,8 +9,15 @@
  * The section validators below are also fleet mode's (src/datastore/records.ts): a record and the
  * same section of a node's YAML file are accepted and rejected alike, with the same messages.
  */
-import { KindGuard, Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
-import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import {
+  KindGuard,
+  Type,
+  TypeCompiler,
+  type Static,
+  type TObject,
+  type TSchema,
+  type TypeCheck,
+} from './typebox.js';
 import { Checker } from './checker.js';
 import { checkConfig } from './check-config.js';
 import { checkNode, checkVhostUserDefaults } from './check-node.js';

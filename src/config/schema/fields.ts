@@ -11,7 +11,7 @@ import {
   type TInteger,
   type TString,
   type TSchema,
-} from '@sinclair/typebox';
+} from '../typebox.js';
 import {
   isIp4,
   isIp6,

@@ -1,5 +1,5 @@
 /** The `node` section: this hypervisor, its underlay uplink, vhost-user defaults and SRv6. */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '../typebox.js';
 import {
   MAX_IP6_LOCATOR_LEN,
   MAX_UNDERLAY_MTU,

@@ -1,5 +1,5 @@
 /** One item of `ports`: a VM's port, and how VPP reaches the VM (`attach`, one of four types). */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '../typebox.js';
 import { absolutePath, formatted, name, unixId, vppInterface } from './fields.js';
 
 const closed = { additionalProperties: false } as const;

@@ -1,5 +1,5 @@
 /** One item of `remoteRoutes`: a prefix of a VPC that lives on another hypervisor. */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '../typebox.js';
 import { formatted, name } from './fields.js';
 
 export const RemoteRouteSchema = Type.Object(

@@ -1,5 +1,5 @@
 /** The `services` section: the service bridge (DHCP, DNS-proxy, metadata pods). */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '../typebox.js';
 import { SERVICE_DEFAULTS, SERVICE_IP6_DEFAULTS } from '../defaults.js';
 import { cniNetworkName, formatted, integer } from './fields.js';
 

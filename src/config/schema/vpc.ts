@@ -1,5 +1,5 @@
 /** One item of `vpcs`: a VPC with VMs or routes on this node. */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '../typebox.js';
 import { MAX_UNDERLAY_MTU, MIN_TENANT_MTU, SRV6_ENCAP_OVERHEAD, VPC_DEFAULTS } from '../defaults.js';
 import { formatted, integer, name } from './fields.js';
 
