@@ -271,6 +271,16 @@ export function parseValues(raw: unknown, source: string): Values {
           /^--\S+( --\S+)*$/,
           "Node.js options such as '--v8-pool-size=1', one space between them, or ''",
         );
+  // Node refuses to start when NODE_OPTIONS holds a flag it does not allow there (most V8 flags,
+  // e.g. --optimize-for-size): the agent would crash-loop on every node.
+  for (const option of nodeOptions.split(' ').filter((o) => o.startsWith('--'))) {
+    const flag = option.split('=')[0] as string;
+    if (!process.allowedNodeEnvironmentFlags.has(flag))
+      c.fail(
+        'agent.nodeOptions',
+        `${flag} is not allowed in NODE_OPTIONS: Node.js refuses to start with it (pass V8 flags Node does not allow there in the container's command instead)`,
+      );
+  }
   const listenText = c.string(ag.listen, 'agent.listen');
   const listen = agentParser(c, 'agent.listen', () => parseListenAddress(listenText)) ?? {
     host: '127.0.0.1',

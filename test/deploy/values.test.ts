@@ -89,6 +89,18 @@ describe('deploy values', () => {
     }
   });
 
+  it('refuses a NODE_OPTIONS flag Node.js does not allow there, which would stop the agent starting', () => {
+    const raw = mergeValues(base(), {
+      agent: { nodeOptions: '--v8-pool-size=1 --optimize-for-size --max-semi-space-size=8' },
+    });
+    const problems = problemsOf(() => parseValues(raw, 'test'));
+    assert.equal(problems.length, 1, problems.join('\n'));
+    assert.match(
+      problems[0] as string,
+      /^agent\.nodeOptions: --optimize-for-size is not allowed in NODE_OPTIONS/,
+    );
+  });
+
   it('refuses requests above limits', () => {
     const raw = mergeValues(base(), { agent: { resources: { requests: { cpu: '2' } } } });
     assert.deepEqual(
