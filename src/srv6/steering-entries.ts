@@ -7,6 +7,7 @@
  */
 import { formatIp6, writeIp6Literal } from '../net/ip-literal.js';
 import { intToIp4, ip4ToInt } from '../net/ip.js';
+import { bucketByTable, LITTLE_ENDIAN } from './table-buckets.js';
 
 export class SteeringEntries {
   /** The family of every entry's prefix: 4 (traffic type IPv4) or 6. */
@@ -217,37 +218,17 @@ export class SteeringEntries {
     if (n >= 2 ** indexBits) throw new Error(`steering entries: ${n} is more than can be sorted`);
     const inOrder = this.#orderIfSorted();
     if (inOrder) return inOrder;
-    // Each entry's table as its rank among the distinct tables, looked up once per run of one
-    // table (entries come by VPC).
     const tables = this.#tables;
-    const seen = new Set<number>();
-    let lastTable = -1;
-    for (let i = 0; i < n; i++) {
-      const t = tables[i] as number;
-      if (t !== lastTable) seen.add((lastTable = t));
-    }
-    const distinct = Float64Array.from(seen).sort();
-    const rankOf = new Map<number, number>();
-    distinct.forEach((t, r) => rankOf.set(t, r));
-    const rank = new Uint32Array(n);
-    const start = new Uint32Array(distinct.length + 1);
-    lastTable = -1;
-    let lastRank = 0;
-    for (let i = 0; i < n; i++) {
-      const t = tables[i] as number;
-      if (t !== lastTable) {
-        lastTable = t;
-        lastRank = rankOf.get(t) as number;
-      }
-      rank[i] = lastRank;
-      start[lastRank + 1] = (start[lastRank + 1] as number) + 1;
-    }
-    for (let r = 0; r < distinct.length; r++) start[r + 1] = (start[r + 1] as number) + (start[r] as number);
+    const { count, rank, start } = bucketByTable(
+      n,
+      (i) => tables[i] as number,
+      (ts) => ts.sort((x, y) => x - y),
+    );
     // First by table: the last address word | length | index.
     const packed = new BigUint64Array(n);
     const words = new Uint32Array(packed.buffer);
     const [lo, hi] = LITTLE_ENDIAN ? [0, 1] : [1, 0];
-    const next = start.slice(0, distinct.length);
+    const next = start.slice(0, count);
     for (let i = 0; i < n; i++) {
       const r = rank[i] as number;
       const k = next[r] as number;
@@ -255,7 +236,7 @@ export class SteeringEntries {
       words[2 * k + hi] = this.#addresses[i * w + w - 1] as number;
       words[2 * k + lo] = (((this.#lengths[i] as number) << indexBits) | i) >>> 0;
     }
-    for (let r = 0; r < distinct.length; r++) {
+    for (let r = 0; r < count; r++) {
       const [from, to] = [start[r] as number, start[r + 1] as number];
       if (to - from > 1) packed.subarray(from, to).sort();
     }
@@ -266,7 +247,7 @@ export class SteeringEntries {
     const moved = new Uint32Array(w > 1 ? n : 0);
     for (let x = w - 2; x >= 0; x--) {
       for (let k = 0; k < n; k++) word[k] = this.#addresses[(order[k] as number) * w + x] as number;
-      for (let r = 0; r < distinct.length; r++) {
+      for (let r = 0; r < count; r++) {
         const [from, to] = [start[r] as number, start[r + 1] as number];
         if (to - from < 2 || isUniform(word, from, to)) continue;
         for (let k = from; k < to; k++) {
@@ -497,7 +478,6 @@ export interface SteeringGroups {
   readonly tables: readonly number[];
 }
 
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 /** An address's bytes between parsing or formatting and the columns (synchronous use only). */
 const scratch = new Uint8Array(16);
 

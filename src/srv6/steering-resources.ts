@@ -8,6 +8,7 @@
  */
 import { keys } from '../dataplane/keys.js';
 import type { SteeringEntries } from './steering-entries.js';
+import { bucketByTable, LITTLE_ENDIAN } from './table-buckets.js';
 import type { BulkComparison, BulkResources } from '../reconcile/bulk.js';
 import type { Resource } from '../reconcile/resource.js';
 import type { DataplaneContext } from '../dataplane/context.js';
@@ -155,7 +156,6 @@ function textRanks(max: number): Uint8Array {
 
 const OCTET_RANK = textRanks(255);
 const LENGTH_RANK = textRanks(32);
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /**
  * IPv4 members in key order (SteeringResources.keyOrder): by table rank (a counting sort), then
@@ -165,38 +165,18 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 function ip4KeyOrder(entries: SteeringEntries, members: Uint32Array): Uint32Array {
   const n = members.length;
   if (n >= 2 ** 26) throw new Error(`steering entries: ${n} members are more than can be ordered`);
-  // Entries come in runs of one table (a VPC's): one Set lookup per run.
-  const seen = new Set<number>();
-  let lastTable = -1;
-  for (let k = 0; k < n; k++) {
-    const t = entries.table(members[k] as number);
-    if (t !== lastTable) seen.add((lastTable = t));
-  }
-  const distinct = [...seen];
-  const texts = distinct.map((t) => `${t}:`);
-  const byText = Array.from(distinct.keys()).sort((a, b) =>
-    (texts[a] as string) < (texts[b] as string) ? -1 : 1,
+  const { count, rank, start } = bucketByTable(
+    n,
+    (k) => entries.table(members[k] as number),
+    (ts) => {
+      const texts = new Map(ts.map((t) => [t, `${t}:`]));
+      return ts.sort((x, y) => ((texts.get(x) as string) < (texts.get(y) as string) ? -1 : 1));
+    },
   );
-  const rankOf = new Map<number, number>();
-  byText.forEach((k, r) => rankOf.set(distinct[k] as number, r));
-  const rank = new Uint32Array(n);
-  const start = new Uint32Array(distinct.length + 1);
-  lastTable = -1;
-  let lastRank = 0;
-  for (let k = 0; k < n; k++) {
-    const t = entries.table(members[k] as number);
-    if (t !== lastTable) {
-      lastTable = t;
-      lastRank = rankOf.get(t) as number;
-    }
-    rank[k] = lastRank;
-    start[lastRank + 1] = (start[lastRank + 1] as number) + 1;
-  }
-  for (let r = 0; r < distinct.length; r++) start[r + 1] = (start[r + 1] as number) + (start[r] as number);
   const packed = new BigUint64Array(n);
   const words = new Uint32Array(packed.buffer);
   const [lo, hi] = LITTLE_ENDIAN ? [0, 1] : [1, 0];
-  const next = start.slice(0, distinct.length);
+  const next = start.slice(0, count);
   for (let k = 0; k < n; k++) {
     const m = members[k] as number;
     const r = rank[k] as number;
@@ -211,7 +191,7 @@ function ip4KeyOrder(entries: SteeringEntries, members: Uint32Array): Uint32Arra
       0;
     words[2 * at + lo] = (((LENGTH_RANK[entries.prefixLength(m)] as number) << 26) | k) >>> 0;
   }
-  for (let r = 0; r < distinct.length; r++) {
+  for (let r = 0; r < count; r++) {
     const [from, to] = [start[r] as number, start[r + 1] as number];
     if (to - from > 1) packed.subarray(from, to).sort();
   }
