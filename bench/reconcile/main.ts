@@ -299,8 +299,7 @@ async function measureFamily(family: Family): Promise<void> {
     const noChangeRow = rows.length - 1;
     // The same pass again in the same process: the first one runs the code that matches 100k
     // found entries for the first time (the from-empty pass found none), before V8 has optimized
-    // it, and collects the from-empty pass's garbage. Printed beside it, judged by nothing: an
-    // agent's drift pass a minute after the last runs somewhere between the two.
+    // it, and collects the from-empty pass's garbage. Printed beside it, judged by nothing.
     const noChangeAgain = await pass('no change, again (its code warm)');
     /** The from-empty replay, for the restart row too. */
     let fromEmptyReplay: ReplayMeasurement | undefined;
