@@ -106,6 +106,14 @@ describe('pathFigures', () => {
     assert.deepEqual(f.missing, ['sr-localsid-d']);
   });
 
+  it('names the forbidden nodes packets went through, not those that stayed idle', () => {
+    const f = pathFigures(parseShowRuntime(RUNTIME_MAIN_ONLY), {
+      egress: ['pg12-tx'],
+      forbid: ['ip4-rx-urpf-strict', 'ip4-lookup', 'sr-localsid-d'],
+    });
+    assert.deepEqual(f.forbidden, ['ip4-lookup']);
+  });
+
   it('no packets out: NaN per packet, not a division by zero passed off as a number', () => {
     const f = pathFigures(parseShowRuntime(RUNTIME_MAIN_ONLY), { egress: ['pg99-tx'] });
     assert.equal(f.packets, 0);

@@ -42,6 +42,8 @@ export interface PathFigures {
   readonly threads: readonly number[];
   /** Expected nodes no packet went through (the path is not what it should be). */
   readonly missing: readonly string[];
+  /** Forbidden nodes packets went through (e.g. a source check on a path that has none). */
+  readonly forbidden: readonly string[];
 }
 
 export interface PathSelector {
@@ -49,6 +51,8 @@ export interface PathSelector {
   readonly egress: readonly string[];
   /** Nodes every packet of the path must pass (sanity check). */
   readonly expect?: readonly string[];
+  /** Nodes no packet of the path may pass. */
+  readonly forbid?: readonly string[];
   /** Override the datapath threads (default: workers if any, else the main thread). */
   readonly threads?: readonly number[];
 }
@@ -119,6 +123,7 @@ export function pathFigures(runtime: Runtime, sel: PathSelector): PathFigures {
     nodes,
     threads: threads.map((t) => t.index),
     missing,
+    forbidden: (sel.forbid ?? []).filter((e) => vectorsOf(e) > 0),
   };
 }
 

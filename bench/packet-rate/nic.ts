@@ -211,6 +211,7 @@ export async function collectWindow(
   const figures: PathFigures = pathFigures(parseShowRuntime(await cli(client, 'show runtime')), {
     egress: [txNode(egress)],
     expect: plan?.expect ?? [],
+    forbid: plan?.forbid ?? [],
   });
   const meta = runMeta('nic', facts, info, { duration: seconds, warmup: 0, flows: 0 });
   const measurement: Measurement = {

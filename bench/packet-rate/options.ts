@@ -1,7 +1,7 @@
 /** Command-line options of bench/packet-rate (pure: parsed and validated here, used elsewhere). */
 import { parseArgs } from 'node:util';
 import { IMIX, SIZE_64, type SizeClass } from './streams.js';
-import { PATH_IDS, type PathId } from './paths.js';
+import { PATH_IDS, type ConfigKind, type PathId } from './paths.js';
 import type { Pick } from './metrics.js';
 import { BenchError } from './vpp-checks.js';
 
@@ -14,6 +14,8 @@ export interface Options {
   readonly warmup: number;
   readonly sizes: readonly SizeClass[];
   readonly paths: readonly PathId[];
+  /** The configurations whose paths are measured (the baseline goes with its path). */
+  readonly configs: readonly MeasuredConfig[];
   readonly flows: number;
   readonly repeat: number;
   /** Which of the repeated runs is reported. */
@@ -41,23 +43,36 @@ export interface NicOptions {
   readonly egressIf: string | undefined;
 }
 
+/** The configurations `--configs` chooses from. */
+export const MEASURED_CONFIGS = ['vppnet', 'hand', 'hand-checks'] as const satisfies readonly ConfigKind[];
+export type MeasuredConfig = (typeof MEASURED_CONFIGS)[number];
+
+/** Whether a configuration's paths are measured (the baseline's whenever its path is selected). */
+export function measuresConfig(opts: { readonly configs: Options['configs'] }, config: ConfigKind): boolean {
+  return config === 'baseline' || (opts.configs as readonly ConfigKind[]).includes(config);
+}
+
 export const USAGE = `bench/packet-rate: packets per second of vppnet's datapaths on a real VPP 26.06
 
   VPP_API_SOCKET=/run/vpp/api.sock npm run bench:packet-rate -- [options]
 
 pg mode (default): creates packet-generator interfaces, programs the paths with vppnet's
-reconciler and the same paths by hand through the CLI, drives each with VPP's packet generator.
+reconciler and the same paths by hand through the CLI, without and with vppnet's source checks
+(hand, hand-checks), drives each with VPP's packet generator.
   --duration S          measurement window per run, seconds (default 10)
   --warmup S            traffic before the window, seconds (default 2)
   --sizes LIST          64,imix (default both)
   --paths LIST          ${PATH_IDS.join(',')} (default all)
+  --configs LIST        ${MEASURED_CONFIGS.join(',')} (default all; hand-checks: the hand
+                        paths with vppnet's source checks, a second verdict table)
   --flows N             UDP source ports per stream (default 256)
-  --repeat N            runs per measurement, alternating vppnet and hand (default 1)
+  --repeat N            runs per measurement, alternating the configurations (default 1)
   --pick best|median    which run is reported (default best: the fastest)
   --json FILE           write every figure, per-node breakdowns included, as JSON
   --svg FILE            write a bar chart of Mpps per path
   --strict              exit 3 when vppnet misses its target (10 % below the hand
-                        configuration, 5 % on the IPv6 paths) or was not measured
+                        configuration, 5 % on the IPv6 paths) or was not measured; judged
+                        against hand (without checks), not hand-checks
   --any-version         measure a VPP other than 26.06
 
 --nic mode: real NICs and an external traffic generator.
@@ -122,6 +137,7 @@ export function parseOptions(argv: readonly string[]): Options {
         warmup: { type: 'string' },
         sizes: { type: 'string' },
         paths: { type: 'string' },
+        configs: { type: 'string' },
         flows: { type: 'string' },
         repeat: { type: 'string' },
         pick: { type: 'string' },
@@ -182,6 +198,7 @@ export function parseOptions(argv: readonly string[]): Options {
     warmup: values.warmup === '0' ? 0 : positive('warmup', values.warmup, 2),
     sizes,
     paths: list('paths', values.paths, PATH_IDS, PATH_IDS),
+    configs: list('configs', values.configs, MEASURED_CONFIGS, MEASURED_CONFIGS),
     flows: positive('flows', values.flows, 256, true),
     repeat: positive('repeat', values.repeat, 1, true),
     pick: oneOf('pick', values.pick, ['best', 'median'] as const) ?? 'best',
@@ -210,6 +227,11 @@ export function parseOptions(argv: readonly string[]): Options {
     throw new BenchError(
       'VPPNET_BENCH_USAGE',
       '--flows must stay below the 16384 NAT sessions per thread vppnet configures',
+    );
+  if (opts.strict && !(opts.configs.includes('vppnet') && opts.configs.includes('hand')))
+    throw new BenchError(
+      'VPPNET_BENCH_USAGE',
+      '--strict judges vppnet against hand: --configs must include both',
     );
   if (mode === 'nic' && !opts.help && (!opts.nic.vmIf || !opts.nic.underlayIf)) {
     throw new BenchError(

@@ -1,7 +1,8 @@
 /**
- * The paths the packet-rate benchmark measures, in both configurations and the baseline: where
- * each one's packets enter and leave, what they are, and the nodes they must pass.
+ * The paths the packet-rate benchmark measures, in each configuration and the baseline: where
+ * each one's packets enter and leave, what they are, the nodes they must pass and must not.
  */
+import { ALL_CHECK_NODES, CHECK_NODES, type Toggle } from './hand-checks.js';
 import { TOLERANCE } from './metrics.js';
 import type { Traffic } from './streams.js';
 import {
@@ -30,7 +31,20 @@ export const PATH_IDS = [
   'baseline',
 ] as const;
 export type PathId = (typeof PATH_IDS)[number];
-export type ConfigKind = 'vppnet' | 'hand' | 'baseline';
+/**
+ * vppnet's configuration, the hand one as it was before the source checks, the same hand paths with
+ * vppnet's source checks (hand-checks.ts), the plain IPv4 baseline.
+ */
+export const CONFIG_KINDS = ['vppnet', 'hand', 'hand-checks', 'baseline'] as const;
+export type ConfigKind = (typeof CONFIG_KINDS)[number];
+
+/** How the tables and the chart name each configuration. */
+export const CONFIG_LABEL: Readonly<Record<ConfigKind, string>> = {
+  vppnet: 'vppnet',
+  hand: 'hand CLI',
+  'hand-checks': 'hand+checks',
+  baseline: 'baseline',
+};
 
 export const PATH_TITLES: Readonly<Record<PathId, string>> = {
   'vm-to-remote': 'VM → remote VM (H.Encaps)',
@@ -62,6 +76,52 @@ export interface PathPlan {
   readonly traffic: Traffic;
   /** Nodes every packet must pass; a run without them is reported as a broken path. */
   readonly expect: readonly string[];
+  /** Nodes no packet may pass (the plain hand paths have no source check). */
+  readonly forbid: readonly string[];
+  /** CLI before each run of the plan and after it (hand+checks: its checks on, then off). */
+  readonly toggle?: Toggle;
+}
+
+/**
+ * The source check a path's packets meet where they enter (docs/source-validation.md): a VM port's
+ * strict check of their family, or the uplink's loose IPv6 check of the outer header.
+ */
+export function checkNodeOf(traffic: Traffic): string {
+  switch (traffic.kind) {
+    case 'ip4':
+      return CHECK_NODES.ip4Strict;
+    case 'ip6':
+      return CHECK_NODES.ip6Strict;
+    case 'srv6':
+    case 'srv6-ip6':
+      return CHECK_NODES.ip6Loose;
+  }
+}
+
+/**
+ * What each side's runs must show of the source checks: vppnet's packets pass the check where
+ * they enter, the plain hand configuration's pass none.
+ */
+function withChecksExpected(plan: Omit<PathPlan, 'forbid'>): PathPlan {
+  return plan.config === 'vppnet'
+    ? { ...plan, expect: [...plan.expect, checkNodeOf(plan.traffic)], forbid: [] }
+    : { ...plan, forbid: ALL_CHECK_NODES };
+}
+
+/**
+ * The hand+checks plans: every hand path again, its checks turned on around each run, its packets
+ * expected through the check where they enter (every hand path enters at a VM port or the uplink).
+ */
+export function handChecksPlans(plans: readonly PathPlan[], toggle: Toggle): PathPlan[] {
+  return plans
+    .filter((p) => p.config === 'hand')
+    .map((p) => ({
+      ...p,
+      config: 'hand-checks' as const,
+      expect: [...p.expect, checkNodeOf(p.traffic)],
+      forbid: [],
+      toggle,
+    }));
 }
 
 export function pathPlans(t: Topology, macs: Macs, peers: Peers, flows: number): PathPlan[] {
@@ -74,7 +134,7 @@ export function pathPlans(t: Topology, macs: Macs, peers: Peers, flows: number):
     dport,
     flows,
   });
-  const side = (config: 'vppnet' | 'hand', p: PortSet): PathPlan[] => {
+  const side = (config: 'vppnet' | 'hand', p: PortSet): Omit<PathPlan, 'forbid'>[] => {
     const gw = config === 'vppnet' ? VPPNET.underlayGateway : HAND.underlayGateway;
     const sid = config === 'vppnet' ? VPPNET.localSid : HAND.localSid;
     return [
@@ -122,8 +182,7 @@ export function pathPlans(t: Topology, macs: Macs, peers: Peers, flows: number):
     ];
   };
   return [
-    ...side('vppnet', t.vppnet),
-    ...side('hand', t.hand),
+    ...[...side('vppnet', t.vppnet), ...side('hand', t.hand)].map(withChecksExpected),
     {
       path: 'baseline',
       config: 'baseline',
@@ -131,6 +190,7 @@ export function pathPlans(t: Topology, macs: Macs, peers: Peers, flows: number):
       egress: t.baseline.out,
       traffic: ip4(t.baseline.in, BASELINE.source, BASELINE.destination, VM.dport),
       expect: ['ip4-rewrite'],
+      forbid: ALL_CHECK_NODES,
     },
   ];
 }
@@ -141,7 +201,7 @@ export function pathPlans(t: Topology, macs: Macs, peers: Peers, flows: number):
  * (`sr-localsid-d`, then ip6-lookup in the VPC's table, out of the VM port).
  */
 export function ip6PathPlans(t: Topology, macs: Macs, peers: Peers, flows: number): PathPlan[] {
-  const side = (config: 'vppnet' | 'hand', p: PortSet): PathPlan[] => [
+  const side = (config: 'vppnet' | 'hand', p: PortSet): Omit<PathPlan, 'forbid'>[] => [
     {
       path: 'vm-to-remote-ip6',
       config,
@@ -192,5 +252,5 @@ export function ip6PathPlans(t: Topology, macs: Macs, peers: Peers, flows: numbe
       expect: ['nat66-in2out'],
     },
   ];
-  return [...side('vppnet', t.vppnet), ...side('hand', t.hand)];
+  return [...side('vppnet', t.vppnet), ...side('hand', t.hand)].map(withChecksExpected);
 }

@@ -1,5 +1,6 @@
 /**
- * pg mode: builds both configurations of every path in one VPP on packet-generator interfaces and
+ * pg mode: builds the configurations of every path in one VPP on packet-generator interfaces
+ * (vppnet's, the hand one, whose source checks hand+checks turns on around its own runs) and
  * measures each path, frame size and configuration on its own: create its streams, enable them,
  * let traffic settle (warmup), `clear runtime`, wait the duration, `show runtime`, disable and
  * delete the streams. All streams of a measurement start with one `packet-generator
@@ -10,7 +11,7 @@ import { planFresh } from '../../src/hypervisor/desired-state.js';
 import type { AgentConfig } from '../../src/config/model.js';
 import type { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { pathFigures, pickRun, type PathFigures } from './metrics.js';
-import type { Options } from './options.js';
+import { measuresConfig, type Options } from './options.js';
 import { missingIp6Objects, readIp6Found } from './ip6-presence.js';
 import type { Measurement, NotMeasured, RunMeta } from './report.js';
 import { parseShowCpu, parseShowRuntime, parseShowThreads } from './runtime.js';
@@ -31,7 +32,8 @@ import {
 } from './topology.js';
 import { baselineSteps, baselineWorldSteps, ip6WorldSteps, worldSteps } from './world-steps.js';
 import { handIp6Neighbours, handIp6Steps, handSteps } from './hand-config.js';
-import { IP6_PATH_IDS, ip6PathPlans, PATH_IDS, pathPlans, type PathPlan } from './paths.js';
+import { handCheckTableSteps, handCheckToggle } from './hand-checks.js';
+import { handChecksPlans, IP6_PATH_IDS, ip6PathPlans, PATH_IDS, pathPlans, type PathPlan } from './paths.js';
 import { vppnetConfig, vppnetDualStackConfig } from './vppnet-config.js';
 import { BenchError, cli, ensureFresh, type VppFacts } from './vpp-checks.js';
 
@@ -137,18 +139,22 @@ export async function buildPgTestbed(
     ...ip6WorldSteps('hand', t.hand, `loop${HAND.bviLoopback}`, pgPeers),
   ]);
   log(`hand: ${steps.length} CLI commands`);
+  // The tables the hand+checks runs look sources up in; inert until its checks name them.
+  const checkTables = handCheckTableSteps(t.hand, pgPeers);
+  await runSteps(client, checkTables);
+  log(`hand+checks: ${checkTables.length} CLI commands, its checks turned on around each of its runs`);
 
   await runSteps(client, [...baselineSteps(t.baseline), ...baselineWorldSteps(t.baseline, pgPeers)]);
-  const plans = [
-    ...pathPlans(t, pgMacs, pgPeers, opts.flows),
-    ...ip6PathPlans(t, pgMacs, pgPeers, opts.flows),
-  ];
+  const two = [...pathPlans(t, pgMacs, pgPeers, opts.flows), ...ip6PathPlans(t, pgMacs, pgPeers, opts.flows)];
+  const plans = [...two, ...handChecksPlans(two, handCheckToggle(t.hand))];
   return {
     plans: plans.filter(
       (p) =>
-        opts.paths.includes(p.path) && !notMeasured.some((n) => n.path === p.path && n.config === p.config),
+        opts.paths.includes(p.path) &&
+        measuresConfig(opts, p.config) &&
+        !notMeasured.some((n) => n.path === p.path && n.config === p.config),
     ),
-    notMeasured,
+    notMeasured: notMeasured.filter((n) => measuresConfig(opts, n.config)),
   };
 }
 
@@ -172,6 +178,7 @@ export async function measureOnce(
   });
   let text: string;
   try {
+    for (const c of plan.toggle?.on ?? []) await cli(client, c);
     for (const s of streams) await cli(client, pgStreamCommand(s));
     await cli(client, 'clear errors');
     await cli(client, 'packet-generator enable-stream');
@@ -182,8 +189,14 @@ export async function measureOnce(
   } finally {
     await cli(client, 'packet-generator disable-stream').catch(() => undefined);
     for (const s of streams) await cli(client, `packet-generator delete ${s.name}`).catch(() => undefined);
+    // Not caught: a check left on would put its node on the next configuration's paths.
+    for (const c of plan.toggle?.off ?? []) await cli(client, c);
   }
-  const figures = pathFigures(parseShowRuntime(text), { egress: [txNode(plan.egress)], expect: plan.expect });
+  const figures = pathFigures(parseShowRuntime(text), {
+    egress: [txNode(plan.egress)],
+    expect: plan.expect,
+    forbid: plan.forbid,
+  });
   const broken =
     figures.packets === 0 || figures.missing.length > 0 || figures.dropped > 0.01 * figures.received;
   const errors = broken ? await cli(client, 'show errors').catch((e: Error) => e.message) : undefined;
@@ -199,8 +212,9 @@ export async function measureAll(
   log: Log,
 ): Promise<Measurement[]> {
   const out: Measurement[] = [];
-  // Per path and size, repeats alternate between the configurations (vppnet, hand, vppnet, …) so
-  // that a slow spell of the machine falls on both rather than on one configuration's runs.
+  // Per path and size, repeats alternate between the configurations (vppnet, hand, hand+checks,
+  // vppnet, …) so that a slow spell of the machine falls on all of them rather than on one
+  // configuration's runs.
   const groups = opts.sizes
     .flatMap((size) => PATH_IDS.map((path) => ({ size, plans: plans.filter((p) => p.path === path) })))
     .filter((g) => g.plans.length > 0);
@@ -219,6 +233,8 @@ export async function measureAll(
         );
         if (f.missing.length > 0)
           log(`  WARNING: no packet went through ${f.missing.join(', ')}: the path is not the one intended`);
+        if (f.forbidden.length > 0)
+          log(`  WARNING: packets went through ${f.forbidden.join(', ')}: the path is not the one intended`);
         if (f.packets === 0) log(`  WARNING: nothing left ${plan.egress}`);
         if (f.dropped > 0.01 * f.received) log(`  WARNING: ${f.dropped} of ${f.received} packets dropped`);
         if (run.errors)

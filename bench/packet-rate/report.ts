@@ -2,7 +2,15 @@
 import { fmt, type Row } from '../support/report.js';
 import { compare, pathOnlyMppsPerCore, TOLERANCE, type Comparison, type PathFigures } from './metrics.js';
 import type { BarChart } from './svg.js';
-import { PATH_IDS, PATH_TITLES, toleranceOf, type ConfigKind, type PathId } from './paths.js';
+import {
+  CONFIG_KINDS,
+  CONFIG_LABEL,
+  PATH_IDS,
+  PATH_TITLES,
+  toleranceOf,
+  type ConfigKind,
+  type PathId,
+} from './paths.js';
 
 export interface Measurement {
   readonly path: PathId;
@@ -39,24 +47,35 @@ export interface RunMeta {
   readonly node: string;
 }
 
+/**
+ * What vppnet is compared with: the hand configuration as it was before the source checks (what
+ * `--strict` judges: the checks' cost included), or the same hand paths with the same checks
+ * (whether vppnet programs the same datapath as well as an expert would).
+ */
+export type Reference = 'hand' | 'hand-checks';
+
 export interface ComparisonRow extends Comparison {
   readonly path: PathId;
   readonly size: string;
+  /** The configuration vppnet is compared with. */
+  readonly against: Reference;
   readonly vppnetMpps: number;
+  /** The Mpps of the configuration named by `against`. */
   readonly handMpps: number;
-  /** The path's target: vppnet at least (1 - tolerance) of the hand configuration's Mpps. */
+  /** The path's target: vppnet at least (1 - tolerance) of the reference configuration's Mpps. */
   readonly tolerance: number;
 }
 
-export function comparisons(ms: readonly Measurement[]): ComparisonRow[] {
+export function comparisons(ms: readonly Measurement[], against: Reference = 'hand'): ComparisonRow[] {
   const out: ComparisonRow[] = [];
   for (const m of ms) {
     if (m.config !== 'vppnet') continue;
-    const hand = ms.find((h) => h.config === 'hand' && h.path === m.path && h.size === m.size);
+    const hand = ms.find((h) => h.config === against && h.path === m.path && h.size === m.size);
     if (!hand) continue;
     out.push({
       path: m.path,
       size: m.size,
+      against,
       vppnetMpps: m.figures.mpps,
       handMpps: hand.figures.mpps,
       tolerance: toleranceOf(m.path),
@@ -66,19 +85,13 @@ export function comparisons(ms: readonly Measurement[]): ComparisonRow[] {
   return out;
 }
 
-const CONFIG_LABEL: Readonly<Record<ConfigKind, string>> = {
-  vppnet: 'vppnet',
-  hand: 'hand CLI',
-  baseline: 'baseline',
-};
-
 type RowKey = Pick<Measurement, 'path' | 'size' | 'config'>;
 
 function order(a: RowKey, b: RowKey): number {
   return (
     PATH_IDS.indexOf(a.path) - PATH_IDS.indexOf(b.path) ||
     a.size.localeCompare(b.size) ||
-    a.config.localeCompare(b.config) * -1
+    CONFIG_KINDS.indexOf(a.config) - CONFIG_KINDS.indexOf(b.config)
   );
 }
 
@@ -93,21 +106,33 @@ function placeholders(ms: readonly Measurement[], notMeasured: readonly NotMeasu
   );
 }
 
+/**
+ * One row per path, size and configuration. `vs hand`: the row's Mpps over the hand
+ * configuration's (vppnet's, and hand+checks': the checks' cost by hand); `vs hand+checks`, when
+ * that configuration was measured: vppnet's over it.
+ */
 export function resultRows(
   ms: readonly Measurement[],
   meta: RunMeta,
   notMeasured: readonly NotMeasured[] = [],
 ): Row[] {
-  const cmp = comparisons(ms);
+  const withChecks = ms.some((m) => m.config === 'hand-checks');
   const cores = Math.max(1, meta.workers);
+  const ratio = (m: RowKey & { figures: PathFigures }, against: Reference): string => {
+    const ref = ms.find((x) => x.config === against && x.path === m.path && x.size === m.size);
+    return ref ? `${fmt((100 * m.figures.mpps) / ref.figures.mpps, 1)} %` : '';
+  };
   const entries: (RowKey & { figures?: PathFigures })[] = [...ms, ...placeholders(ms, notMeasured)];
   return entries.sort(order).map((m) => {
     const f = m.figures;
+    const row = {
+      path: m.path,
+      frames: m.size,
+      config: CONFIG_LABEL[m.config],
+    };
     if (f === undefined)
       return {
-        path: m.path,
-        frames: m.size,
-        config: CONFIG_LABEL[m.config],
+        ...row,
         Mpps: '-',
         'Mpps/core': '-',
         'path clk/pkt': '-',
@@ -115,34 +140,39 @@ export function resultRows(
         'path-only Mpps/core': '-',
         'drop %': '-',
         'vs hand': 'not measured',
+        ...(withChecks ? { 'vs hand+checks': 'not measured' } : {}),
       };
-    const c = m.config === 'vppnet' ? cmp.find((x) => x.path === m.path && x.size === m.size) : undefined;
+    const measured = { ...m, figures: f };
     return {
-      path: m.path,
-      frames: m.size,
-      config: CONFIG_LABEL[m.config],
+      ...row,
       Mpps: fmt(f.mpps, 2),
       'Mpps/core': fmt(f.mpps / cores, 2),
       'path clk/pkt': fmt(f.pathClocksPerPacket, 1),
       'graph clk/pkt': fmt(f.graphClocksPerPacket, 1),
       'path-only Mpps/core': fmt(pathOnlyMppsPerCore(f, meta.ghz), 1),
       'drop %': fmt(f.received > 0 ? (100 * f.dropped) / f.received : NaN, 2),
-      'vs hand': c ? `${fmt(100 * c.mppsRatio, 1)} %` : '',
+      'vs hand': m.config === 'vppnet' || m.config === 'hand-checks' ? ratio(measured, 'hand') : '',
+      ...(withChecks
+        ? { 'vs hand+checks': m.config === 'vppnet' ? ratio(measured, 'hand-checks') : '' }
+        : {}),
     };
   });
 }
 
 /**
- * vppnet against the hand configuration, for the paths whose target is `tolerance` (the IPv4
- * paths 10 %, the IPv6 ones 5 %); a vppnet path that was not measured reads "NO: not measured".
+ * vppnet against a hand configuration (`against`: the one before the checks, or the one with the
+ * same checks), for the paths whose target is `tolerance` (the IPv4 paths 10 %, the IPv6 ones
+ * 5 %); a vppnet path that was not measured reads "NO: not measured".
  */
 export function verdictRows(
   ms: readonly Measurement[],
   tolerance = TOLERANCE,
   notMeasured: readonly NotMeasured[] = [],
+  against: Reference = 'hand',
 ): Row[] {
   const within = `within ${Math.round(tolerance * 100)} %`;
-  const measured = comparisons(ms)
+  const refMpps = `${against === 'hand' ? 'hand' : CONFIG_LABEL[against]} Mpps`;
+  const measured = comparisons(ms, against)
     .filter((c) => c.tolerance === tolerance)
     .map((c) => ({
       key: { path: c.path, size: c.size, config: 'vppnet' as const },
@@ -150,24 +180,24 @@ export function verdictRows(
         path: c.path,
         frames: c.size,
         'vppnet Mpps': fmt(c.vppnetMpps, 2),
-        'hand Mpps': fmt(c.handMpps, 2),
+        [refMpps]: fmt(c.handMpps, 2),
         'Mpps ratio': fmt(c.mppsRatio, 3),
         'clocks ratio': fmt(c.clocksRatio, 3),
         [within]: c.withinTolerance ? 'yes' : 'NO',
       },
     }));
   const missing = placeholders(
-    ms,
+    ms.filter((m) => m.config === against),
     notMeasured.filter((n) => n.config === 'vppnet' && toleranceOf(n.path) === tolerance),
   ).map((key) => {
-    const hand = ms.find((m) => m.config === 'hand' && m.path === key.path && m.size === key.size);
+    const ref = ms.find((m) => m.config === against && m.path === key.path && m.size === key.size);
     return {
       key,
       row: {
         path: key.path,
         frames: key.size,
         'vppnet Mpps': '-',
-        'hand Mpps': hand ? fmt(hand.figures.mpps, 2) : '-',
+        [refMpps]: ref ? fmt(ref.figures.mpps, 2) : '-',
         'Mpps ratio': '-',
         'clocks ratio': '-',
         [within]: 'NO: not measured',
@@ -221,6 +251,7 @@ export function breakdownRows(ms: readonly Measurement[]): Row[] {
 export const SERIES = [
   { key: 'vppnet', label: 'vppnet (reconciler)', color: '#1f77b4' },
   { key: 'hand', label: 'hand-configured (CLI)', color: '#ff7f0e' },
+  { key: 'hand-checks', label: 'hand + source checks', color: '#2ca02c' },
   { key: 'baseline', label: 'baseline: IPv4 table 0', color: '#7f7f7f' },
 ] as const;
 
@@ -249,7 +280,10 @@ export interface ReportJson {
   readonly meta: RunMeta;
   readonly measurements: readonly Measurement[];
   readonly notMeasured: readonly NotMeasured[];
+  /** vppnet vs hand (what --strict judges: the source checks' cost included). */
   readonly comparisons: readonly ComparisonRow[];
+  /** vppnet vs hand+checks (the same paths by hand with the same source checks). */
+  readonly comparisonsWithChecks: readonly ComparisonRow[];
   readonly pathTitles: Readonly<Record<PathId, string>>;
 }
 
@@ -258,5 +292,12 @@ export function reportJson(
   meta: RunMeta,
   notMeasured: readonly NotMeasured[] = [],
 ): ReportJson {
-  return { meta, measurements: ms, notMeasured, comparisons: comparisons(ms), pathTitles: PATH_TITLES };
+  return {
+    meta,
+    measurements: ms,
+    notMeasured,
+    comparisons: comparisons(ms),
+    comparisonsWithChecks: comparisons(ms, 'hand-checks'),
+    pathTitles: PATH_TITLES,
+  };
 }

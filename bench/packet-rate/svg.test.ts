@@ -202,4 +202,35 @@ describe('chartOf', () => {
     const bars = all(parseXml(renderBarChart(c)), (e) => e.name === 'rect' && e.attrs.class === 'bar');
     assert.equal(bars.length, 6);
   });
+
+  it('a fourth series, hand+checks: its bars, and a legend whose entries all lie inside one panel', () => {
+    const ms = [
+      m('vm-to-vm', 'vppnet', '64B', 9),
+      m('vm-to-vm', 'hand', '64B', 10),
+      m('vm-to-vm', 'hand-checks', '64B', 8.9),
+      m('baseline', 'baseline', '64B', 11),
+    ];
+    const c = chartOf(ms, meta);
+    assert.deepEqual(c.panels[0]!.groups[0], {
+      label: 'vm-to-vm',
+      values: { vppnet: 9, hand: 10, 'hand-checks': 8.9 },
+    });
+    const root = parseXml(renderBarChart(c));
+    const width = Number(root.attrs.width);
+    const swatches = all(
+      root,
+      (e) => e.name === 'rect' && e.attrs.class === undefined && e.attrs.width === '12',
+    );
+    assert.equal(swatches.length, 4);
+    for (const s of swatches)
+      assert.ok(
+        Number(s.attrs.x) + LAYOUT.legendStep <= width - LAYOUT.right,
+        `legend entry at x=${s.attrs.x}`,
+      );
+    assert.equal(new Set(swatches.map((s) => s.attrs.y)).size, 2, 'two rows');
+    assert.ok(
+      swatches.every((s) => Number(s.attrs.y) + 12 < LAYOUT.top - 18),
+      'above the panel titles',
+    );
+  });
 });

@@ -38,6 +38,9 @@ export const LAYOUT = {
   bottom: 40,
   groupGap: 18,
   barGap: 3,
+  /** Width of one legend entry (swatch and label); entries wrap to a second row past the chart's width. */
+  legendStep: 170,
+  legendRow: 16,
 } as const;
 
 export function escapeXml(s: string): string {
@@ -86,11 +89,13 @@ export function renderBarChart(chart: BarChart): string {
   if (chart.subtitle)
     out.push(`<text x="${L.left}" y="44" fill="#555555">${escapeXml(chart.subtitle)}</text>`);
 
-  // Legend.
+  // Legend: as many entries a row as fit (one panel holds three, not four).
+  const perRow = Math.max(1, Math.floor((width - L.left - L.right) / L.legendStep));
   chart.series.forEach((s, i) => {
-    const x = L.left + i * 170;
-    out.push(`<rect x="${x}" y="56" width="12" height="12" fill="${escapeXml(s.color)}"/>`);
-    out.push(`<text x="${x + 18}" y="66">${escapeXml(s.label)}</text>`);
+    const x = L.left + (i % perRow) * L.legendStep;
+    const y = 52 + Math.floor(i / perRow) * L.legendRow;
+    out.push(`<rect x="${x}" y="${y}" width="12" height="12" fill="${escapeXml(s.color)}"/>`);
+    out.push(`<text x="${x + 18}" y="${y + 10}">${escapeXml(s.label)}</text>`);
   });
 
   // Y axis: grid lines and ticks, shared by the panels.

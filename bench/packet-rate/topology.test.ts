@@ -249,9 +249,10 @@ describe('ip6PathPlans', () => {
     assert.deepEqual(
       plans.map((p) => `${p.config}:${p.path}:${p.ingress}->${p.egress}:${p.expect.join(',')}`),
       [
-        'vppnet:vm-to-remote-ip6:pg10->pg12:sr-pl-rewrite-encaps',
-        'vppnet:remote-to-vm-ip6:pg12->pg10:sr-localsid-d',
-        'vppnet:vm-to-metadata-ip6:pg10->pg13:nat66-in2out',
+        // vppnet's packets pass its source check where they enter: a VM port's, the uplink's.
+        'vppnet:vm-to-remote-ip6:pg10->pg12:sr-pl-rewrite-encaps,ip6-rx-urpf-strict',
+        'vppnet:remote-to-vm-ip6:pg12->pg10:sr-localsid-d,ip6-rx-urpf-loose',
+        'vppnet:vm-to-metadata-ip6:pg10->pg13:nat66-in2out,ip6-rx-urpf-strict',
         'hand:vm-to-remote-ip6:pg20->pg22:sr-pl-rewrite-encaps',
         'hand:remote-to-vm-ip6:pg22->pg20:sr-localsid-d',
         'hand:vm-to-metadata-ip6:pg20->pg23:nat66-in2out',

@@ -15,6 +15,8 @@
  *
  * The paths measured through them are paths.ts.
  */
+import { sourceTableOf } from '../../src/config/defaults.js';
+
 export interface PortSet {
   readonly vm1: string;
   readonly vm2: string;
@@ -185,6 +187,20 @@ export const HAND6 = {
    * router for 600 s, the prefix with infinite lifetimes (VPP counts finite ones down).
    */
   ra: { maxInterval: 30, minInterval: 10, lifetime: 600 },
+} as const;
+
+/**
+ * The tables of the hand configuration's source checks (hand-checks.ts), numbered as vppnet numbers
+ * its own (docs/source-validation.md): IPv4 strict in the VPC table; IPv6 strict in the VPC's IPv6
+ * source table, 0xc0000000 + the VPC's id (vppnet's VPC 10 has 0xc000000a, the hand VPC 110 gets
+ * 0xc000006e); loose on the uplink in the underlay's source table, 0xc0000000 + the IPv6 table the
+ * underlay is in (vppnet's underlay is in table 0 and its table is 0xc0000000, the hand underlay
+ * is in table 1). Four distinct tables, so that neither side's check looks in the other's.
+ */
+export const HAND_CHECKS = {
+  ip4Table: HAND.table,
+  ip6SourceTable: sourceTableOf(HAND6.table),
+  underlaySourceTable: sourceTableOf(HAND.ip6Table),
 } as const;
 
 export const BASELINE = {

@@ -21,6 +21,7 @@ export function figuresAt(
     nodes: [],
     threads: [0],
     missing: [],
+    forbidden: [],
   };
 }
 
