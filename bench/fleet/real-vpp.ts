@@ -164,6 +164,7 @@ async function runAgent<T>(
     dir,
     listenPort: port,
     cgroupProcs,
+    logTag: tag,
   });
   solo.cleanup.add(`agent ${tag}`, () => agent.stop());
   try {
