@@ -90,6 +90,8 @@ export interface AgentOptions {
   readonly listenPort: number;
   /** cgroup.procs of the memory cgroup to start it in (it moves there before exec'ing node). */
   readonly cgroupProcs?: string | undefined;
+  /** Names its log in BENCH_AGENT_LOG_DIR when one node runs more than once (default: `name`). */
+  readonly logTag?: string;
 }
 
 /** Node flags from an environment variable of this benchmark (space-separated). */
@@ -161,7 +163,7 @@ export function startAgent(o: AgentOptions): AgentProcess {
   child.stderr.on('data', keep);
   // BENCH_AGENT_LOG_DIR=DIR: each agent's info log in DIR/NAME.log, for where its time went.
   const logDir = process.env.BENCH_AGENT_LOG_DIR;
-  if (logDir) child.stdout.pipe(createWriteStream(path.join(logDir, `${o.name}.log`)));
+  if (logDir) child.stdout.pipe(createWriteStream(path.join(logDir, `${o.logTag ?? o.name}.log`)));
   let stopping = false;
   const exited = new Promise<never>((_, reject) =>
     child.once('exit', (code, signal) => {

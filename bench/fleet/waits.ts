@@ -16,14 +16,17 @@ export function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promis
   return Promise.race([p, deadline]).finally(() => clearTimeout(timer));
 }
 
-/** Resolves once an agent answers /readyz with 200 (converged with its VPP), or rejects if it exits. */
-export async function readyz(port: number, agent: AgentProcess): Promise<void> {
+/**
+ * Resolves once an agent answers /readyz with 200 (converged with its VPP), or rejects if it exits.
+ * Asked every `everyMs`: finer where the moment it turns ready is the measurement.
+ */
+export async function readyz(port: number, agent: AgentProcess, everyMs = 100): Promise<void> {
   for (;;) {
     const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
       (r) => r.status === 200,
       () => false,
     );
     if (ok) return;
-    await Promise.race([new Promise((resolve) => setTimeout(resolve, 100)), agent.exited]);
+    await Promise.race([new Promise((resolve) => setTimeout(resolve, everyMs)), agent.exited]);
   }
 }

@@ -1,7 +1,8 @@
 /**
  * Records the request frames a VppClient sends, for vppblast to replay raw (VPP's own time on the
  * same work): a transport wrapper that copies each outgoing frame while recording is on, and keeps
- * the connection's message table from the sockclnt_create_reply it passes through.
+ * the connection's message table from the sockclnt_create_reply it passes through. bench/fleet's
+ * recording proxy (another process's client) feeds it through recordPayload and seeFromVpp.
  * Writes vppblast's replay files: PREFIX.frames (the frames as sent, 16-byte headers included)
  * and PREFIX.table ("id name_crc" lines, so that vppblast translates ids into its own connection's).
  */
@@ -10,12 +11,19 @@ import { decodeMessage } from '../../src/vpp/codec/message-codec.js';
 import type { MessageDef } from '../../src/vpp/codec/schema.js';
 import { msg } from '../../src/vpp/messages/index.js';
 import type { TransportEvents, TransportFactory, VppTransport } from '../../src/vpp/transport/transport.js';
+import { FRAME_HEADER_LENGTH, writeFrameHeader } from '../../src/vpp/wire/frame.js';
 
 /** vppnet's message definitions by name: whether a request is answered with a reply. */
 const messagesByName = new Map<string, MessageDef>(msg.allMessages.map((m) => [m.name, m]));
 
 /** sockclnt_create_reply's id: fixed by VPP, as it comes before any table exists. */
 const SOCKCLNT_CREATE_REPLY_ID = 16;
+
+/**
+ * The connection's own messages: vppblast makes its own connection (a replayed sockclnt_delete
+ * would end it), and answers no keepalive.
+ */
+const CONNECTION_MESSAGES = new Set(['sockclnt_create', 'sockclnt_delete', 'memclnt_keepalive_reply']);
 
 export class FrameRecorder {
   #recording = false;
@@ -53,15 +61,38 @@ export class FrameRecorder {
 
   /** Copies `buf[start, end)` (one whole frame) into the recording. */
   #record(buf: Buffer, start: number, end: number): void {
-    const length = end - start;
-    if (this.#used + length > this.#bytes.length) {
-      const grown = Buffer.allocUnsafe(Math.max(2 * this.#bytes.length, this.#used + length));
-      this.#bytes.copy(grown, 0, 0, this.#used);
-      this.#bytes = grown;
-    }
+    this.#reserve(end - start);
     this.#starts.push(this.#used);
     buf.copy(this.#bytes, this.#used, start, end);
-    this.#used += length;
+    this.#used += end - start;
+  }
+
+  #reserve(length: number): void {
+    if (this.#used + length <= this.#bytes.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(2 * this.#bytes.length, this.#used + length));
+    this.#bytes.copy(grown, 0, 0, this.#used);
+    this.#bytes = grown;
+  }
+
+  /**
+   * While recording, records the frame whose payload is `buf[start, end)`, its header rebuilt
+   * (a frame parser hands out payloads; the header is a function of the length).
+   */
+  recordPayload(buf: Buffer, start: number, end: number): void {
+    if (!this.#recording) return;
+    this.#reserve(FRAME_HEADER_LENGTH + end - start);
+    this.#starts.push(this.#used);
+    writeFrameHeader(this.#bytes, end - start, this.#used);
+    buf.copy(this.#bytes, this.#used + FRAME_HEADER_LENGTH, start, end);
+    this.#used += FRAME_HEADER_LENGTH + end - start;
+  }
+
+  /** A payload VPP sent the client: the sockclnt_create_reply's message table is kept. */
+  seeFromVpp(buf: Buffer, start: number, end: number): void {
+    if (end - start >= 2 && buf.readUInt16BE(start) === SOCKCLNT_CREATE_REPLY_ID)
+      this.#table = decodeMessage(msg.sockclnt_create_reply, buf.subarray(start, end)).message_table.map(
+        (e) => ({ index: e.index, name: e.name }),
+      );
   }
 
   /** The recorded frames, each a view of the recording. */
@@ -75,7 +106,8 @@ export class FrameRecorder {
    * those it left out: requests vppblast cannot replay. vppblast waits for a reply to every
    * request not named `X_dump`, so a dump named otherwise (`policer_dump_v2`, answered with
    * details and no reply) would keep it waiting for ever. Such dumps are small (the services' few
-   * policers): the replay is the rest.
+   * policers): the replay is the rest. Left out too: the connection's own messages
+   * (CONNECTION_MESSAGES) and what is no request (an answer to VPP's keepalive gets no reply).
    */
   async write(prefix: string): Promise<{ frames: number; leftOut: ReadonlyMap<string, number> }> {
     if (this.#table.length === 0)
@@ -84,8 +116,10 @@ export class FrameRecorder {
     for (const { index, name } of this.#table) {
       const bare = name.slice(0, name.lastIndexOf('_'));
       const def = messagesByName.get(bare);
-      if (def?.stream !== undefined && def.reply === undefined && !bare.endsWith('_dump'))
-        unreplayable.set(index, bare);
+      const dumpWithoutReply =
+        def?.stream !== undefined && def.reply === undefined && !bare.endsWith('_dump');
+      const noRequest = def !== undefined && def.stream === undefined && def.reply === undefined;
+      if (dumpWithoutReply || noRequest || CONNECTION_MESSAGES.has(bare)) unreplayable.set(index, bare);
     }
     const leftOut = new Map<string, number>();
     const frames = this.#frames().filter((f) => {
@@ -100,13 +134,7 @@ export class FrameRecorder {
 
   #wrapTransport(t: VppTransport): VppTransport {
     const innerSendFrom = t.sendFrom?.bind(t);
-    const onFrame = (payload: Buffer): void => {
-      if (payload.length >= 2 && payload.readUInt16BE(0) === SOCKCLNT_CREATE_REPLY_ID)
-        this.#table = decodeMessage(msg.sockclnt_create_reply, payload).message_table.map((e) => ({
-          index: e.index,
-          name: e.name,
-        }));
-    };
+    const onFrame = (payload: Buffer): void => this.seeFromVpp(payload, 0, payload.length);
     const wrapped: VppTransport = {
       connect: () => t.connect(),
       send: (frame) => {
@@ -128,8 +156,7 @@ export class FrameRecorder {
       ...(t.onFrameAt && {
         onFrameAt: (sink) => {
           t.onFrameAt?.((buf, start, end) => {
-            if (end - start >= 2 && buf.readUInt16BE(start) === SOCKCLNT_CREATE_REPLY_ID)
-              onFrame(buf.subarray(start, end));
+            this.seeFromVpp(buf, start, end);
             sink(buf, start, end);
           });
           return wrapped;
