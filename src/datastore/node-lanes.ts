@@ -13,6 +13,9 @@
  *
  * One sweep over the sorted prefixes, O(n log n): prefixes are nested or disjoint, so the open
  * ones form a stack and everything on it encloses the next prefix. 10k nodes are 20k prefixes.
+ * Equal BSID prefixes (a fleet may give every node the same one) are one entry of that stack: a
+ * BSID prefix never meets another, so a node's BSID prefix passes the others' at once instead of
+ * one by one (10k nodes sharing one: 50M comparisons, 330 ms of every node batch, before).
  */
 import { ip6ToBigInt } from '../net/ip.js';
 import type { KeySchema } from './keys.js';
@@ -67,22 +70,29 @@ export function refusedNodes(
       `its ${victim.what} ${how} ${whose} ${other.what} (${schema.node(other.node)}): ${outcome}`,
     );
   };
-  const open: Span[] = [];
+  /** Open prefixes, outermost first; equal BSID prefixes share an entry, in the order sorted. */
+  const open: Span[][] = [];
   for (const s of spans) {
-    while (open.length > 0 && (open[open.length - 1] as Span).end < s.start) open.pop();
-    for (const outer of open) {
+    while (open.length > 0 && ((open[open.length - 1] as Span[])[0] as Span).end < s.start) open.pop();
+    for (const group of open) {
       // Binding SIDs are local to their node's VPP and never routed between nodes: two nodes may
       // use the same BSID prefix (bench/fleet's nodes all do). A locator may meet neither.
-      if (outer.node === s.node || (outer.bsid && s.bsid)) continue;
-      if (outer.start === s.start && outer.len === s.len) {
-        const outcome =
-          s.node === self || outer.node === self ? 'this node keeps its own' : 'both records are refused';
-        refuse(outer, s, 'is also', outcome);
-        refuse(s, outer, 'is also', outcome);
-      } else if (outer.node === self) refuse(s, outer, 'lies inside', 'this node keeps its own');
-      else refuse(outer, s, 'covers', "a prefix covering another node's is refused");
+      if (s.bsid && (group[0] as Span).bsid) continue;
+      for (const outer of group) {
+        if (outer.node === s.node) continue;
+        if (outer.start === s.start && outer.len === s.len) {
+          const outcome =
+            s.node === self || outer.node === self ? 'this node keeps its own' : 'both records are refused';
+          refuse(outer, s, 'is also', outcome);
+          refuse(s, outer, 'is also', outcome);
+        } else if (outer.node === self) refuse(s, outer, 'lies inside', 'this node keeps its own');
+        else refuse(outer, s, 'covers', "a prefix covering another node's is refused");
+      }
     }
-    open.push(s);
+    const top = open[open.length - 1];
+    const first = top?.[0];
+    if (top && first && s.bsid && first.bsid && first.start === s.start && first.len === s.len) top.push(s);
+    else open.push([s]);
   }
   return refused;
 }
