@@ -7,6 +7,7 @@
  * nat44 ei … (plugins/nat/nat44-ei/nat44_ei_cli.c), set acl-plugin … (plugins/acl/acl.c).
  */
 import { SERVICE_DEFAULTS } from '../../src/config/defaults.js';
+import { SERVICES_LOOPBACK_NEXT_HOP } from '../../src/services/ip6-services.js';
 import { proxyArpRange } from '../../src/srv6/overlay.js';
 import { HAND, HAND6, hex2, SERVICES6, VM, VM6, type Peers, type PortSet } from './topology.js';
 
@@ -22,6 +23,9 @@ export function handIp6Steps(ports: PortSet): string[] {
   const bvi = `loop${HAND.bviLoopback}`;
   const h6 = SERVICES6.hand;
   const ra = HAND6.ra;
+  const s6 = HAND6.servicesTable;
+  const loop = `loop${HAND6.servicesLoopback}`;
+  const loopMac = `02:00:00:00:02:${hex2(HAND6.servicesLoopback & 0xff)}`;
   const bsids = [...new Map(HAND6.remoteRoutes.map((r) => [r.bsid, r.sid]))];
   return [
     `ip6 table add ${t}`,
@@ -44,13 +48,24 @@ export function handIp6Steps(ports: PortSet): string[] {
     ...bsids.map(([bsid, sid]) => `sr policy add bsid ${bsid} next ${sid} encap fib-table ${HAND.ip6Table}`),
     ...HAND6.remoteRoutes.map((r) => `sr steer l3 ${r.prefix} via bsid ${r.bsid} fib-table ${t}`),
     // Metadata over IPv6 as services.ip6 programs it (docs/dual-stack.md): the BVI's address in
-    // IPv6 table 0, the /128 in the VPC table looking up there, nat66 with the ports inside and the
-    // BVI outside, a static mapping per VM. The nat66 plugin is on already (vppnet enabled it).
+    // IPv6 table 0; a services loopback alone in its own IPv6 table, nat66's only inside (no port
+    // is: nat66-in2out costs every packet it sees), which what it sends comes back in on; the /128
+    // in the VPC table via the loopback to a neighbour with the loopback's own MAC, in the services
+    // table on to table 0 and ::/0 back to the VPC; the BVI outside; a static mapping per VM in the
+    // services table. The nat66 plugin is on already (vppnet enabled it).
     `set interface ip address ${bvi} ${h6.gateway}`,
-    `ip route add ${h6.metadata}/128 table ${t} via ip6-lookup-in-table 0`,
-    `set interface nat66 in ${ports.vm1} in ${ports.vm2} out ${bvi}`,
-    `nat66 add static mapping local ${VM6.vm1} external ${h6.natExternal.vm1} vrf ${t}`,
-    `nat66 add static mapping local ${VM6.vm2} external ${h6.natExternal.vm2} vrf ${t}`,
+    `ip6 table add ${s6}`,
+    `create loopback interface mac ${loopMac} instance ${HAND6.servicesLoopback}`,
+    `set interface ip6 table ${loop} ${s6}`,
+    `enable ip6 interface ${loop}`,
+    `set interface state ${loop} up`,
+    `set ip neighbor ${loop} ${SERVICES_LOOPBACK_NEXT_HOP} ${loopMac} static`,
+    `set interface nat66 in ${loop} out ${bvi}`,
+    `ip route add ::/0 table ${s6} via ip6-lookup-in-table ${t}`,
+    `ip route add ${h6.metadata}/128 table ${s6} via ip6-lookup-in-table 0`,
+    `ip route add ${h6.metadata}/128 table ${t} via ${SERVICES_LOOPBACK_NEXT_HOP} ${loop}`,
+    `nat66 add static mapping local ${VM6.vm1} external ${h6.natExternal.vm1} vrf ${s6}`,
+    `nat66 add static mapping local ${VM6.vm2} external ${h6.natExternal.vm2} vrf ${s6}`,
   ];
 }
 

@@ -264,12 +264,21 @@ describe('ip6PathPlans', () => {
       metadata.map((tr) => (tr.kind === 'ip6' ? `${tr.src}>${tr.dst}:${tr.dport}` : tr.kind)),
       ['2001:db8:a::5>fd00:ec2::254:80', '2001:db8:a::5>fd00:ec3::254:80'],
     );
-    assert.ok(
-      handIp6Steps(t.hand).includes(
-        'nat66 add static mapping local 2001:db8:a::5 external fd00:ec3:0:ff::5 vrf 110',
-      ) &&
-        handIp6Steps(t.hand).includes('set interface nat66 in pg20 in pg21 out loop4100') &&
-        handIp6Steps(t.hand).includes('ip route add fd00:ec3::254/128 table 110 via ip6-lookup-in-table 0'),
+    // As vppnet does it: through the services loopback, nat66's only inside, never the ports.
+    const hand6 = handIp6Steps(t.hand);
+    for (const c of [
+      `nat66 add static mapping local 2001:db8:a::5 external fd00:ec3:0:ff::5 vrf ${HAND6.servicesTable}`,
+      'set interface nat66 in loop4110 out loop4100',
+      'ip route add fd00:ec3::254/128 table 110 via fe80::1 loop4110',
+      `ip route add fd00:ec3::254/128 table ${HAND6.servicesTable} via ip6-lookup-in-table 0`,
+      `ip route add ::/0 table ${HAND6.servicesTable} via ip6-lookup-in-table 110`,
+      'set ip neighbor loop4110 fe80::1 02:00:00:00:02:0e static',
+    ])
+      assert.ok(hand6.includes(c), c);
+    assert.equal(
+      hand6.filter((c) => c.includes('nat66') && /pg2\d/.test(c)).length,
+      0,
+      'no port is a nat66 interface',
     );
     const encap = plans[0]!.traffic;
     assert.ok(encap.kind === 'ip6');

@@ -187,6 +187,12 @@ export const HAND6 = {
    * router for 600 s, the prefix with infinite lifetimes (VPP counts finite ones down).
    */
   ra: { maxInterval: 30, minInterval: 10, lifetime: 600 },
+  /**
+   * The hand VPC's IPv6 services table and loopback (services.ip6: nat66's inside, never the
+   * ports), numbered as vppnet numbers them for a VPC with id 110 (services6TableOf).
+   */
+  servicesTable: 0xc2000000 + 110,
+  servicesLoopback: 4110,
 } as const;
 
 /**

@@ -25,9 +25,9 @@ import type { NodeConfig, ServiceNetworks, ServicesConfig, ServicesIp6Config } f
 import { parsedIp4Prefix, parsedIp6Prefix } from './schema/fields.js';
 import type { ServiceNetworksInput, ServicesInput, ServicesIp6Input } from './schema/services.js';
 
-export const SOURCE_TABLE_MESSAGE = `is one of vppnet's own tables (source and fabric tables, ${SOURCE_TABLE_BASE} to ${RESERVED_TABLE_LAST})`;
+export const SOURCE_TABLE_MESSAGE = `is one of vppnet's own tables (source, fabric and IPv6 services tables, ${SOURCE_TABLE_BASE} to ${RESERVED_TABLE_LAST})`;
 
-/** vppnet's own table ids: the source tables, then the fabric tables (defaults.ts). */
+/** vppnet's own table ids: the source, fabric and IPv6 services tables (defaults.ts). */
 export function isSourceTable(table: number): boolean {
   return table >= SOURCE_TABLE_BASE && table <= RESERVED_TABLE_LAST;
 }

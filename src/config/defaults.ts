@@ -89,12 +89,23 @@ export const SOURCE_TABLE_LAST = SOURCE_TABLE_BASE + 0xffffff;
  * leads only to this node's VM ports (srv6/overlay.ts fabricRoutes, which says why IPv4 has none).
  */
 export const FABRIC_TABLE_BASE = 0xc1000000;
-/** The last of the table ids vppnet keeps for itself (source and fabric tables). */
-export const RESERVED_TABLE_LAST = FABRIC_TABLE_BASE + 0xffffff;
+
+/**
+ * IPv6 services tables (services.ip6): VPC v's is this + v.id. Its services loopback is in it:
+ * nat66 translates there, away from the VM ports (services/ip6-services.ts says why).
+ */
+export const SERVICES6_TABLE_BASE = 0xc2000000;
+/** The last of the table ids vppnet keeps for itself (source, fabric and IPv6 services tables). */
+export const RESERVED_TABLE_LAST = SERVICES6_TABLE_BASE + 0xffffff;
 
 /** The fabric table of the VPC with this id. */
 export function fabricTableOf(vpcId: number): number {
   return FABRIC_TABLE_BASE + vpcId;
+}
+
+/** The IPv6 services table of the VPC with this id. */
+export function services6TableOf(vpcId: number): number {
+  return SERVICES6_TABLE_BASE + vpcId;
 }
 
 /** The uplink's source table (the SRv6 ingress filter): the fleet's sources only. */

@@ -137,4 +137,18 @@ describe('config validation: services over IPv6 (services.ip6)', () => {
     c.vpcs[0]!.table = 0xc1000000 + 5;
     assert.match(problemsOf(c)[0]?.message ?? '', /is one of vppnet's own tables/);
   });
+
+  it("refuses vppnet's own IPv6 services table ids for a VPC and for the services", () => {
+    for (const table of [0xc2000000 + 5, 0xc2ffffff]) {
+      const vpc = base();
+      vpc.vpcs[0]!.table = table;
+      assert.match(problemsOf(vpc)[0]?.message ?? '', /is one of vppnet's own tables/);
+      const services = withIp6();
+      services.services = { ...services.services, table };
+      assert.deepEqual(
+        problemsOf(services).map((p) => p.path),
+        ['services.table'],
+      );
+    }
+  });
 });

@@ -71,6 +71,8 @@ export const tags = {
   /** A VM port's interface, and its NAT static mapping. */
   vmPort: (port: string): string => `${TAG_PREFIX}vm:${port}`,
   servicesBvi: (): string => `${TAG_PREFIX}services:bvi`,
+  /** A VPC's services loopback (services.ip6): nat66's inside, in the VPC's IPv6 services table. */
+  vpcServices6: (vpc: string): string => `${TAG_PREFIX}svc6:${vpc}`,
   servicesBridge: (): string => `${TAG_PREFIX}services`,
   podPort: (id: string): string => `${TAG_PREFIX}pod:${id}`,
   /** ACL on a pod port's output: what the pod may receive. */
@@ -117,6 +119,8 @@ export const tableNames = {
   /** The uplink's IPv6 source table: the fleet's sources (the SRv6 ingress filter). */
   underlaySources: (): string => `${TAG_PREFIX}underlay-sources`,
   services: (): string => `${TAG_PREFIX}services`,
+  /** A VPC's IPv6 services table (services.ip6): where nat66 translates its VMs' requests. */
+  vpcServices6: (vpc: string): string => `${TAG_PREFIX}svc6:${vpc}`,
 } as const;
 
 export function isOwnedTag(tag: string): boolean {

@@ -1,8 +1,9 @@
 /**
  * Metadata and DNS over IPv6 (services.ip6, services/ip6-services.ts) as the reconciler programs
- * them: the BVI's IPv6 address, the per-VPC /128 routes into table 0, nat66 with one mapping per
- * VM, the fabric tables SRv6 decapsulates into, and all of it read back (a second pass plans
- * nothing) and removed again. Runs on the simulator, and against a real VPP with VPP_API_SOCKET;
+ * them: the BVI's IPv6 address, per VPC a services loopback in its own IPv6 services table (nat66's
+ * only inside: no VM port is one) with the /128 routes via it and on into table 0, nat66 with one
+ * mapping per VM in its VPC's services table, the fabric tables SRv6 decapsulates into, and all of
+ * it read back (a second pass plans nothing) and removed again, per VPC and as a whole. Runs on the simulator, and against a real VPP with VPP_API_SOCKET;
  * the same with real packets is test/integration/service-plane-ip6.test.ts.
  */
 import assert from 'node:assert/strict';
@@ -13,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { startVppTarget, type VppTarget } from '../../test/support/vpp-target.js';
 import { createUnderlay, removeUnderlay } from '../../test/support/underlay.js';
 import { NO_HOST_LINKS } from '../../test/support/no-host-links.js';
-import { fabricTableOf } from '../config/defaults.js';
+import { fabricTableOf, services6TableOf } from '../config/defaults.js';
 import { validateConfig } from '../config/validate.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
@@ -39,7 +40,7 @@ describe('services over IPv6 (nat66), reconciled', () => {
     },
   });
 
-  const raw = (opts: { ip6?: boolean; ports?: number[] } = {}): Record<string, unknown> => ({
+  const raw = (opts: { ip6?: boolean; ports?: number[]; vpcB?: boolean } = {}): Record<string, unknown> => ({
     node: {
       name: 'hv1',
       underlay: { interface: uplink.name, address: '2001:db8::1/64', gateway: '2001:db8::2' },
@@ -48,7 +49,7 @@ describe('services over IPv6 (nat66), reconciled', () => {
     },
     vpcs: [
       { name: 'vpc-a', id: 10, subnets: ['10.0.0.0/24', '2001:db8:a::/64'], gateway: '10.0.0.1' },
-      { name: 'vpc-b', id: 20, subnets: ['2001:db8:a::/64'] },
+      ...((opts.vpcB ?? true) ? [{ name: 'vpc-b', id: 20, subnets: ['2001:db8:a::/64'] }] : []),
     ],
     // vm1 (dual-stack) and vm3 (IPv6-only) hold one IPv6 address in two VPCs.
     ports: [
@@ -101,6 +102,13 @@ describe('services over IPv6 (nat66), reconciled', () => {
     );
   };
 
+  /** Where a table's ::/0 goes ("table N"), or undefined for VPP's own (drop). */
+  const defaultRoute6 = async (table: number): Promise<string | undefined> => {
+    const all = await client.dump(msg.ip_route_dump, { table: { table_id: table, is_ip6: true } });
+    const p = all.find((r) => r.route.prefix.len === 0)?.route.paths[0];
+    return p?.type === 0 && p.sw_if_index === 0xffffffff ? `table ${p.table_id}` : undefined;
+  };
+
   before(async () => {
     target = await startVppTarget();
     dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-s6u-'));
@@ -137,34 +145,58 @@ describe('services over IPv6 (nat66), reconciled', () => {
     assert.equal(entry('vm3')?.vmIp, undefined);
     assert.equal(entry('vm3')?.vmIp6, '2001:db8:a::5');
 
+    const [svcA, svcB] = [services6TableOf(10), services6TableOf(20)];
     const mappings = await client.dump(msg.nat66_static_mapping_dump, {});
     assert.deepEqual(
       mappings.map((m) => `${m.vrf_id} ${m.local_ip_address} ${m.external_ip_address}`).sort(),
       [
-        `10 2001:db8:a::5 ${entry('vm1')?.serviceAddress6}`,
-        `10 2001:db8:a::6 ${entry('vm2')?.serviceAddress6}`,
-        `20 2001:db8:a::5 ${entry('vm3')?.serviceAddress6}`,
+        `${svcA} 2001:db8:a::5 ${entry('vm1')?.serviceAddress6}`,
+        `${svcA} 2001:db8:a::6 ${entry('vm2')?.serviceAddress6}`,
+        `${svcB} 2001:db8:a::5 ${entry('vm3')?.serviceAddress6}`,
       ].sort(),
-      'two VMs with one address in two VPCs: two mappings, two identities',
+      "two VMs with one address in two VPCs: two mappings, two identities, each in its VPC's services table",
     );
     const bvi = await indexOf('vppnet:services:bvi');
+    const loopA = await indexOf('vppnet:svc6:vpc-a');
+    const loopB = await indexOf('vppnet:svc6:vpc-b');
+    assert.ok(loopA !== undefined && loopB !== undefined, 'a services loopback per IPv6 VPC');
+    // nat66-in2out runs on every packet an inside interface receives: the loopbacks are the only
+    // inside ones, no VM port is.
     const nat66Ifs = await client.dump(msg.nat66_interface_dump, {});
-    const inside = new Set<number>();
-    for (const n of [1, 2, 3]) inside.add((await indexOf(`vppnet:vm:vm${n}`)) ?? -1);
     assert.deepEqual(
       nat66Ifs.map((i) => `${i.sw_if_index} ${(i.flags & NAT_IS_INSIDE) !== 0 ? 'in' : 'out'}`).sort(),
-      [`${bvi} out`, ...[...inside].map((i) => `${i} in`)].sort(),
+      [`${bvi} out`, `${loopA} in`, `${loopB} in`].sort(),
     );
     const bviAddresses = await client.dump(msg.ip_address_dump, { sw_if_index: bvi ?? 0, is_ipv6: true });
     assert.deepEqual(
       bviAddresses.map((a) => `${a.prefix.address.un.ip6}/${a.prefix.len}`),
       ['fd00:ec2::1/64'],
     );
-    // Each IPv6 VPC reaches metadata and DNS by a lookup in table 0, where the BVI is.
-    for (const table of [10, 20]) {
+    for (const [table, svc, loop] of [
+      [10, svcA, loopA],
+      [20, svcB, loopB],
+    ] as const) {
+      // The loopback is in the services table, with IPv6 on and its own MAC as fe80::1's.
+      const bound = await client.call(msg.sw_interface_get_table, { sw_if_index: loop, is_ipv6: true });
+      assert.equal(bound.vrf_id, svc);
+      const [details] = await client.dump(msg.sw_interface_dump, {
+        sw_if_index: loop,
+        name_filter_valid: false,
+      });
+      const neighbors = await client.dump(msg.ip_neighbor_dump, { sw_if_index: loop, af: 1 });
+      assert.deepEqual(
+        neighbors.map((n) => `${n.neighbor.ip_address.un.ip6} ${n.neighbor.mac_address}`),
+        [`fe80::1 ${details?.l2_address}`],
+      );
+      // The VPC's table sends metadata and DNS to the loopback; the services table on to table 0
+      // and everything else back into the VPC's table.
       const r = await routes6(table);
-      assert.equal(r.get('fd00:ec2::254/128'), 'table 0', `metadata in table ${table}`);
-      assert.equal(r.get('fd00:ec2::253/128'), 'table 0', `DNS in table ${table}`);
+      assert.equal(r.get('fd00:ec2::254/128'), `via ${loop}`, `metadata in table ${table}`);
+      assert.equal(r.get('fd00:ec2::253/128'), `via ${loop}`, `DNS in table ${table}`);
+      const rs = await routes6(svc);
+      assert.equal(rs.get('fd00:ec2::254/128'), 'table 0', `metadata in table ${svc}`);
+      assert.equal(rs.get('fd00:ec2::253/128'), 'table 0', `DNS in table ${svc}`);
+      assert.equal(await defaultRoute6(svc), `table ${table}`, `the way back in table ${svc}`);
     }
     // SRv6 from other nodes lands in the fabric tables: the local VMs, and nothing else.
     const fabricA = await routes6(fabricTableOf(10));
@@ -176,20 +208,38 @@ describe('services over IPv6 (nat66), reconciled', () => {
     );
   });
 
-  it('follows a VM leaving, and takes everything back when services.ip6 goes', async () => {
+  it('follows a VM leaving and a VPC going, and takes everything back when services.ip6 goes', async () => {
+    const svcA = services6TableOf(10);
+    const svcB = services6TableOf(20);
+    const ip6Tables = async (): Promise<number[]> =>
+      (await client.dump(msg.ip_table_dump, {})).filter((t) => t.table.is_ip6).map((t) => t.table.table_id);
     await apply(raw({ ports: [1, 2] }));
     const mappings = await client.dump(msg.nat66_static_mapping_dump, {});
     assert.deepEqual(mappings.map((m) => `${m.vrf_id} ${m.local_ip_address}`).sort(), [
-      '10 2001:db8:a::5',
-      '10 2001:db8:a::6',
+      `${svcA} 2001:db8:a::5`,
+      `${svcA} 2001:db8:a::6`,
     ]);
     assert.deepEqual(await apply(raw({ ports: [1, 2] })), []);
 
+    // vpc-b goes: its loopback, services table and routes go with it; vpc-a keeps its own.
+    await apply(raw({ ports: [1, 2], vpcB: false }));
+    assert.equal(await indexOf('vppnet:svc6:vpc-b'), undefined);
+    assert.equal((await ip6Tables()).includes(svcB), false);
+    assert.ok((await ip6Tables()).includes(svcA));
+    assert.deepEqual(await apply(raw({ ports: [1, 2], vpcB: false })), []);
+
     await apply(raw({ ports: [1, 2], ip6: false }));
-    // Disabled, nat66 answers its dumps with nothing; the routes and the address are gone too.
+    // Disabled, nat66 answers its dumps with nothing; the routes, the address, the loopbacks and
+    // the services tables are gone too.
     assert.deepEqual(await client.dump(msg.nat66_interface_dump, {}), []);
     assert.deepEqual(await client.dump(msg.nat66_static_mapping_dump, {}), []);
     assert.equal((await routes6(10)).has('fd00:ec2::254/128'), false);
+    assert.equal(await indexOf('vppnet:svc6:vpc-a'), undefined);
+    assert.equal(await indexOf('vppnet:svc6:vpc-b'), undefined);
+    assert.deepEqual(
+      (await ip6Tables()).filter((t) => t === svcA || t === svcB),
+      [],
+    );
     const bvi = await indexOf('vppnet:services:bvi');
     assert.deepEqual(await client.dump(msg.ip_address_dump, { sw_if_index: bvi ?? 0, is_ipv6: true }), []);
     assert.deepEqual(await apply(raw({ ports: [1, 2], ip6: false })), []);

@@ -6,6 +6,7 @@
  * interfaces count only under the exact key the desired state has, so they are never deleted.
  * Values are built exactly as desired.ts builds them, so an applied state plans zero operations.
  */
+import { services6TableOf } from '../config/defaults.js';
 import type { AgentConfig } from '../config/model.js';
 import { ip6InPrefix } from '../net/ip.js';
 import { serviceAddress4Of6 } from './ip6-services.js';
@@ -321,16 +322,17 @@ export function serviceAddressesInVpp(s: ServicesView, config: AgentConfig): Ser
     out.push({ port, vpc: vpcByTable.get(m.vrf_id), ip: m.local_ip_address, address: m.external_ip_address });
   }
   // A VM of an IPv6-only VPC has no NAT44 mapping: its nat66 one (untagged) names it by table and
-  // address, and its IPv6 service address carries the host number of its (unused) IPv4 one.
+  // address, and its IPv6 service address carries the host number of its (unused) IPv4 one. The
+  // table is the VPC's IPv6 services table, or, as versions before it left them, the VPC's own.
   const services = config.services;
   const ip6 = services?.ip6;
   if (!services || !ip6) return out;
-  const tableOfVpc = new Map(config.vpcs.map((v) => [v.name, v.table]));
+  const vpcByName = new Map(config.vpcs.map((v) => [v.name, v]));
   const ip6OnlyPorts = new Map(
     config.ports.flatMap((p) => {
-      const table = tableOfVpc.get(p.vpc);
-      return p.ip === undefined && p.ip6 !== undefined && table !== undefined
-        ? [[`${table} ${p.ip6}`, p] as const]
+      const vpc = vpcByName.get(p.vpc);
+      return p.ip === undefined && p.ip6 !== undefined && vpc !== undefined
+        ? [[`${services6TableOf(vpc.id)} ${p.ip6}`, p] as const, [`${vpc.table} ${p.ip6}`, p] as const]
         : [];
     }),
   );

@@ -3,18 +3,33 @@
  * docs/dual-stack.md "Metadata and DNS over IPv6":
  * - the service BVI gets the bridge's IPv6 address in IPv6 table 0 (nat66 keys its external
  *   addresses in table 0: with the BVI in another table, replies are not translated and dropped);
- * - in every VPC's IPv6 table, /128 routes for the metadata and DNS addresses that look up again
- *   in table 0, where the bridge's prefix is connected on the BVI;
- * - nat66: every IPv6 VM port inside, the BVI outside, and per VM a static mapping from its
- *   address in its VPC's table to its IPv6 service address: the same address in two VPCs is two
- *   mappings and two identities;
+ * - nat66 runs on no VM port: an inside interface runs nat66-in2out on every IPv6 packet it
+ *   receives, at ~16,000 clocks each (two control-plane FIB lookups per packet), and skips the
+ *   features after it. Per VPC instead a services loopback, alone in the VPC's IPv6 services
+ *   table, is nat66's inside: in the VPC's table the metadata and DNS /128s go via the loopback
+ *   (to a static neighbour with the loopback's own MAC), and what a loopback sends VPP receives
+ *   again on it, so only service-bound packets meet nat66-in2out;
+ * - in the services table the metadata and DNS /128s look up again in table 0, where the
+ *   bridge's prefix is connected on the BVI, and ::/0 in the VPC's table: nat66-out2in sends a
+ *   translated reply to the mapping's table, the services table, and the VPC's table has the VM;
+ * - nat66: the services loopbacks inside, the BVI outside, and per VM a static mapping from its
+ *   address in its VPC's services table to its IPv6 service address: the same address in two
+ *   VPCs is two mappings and two identities;
  * - the pods' ACLs (pod-acls.ts) let only the VMs' service addresses reach a pod over IPv6.
  */
-import type { AgentConfig, ServicesConfig, ServicesIp6Config } from '../config/model.js';
-import { addressDescriptor } from '../dataplane/interface-descriptors.js';
-import { routeDescriptor } from '../dataplane/ip-descriptors.js';
-import { keys, tags } from '../dataplane/keys.js';
-import { derivedMac, portInterfaceName } from '../dataplane/names.js';
+import { services6TableOf } from '../config/defaults.js';
+import type { AgentConfig, ServicesConfig, ServicesIp6Config, VpcConfig } from '../config/model.js';
+import {
+  addressDescriptor,
+  adminUpDescriptor,
+  interfaceDescriptor,
+  interfaceTableDescriptor,
+} from '../dataplane/interface-descriptors.js';
+import { ipTableDescriptor, routeDescriptor } from '../dataplane/ip-descriptors.js';
+import { ip6EnableDescriptor } from '../dataplane/ip6-link-descriptors.js';
+import { keys, tableNames, tags } from '../dataplane/keys.js';
+import { staticNeighborDescriptor } from '../dataplane/neighbor-descriptors.js';
+import { derivedMac } from '../dataplane/names.js';
 import { ip4Network, ip4ToInt, ip6AddressInPrefix, ip6IndexInPrefix, intToIp4 } from '../net/ip.js';
 import type { Resource } from '../reconcile/resource.js';
 import { bdIpMacDescriptor } from './bridge-entry-descriptors.js';
@@ -74,20 +89,7 @@ export function desiredServicesIp6(
   );
 
   const ip6Vpcs = config.vpcs.filter((v) => v.subnets6.length > 0);
-  for (const vpc of ip6Vpcs)
-    for (const address of serviceAddresses6(ip6)) {
-      out.push(
-        routeDescriptor.resource(
-          {
-            table: vpc.table,
-            ip6: true,
-            prefix: `${address}/128`,
-            paths: [{ lookupTable: NAT66_OUTSIDE_TABLE }],
-          },
-          { after: [keys.ipTable(vpc.table, true), bviAddress.key] },
-        ),
-      );
-    }
+  for (const vpc of ip6Vpcs) out.push(...desiredServicesLoopback(vpc, ip6, bviAddress.key));
 
   out.push(nat66PluginDescriptor.resource({}));
   out.push(nat66InterfaceDescriptor.resource({ iface: bvi, inside: false }, { after: [bviAddress.key] }));
@@ -96,13 +98,78 @@ export function desiredServicesIp6(
     const vpc = vpcByName.get(port.vpc);
     const address4 = addresses.get(port.name);
     if (vpc === undefined || port.ip6 === undefined || address4 === undefined) continue;
-    out.push(nat66InterfaceDescriptor.resource({ iface: portInterfaceName(port), inside: true }));
     out.push(
       nat66StaticMappingDescriptor.resource({
-        vrf: vpc.table,
+        vrf: services6TableOf(vpc.id),
         local: port.ip6,
         external: serviceAddress6(services, ip6, address4),
       }),
+    );
+  }
+  return out;
+}
+
+/**
+ * The next hop of the service routes in a VPC's IPv6 table: a static neighbour on the services
+ * loopback with the loopback's own MAC, so that ethernet-input takes the echoed frame as its own.
+ */
+export const SERVICES_LOOPBACK_NEXT_HOP = 'fe80::1';
+
+/**
+ * One VPC's way to the services over IPv6: its services table and loopback (nat66's inside), the
+ * service /128s via the loopback in the VPC's table, and in the services table the way on to the
+ * BVI (table 0) and back to the VMs (the VPC's table).
+ */
+function desiredServicesLoopback(vpc: VpcConfig, ip6: ServicesIp6Config, bviAddressKey: string): Resource[] {
+  const table = services6TableOf(vpc.id);
+  const tableKey = keys.ipTable(table, true);
+  const vpcTableKey = keys.ipTable(vpc.table, true);
+  const loop = tags.vpcServices6(vpc.name);
+  const mac = derivedMac(loop);
+  const binding = interfaceTableDescriptor.resource({ iface: loop, table, ip6: true }, { after: [tableKey] });
+  // IPv6 on for ip6-input to take what the loopback echoes; VPP sends no RAs on it unless asked.
+  const enable = ip6EnableDescriptor.resource({ iface: loop }, { after: [binding.key] });
+  const neighbor = staticNeighborDescriptor.resource(
+    { iface: loop, address: SERVICES_LOOPBACK_NEXT_HOP, mac },
+    { after: [binding.key] },
+  );
+  // Routes after their table and deleted before it: VPP's FIB breaks when a table goes with API routes.
+  const inTable = (after: readonly string[]): { after: readonly string[] } => ({
+    after: [tableKey, ...after],
+  });
+  const out: Resource[] = [
+    ipTableDescriptor.resource({ table, ip6: true, name: tableNames.vpcServices6(vpc.name) }),
+    interfaceDescriptor.resource({ type: 'loopback', name: loop, mac }),
+    binding,
+    enable,
+    adminUpDescriptor.resource({ iface: loop }),
+    neighbor,
+    nat66InterfaceDescriptor.resource({ iface: loop, inside: true }, { after: [binding.key] }),
+    // The way back: nat66-out2in looks the VM's address up in the mapping's table, this one.
+    routeDescriptor.resource(
+      { table, ip6: true, prefix: '::/0', paths: [{ lookupTable: vpc.table }] },
+      inTable([vpcTableKey]),
+    ),
+  ];
+  for (const address of serviceAddresses6(ip6)) {
+    const prefix = `${address}/128`;
+    out.push(
+      routeDescriptor.resource(
+        { table, ip6: true, prefix, paths: [{ lookupTable: NAT66_OUTSIDE_TABLE }] },
+        inTable([bviAddressKey]),
+      ),
+      routeDescriptor.resource(
+        { table: vpc.table, ip6: true, prefix, paths: [{ iface: loop, nh: SERVICES_LOOPBACK_NEXT_HOP }] },
+        {
+          after: [
+            vpcTableKey,
+            keys.interface(loop),
+            binding.key,
+            neighbor.key,
+            keys.route(table, prefix, true),
+          ],
+        },
+      ),
     );
   }
   return out;

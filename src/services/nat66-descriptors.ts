@@ -1,13 +1,14 @@
 /**
  * NAT66 for per-VM identities over IPv6 (docs/dual-stack.md, verified on VPP 26.06): the plugin
- * with its outside table 0, every IPv6 VM port inside, the service BVI outside, and a 1:1 static
- * mapping per VM from its address in its VPC's table to its IPv6 service address.
+ * with its outside table 0, each VPC's services loopback inside (never a VM port: ip6-services.ts
+ * says why), the service BVI outside, and a 1:1 static mapping per VM from its address in its
+ * VPC's IPv6 services table to its IPv6 service address.
  *
  * nat66 has what NAT44-EI does not, and the rest of the service bridge makes up for it:
  * - no pool and no drop: a source without a mapping passes untranslated (nat66_in2out), so only
  *   the pod ports' output ACL (pod-acls.ts) keeps anything but the VMs' service addresses from the
  *   pods;
- * - no tags: a mapping is vppnet's when its table is a VPC's (the actual side decides);
+ * - no tags: a mapping is vppnet's when its table is vppnet's (the actual side decides);
  * - no interface delete hook: a deleted interface's entry stays (src/vpp/sim/nat66.ts), so the
  *   inside feature is removed before the port (it depends on the interface);
  * - no sessions: translation is stateless, so there is nothing for one VM to fill.
@@ -72,7 +73,7 @@ export const nat66InterfaceDescriptor = defineKind<Nat66InterfaceValue, Services
   },
 });
 
-/** `local` in the VPC's IPv6 table `vrf` is seen as `external` behind the BVI. */
+/** `local` in the VPC's IPv6 services table `vrf` is seen as `external` behind the BVI. */
 export interface Nat66StaticMappingValue {
   readonly vrf: number;
   readonly local: string;
@@ -96,7 +97,7 @@ export const nat66StaticMappingDescriptor = defineKind<Nat66StaticMappingValue, 
   kind: 'nat66-static',
   messages: { optional: [msg.nat66_add_del_static_mapping] },
   key: (v) => keys.nat66StaticMapping(v.vrf, v.local),
-  // The VPC's IPv6 table first: nat66 would create a missing one itself and hold it locked.
+  // Its table first: nat66 would create a missing one itself and hold it locked.
   deps: (v) => [keys.nat66Plugin(), keys.ipTable(v.vrf, true)],
   create: (ctx, { value }) => setStaticMapping(ctx, value, true),
   delete: (ctx, { value }) => setStaticMapping(ctx, value, false),

@@ -7,7 +7,7 @@
  * with one address in two VPCs are two sources), answers come back (ping6), a pod cannot open a
  * flow to a VM, and nothing from the underlay reaches a pod: neither a fabric host with a VM's
  * service address as its source nor an SRv6 packet from another hypervisor decapsulated into a VPC.
- * And one VM flooding the IPv6 DNS address is held to its rate by its own policer (the one its
+ * nat66-in2out runs on each VPC's services loopback and on no VM port. And one VM flooding the IPv6 DNS address is held to its rate by its own policer (the one its
  * IPv4 packets pass, at the service BVI's L2 input past nat66) while another VM's requests all get
  * through.
  *
@@ -255,6 +255,27 @@ describe('the service plane over IPv6 against real packets', { skip }, () => {
     // (a ping answered within 1 s, a few tries: one echo lost on a loaded machine is no failure)
     for (const vm of ['vm3', 'vm1'])
       await until(() => pings6(ns(vm), DNS6), `${vm} pings ${DNS6}`, { timeoutMs: 10_000, everyMs: 100 });
+  });
+
+  it("runs nat66-in2out on each VPC's services loopback and on no VM port", async () => {
+    // nat66-in2out costs every packet its interface receives (two FIB lookups each): a VM's
+    // traffic to other VMs must never meet it, only what the services loopback echoes.
+    const all = await client.dump(msg.sw_interface_dump, {
+      sw_if_index: 0xffffffff,
+      name_filter_valid: false,
+    });
+    const nameOf = (tagged: string): string => all.find((i) => i.tag === tagged)?.interface_name ?? '';
+    const unicast6 = async (iface: string): Promise<string> => {
+      const out = await client.cli(`show interface features ${iface}`);
+      return /ip6-unicast:\n([\s\S]*?)\n\n/.exec(out)?.[1] ?? '';
+    };
+    for (const n of [1, 2, 3]) {
+      const features = await unicast6(nameOf(`vppnet:vm:vm${n}`));
+      assert.match(features, /ip6-rx-urpf-strict/, `vm${n}'s port: its source check`);
+      assert.doesNotMatch(features, /nat66/, `vm${n}'s port`);
+    }
+    for (const vpc of ['vpc-a', 'vpc-b'])
+      assert.match(await unicast6(nameOf(tags.vpcServices6(vpc))), /nat66-in2out/, vpc);
   });
 
   it('a VM cannot ask as another VM: its source check runs before nat66 on its port', async () => {

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startVppTarget, type VppTarget } from './vpp-target.js';
 import { createUnderlay, removeUnderlay } from './underlay.js';
+import { services6TableOf } from '../../src/config/defaults.js';
 import { validateConfig } from '../../src/config/validate.js';
 import { InterfaceRegistry } from '../../src/dataplane/interface-registry.js';
 import { AclRegistry } from '../../src/dataplane/acl-registry.js';
@@ -199,7 +200,8 @@ export async function bviIndex(f: Fixture): Promise<number> {
 /** A VM's IPv6 service address: nat66's external address for its IPv6 address in vpc-a. */
 export async function serviceAddress6(f: Fixture, n: number): Promise<string | undefined> {
   const all = await f.client.dump(msg.nat66_static_mapping_dump, {});
-  return all.find((m) => m.local_ip_address === VM6(n) && m.vrf_id === 10)?.external_ip_address;
+  const table = services6TableOf(10);
+  return all.find((m) => m.local_ip_address === VM6(n) && m.vrf_id === table)?.external_ip_address;
 }
 
 export async function tableCount(f: Fixture): Promise<number> {
