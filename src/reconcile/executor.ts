@@ -111,7 +111,8 @@ export async function execute<C>(
     const deleting = (ops[start] as Op).action === 'delete';
     let end = start + 1;
     while (end < ops.length && ((ops[end] as Op).action === 'delete') === deleting) end++;
-    await runPhase(run, ops.slice(start, end), deleting);
+    // A cold start's plan is one phase of 100k ops: run it in place rather than from a copy.
+    await runPhase(run, start === 0 && end === ops.length ? ops : ops.slice(start, end), deleting);
     start = end;
   }
   return { applied: run.applied, failed: run.failed, skipped: run.skipped };
@@ -166,12 +167,12 @@ function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promis
     waitsForOf = (op) => op.deps ?? op.resource.deps;
   }
 
-  // The ops' lists, each distinct list once, and the keys in them.
-  const listOf: (readonly string[])[] = new Array<readonly string[]>(ops.length);
+  // Each distinct list once, and the keys in them. An op's list is asked for again where needed,
+  // not held per op: it is the same array each time (a group's, a resource's, a dependents'
+  // entry), and an array of 100k of them lived through the whole phase.
   const lists = new Set<readonly string[]>();
   for (let i = 0; i < ops.length; i++) {
     const list = waitsForOf(ops[i] as Op);
-    listOf[i] = list;
     if (list.length) lists.add(list);
   }
   const awaited = new Set<string>();
@@ -196,7 +197,7 @@ function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promis
     (!op.leaf && unfinished.has(op.key) ? ready : leaves).push(i);
   };
   for (let i = 0; i < ops.length; i++) {
-    const list = listOf[i] as readonly string[];
+    const list = waitsForOf(ops[i] as Op);
     if (!list.length) {
       enqueue(i);
       continue;
@@ -233,8 +234,6 @@ function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promis
   let finished = 0;
   const adaptive = typeof run.window === 'number' ? undefined : run.window;
   const fixedWindow = typeof run.window === 'number' ? run.window : 0;
-  /** When each op in flight was sent, for the adaptive window. */
-  const sentAt = adaptive ? new Float64Array(ops.length) : undefined;
 
   return new Promise<void>((resolve, reject) => {
     const finish = (op: Op): void => {
@@ -260,10 +259,11 @@ function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promis
       finish(op);
     };
 
-    const done = (i: number, error: Error | undefined): void => {
+    /** Op i has settled; `sent` is when it was sent, for the adaptive window. */
+    const done = (i: number, error: Error | undefined, sent: number): void => {
       const op = ops[i] as Op;
       inFlight--;
-      if (adaptive) adaptive.replied((sentAt as Float64Array)[i] as number);
+      if (adaptive) adaptive.replied(sent);
       if (error) {
         run.failed.push({ op, error });
         broken.set(op.key, 'failed');
@@ -276,8 +276,10 @@ function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promis
 
     // The handlers of the ops in flight: a pair per slot of the window, reused by the ops that
     // take the slot after. A closure pair per op was ~250 bytes of each of 100k (heap sampling).
+    // What an op in flight needs is kept per slot too, not per op of the phase.
     const slotOp: number[] = [];
     const slotStarted: number[] = [];
+    const slotSent: number[] = [];
     const slotHandlers: { readonly ok: () => void; readonly fail: (err: unknown) => void }[] = [];
     const freeSlots: number[] = [];
     const newSlot = (): number => {
@@ -285,27 +287,31 @@ function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promis
       const end = (error: Error | undefined): void => {
         const i = slotOp[slot] as number;
         const started = slotStarted[slot] as number;
+        const sent = slotSent[slot] as number;
         freeSlots.push(slot);
-        settle(ops[i] as Op, started, error, i, done);
+        settle(ops[i] as Op, started, error, i, sent, done);
       };
       slotHandlers.push({ ok: () => end(undefined), fail: (err: unknown) => end(err as Error) });
       slotOp.push(0);
       slotStarted.push(0);
+      slotSent.push(0);
       return slot;
     };
     /** Starts op i; `done` follows when it settles (at once when it throws before that). */
     const start = (i: number, op: Op, d: Descriptor<unknown, C>): void => {
       const started = opChannel.hasSubscribers ? Date.now() : 0;
+      const sent = adaptive ? adaptive.sent() : 0;
       let running: Promise<unknown>;
       try {
         running = Promise.resolve(startOp(run.ctx, d, op));
       } catch (err) {
-        settle(op, started, err as Error, i, done);
+        settle(op, started, err as Error, i, sent, done);
         return;
       }
       const slot = freeSlots.pop() ?? newSlot();
       slotOp[slot] = i;
       slotStarted[slot] = started;
+      slotSent[slot] = sent;
       const handlers = slotHandlers[slot] as (typeof slotHandlers)[number];
       running.then(handlers.ok, handlers.fail);
     };
@@ -351,7 +357,7 @@ function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promis
         }
         // Everything it waited for has finished; skip it when one of those did not succeed.
         if (broken.size) {
-          const list = listOf[i] as readonly string[];
+          const list = waitsForOf(op);
           const blocker = list.find((k) => broken.has(k));
           if (blocker !== undefined) {
             const how = broken.get(blocker) as string;
@@ -367,7 +373,6 @@ function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promis
         const d = run.kinds.get(op.kind);
         if (!d) throw new Error(`no descriptor for kind ${op.kind}`);
         inFlight++;
-        if (sentAt) sentAt[i] = (adaptive as LatencyWindow).sent();
         start(i, op, d);
       }
     };
@@ -396,10 +401,11 @@ function settle(
   started: number,
   error: Error | undefined,
   index: number,
-  done: (index: number, error: Error | undefined) => void,
+  sent: number,
+  done: (index: number, error: Error | undefined, sent: number) => void,
 ): void {
   if (opChannel.hasSubscribers) {
     opChannel.publish(new FinishedOp(op, error ? 'failed' : 'ok', started ? Date.now() - started : 0));
   }
-  done(index, error);
+  done(index, error, sent);
 }

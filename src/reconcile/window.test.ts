@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LatencyWindow, MIN_WINDOW } from './window.js';
+import { LatencyWindow, MAX_WINDOW, MIN_WINDOW } from './window.js';
 
 /**
  * A VPP on a simulated clock: it answers one request each `serviceMs`, in order, and a reply
@@ -67,5 +67,14 @@ describe('the executor window sized from measured latency', () => {
 
   it('defaults to a minimum that spreads the per-turn cost', () => {
     assert.equal(new LatencyWindow().size, MIN_WINDOW);
+  });
+
+  it('keeps at most MAX_WINDOW in flight by default, however fast the replies come', () => {
+    const clock = { t: 0 };
+    const w = new LatencyWindow({ now: () => clock.t });
+    // 1,000 requests per ms and a 10 ms round trip would want 20,000 in flight.
+    const sizes = simulate(w, clock, 50_000, 0.001, 10);
+    assert.equal(Math.max(...sizes), MAX_WINDOW);
+    assert.equal(sizes[sizes.length - 1], MAX_WINDOW);
   });
 });

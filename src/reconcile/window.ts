@@ -14,7 +14,15 @@
 
 /** Never fewer in flight: the client's per-turn costs (a read, a write) spread over at least this many ops. */
 export const MIN_WINDOW = 64;
-export const MAX_WINDOW = 4096;
+/**
+ * Never more in flight. A real VPP 26.06 settled at ~800–1,000 (commit 628e63f; VPP's own limit is
+ * reached with 64: bench/reconcile's replay). The simulator answers in bursts of hundreds, which
+ * read as a huge rate: its window swung up to 4,096, and a request in flight that long outlives
+ * several scavenges, so each one's promise and input died in V8's old generation: a cold start's
+ * heap grew ~16 MiB between full collections, and hv0's peak RSS (bench/fleet (a)) was 145–147
+ * MiB at 4,096 against 138–144 at 1,024 (bench/results/2026-12-07-fleet-memory-3.md).
+ */
+export const MAX_WINDOW = 1024;
 const HEADROOM = 2;
 /** Replies per epoch at least; an epoch is also at least half a window, so it spans a round trip. */
 const MIN_EPOCH = 64;
