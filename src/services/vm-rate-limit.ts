@@ -9,12 +9,13 @@
  * - IPv4: on the VM port's input, after the uRPF source check, ip4-policer-classify looks the
  *   packet's destination up in a classifier table of the port's own, with a session per service
  *   address (metadata, DNS, and 255.255.255.255 for DHCP); the VM's tenant traffic misses.
- * - IPv6 (services.ip6): not on the port. nat66-in2out, on every IPv6 VM port's input, comes
- *   before ip6-policer-classify on the ip6-unicast arc and hands its packets straight to
- *   ip6-lookup, so a table there never sees one (measured on VPP 26.06: a flood at 11,862 pps
- *   reached the DNS pod with 0 drops; nat66_in2out.c has no vnet_feature_next). Past nat66 a VM's
- *   packet to the services carries the VM's own IPv6 service address as its source, and every one
- *   leaves table 0 through the service BVI into the bridge: l2-policer-classify on the BVI's L2
+ * - IPv6 (services.ip6): at the service BVI. Past nat66 (on the VPC's services loopback,
+ *   ip6-services.ts) a VM's packet to the services carries the VM's own IPv6 service address as
+ *   its source, and every one leaves table 0 through the service BVI into the bridge: one table
+ *   for the node there serves every VPC (it was placed there while nat66 ran on the VM ports,
+ *   where nat66-in2out hands its packets to ip6-lookup ahead of ip6-policer-classify, so a table
+ *   on the port saw none: a flood at 11,862 pps reached the DNS pod with 0 drops, VPP 26.06).
+ *   l2-policer-classify on the BVI's L2
  *   input (the BVI's output enters l2-input as received on the BVI) looks that source up in one
  *   table for the node (vmRateTable6Descriptor), with a session per VM naming the VM's policer.
  *   Everything else the BVI sends into the bridge (IPv4, neighbour discovery, from the gateway)
