@@ -25,17 +25,17 @@ import type { NodeConfig, ServiceNetworks, ServicesConfig, ServicesIp6Config } f
 import { parsedIp4Prefix, parsedIp6Prefix } from './schema/fields.js';
 import type { ServiceNetworksInput, ServicesInput, ServicesIp6Input } from './schema/services.js';
 
-export const SOURCE_TABLE_MESSAGE = `is one of vppnet's own tables (source, fabric and IPv6 services tables, ${SOURCE_TABLE_BASE} to ${RESERVED_TABLE_LAST})`;
+export const RESERVED_TABLE_MESSAGE = `is one of vppnet's own tables (source, fabric and IPv6 services tables, ${SOURCE_TABLE_BASE} to ${RESERVED_TABLE_LAST})`;
 
 /** vppnet's own table ids: the source, fabric and IPv6 services tables (defaults.ts). */
-export function isSourceTable(table: number): boolean {
+export function isReservedTable(table: number): boolean {
   return table >= SOURCE_TABLE_BASE && table <= RESERVED_TABLE_LAST;
 }
 
 export function checkServices(c: Checker, s: ServicesInput): ServicesConfig | undefined {
   const table = s.table ?? SERVICE_DEFAULTS.table;
-  const tableTaken = isSourceTable(table);
-  if (tableTaken) c.fail('services.table', SOURCE_TABLE_MESSAGE);
+  const tableTaken = isReservedTable(table);
+  if (tableTaken) c.fail('services.table', RESERVED_TABLE_MESSAGE);
   const gateway = detachedPrefix4(s.gateway ?? SERVICE_DEFAULTS.gateway);
   const range = detachedPrefix4(s.vmAddressRange ?? SERVICE_DEFAULTS.vmAddressRange);
   if (range && range.len > 30) c.fail('services.vmAddressRange', 'must be /30 or shorter');

@@ -15,7 +15,7 @@ import {
   type Ip6Prefix,
 } from '../net/ip.js';
 import { detached, detachedPrefix, type Checker } from './checker.js';
-import { isSourceTable, SOURCE_TABLE_MESSAGE } from './check-services.js';
+import { isReservedTable, RESERVED_TABLE_MESSAGE } from './check-services.js';
 import {
   DT6_SID_OFFSET,
   MAX_IP6_LOCATOR_LEN,
@@ -58,7 +58,7 @@ export function checkVpcs(
       c.fail(at, message);
     };
     if (services && table === services.table) c.fail(`${path}.table`, 'is the services table');
-    else if (isSourceTable(table)) c.fail(`${path}.table`, SOURCE_TABLE_MESSAGE);
+    else if (isReservedTable(table)) c.fail(`${path}.table`, RESERVED_TABLE_MESSAGE);
     c.unique(names, name, `${path}.name`, 'name');
     c.unique(ids, id, `${path}.id`, 'id');
     c.unique(tables, table, `${path}.table`, 'table');
