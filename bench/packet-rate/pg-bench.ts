@@ -145,8 +145,11 @@ export async function buildPgTestbed(
   log(`hand+checks: ${checkTables.length} CLI commands, its checks turned on around each of its runs`);
 
   await runSteps(client, [...baselineSteps(t.baseline), ...baselineWorldSteps(t.baseline, pgPeers)]);
-  const two = [...pathPlans(t, pgMacs, pgPeers, opts.flows), ...ip6PathPlans(t, pgMacs, pgPeers, opts.flows)];
-  const plans = [...two, ...handChecksPlans(two, handCheckToggle(t.hand))];
+  const vppnetAndHand = [
+    ...pathPlans(t, pgMacs, pgPeers, opts.flows),
+    ...ip6PathPlans(t, pgMacs, pgPeers, opts.flows),
+  ];
+  const plans = [...vppnetAndHand, ...handChecksPlans(vppnetAndHand, handCheckToggle(t.hand))];
   return {
     plans: plans.filter(
       (p) =>

@@ -268,8 +268,10 @@ export class BulkKindSet implements KindSet {
     if (n > 0) into.set(kind, (into.get(kind) ?? 0) + n);
   }
 
-  /** Step 4: the delete ops and the create and update ops, with levels from their groups' dependencies. */
-  /** Step 4; a member is a leaf: its level is the one above its group's dependencies. */
+  /**
+   * Step 4: the delete ops and the create and update ops. A member is a leaf: its level is the one
+   * above its group's dependencies.
+   */
   ops(found: Levels, wanted: Levels): KindSetOps {
     const { desired, actual, counterpart } = this.#c;
     const deletes: Op[] = [];
