@@ -17,12 +17,11 @@ import { readFileSync } from 'node:fs';
 import { systemTimers, type Timers } from '../util/timers.js';
 import { EtcdConnection, type EtcdTls } from './etcd/connection.js';
 import { parseEtcdEndpoint } from './etcd/endpoint.js';
+import type { RangeResponseMessage } from './etcd/range-response.js';
 import type { CompactionResponse__Output } from './etcd/generated/etcdserverpb/CompactionResponse.js';
-import type { RangeResponse__Output } from './etcd/generated/etcdserverpb/RangeResponse.js';
 import type { RequestOp } from './etcd/generated/etcdserverpb/RequestOp.js';
 import type { ResponseHeader__Output } from './etcd/generated/etcdserverpb/ResponseHeader.js';
 import type { TxnResponse__Output } from './etcd/generated/etcdserverpb/TxnResponse.js';
-import type { KeyValue__Output } from './etcd/generated/mvccpb/KeyValue.js';
 import { EtcdWatch } from './etcd/watch.js';
 import { rangeEnd, type KeyRange } from './keys.js';
 import { DEFAULT_STORE_BACKOFF, RetrySchedule, type StoreBackoff } from './retry-schedule.js';
@@ -97,14 +96,13 @@ export class EtcdStore implements KeyValueStore {
         ...(end && { range_end: end, limit: this.pageSize }),
         ...(revision > 0 && { revision }),
       };
-      const res = await this.#connection.unary<RangeResponse__Output>('Range', (c, md, o, done) =>
-        c.kv.Range(request, md, o, done),
+      const res = await this.#connection.unary<RangeResponseMessage>('Range', (c, md, o, done) =>
+        c.range(request, md, o, done),
       );
-      if (revision === 0) revision = headerRevision(res.header);
-      for (const kv of res.kvs) kvs.push(toKeyValue(kv));
-      const last = res.kvs[res.kvs.length - 1];
-      if (!res.more || !last) return { kvs, revision };
-      from = Buffer.concat([last.key, Buffer.from([0])]);
+      if (revision === 0) revision = res.revision;
+      for (const kv of res.kvs) kvs.push(kv);
+      if (!res.more || res.lastKey === undefined) return { kvs, revision };
+      from = Buffer.concat([res.lastKey, Buffer.from([0])]);
     }
   }
 
@@ -163,12 +161,4 @@ export class EtcdStore implements KeyValueStore {
 function headerRevision(header: ResponseHeader__Output | null): number {
   if (header === null) throw new Error('etcd: a response without its header');
   return header.revision;
-}
-
-function toKeyValue(kv: KeyValue__Output): KeyValue {
-  return {
-    key: kv.key.toString('utf8'),
-    value: kv.value.toString('utf8'),
-    modRevision: kv.mod_revision,
-  };
 }

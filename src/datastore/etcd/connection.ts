@@ -37,7 +37,7 @@ export interface EtcdConnectionOptions {
 
 export type WatchStream = grpc.ClientDuplexStream<WatchRequest, WatchResponseMessage>;
 
-/** A unary call on the clients, answering through `done`: `(c, md, o, done) => c.kv.Range(req, md, o, done)`. */
+/** A unary call on the clients, answering through `done`: `(c, md, o, done) => c.kv.Txn(req, md, o, done)`. */
 export type UnaryCall<Response> = (
   clients: EtcdClients,
   metadata: grpc.Metadata,

@@ -10,8 +10,10 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type { AuthClient } from './generated/etcdserverpb/Auth.js';
 import type { KVClient } from './generated/etcdserverpb/KV.js';
+import type { RangeRequest } from './generated/etcdserverpb/RangeRequest.js';
 import type { WatchRequest } from './generated/etcdserverpb/WatchRequest.js';
 import type { ProtoGrpcType } from './generated/rpc.js';
+import { decodeRangeResponse, type RangeResponseMessage } from './range-response.js';
 import { decodeWatchResponse, type WatchResponseMessage } from './watch-response.js';
 
 /** The protos' directory in the source tree (this file runs as dist/src/datastore/etcd/*.js). */
@@ -75,6 +77,16 @@ export interface EtcdClients {
   readonly kv: KVClient;
   readonly auth: AuthClient;
   /**
+   * KV.Range, its response decoded by decodeRangeResponse (range-response.ts says why not by
+   * proto-loader); otherwise the call kv.Range makes.
+   */
+  range(
+    request: RangeRequest,
+    metadata: grpc.Metadata,
+    options: grpc.CallOptions,
+    done: grpc.requestCallback<RangeResponseMessage>,
+  ): void;
+  /**
    * A Watch stream whose responses are decoded by decodeWatchResponse (watch-response.ts says
    * why not by proto-loader): requests go out as the generated WatchRequest type says.
    */
@@ -91,10 +103,21 @@ export function connectEtcd(
   const kv = new pb.KV(target, credentials, channelOptions);
   // The other services share the KV client's channel.
   const auth = new pb.Auth(target, credentials, { channelOverride: kv.getChannel() });
+  const range = pb.KV.service.Range;
   const watch = pb.Watch.service.Watch;
   return {
     kv,
     auth,
+    range: (request, metadata, options, done) =>
+      void kv.makeUnaryRequest(
+        range.path,
+        range.requestSerialize,
+        decodeRangeResponse,
+        request,
+        metadata,
+        options,
+        done,
+      ),
     watch: (metadata) =>
       kv.makeBidiStreamRequest(watch.path, watch.requestSerialize, decodeWatchResponse, metadata),
     close: () => kv.close(),
