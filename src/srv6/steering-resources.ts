@@ -3,8 +3,8 @@
  * members of a side are the entries of a SteeringEntries, each depending on its policy and its
  * table (the IPv6 table for an IPv6 entry: steering into a table that does not exist crashes VPP
  * 26.06, docs/dual-stack.md, trap 1), so entries that share both share one dependency list.
- * Desired and found entries are matched by key — table and prefix — by sorting both sides, and
- * are equivalent when they point at the same BSID.
+ * Desired and found entries are matched by key — table and prefix — through the desired side's
+ * key index (SteeringEntries.matchKeys), and are equivalent when they point at the same BSID.
  */
 import { keys } from '../dataplane/keys.js';
 import type { SteeringEntries } from './steering-entries.js';
