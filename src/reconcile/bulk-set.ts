@@ -166,7 +166,7 @@ export class BulkKindSet implements KindSet {
   readonly #c: BulkComparison;
   readonly #canUpdate: boolean;
   readonly #state: Uint8Array;
-  /** For each actual member, the desired member with the same key, or -1. */
+  /** For each actual member, the desired member whose counterpart it is, or -1 (not modified). */
   readonly #desiredOf: Int32Array;
   readonly #deleted: Uint8Array;
   /** Actual members deleted with a dependency: the dependency's key. */
@@ -177,7 +177,7 @@ export class BulkKindSet implements KindSet {
    * unchanged: a pass that changes nothing then skips the loops over 100k members that would find
    * nothing (they run once a pass, before V8 has optimized them).
    */
-  #matched = 0;
+  readonly #matched: number;
   #deletedCount = 0;
   #unchangedCount = 0;
   /** Groups of actual members by dependency key, and members by group: built at the first cascade. */
@@ -190,16 +190,9 @@ export class BulkKindSet implements KindSet {
     this.#c = comparison;
     this.#canUpdate = descriptor.update !== undefined;
     this.#state = new Uint8Array(comparison.desired.size);
-    this.#desiredOf = new Int32Array(comparison.actual.size).fill(-1);
     this.#deleted = new Uint8Array(comparison.actual.size);
-    const counterpart = comparison.counterpart;
-    for (let i = 0; i < counterpart.length; i++) {
-      const j = counterpart[i] as number;
-      if (j >= 0) {
-        this.#desiredOf[j] = i;
-        this.#matched++;
-      }
-    }
+    this.#desiredOf = comparison.desiredOf;
+    this.#matched = comparison.matched;
   }
 
   get pending(): readonly PendingResource[] {

@@ -1,7 +1,7 @@
 /** SteeringEntries, IPv4 and IPv6: growth, sharing columns across BSIDs, key matching, groups. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SteeringEntries } from './steering-entries.js';
+import { SteeringEntries, type KeyMatch } from './steering-entries.js';
 import { entries, B1, B2 } from '../../test/support/steering-plan.js';
 
 describe('SteeringEntries', () => {
@@ -49,9 +49,11 @@ describe('SteeringEntries', () => {
     const have = random();
     const want = withoutRepeats(random());
     assert.ok(want.size > 100 && want.size < 2000, 'some keys of each side are on the other');
-    const { counterpart, duplicate } = want.matchKeys(have);
+    const match = want.matchKeys(have);
+    const { counterpart, duplicate } = match;
     assert.equal(duplicate, undefined);
     assert.deepEqual([...counterpart], expectedCounterparts(want, have));
+    assertInverse(match);
     assert.ok(counterpart.some((j) => j < 0) && counterpart.some((j) => j >= 0));
     // A key twice: the later entry is the duplicate.
     const twice = new SteeringEntries(1);
@@ -86,6 +88,14 @@ function withoutRepeats(...sets: SteeringEntries[]): SteeringEntries {
     }
   });
   return out;
+}
+
+/** matchKeys' desiredOf and matched: what inverting counterpart gives. */
+function assertInverse(match: KeyMatch): void {
+  const expected = new Array<number>(match.desiredOf.length).fill(-1);
+  match.counterpart.forEach((j, i) => j >= 0 && (expected[j] = i));
+  assert.deepEqual([...match.desiredOf], expected);
+  assert.equal(match.matched, match.counterpart.filter((j) => j >= 0).length);
 }
 
 /** matchKeys' counterparts by comparing key texts: the first entry of `have` with the same key. */
@@ -183,9 +193,11 @@ describe('IPv6 SteeringEntries', () => {
       have.addBytes(have.table(j), have.addressBytes(j), have.prefixLength(j), B2);
     // Random keys seldom meet: half of the found ones too.
     const want = withoutRepeats(random(), have);
-    const { counterpart, duplicate } = want.matchKeys(have);
+    const match = want.matchKeys(have);
+    const { counterpart, duplicate } = match;
     assert.equal(duplicate, undefined);
     assert.deepEqual([...counterpart], expectedCounterparts(want, have));
+    assertInverse(match);
     assert.ok(counterpart.some((j) => j < 0) && counterpart.some((j) => j >= 0));
     assert.ok(have.size > withoutRepeats(have).size, 'keys repeat on the found side');
   });

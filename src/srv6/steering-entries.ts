@@ -234,18 +234,21 @@ export class SteeringEntries {
 
   /**
    * For each entry here, the entry of `other` with the same key (table and prefix), or -1 (the
-   * first of `other`'s entries with that key, when it has several). The first entry here whose
-   * key an earlier one has, if any, is `duplicate` (no counterparts are then made). Each of
-   * `other`'s entries is looked up in this set's key index (keyIndex), which sets sharing columns
-   * share: a config's desired steering is hashed once, and a pass finds 100k entries of a dump
-   * without sorting them.
+   * first of `other`'s entries with that key, when it has several): `counterpart`; and the inverse,
+   * for each of `other`'s entries the one here it is the counterpart of, or -1, and how many are
+   * (`matched`). The first entry here whose key an earlier one has, if any, is `duplicate` (no
+   * counterparts are then made). Each of `other`'s entries is looked up in this set's key index
+   * (keyIndex), which sets sharing columns share: a config's desired steering is hashed once, and a
+   * pass finds 100k entries of a dump without sorting them.
    */
-  matchKeys(other: SteeringEntries): { counterpart: Int32Array; duplicate: number | undefined } {
+  matchKeys(other: SteeringEntries): KeyMatch {
     if (other.family !== this.family)
       throw new Error(`steering entries: IPv${this.family} matched with IPv${other.family}`);
     const index = this.#keyIndex();
     const counterpart = new Int32Array(this.#size).fill(-1);
-    if (index.duplicate !== undefined) return { counterpart, duplicate: index.duplicate };
+    const desiredOf = new Int32Array(other.#size).fill(-1);
+    let matched = 0;
+    if (index.duplicate !== undefined) return { counterpart, desiredOf, matched, duplicate: index.duplicate };
     const { slots, mask } = index;
     const w = this.#words;
     const [t, a, l] = [this.#tables, this.#addresses, this.#lengths];
@@ -257,11 +260,15 @@ export class SteeringEntries {
         const i = (slots[slot] as number) - 1;
         if (i < 0) break;
         if (t[i] !== tj || l[i] !== lj || !sameWords(a, i * w, oa, j * w, w)) continue;
-        if (counterpart[i] === -1) counterpart[i] = j;
+        if (counterpart[i] === -1) {
+          counterpart[i] = j;
+          desiredOf[j] = i;
+          matched++;
+        }
         break;
       }
     }
-    return { counterpart, duplicate: undefined };
+    return { counterpart, desiredOf, matched, duplicate: undefined };
   }
 
   /**
@@ -377,6 +384,14 @@ function wordAt(bytes: Uint8Array, at: number): number {
       (bytes[at + 3] as number)) >>>
     0
   );
+}
+
+/** SteeringEntries.matchKeys: entries matched by key, both ways. */
+export interface KeyMatch {
+  readonly counterpart: Int32Array;
+  readonly desiredOf: Int32Array;
+  readonly matched: number;
+  readonly duplicate: number | undefined;
 }
 
 /** SteeringEntries' key index: each slot an entry's index + 1, or 0 when free. */

@@ -113,7 +113,7 @@ export class SteeringResources implements BulkResources {
 export function compareSteering(desired: SteeringEntries, actual: SteeringEntries): BulkComparison {
   const want = new SteeringResources(desired);
   const have = new SteeringResources(actual);
-  const { counterpart, duplicate } = desired.matchKeys(actual);
+  const { counterpart, desiredOf, matched, duplicate } = desired.matchKeys(actual);
   if (duplicate !== undefined)
     throw new Error(`duplicate desired resource key ${want.resource(duplicate).key}`);
   // Same table and prefix (the key): the same value when the BSID is the same. Compared as
@@ -127,6 +127,8 @@ export function compareSteering(desired: SteeringEntries, actual: SteeringEntrie
     desired: want,
     actual: have,
     counterpart,
+    desiredOf,
+    matched,
     equivalent: (i, j) => actualCanon[actual.bsidIndex(j)] === desiredCanon[desired.bsidIndex(i)],
   };
 }
