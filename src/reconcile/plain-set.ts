@@ -16,6 +16,8 @@ export class PlainKindSet implements KindSet {
   readonly #updates = new Set<string>();
   readonly #deletes = new Set<string>();
   readonly #unchanged = new Set<string>();
+  /** #unchanged counted by kind as it changes: countUnchanged then reads no key. */
+  readonly #unchangedByKind = new Map<string, number>();
   readonly #reasons = new Map<string, string>();
   /** Found resources by the key they depend on: built at the first cascade. */
   #dependents: Map<string, string[]> | undefined;
@@ -36,14 +38,17 @@ export class PlainKindSet implements KindSet {
   }
 
   classify(verdicts: DependencyVerdicts): readonly string[] {
-    // 1. Resources whose dependencies cannot be met stay pending, and so do their dependents.
+    // One loop for both steps (a resource's step 2 reads only its own step 1): it runs once a
+    // pass over every plain resource, before V8 has optimized it.
     for (const r of this.#want.values()) {
+      // 1. Resources whose dependencies cannot be met stay pending, and so do their dependents.
       const why = verdicts.blockedReason(r);
-      if (why !== undefined) this.#pending.set(r.key, { resource: r, waitingFor: why });
-    }
-    // 2. Create, recreate (not equivalent and no in-place update), update, unchanged.
-    for (const r of this.#want.values()) {
-      if (r.external || this.#pending.has(r.key)) continue;
+      if (why !== undefined) {
+        this.#pending.set(r.key, { resource: r, waitingFor: why });
+        continue;
+      }
+      if (r.external) continue;
+      // 2. Create, recreate (not equivalent and no in-place update), update, unchanged.
       const found = this.#actualByKey.get(r.key);
       const d = this.#descriptorOf(r);
       if (!found) {
@@ -57,6 +62,7 @@ export class PlainKindSet implements KindSet {
         this.#reasons.set(r.key, `stale in VPP (${found.stale}); recreated`);
       } else if (d.equivalent(r.value, found.value)) {
         this.#unchanged.add(r.key);
+        this.#unchangedByKind.set(r.kind, (this.#unchangedByKind.get(r.kind) ?? 0) + 1);
       } else if (d.update) {
         this.#updates.add(r.key);
         this.#reasons.set(r.key, 'differs from VPP');
@@ -84,7 +90,10 @@ export class PlainKindSet implements KindSet {
       if (this.#want.has(child) && !this.#pending.has(child)) {
         this.#creates.add(child);
         this.#updates.delete(child);
-        this.#unchanged.delete(child);
+        if (this.#unchanged.delete(child)) {
+          const kind = (this.#want.get(child) as Resource).kind;
+          this.#unchangedByKind.set(kind, (this.#unchangedByKind.get(kind) as number) - 1);
+        }
         this.#reasons.set(child, `recreated with ${key}`);
       } else {
         this.#reasons.set(child, `removed with ${key}`);
@@ -136,10 +145,7 @@ export class PlainKindSet implements KindSet {
   }
 
   countUnchanged(into: Map<string, number>): void {
-    for (const key of this.#unchanged) {
-      const kind = (this.#want.get(key) as Resource).kind;
-      into.set(kind, (into.get(kind) ?? 0) + 1);
-    }
+    for (const [kind, n] of this.#unchangedByKind) if (n > 0) into.set(kind, (into.get(kind) ?? 0) + n);
   }
 
   #dependentsOf(key: string): readonly string[] {

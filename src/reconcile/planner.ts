@@ -92,6 +92,9 @@ function dependencyVerdicts(
   // (one map rather than a set beside it: a set entry added and deleted per resource churned it).
   const verdict = new Map<string, string | null | typeof IN_PROGRESS>();
   const blockedReason = (r: Resource): string | undefined => {
+    // Nothing to wait for and nothing to remember: most of a node's resources, asked about once
+    // each and again by each of their dependents.
+    if (r.deps.length === 0 && !r.external) return undefined;
     const known = verdict.get(r.key);
     if (known === IN_PROGRESS) return `dependency cycle through ${r.key}`;
     if (known !== undefined) return known ?? undefined;

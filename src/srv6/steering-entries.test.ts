@@ -1,7 +1,7 @@
-/** SteeringEntries, IPv4 and IPv6: growth, sharing columns across BSIDs, order, key matching. */
+/** SteeringEntries, IPv4 and IPv6: growth, sharing columns across BSIDs, key matching, groups. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SteeringEntries } from './steering-entries.js';
+import { SteeringEntries, type KeyMatch } from './steering-entries.js';
 import { entries, B1, B2 } from '../../test/support/steering-plan.js';
 
 describe('SteeringEntries', () => {
@@ -36,32 +36,73 @@ describe('SteeringEntries', () => {
     assert.throws(() => bySid.withBsids([B1]), /1 BSIDs for 2/);
   });
 
-  it('orders entries by table, address, then length', () => {
-    const e = entries([
-      { table: 11, prefix: '10.0.0.0/24', bsid: B1 },
-      { table: 10, prefix: '192.168.0.0/16', bsid: B1 },
-      { table: 10, prefix: '10.0.0.0/24', bsid: B1 },
-      { table: 10, prefix: '10.0.0.0/8', bsid: B1 },
-    ]);
-    assert.deepEqual([...e.sortedOrder()], [3, 2, 1, 0]);
-  });
-
-  it('orders many entries as comparing them one by one does, stably for equal keys', () => {
-    const e = new SteeringEntries(1);
-    let seed = 7;
-    const next = (n: number): number => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed % n;
-    };
+  it('matches keys as comparing them one by one does, the first of repeated found keys', () => {
+    const next = lcg(7);
     const tableChoices = [0, 1, 10, 2 ** 31, 2 ** 32 - 1];
     const addressChoices = ['0.0.0.0', '10.0.0.0', '10.0.1.0', '128.0.0.0', '255.255.255.255'];
-    for (let i = 0; i < 2000; i++) {
-      e.add(tableChoices[next(5)] as number, addressChoices[next(5)] as string, next(33), B1);
-    }
-    const expected = Array.from({ length: e.size }, (_, i) => i).sort((a, b) => e.compare(a, e, b) || a - b);
-    assert.deepEqual([...e.sortedOrder()], expected);
+    const random = (): SteeringEntries => {
+      const e = new SteeringEntries(1);
+      for (let i = 0; i < 2000; i++)
+        e.add(tableChoices[next(5)] as number, addressChoices[next(5)] as string, next(33), B1);
+      return e;
+    };
+    const have = random();
+    const want = withoutRepeats(random());
+    assert.ok(want.size > 100 && want.size < 2000, 'some keys of each side are on the other');
+    const match = want.matchKeys(have);
+    const { counterpart, duplicate } = match;
+    assert.equal(duplicate, undefined);
+    assert.deepEqual([...counterpart], expectedCounterparts(want, have));
+    assertInverse(match);
+    assert.ok(counterpart.some((j) => j < 0) && counterpart.some((j) => j >= 0));
+    // A key twice: the later entry is the duplicate.
+    const twice = new SteeringEntries(1);
+    twice.add(10, '10.0.0.0', 24, B1);
+    twice.add(10, '10.0.0.0', 16, B1);
+    twice.add(11, '10.0.0.0', 24, B2);
+    twice.add(10, '10.0.0.0', 16, B2);
+    assert.equal(twice.matchKeys(have).duplicate, 3);
   });
 });
+
+/** A linear congruential generator's next value below n: the same numbers every run. */
+function lcg(seed: number): (n: number) => number {
+  return (n) => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return (seed >>> 8) % n;
+  };
+}
+
+const keyOf = (e: SteeringEntries, i: number): string => `${e.table(i)} ${e.prefix(i)}`;
+
+/** The first entry of each key of the sets, in turn (every other entry of each set after the first). */
+function withoutRepeats(...sets: SteeringEntries[]): SteeringEntries {
+  const out = new SteeringEntries(1, (sets[0] as SteeringEntries).family);
+  const seen = new Set<string>();
+  sets.forEach((e, k) => {
+    for (let i = 0; i < e.size; i += k === 0 ? 1 : 2) {
+      if (seen.has(keyOf(e, i))) continue;
+      seen.add(keyOf(e, i));
+      if (e.family === 4) out.addNumber(e.table(i), e.address(i), e.prefixLength(i), e.bsid(i));
+      else out.addBytes(e.table(i), e.addressBytes(i), e.prefixLength(i), e.bsid(i));
+    }
+  });
+  return out;
+}
+
+/** matchKeys' desiredOf and matched: what inverting counterpart gives. */
+function assertInverse(match: KeyMatch): void {
+  const expected = new Array<number>(match.desiredOf.length).fill(-1);
+  match.counterpart.forEach((j, i) => j >= 0 && (expected[j] = i));
+  assert.deepEqual([...match.desiredOf], expected);
+  assert.equal(match.matched, match.counterpart.filter((j) => j >= 0).length);
+}
+
+/** matchKeys' counterparts by comparing key texts: the first entry of `have` with the same key. */
+function expectedCounterparts(want: SteeringEntries, have: SteeringEntries): number[] {
+  const haveKeys = Array.from({ length: have.size }, (_, j) => keyOf(have, j));
+  return Array.from({ length: want.size }, (_, i) => haveKeys.indexOf(keyOf(want, i)));
+}
 
 describe('IPv6 SteeringEntries', () => {
   const list = (e: SteeringEntries): string[] =>
@@ -127,36 +168,38 @@ describe('IPv6 SteeringEntries', () => {
     assert.deepEqual(list(bySid.filterByBsid(() => true)), list(bySid));
   });
 
-  it('orders many entries as comparing them one by one does, stably for equal keys', () => {
-    let seed = 11;
-    const next = (n: number): number => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return Math.floor(seed / 256) % n;
-    };
+  it('matches many keys as comparing them one by one does, the first of repeated found keys', () => {
+    const next = lcg(11);
     // Few choices per word, so that keys share words (and whole keys repeat) as a VPC's do.
     const groups = ['0', '1', '2001', 'db8', '8000', 'ffff', 'fe62'];
-    const e = new SteeringEntries(1, 6);
-    for (let i = 0; i < 3000; i++) {
-      const address = Array.from({ length: 8 }, (_, g) =>
-        g % 2 === 0 && next(3) === 0 ? '0' : groups[next(groups.length)],
-      );
-      e.add(
-        [10, 11, 2 ** 32 - 1][next(3)] as number,
-        address.join(':'),
-        [1, 64, 127, 128][next(4)] as number,
-        B1,
-      );
-    }
-    const expected = Array.from({ length: e.size }, (_, i) => i).sort((a, b) => e.compare(a, e, b) || a - b);
-    assert.deepEqual([...e.sortedOrder()], expected);
-    // Sorted already: the same order, without sorting.
-    const sorted = new SteeringEntries(e.size, 6);
-    for (const i of expected) sorted.addBytes(e.table(i), e.addressBytes(i), e.prefixLength(i), B1);
-    const again = [...sorted.sortedOrder()];
-    assert.deepEqual(
-      again,
-      expected.map((_, k) => k),
-    );
+    const random = (): SteeringEntries => {
+      const e = new SteeringEntries(1, 6);
+      for (let i = 0; i < 3000; i++) {
+        const address = Array.from({ length: 8 }, (_, g) =>
+          g % 2 === 0 && next(3) === 0 ? '0' : groups[next(groups.length)],
+        );
+        e.add(
+          [10, 11, 2 ** 32 - 1][next(3)] as number,
+          address.join(':'),
+          [1, 64, 127, 128][next(4)] as number,
+          B1,
+        );
+      }
+      return e;
+    };
+    const have = random();
+    // Some found keys twice, with another BSID.
+    for (let j = 0; j < 3000; j += 7)
+      have.addBytes(have.table(j), have.addressBytes(j), have.prefixLength(j), B2);
+    // Random keys seldom meet: half of the found ones too.
+    const want = withoutRepeats(random(), have);
+    const match = want.matchKeys(have);
+    const { counterpart, duplicate } = match;
+    assert.equal(duplicate, undefined);
+    assert.deepEqual([...counterpart], expectedCounterparts(want, have));
+    assertInverse(match);
+    assert.ok(counterpart.some((j) => j < 0) && counterpart.some((j) => j >= 0));
+    assert.ok(have.size > withoutRepeats(have).size, 'keys repeat on the found side');
   });
 
   it('matches keys across sides, finds a repeated one, and refuses the other family', () => {
@@ -191,22 +234,29 @@ describe('IPv6 SteeringEntries', () => {
     assert.throws(() => want.matchKeys(new SteeringEntries()), /IPv6 matched with IPv4/);
   });
 
-  it('keeps one order for sets sharing columns, and a right one for a set added to', () => {
+  it('keeps one key index for sets sharing columns, and a right one for a set added to', () => {
     const base = entries([
       { table: 2, prefix: '10.0.0.0/24', bsid: B1 },
       { table: 1, prefix: '10.0.9.0/24', bsid: B2 },
     ]);
+    const found = entries([
+      { table: 1, prefix: '10.0.1.0/24', bsid: B1 },
+      { table: 0, prefix: '10.0.0.0/24', bsid: B1 },
+      { table: 2, prefix: '10.0.0.0/24', bsid: B1 },
+    ]);
     const first = base.withBsids([B2, B1]);
-    assert.deepEqual([...first.sortedOrder()], [1, 0]);
+    assert.deepEqual([...first.matchKeys(found).counterpart], [2, -1]);
     const second = base.withBsids([B1, B2]);
-    assert.equal(second.sortedOrder(), first.sortedOrder(), 'made once for the shared columns');
-    // Adding to either side: that side's order includes the new entry, the other's does not.
+    // Adding to either side: that side's index has the new entry, the other's does not.
     second.add(1, '10.0.1.0', 24, B1);
-    assert.deepEqual([...second.sortedOrder()], [2, 1, 0]);
-    assert.deepEqual([...first.sortedOrder()], [1, 0]);
+    assert.deepEqual([...second.matchKeys(found).counterpart], [2, -1, 0]);
+    assert.deepEqual([...first.matchKeys(found).counterpart], [2, -1]);
     base.add(0, '10.0.0.0', 24, B1);
-    assert.deepEqual([...base.sortedOrder()], [2, 1, 0]);
-    assert.deepEqual([...first.sortedOrder()], [1, 0]);
+    assert.deepEqual([...base.matchKeys(found).counterpart], [2, -1, 1]);
+    assert.deepEqual([...first.matchKeys(found).counterpart], [2, -1]);
+    second.add(2, '10.0.0.0', 24, B2);
+    assert.equal(second.matchKeys(found).duplicate, 3);
+    assert.equal(first.matchKeys(found).duplicate, undefined);
   });
 
   it('groups entries by BSID and table once for shared columns, again after an add', () => {

@@ -7,7 +7,6 @@
  */
 import { formatIp6, writeIp6Literal } from '../net/ip-literal.js';
 import { intToIp4, ip4ToInt } from '../net/ip.js';
-import { bucketByTable, LITTLE_ENDIAN } from './table-buckets.js';
 
 export class SteeringEntries {
   /** The family of every entry's prefix: 4 (traffic type IPv4) or 6. */
@@ -29,12 +28,12 @@ export class SteeringEntries {
   /** The columns are another instance's too (withBsids): copied before the first add. */
   #shared = false;
   /**
-   * sortedOrder() of these columns, once made: shared with withBsids' sets, which share the
-   * columns (a config's desired steering is made once and given each pass's BSIDs, so its order is
-   * made once too, not once a pass), and groups() likewise; forgotten when an entry is added.
-   * Do not modify them.
+   * What is made of these columns alone (the key index of matchKeys, groups()), once made: shared
+   * with withBsids' sets, which share the columns (a config's desired steering is made once and
+   * given each pass's BSIDs, so these are made once too, not once a pass); forgotten when an entry
+   * is added. Do not modify them.
    */
-  #orderCache: { order: Uint32Array | undefined; groups?: SteeringGroups } = { order: undefined };
+  #derived: { index?: KeyIndex; groups?: SteeringGroups } = {};
 
   constructor(capacity = 64, family: 4 | 6 = 4) {
     this.family = family;
@@ -164,7 +163,7 @@ export class SteeringEntries {
     out.#bsidOf = this.#bsidOf;
     out.#size = this.#size;
     out.#shared = this.#shared = true;
-    out.#orderCache = this.#orderCache;
+    out.#derived = this.#derived;
     bsids.forEach((bsid, index) => {
       out.#bsids.push(bsid);
       if (!out.#bsidIndex.has(bsid)) out.#bsidIndex.set(bsid, index);
@@ -194,82 +193,13 @@ export class SteeringEntries {
   }
 
   /**
-   * Entry indexes in key order: table, then address, then length; equal keys in index order.
-   * Placed by table first (a counting sort on the table's rank), then each table's entries sorted
-   * natively, without a comparator call per comparison: a key word, the length and the index
-   * packed in one u64. An IPv4 key is that one word; an IPv6 key is sorted a word at a time from
-   * its last (least significant) to its first, each pass keeping the order of the one before for
-   * equal words (the word and the entry's position so far packed), and a table's pass skipped when
-   * its entries all have the same word (the VPC's /64, most of the time). Sorting per table is
-   * fewer comparisons than sorting all at once (a VPC's 100 entries among 100k), and an already
-   * sorted side is not sorted at all.
-   */
-  sortedOrder(): Uint32Array {
-    this.#orderCache.order ??= this.#makeSortedOrder();
-    return this.#orderCache.order;
-  }
-
-  #makeSortedOrder(): Uint32Array {
-    const n = this.#size;
-    const w = this.#words;
-    // The length takes 6 bits for IPv4 (0 to 32), 8 for IPv6 (0 to 128); the index the rest.
-    const indexBits = w === 1 ? 26 : 24;
-    const indexMask = 2 ** indexBits - 1;
-    if (n >= 2 ** indexBits) throw new Error(`steering entries: ${n} is more than can be sorted`);
-    const inOrder = this.#orderIfSorted();
-    if (inOrder) return inOrder;
-    const tables = this.#tables;
-    const { count, rank, start } = bucketByTable(
-      n,
-      (i) => tables[i] as number,
-      (ts) => ts.sort((x, y) => x - y),
-    );
-    // First by table: the last address word | length | index.
-    const packed = new BigUint64Array(n);
-    const words = new Uint32Array(packed.buffer);
-    const [lo, hi] = LITTLE_ENDIAN ? [0, 1] : [1, 0];
-    const next = start.slice(0, count);
-    for (let i = 0; i < n; i++) {
-      const r = rank[i] as number;
-      const k = next[r] as number;
-      next[r] = k + 1;
-      words[2 * k + hi] = this.#addresses[i * w + w - 1] as number;
-      words[2 * k + lo] = (((this.#lengths[i] as number) << indexBits) | i) >>> 0;
-    }
-    for (let r = 0; r < count; r++) {
-      const [from, to] = [start[r] as number, start[r + 1] as number];
-      if (to - from > 1) packed.subarray(from, to).sort();
-    }
-    const order = new Uint32Array(n);
-    for (let k = 0; k < n; k++) order[k] = ((words[2 * k + lo] as number) & indexMask) >>> 0;
-    // Then each word before it, per table: the word | the entry's position in the order so far.
-    const word = new Uint32Array(w > 1 ? n : 0);
-    const moved = new Uint32Array(w > 1 ? n : 0);
-    for (let x = w - 2; x >= 0; x--) {
-      for (let k = 0; k < n; k++) word[k] = this.#addresses[(order[k] as number) * w + x] as number;
-      for (let r = 0; r < count; r++) {
-        const [from, to] = [start[r] as number, start[r + 1] as number];
-        if (to - from < 2 || isUniform(word, from, to)) continue;
-        for (let k = from; k < to; k++) {
-          words[2 * k + hi] = word[k] as number;
-          words[2 * k + lo] = k;
-        }
-        packed.subarray(from, to).sort();
-        for (let k = from; k < to; k++) moved[k] = order[words[2 * k + lo] as number] as number;
-        order.set(moved.subarray(from, to), from);
-      }
-    }
-    return order;
-  }
-
-  /**
    * The distinct (BSID index, table) pairs in order of first use, and each entry's pair: what
    * the planner groups entries by (their dependencies: policy and table). Made once for columns
-   * shared by withBsids (the pairs name BSIDs by index), as sortedOrder is. Do not modify it.
+   * shared by withBsids (the pairs name BSIDs by index), as the key index is. Do not modify it.
    */
   groups(): SteeringGroups {
-    this.#orderCache.groups ??= this.#makeGroups();
-    return this.#orderCache.groups;
+    this.#derived.groups ??= this.#makeGroups();
+    return this.#derived.groups;
   }
 
   #makeGroups(): SteeringGroups {
@@ -303,111 +233,77 @@ export class SteeringEntries {
   }
 
   /**
-   * 0, 1, … n-1 when the entries are already in key order with no key twice (a desired side made
-   * from a sorted config, a dump in key order): one pass instead of a sort. Undefined otherwise.
+   * For each entry here, the entry of `other` with the same key (table and prefix), or -1 (the
+   * first of `other`'s entries with that key, when it has several): `counterpart`; and the inverse,
+   * for each of `other`'s entries the one here it is the counterpart of, or -1, and how many are
+   * (`matched`). The first entry here whose key an earlier one has, if any, is `duplicate` (no
+   * counterparts are then made). Each of `other`'s entries is looked up in this set's key index
+   * (keyIndex), which sets sharing columns share: a config's desired steering is hashed once, and a
+   * pass finds 100k entries of a dump without sorting them.
    */
-  #orderIfSorted(): Uint32Array | undefined {
-    const n = this.#size;
-    const w = this.#words;
-    const [t, a, l] = [this.#tables, this.#addresses, this.#lengths];
-    for (let i = 1; i < n; i++) {
-      let d = (t[i - 1] as number) - (t[i] as number);
-      for (let x = 0; d === 0 && x < w; x++) d = (a[(i - 1) * w + x] as number) - (a[i * w + x] as number);
-      if (d === 0) d = (l[i - 1] as number) - (l[i] as number);
-      if (d >= 0) return undefined;
-    }
-    const order = new Uint32Array(n);
-    for (let i = 0; i < n; i++) order[i] = i;
-    return order;
-  }
-
-  /**
-   * For each entry here, the entry of `other` with the same key (table and prefix), or -1: both
-   * walked once in key order (sortedOrder's). The first entry here whose key repeats the one
-   * before it, if any, is `duplicate` (no counterparts are then complete). One loop over the
-   * columns, no call per comparison: 100k entries on both sides of every pass.
-   */
-  matchKeys(other: SteeringEntries): { counterpart: Int32Array; duplicate: number | undefined } {
+  matchKeys(other: SteeringEntries): KeyMatch {
     if (other.family !== this.family)
       throw new Error(`steering entries: IPv${this.family} matched with IPv${other.family}`);
-    const order = this.sortedOrder();
-    const otherOrder = other.sortedOrder();
+    const index = this.#keyIndex();
     const counterpart = new Int32Array(this.#size).fill(-1);
+    const desiredOf = new Int32Array(other.#size).fill(-1);
+    let matched = 0;
+    if (index.duplicate !== undefined) return { counterpart, desiredOf, matched, duplicate: index.duplicate };
+    const { slots, mask } = index;
     const w = this.#words;
-    if (w === 1) return this.#matchIp4Keys(other, order, otherOrder, counterpart);
     const [t, a, l] = [this.#tables, this.#addresses, this.#lengths];
     const [ot, oa, ol] = [other.#tables, other.#addresses, other.#lengths];
-    const m = otherOrder.length;
-    let y = 0;
-    let previous = -1;
-    for (let x = 0; x < order.length; x++) {
-      const i = order[x] as number;
-      const ti = t[i] as number;
-      const li = l[i] as number;
-      if (previous >= 0 && t[previous] === ti && l[previous] === li) {
-        let same = true;
-        for (let k = 0; same && k < w; k++) same = a[previous * w + k] === a[i * w + k];
-        if (same) return { counterpart, duplicate: i };
-      }
-      previous = i;
-      // Advance `other` to the first key not below this one.
-      for (; y < m; y++) {
-        const j = otherOrder[y] as number;
-        let d = (ot[j] as number) - ti;
-        for (let k = 0; d === 0 && k < w; k++) d = (oa[j * w + k] as number) - (a[i * w + k] as number);
-        if (d === 0) d = (ol[j] as number) - li;
-        if (d >= 0) {
-          if (d === 0) counterpart[i] = j;
-          break;
+    for (let j = 0; j < other.#size; j++) {
+      const tj = ot[j] as number;
+      const lj = ol[j] as number;
+      for (let slot = keyHash(tj, oa, j * w, w, lj) & mask; ; slot = (slot + 1) & mask) {
+        const i = (slots[slot] as number) - 1;
+        if (i < 0) break;
+        if (t[i] !== tj || l[i] !== lj || !sameWords(a, i * w, oa, j * w, w)) continue;
+        if (counterpart[i] === -1) {
+          counterpart[i] = j;
+          desiredOf[j] = i;
+          matched++;
         }
+        break;
       }
     }
-    return { counterpart, duplicate: undefined };
+    return { counterpart, desiredOf, matched, duplicate: undefined };
   }
 
   /**
-   * matchKeys of IPv4 sets (one address word): the same walk, each key compared as table, address
-   * and length without the loop over words (100k entries on both sides of every pass).
+   * The entries' keys in an open-addressing hash table (linear probing, a power-of-two size at
+   * least 1.25 times the entries: 5 to 10 bytes an entry, where the sorted order it replaced was
+   * 4, and sorting the dump 12 more a pass), made once for columns shared by withBsids as groups() is.
+   * Stops at the first key that repeats: the set then matches nothing.
    */
-  #matchIp4Keys(
-    other: SteeringEntries,
-    order: Uint32Array,
-    otherOrder: Uint32Array,
-    counterpart: Int32Array,
-  ): { counterpart: Int32Array; duplicate: number | undefined } {
-    const [t, a, l] = [this.#tables, this.#addresses, this.#lengths];
-    const [ot, oa, ol] = [other.#tables, other.#addresses, other.#lengths];
-    const m = otherOrder.length;
-    let y = 0;
-    let previous = -1;
-    for (let x = 0; x < order.length; x++) {
-      const i = order[x] as number;
-      const ti = t[i] as number;
-      const ai = a[i] as number;
-      const li = l[i] as number;
-      if (previous >= 0 && t[previous] === ti && a[previous] === ai && l[previous] === li)
-        return { counterpart, duplicate: i };
-      previous = i;
-      // Advance `other` to the first key not below this one.
-      for (; y < m; y++) {
-        const j = otherOrder[y] as number;
-        const d = (ot[j] as number) - ti || (oa[j] as number) - ai || (ol[j] as number) - li;
-        if (d >= 0) {
-          if (d === 0) counterpart[i] = j;
-          break;
-        }
-      }
-    }
-    return { counterpart, duplicate: undefined };
+  #keyIndex(): KeyIndex {
+    this.#derived.index ??= this.#makeKeyIndex();
+    return this.#derived.index;
   }
 
-  /** Key order between entry i here and entry j of `other`: < 0, 0 (same table and prefix) or > 0. */
-  compare(i: number, other: SteeringEntries, j: number): number {
+  #makeKeyIndex(): KeyIndex {
+    const n = this.#size;
     const w = this.#words;
-    let d = (this.#tables[i] as number) - (other.#tables[j] as number);
-    for (let x = 0; d === 0 && x < w; x++)
-      d = (this.#addresses[i * w + x] as number) - (other.#addresses[j * w + x] as number);
-    return d || (this.#lengths[i] as number) - (other.#lengths[j] as number);
+    let capacity = 1;
+    while (capacity < n * 1.25) capacity *= 2;
+    const slots = new Int32Array(capacity);
+    const mask = capacity - 1;
+    const [t, a, l] = [this.#tables, this.#addresses, this.#lengths];
+    for (let i = 0; i < n; i++) {
+      const ti = t[i] as number;
+      const li = l[i] as number;
+      for (let slot = keyHash(ti, a, i * w, w, li) & mask; ; slot = (slot + 1) & mask) {
+        const k = (slots[slot] as number) - 1;
+        if (k < 0) {
+          slots[slot] = i + 1;
+          break;
+        }
+        if (t[k] === ti && l[k] === li && sameWords(a, k * w, a, i * w, w))
+          return { slots, mask, duplicate: i };
+      }
+    }
+    return { slots, mask, duplicate: undefined };
   }
 
   #internBsid(bsid: string): number {
@@ -425,11 +321,10 @@ export class SteeringEntries {
 
   /** Adds an entry whose address's first word is `address` (an IPv4 entry's only one). */
   #addNumeric(table: number, address: number, len: number, bsidIndex: number): void {
-    // Another set's order and groups (shared columns) or this one's, now out of date: a holder
-    // of its own.
-    const cache = this.#orderCache;
-    if (this.#shared || cache.order !== undefined || cache.groups !== undefined)
-      this.#orderCache = { order: undefined };
+    // Another set's key index and groups (shared columns) or this one's, now out of date: a
+    // holder of its own.
+    const derived = this.#derived;
+    if (this.#shared || derived.index !== undefined || derived.groups !== undefined) this.#derived = {};
     if (this.#shared || this.#size === this.#tables.length) this.#grow();
     const i = this.#size++;
     this.#tables[i] = table;
@@ -491,10 +386,37 @@ function wordAt(bytes: Uint8Array, at: number): number {
   );
 }
 
-/** Whether words[from, to) are all the same. */
-function isUniform(words: Uint32Array, from: number, to: number): boolean {
-  const first = words[from];
-  for (let k = from + 1; k < to; k++) if (words[k] !== first) return false;
+/** SteeringEntries.matchKeys: entries matched by key, both ways. */
+export interface KeyMatch {
+  readonly counterpart: Int32Array;
+  readonly desiredOf: Int32Array;
+  readonly matched: number;
+  readonly duplicate: number | undefined;
+}
+
+/** SteeringEntries' key index: each slot an entry's index + 1, or 0 when free. */
+interface KeyIndex {
+  readonly slots: Int32Array;
+  /** The slots' count - 1 (a power of two - 1): a hash's slot is `hash & mask`. */
+  readonly mask: number;
+  /** The first entry whose key an earlier entry has; the index then holds only those before it. */
+  readonly duplicate: number | undefined;
+}
+
+/** A key's hash: its table, length and `w` address words from `words[at]`, mixed (murmur3's constants). */
+function keyHash(table: number, words: Uint32Array, at: number, w: number, len: number): number {
+  let h = Math.imul(table ^ (len << 24), 0xcc9e2d51);
+  for (let x = 0; x < w; x++) {
+    h = Math.imul(h ^ (words[at + x] as number), 0x1b873593);
+    h ^= h >>> 15;
+  }
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  return h ^ (h >>> 13);
+}
+
+/** Whether `w` words from a[i] and from b[j] are the same. */
+function sameWords(a: Uint32Array, i: number, b: Uint32Array, j: number, w: number): boolean {
+  for (let x = 0; x < w; x++) if (a[i + x] !== b[j + x]) return false;
   return true;
 }
 

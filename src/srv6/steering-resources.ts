@@ -3,8 +3,8 @@
  * members of a side are the entries of a SteeringEntries, each depending on its policy and its
  * table (the IPv6 table for an IPv6 entry: steering into a table that does not exist crashes VPP
  * 26.06, docs/dual-stack.md, trap 1), so entries that share both share one dependency list.
- * Desired and found entries are matched by key — table and prefix — by sorting both sides, and
- * are equivalent when they point at the same BSID.
+ * Desired and found entries are matched by key — table and prefix — through the desired side's
+ * key index (SteeringEntries.matchKeys), and are equivalent when they point at the same BSID.
  */
 import { keys } from '../dataplane/keys.js';
 import type { SteeringEntries } from './steering-entries.js';
@@ -113,7 +113,7 @@ export class SteeringResources implements BulkResources {
 export function compareSteering(desired: SteeringEntries, actual: SteeringEntries): BulkComparison {
   const want = new SteeringResources(desired);
   const have = new SteeringResources(actual);
-  const { counterpart, duplicate } = desired.matchKeys(actual);
+  const { counterpart, desiredOf, matched, duplicate } = desired.matchKeys(actual);
   if (duplicate !== undefined)
     throw new Error(`duplicate desired resource key ${want.resource(duplicate).key}`);
   // Same table and prefix (the key): the same value when the BSID is the same. Compared as
@@ -127,6 +127,8 @@ export function compareSteering(desired: SteeringEntries, actual: SteeringEntrie
     desired: want,
     actual: have,
     counterpart,
+    desiredOf,
+    matched,
     equivalent: (i, j) => actualCanon[actual.bsidIndex(j)] === desiredCanon[desired.bsidIndex(i)],
   };
 }

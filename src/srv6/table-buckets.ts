@@ -1,7 +1,6 @@
 /**
- * The first step of both orders of steering entries by key (SteeringEntries.sortedOrder: tables
- * by number; the IPv4 bulk kind's key order: tables as their key text sorts): a counting sort of
- * the entries by their table's rank. Each table's rank is looked up once per run of one table
+ * The first step of the IPv4 steering bulk kind's key order (steering-resources.ts: tables as
+ * their key text sorts): a counting sort of the entries by their table's rank. Each table's rank is looked up once per run of one table
  * (entries come by VPC).
  */
 export interface TableBuckets {
