@@ -16,6 +16,7 @@ import { remoteIp6Problem, reservedIp4Overlap } from '../config/lanes.js';
 import type { NodeConfig } from '../config/model.js';
 import { ip6InPrefix, ip6Network, type Ip6Prefix } from '../net/ip.js';
 import type { EndpointPrefix, KeySchema, ParsedKey } from './keys.js';
+import { quickEndpointRecord } from './quick-endpoint.js';
 
 export type RawValue = Record<string, unknown>;
 
@@ -122,6 +123,8 @@ export const ENDPOINT_RECORD_FIELDS = ['node'] as const;
 export function parseRecord(schema: KeySchema, key: string, text: string): DatastoreRecord | RecordProblem[] {
   const parsedKey = schema.parse(key);
   if ('error' in parsedKey) return [{ key, path: '(key)', message: parsedKey.error }];
+  const quick = parsedKey.kind === 'endpoint' ? quickEndpointRecord(parsedKey, text) : undefined;
+  if (quick) return quick;
   let raw: unknown;
   try {
     raw = JSON.parse(text);
