@@ -1,5 +1,5 @@
 /**
- * KeySchema.parse reads an IPv4 endpoint key in place and leaves every other key to its general
+ * KeySchema.parse reads an endpoint key in place and leaves every other key to its general
  * parse (split into components, the prefix parsed as written with "/"). The two must agree on
  * every key: here the general parse is spelled out as the schema defines it, and compared with
  * parse() over a table of near misses and over random edits of valid keys.
@@ -69,6 +69,21 @@ const NEAR_MISSES = [
   'endpoints/vpc1/x/10.0.0.0_24',
   'endpoints/VPC 1/10.0.0.0_24',
   'endpoints/vpc1/::_0',
+  'endpoints/vpc1/::_00',
+  'endpoints/vpc1/::1_128',
+  'endpoints/vpc1/::1_0128',
+  'endpoints/vpc1/::1_129',
+  'endpoints/vpc1/::1_',
+  'endpoints/vpc1/::1__64',
+  'endpoints/vpc1/2001:db8:0:1::5_128',
+  'endpoints/vpc1/2001:db8::1:0:0:5_128',
+  'endpoints/vpc1/2001:db8:0:0:1::5_128',
+  'endpoints/vpc1/2001:0db8::_64',
+  'endpoints/vpc1/2001:db8:0:0:0:0:0:0_64',
+  'endpoints/vpc1/fe80::1%eth0_64',
+  'endpoints/vpc1/::ffff:a00:1_128',
+  'endpoints/vpc1/1:2:3:4:5:6:7:8:9_64',
+  'endpoints/vpc1/2001:db8::g_64',
   'endpoints/vpc1/2001:db8::_64',
   'endpoints/vpc1/2001:DB8::_64',
   'endpoints/vpc1/::ffff:10.0.0.1_128',
@@ -103,9 +118,16 @@ describe('KeySchema.parse', () => {
       return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
     };
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
-    const alphabet = [...'0123456789._/:afv-', '00', '255', '256', '_3', '/'];
-    const valid = ['endpoints/vpc1/10.0.0.0_24', 'endpoints/b/192.168.255.128_25', 'endpoints/v/1.2.3.4_32'];
+    const alphabet = [...'0123456789._/:afv-', '00', '255', '256', '_3', '/', 'A', '::', 'ffff', '_128'];
+    const valid = [
+      'endpoints/vpc1/10.0.0.0_24',
+      'endpoints/b/192.168.255.128_25',
+      'endpoints/v/1.2.3.4_32',
+      'endpoints/vpc1/2001:db8:0:1::5_128',
+      'endpoints/v6/fd00:a:b::_48',
+    ];
     let ipv4 = 0;
+    let ipv6 = 0;
     for (let n = 0; n < 20_000; n++) {
       let rest = pick(valid);
       for (let edits = 1 + Math.floor(random() * 3); edits > 0; edits--) {
@@ -119,9 +141,11 @@ describe('KeySchema.parse', () => {
       const parsed = schema.parse(key);
       assert.deepEqual(parsed, byDefinition(PREFIX, key), key);
       if ('family' in parsed && parsed.family === 4) ipv4++;
+      else if ('family' in parsed) ipv6++;
     }
-    // The edits keep some keys valid: the in-place read was compared, not only the general one.
+    // The edits keep some keys valid: the in-place reads were compared, not only the general one.
     assert.ok(ipv4 > 1000, `${ipv4} valid IPv4 keys`);
+    assert.ok(ipv6 > 1000, `${ipv6} valid IPv6 keys`);
   });
 
   test("names each key's VPC, whether or not it is the last key's", () => {

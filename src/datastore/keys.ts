@@ -14,6 +14,10 @@
  * endpoints could name one prefix: only the canonical one (what VPP's dumps decode to) is a key.
  */
 import { parseIp4Prefix, parseIp6Prefix } from '../net/ip.js';
+import { formatIp6, writeIp6Literal } from '../net/ip-literal.js';
+
+/** Where #endpoint6 writes the address it reads back. */
+const ip6Bytes = new Uint8Array(16);
 
 export const DEFAULT_PREFIX = '/vppnet/v1/';
 
@@ -112,7 +116,7 @@ export class KeySchema {
 
   /** The record a key names, or a reason why it names none. */
   parse(key: string): ParsedKey | { readonly error: string } {
-    const endpoint = this.#endpoint4(key);
+    const endpoint = this.#endpoint4(key) ?? this.#endpoint6(key);
     if (endpoint !== undefined) return endpoint;
     if (!key.startsWith(this.prefix)) return { error: `is not under the prefix ${this.prefix}` };
     const parts = key.slice(this.prefix.length).split('/');
@@ -180,6 +184,42 @@ export class KeySchema {
       ? (this.#lastVpc as string)
       : this.#vpcName(key.slice(start, slash));
     return { kind: 'endpoint', vpc, prefix: { address: key.slice(slash + 1, underscore), len }, family: 4 };
+  }
+
+  /**
+   * An IPv6 endpoint key (`{prefix}endpoints/VPC/x:y::z_len`) spelled canonically, read in place
+   * as #endpoint4 reads an IPv4 one: the address parsed once and spelled back to compare. Undefined
+   * for anything else, which the general parse reads (and refuses) as before.
+   */
+  #endpoint6(key: string): ParsedKey | undefined {
+    const start = this.#endpointsStart.length;
+    if (!key.startsWith(this.#endpointsStart)) return undefined;
+    const slash = key.indexOf('/', start);
+    if (slash <= start) return undefined;
+    const underscore = key.indexOf('_', slash + 1);
+    if (underscore < 0) return undefined;
+    // The length: 1-3 digits without a leading zero, up to 128.
+    const digits = key.length - underscore - 1;
+    if (digits < 1 || digits > 3 || (digits > 1 && key.charCodeAt(underscore + 1) === 48)) return undefined;
+    let len = 0;
+    for (let i = underscore + 1; i < key.length; i++) {
+      const c = key.charCodeAt(i);
+      if (c < 48 || c > 57) return undefined;
+      len = len * 10 + (c - 48);
+    }
+    if (len > 128) return undefined;
+    // Canonical (RFC 5952) text is lower-case hex digits and colons only.
+    for (let i = slash + 1; i < underscore; i++) {
+      const c = key.charCodeAt(i);
+      if (!((c >= 48 && c <= 58) || (c >= 97 && c <= 102))) return undefined;
+    }
+    const address = key.slice(slash + 1, underscore);
+    if (!address.includes(':') || !writeIp6Literal(address, ip6Bytes, 0)) return undefined;
+    if (formatIp6(ip6Bytes, 0) !== address) return undefined;
+    const vpc = this.#isLastVpc(key, start, slash)
+      ? (this.#lastVpc as string)
+      : this.#vpcName(key.slice(start, slash));
+    return { kind: 'endpoint', vpc, prefix: { address, len }, family: 6 };
   }
 
   /** Whether key[start, end) is the last VPC name interned. */

@@ -80,6 +80,14 @@ const PREFIXES = [
   '2001:db8::_64',
   '2001:db8::1_64',
   'fe80::_64',
+  'fe80::_10',
+  'fe80::_9',
+  'ff00::_8',
+  '::1_128',
+  '::_0',
+  '2001:db8:0:1::5_128',
+  '2001:db8::_129',
+  '2001:0db8::_64',
 ];
 
 const VPCS = ['vpc1', 'Vpc1', '-vpc', 'v'.repeat(32), 'v'.repeat(33), 'blue'];
@@ -104,7 +112,16 @@ describe('the quick read of an endpoint record', () => {
       return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
     };
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
-    const alphabet = [...'"\\{}:,. -_/0123456789aAzé', 'node', '\\u0041', '\\"', '255', '169.254'];
+    const alphabet = [
+      ...'"\\{}:,. -_/0123456789aAzé',
+      'node',
+      '\\u0041',
+      '\\"',
+      '255',
+      '169.254',
+      'fe80',
+      '::',
+    ];
     const edit = (s: string): string => {
       const at = Math.floor(random() * (s.length + 1));
       const op = random();
@@ -114,7 +131,7 @@ describe('the quick read of an endpoint record', () => {
     };
     let accepted = 0;
     for (let n = 0; n < 20_000; n++) {
-      let key = '/q/endpoints/vpc1/10.0.4.0_24';
+      let key = random() < 0.7 ? '/q/endpoints/vpc1/10.0.4.0_24' : '/q/endpoints/vpc1/2001:db8:4::_48';
       let text = '{"node":"hv1"}';
       for (let edits = Math.floor(random() * 3); edits > 0; edits--)
         if (random() < 0.5) key = edit(key);
