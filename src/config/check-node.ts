@@ -7,7 +7,7 @@ import {
   aggregateIp6,
   bigIntToIp6,
   canonicalIp6,
-  ip6InPrefix,
+  ip6InPrefixOnce,
   ip6Network,
   ip6PrefixesOverlap,
   ip6ToBigInt,
@@ -25,13 +25,13 @@ export function checkNode(c: Checker, n: NodeInput): NodeConfig | undefined {
   const addr = parsedIp6Prefix(u.address);
   if (!addr) return undefined;
   const gateway = canonicalIp6(u.gateway);
-  if (!ip6InPrefix(gateway, addr))
+  if (!ip6InPrefixOnce(gateway, addr))
     c.fail('node.underlay.gateway', `is not inside ${addr.address}/${addr.len}`);
   const vhostUser = checkVhostUserDefaults(c, n.vhostUser ?? {});
   const locator = parsedIp6Prefix(s.locator);
   if (!locator) return undefined;
   if (locator.len > 112) c.fail('node.srv6.locator', 'must be /112 or shorter to leave room for SIDs');
-  if (ip6InPrefix(addr.address, locator))
+  if (ip6InPrefixOnce(addr.address, locator))
     c.fail('node.srv6.locator', 'contains the underlay address: a SID can never equal an interface address');
   const encapSource = s.encapSource === undefined ? addr.address : canonicalIp6(s.encapSource);
   let bsidPrefix: Ip6Prefix | undefined;

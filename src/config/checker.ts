@@ -22,6 +22,11 @@ type Obj = Record<string, unknown>;
 const NAME_RE = new RegExp(NAME_PATTERN);
 const NODE_NAME_RE = new RegExp(NODE_NAME_PATTERN);
 
+/** Whether `s` is a name (a VPC's, a port's): Checker.name's rule. */
+export function isName(s: string): boolean {
+  return NAME_RE.test(s);
+}
+
 /** Whether `s` is a Kubernetes node name (node.name, and the agent's --node-name). */
 export function isNodeName(s: string): boolean {
   return NODE_NAME_RE.test(s);
@@ -66,7 +71,7 @@ export class Checker {
   }
 
   name(v: unknown, path: string): string | undefined {
-    if (typeof v !== 'string' || !NAME_RE.test(v)) return this.fail(path, NAME_MESSAGE);
+    if (typeof v !== 'string' || !isName(v)) return this.fail(path, NAME_MESSAGE);
     return detached(v);
   }
 

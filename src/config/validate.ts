@@ -42,7 +42,7 @@ import { RemoteRouteSchema } from './schema/remote-route.js';
 import { ServicesSchema, type ServicesInput } from './schema/services.js';
 import { VpcSchema } from './schema/vpc.js';
 
-export { Checker, isNodeName } from './checker.js';
+export { Checker, detached, isName, isNodeName } from './checker.js';
 export { ConfigError, type ConfigProblem } from './config-error.js';
 export { SERVICE_DEFAULTS } from './defaults.js';
 

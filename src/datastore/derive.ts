@@ -55,6 +55,11 @@ export interface Derivation {
   readonly routes: readonly EndpointRoute[];
   /** What the routes were checked against; the incremental path checks its routes the same. */
   readonly lanes: RouteLanes;
+  /**
+   * The fleet's SRv6 sources (fleetSources) of the view derived: what the incremental path
+   * compares later ones with. Computed once (10k node records: ~20k prefixes aggregated).
+   */
+  readonly sources: readonly string[];
 }
 
 /**
@@ -226,12 +231,14 @@ const byName = <T extends { readonly name: string }>(a: T, b: T): number =>
 export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: NodeView): Derivation {
   const nodeKey = schema.node(nodeName);
   const node = view.nodes.get(nodeName);
+  const sources = fleetSources(view.nodes);
   if (!node)
     return {
       config: undefined,
       problems: [{ key: nodeKey, path: '(record)', message: 'is missing: the node has no record' }],
       routes: [],
       lanes: OPEN_LANES,
+      sources,
     };
   const problems: RecordProblem[] = [];
   const refused = refusedNodes(schema, view.nodes, nodeName);
@@ -297,7 +304,7 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
 
     const { services, ...nodeFields } = node.raw;
     const raw = {
-      node: { ...nodeFields, name: nodeName, srv6: withFleetSources(nodeFields.srv6, view.nodes) },
+      node: { ...nodeFields, name: nodeName, srv6: withFleetSources(nodeFields.srv6, sources) },
       ...(services !== undefined && { services }),
       vpcs: usedVpcs.map((v) => {
         const { sidIndex: _, ...fields } = v.raw;
@@ -320,7 +327,7 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
       const lanes: RouteLanes = { local: localAddressesOf(validated.ports), refusedNodes: refused };
       const routes = localWins(lanes.local, remoteRoutes, routeProblems);
       const config: AgentConfig = { ...validated, remoteRoutes: routes };
-      return { config, problems: [...problems, ...routeProblems], routes, lanes };
+      return { config, problems: [...problems, ...routeProblems], routes, lanes, sources };
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       let nodeBroken = false;
@@ -342,19 +349,19 @@ export function deriveAgentConfig(schema: KeySchema, nodeName: string, view: Nod
         dropped.add(key);
         problems.push({ key, path: m?.[3] || '(record)', message: p.message });
       }
-      if (nodeBroken) return { config: undefined, problems, routes: [], lanes: OPEN_LANES };
+      if (nodeBroken) return { config: undefined, problems, routes: [], lanes: OPEN_LANES, sources };
     }
   }
-  return { config: undefined, problems, routes: [], lanes: OPEN_LANES };
+  return { config: undefined, problems, routes: [], lanes: OPEN_LANES, sources };
 }
 
 /**
  * A node record's srv6 section with the SRv6 ingress filter's sources filled in, unless the record
  * names its own: the fleet's sources (fleetSources), as a file's default is its own underlay prefix.
  */
-function withFleetSources(srv6: unknown, nodes: ReadonlyMap<string, NodeRecord>): unknown {
+function withFleetSources(srv6: unknown, sources: readonly string[]): unknown {
   if (srv6 === null || typeof srv6 !== 'object' || 'allowedSources' in srv6) return srv6;
-  return { ...srv6, allowedSources: fleetSources(nodes) };
+  return { ...srv6, allowedSources: sources };
 }
 
 /**

@@ -97,7 +97,19 @@ export class EndpointTable implements ReadonlyMap<string, EndpointRecord> {
 
   /** Holds a record (of this table's VPC, under `key`) and the revision of its value. */
   set(key: string, record: EndpointRecord, revision: number): void {
-    let slot = this.#slots.get(key);
+    this.#hold(key, this.#slots.get(key), record, revision);
+  }
+
+  /** set, returning the record it replaced (undefined: the key was new), with one lookup. */
+  replace(key: string, record: EndpointRecord, revision: number): EndpointRecord | undefined {
+    const slot = this.#slots.get(key);
+    const old = slot === undefined ? undefined : this.#record(key, slot);
+    this.#hold(key, slot, record, revision);
+    return old;
+  }
+
+  /** Holds the record in the key's slot (undefined: a new one). */
+  #hold(key: string, slot: number | undefined, record: EndpointRecord, revision: number): void {
     if (slot === undefined) {
       slot = this.#free.pop() ?? this.#grow();
       this.#slots.set(key, slot);

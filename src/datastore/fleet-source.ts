@@ -162,7 +162,7 @@ export class FleetSource {
     this.#routeProblems.clear();
     this.#live = new Set(d.config?.vpcs.map((v) => v.name));
     this.#lanes = d.lanes;
-    this.#lastConfigSources = fleetSources(this.#records.nodes);
+    this.#lastConfigSources = d.sources;
     this.#held.reset(d.routes);
     const others: RecordProblem[] = [];
     for (const p of d.problems) {

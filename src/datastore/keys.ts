@@ -14,6 +14,10 @@
  * endpoints could name one prefix: only the canonical one (what VPP's dumps decode to) is a key.
  */
 import { parseIp4Prefix, parseIp6Prefix } from '../net/ip.js';
+import { formatIp6, writeIp6Literal } from '../net/ip-literal.js';
+
+/** Where #endpoint6 writes the address it reads back. */
+const ip6Bytes = new Uint8Array(16);
 
 export const DEFAULT_PREFIX = '/vppnet/v1/';
 
@@ -51,10 +55,18 @@ export class KeySchema {
    * endpoint keys, as the records do.
    */
   readonly #vpcNames = new Map<string, string>();
+  /**
+   * The last of them: a listing's endpoint keys come VPC by VPC, so a key's VPC is nearly always
+   * the last one's, found by comparing in place instead of slicing it out and looking it up.
+   */
+  #lastVpc: string | undefined;
+  /** `{prefix}endpoints/`, the start of every endpoint key. */
+  readonly #endpointsStart: string;
   constructor(prefix: string = DEFAULT_PREFIX) {
     if (!prefix.startsWith('/') || !prefix.endsWith('/'))
       throw new Error(`datastore prefix ${JSON.stringify(prefix)} must start and end with "/"`);
     this.prefix = prefix;
+    this.#endpointsStart = `${prefix}endpoints/`;
   }
 
   node(node: string): string {
@@ -95,14 +107,17 @@ export class KeySchema {
    * looks up 100k held routes this way.
    */
   endpointVpcOf(key: string): string | undefined {
-    const start = this.prefix.length + 'endpoints/'.length;
-    if (!key.startsWith(`${this.prefix}endpoints/`)) return undefined;
+    const start = this.#endpointsStart.length;
+    if (!key.startsWith(this.#endpointsStart)) return undefined;
     const end = key.indexOf('/', start);
-    return end > start ? key.slice(start, end) : undefined;
+    if (end <= start) return undefined;
+    return this.#isLastVpc(key, start, end) ? this.#lastVpc : key.slice(start, end);
   }
 
   /** The record a key names, or a reason why it names none. */
   parse(key: string): ParsedKey | { readonly error: string } {
+    const endpoint = this.#endpoint4(key) ?? this.#endpoint6(key);
+    if (endpoint !== undefined) return endpoint;
     if (!key.startsWith(this.prefix)) return { error: `is not under the prefix ${this.prefix}` };
     const parts = key.slice(this.prefix.length).split('/');
     const [kind, a, b, extra] = parts;
@@ -129,8 +144,93 @@ export class KeySchema {
     };
   }
 
+  /**
+   * An IPv4 endpoint key (`{prefix}endpoints/VPC/a.b.c.d_len`) read in place: nearly every key of
+   * a large view is one (100k at an agent's cold start), and the general parse below made an
+   * array, its parts, the prefix written with "/" and a regular expression's match of each.
+   * Undefined for any other key, and for the spellings it leaves to the general parse (a length
+   * with a leading zero), which then reads it: this accepts a subset of what that accepts, with
+   * the same result (keys.test.ts holds the two to it), and refuses nothing itself.
+   */
+  #endpoint4(key: string): ParsedKey | undefined {
+    const start = this.#endpointsStart.length;
+    if (!key.startsWith(this.#endpointsStart)) return undefined;
+    const slash = key.indexOf('/', start);
+    if (slash <= start) return undefined;
+    // Four octets as isIp4Literal reads them (1-3 digits, no leading zero, up to 255), separated
+    // by ".", then "_" and the length: 1-2 digits, no leading zero, up to 32.
+    let i = slash + 1;
+    for (let octet = 0; octet < 4; octet++) {
+      const from = i;
+      let n = 0;
+      for (let c = key.charCodeAt(i); c >= 48 && c <= 57; c = key.charCodeAt(++i)) n = n * 10 + (c - 48);
+      const digits = i - from;
+      if (digits === 0 || digits > 3 || n > 255 || (digits > 1 && key.charCodeAt(from) === 48))
+        return undefined;
+      if (key.charCodeAt(i) !== (octet < 3 ? 46 : 95)) return undefined;
+      i++;
+    }
+    const underscore = i - 1;
+    const digits = key.length - i;
+    if (digits < 1 || digits > 2 || (digits > 1 && key.charCodeAt(i) === 48)) return undefined;
+    let len = 0;
+    for (; i < key.length; i++) {
+      const c = key.charCodeAt(i);
+      if (c < 48 || c > 57) return undefined;
+      len = len * 10 + (c - 48);
+    }
+    if (len > 32) return undefined;
+    const vpc = this.#isLastVpc(key, start, slash)
+      ? (this.#lastVpc as string)
+      : this.#vpcName(key.slice(start, slash));
+    return { kind: 'endpoint', vpc, prefix: { address: key.slice(slash + 1, underscore), len }, family: 4 };
+  }
+
+  /**
+   * An IPv6 endpoint key (`{prefix}endpoints/VPC/x:y::z_len`) spelled canonically, read in place
+   * as #endpoint4 reads an IPv4 one: the address parsed once and spelled back to compare. Undefined
+   * for anything else, which the general parse reads (and refuses) as before.
+   */
+  #endpoint6(key: string): ParsedKey | undefined {
+    const start = this.#endpointsStart.length;
+    if (!key.startsWith(this.#endpointsStart)) return undefined;
+    const slash = key.indexOf('/', start);
+    if (slash <= start) return undefined;
+    const underscore = key.indexOf('_', slash + 1);
+    if (underscore < 0) return undefined;
+    // The length: 1-3 digits without a leading zero, up to 128.
+    const digits = key.length - underscore - 1;
+    if (digits < 1 || digits > 3 || (digits > 1 && key.charCodeAt(underscore + 1) === 48)) return undefined;
+    let len = 0;
+    for (let i = underscore + 1; i < key.length; i++) {
+      const c = key.charCodeAt(i);
+      if (c < 48 || c > 57) return undefined;
+      len = len * 10 + (c - 48);
+    }
+    if (len > 128) return undefined;
+    // Canonical (RFC 5952) text is lower-case hex digits and colons only.
+    for (let i = slash + 1; i < underscore; i++) {
+      const c = key.charCodeAt(i);
+      if (!((c >= 48 && c <= 58) || (c >= 97 && c <= 102))) return undefined;
+    }
+    const address = key.slice(slash + 1, underscore);
+    if (!address.includes(':') || !writeIp6Literal(address, ip6Bytes, 0)) return undefined;
+    if (formatIp6(ip6Bytes, 0) !== address) return undefined;
+    const vpc = this.#isLastVpc(key, start, slash)
+      ? (this.#lastVpc as string)
+      : this.#vpcName(key.slice(start, slash));
+    return { kind: 'endpoint', vpc, prefix: { address, len }, family: 6 };
+  }
+
+  /** Whether key[start, end) is the last VPC name interned. */
+  #isLastVpc(key: string, start: number, end: number): boolean {
+    const last = this.#lastVpc;
+    return last !== undefined && last.length === end - start && key.startsWith(last, start);
+  }
+
   #vpcName(name: string): string {
     const known = this.#vpcNames.get(name);
+    this.#lastVpc = known ?? name;
     if (known !== undefined) return known;
     this.#vpcNames.set(name, name);
     return name;

@@ -14,8 +14,9 @@ import {
 } from '../config/validate.js';
 import { remoteIp6Problem, reservedIp4Overlap } from '../config/lanes.js';
 import type { NodeConfig } from '../config/model.js';
-import { ip6InPrefix, ip6Network, type Ip6Prefix } from '../net/ip.js';
+import { ip6InPrefixOnce, ip6Network, type Ip6Prefix } from '../net/ip.js';
 import type { EndpointPrefix, KeySchema, ParsedKey } from './keys.js';
+import { quickEndpointRecord } from './quick-endpoint.js';
 
 export type RawValue = Record<string, unknown>;
 
@@ -122,6 +123,8 @@ export const ENDPOINT_RECORD_FIELDS = ['node'] as const;
 export function parseRecord(schema: KeySchema, key: string, text: string): DatastoreRecord | RecordProblem[] {
   const parsedKey = schema.parse(key);
   if ('error' in parsedKey) return [{ key, path: '(key)', message: parsedKey.error }];
+  const quick = parsedKey.kind === 'endpoint' ? quickEndpointRecord(parsedKey, text) : undefined;
+  if (quick) return quick;
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -237,5 +240,5 @@ function nodeSources(config: NodeConfig): Ip6Prefix[] {
   const underlay = { address: config.underlay.address, len: config.underlay.prefixLength };
   const network = { address: ip6Network(underlay), len: underlay.len };
   const encap = config.srv6.encapSource;
-  return ip6InPrefix(encap, underlay) ? [network] : [network, { address: encap, len: 128 }];
+  return ip6InPrefixOnce(encap, underlay) ? [network] : [network, { address: encap, len: 128 }];
 }

@@ -259,7 +259,12 @@ export class DatastoreView implements NodeView {
   }
 
   #put(key: string, text: string, revision: number): void {
-    if (this.revisionOf(key) === revision) return;
+    // revisionOf, with the endpoint table it finds kept for the record: a cold start puts 100k.
+    const held = this.#revisions.get(key);
+    if (held === revision) return;
+    const heldVpc = held === undefined ? this.schema.endpointVpcOf(key) : undefined;
+    const heldTable = heldVpc === undefined ? undefined : this.endpoints.get(heldVpc);
+    if (heldTable !== undefined && heldTable.revisionOf(key) === revision) return;
     const record = parseRecord(this.schema, key, text);
     if (Array.isArray(record)) {
       // Here, not in the endpoint's table: that keeps the last good value's.
@@ -269,9 +274,9 @@ export class DatastoreView implements NodeView {
       this.#options.onRejected?.(key, record);
       return;
     }
-    this.rejected.delete(key);
-    if (record.kind === 'endpoint') this.#revisions.delete(key);
-    else this.#revisions.set(key, revision);
+    if (this.rejected.size > 0) this.rejected.delete(key);
+    if (record.kind !== 'endpoint') this.#revisions.set(key, revision);
+    else if (held !== undefined) this.#revisions.delete(key);
     this.#changed = true;
     switch (record.kind) {
       case 'node': {
@@ -293,13 +298,19 @@ export class DatastoreView implements NodeView {
         this.#portsChanged = true;
         break;
       case 'endpoint': {
-        let m = this.endpoints.get(record.vpc);
+        // The key's VPC is the record's: its table, if it has one, was found above.
+        let m = heldTable ?? this.endpoints.get(record.vpc);
         if (!m) {
           m = new EndpointTable(record.vpc, this.schema.endpointsRange(record.vpc).key, this.#nodeNames);
           this.endpoints.set(record.vpc, m);
         }
-        this.#batch.push({ type: 'put', kind: 'endpoint', key, old: m.get(key), new: record });
-        m.set(key, record, revision);
+        this.#batch.push({
+          type: 'put',
+          kind: 'endpoint',
+          key,
+          old: m.replace(key, record, revision),
+          new: record,
+        });
         break;
       }
     }

@@ -13,7 +13,9 @@ import {
   ip6InsideWhich,
   ip6PrefixBytes,
   ip6InPrefix,
+  ip6InPrefixOnce,
   ip6IndexInPrefix,
+  ip6Network,
   ip6PrefixesOverlap,
   ip6ToBigInt,
   ip4ToInt,
@@ -144,5 +146,40 @@ describe('IPv6 prefixes by their bytes (config validation of 100k routes)', () =
     assert.equal(ip6InsideWhich('fc00:1:0:1::', 64, ranges), 1);
     assert.equal(ip6InsideWhich('fc00::', 16, ranges), -1, 'covering is not inside');
     assert.equal(ip6InsideWhich('::', 0, ranges), -1);
+  });
+
+  it('computes networks, overlaps and containment from bytes as BigInt arithmetic does', () => {
+    // mulberry32, seeded: a failure names its prefixes and repeats.
+    let seed = 0x68e31da4;
+    const random = (): number => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    // Addresses that share leading bits often: a few bits differ from a common base.
+    const base = ip6ToBigInt('2001:db8:aaaa:5555:ffff:0:1234:8001');
+    const address = (): bigint => {
+      let a = base;
+      for (let flips = Math.floor(random() * 3); flips > 0; flips--)
+        a ^= 1n << BigInt(Math.floor(random() * 128));
+      return a;
+    };
+    const len = (): number =>
+      (random() < 0.1 ? [0, 1, 127, 128][Math.floor(random() * 4)] : Math.floor(random() * 129)) as number;
+    const top = (a: bigint, n: number): bigint => (n === 0 ? 0n : a >> BigInt(128 - n));
+    for (let n = 0; n < 5000; n++) {
+      const a = { address: bigIntToIp6(address()), len: len() };
+      const b = { address: bigIntToIp6(address()), len: len() };
+      const host = BigInt(128 - a.len);
+      const what = `${a.address}/${a.len} ${b.address}/${b.len}`;
+      assert.equal(ip6Network(a), bigIntToIp6((ip6ToBigInt(a.address) >> host) << host), what);
+      const shorter = Math.min(a.len, b.len);
+      const overlap = top(ip6ToBigInt(a.address), shorter) === top(ip6ToBigInt(b.address), shorter);
+      assert.equal(ip6PrefixesOverlap(a, b), overlap, what);
+      const inside = top(ip6ToBigInt(b.address), a.len) === top(ip6ToBigInt(a.address), a.len);
+      assert.equal(ip6InPrefixOnce(b.address, a), inside, what);
+      assert.equal(ip6InPrefix(b.address, a), inside, what);
+    }
   });
 });

@@ -91,10 +91,14 @@ export function parseIp4Prefix(s: string): Ip4Prefix | undefined {
 
 export function parseIp6Prefix(s: string): Ip6Prefix | undefined {
   const m = /^([0-9a-fA-F:.]+)\/(\d{1,3})$/.exec(s);
-  if (!m || !isIp6(m[1] as string)) return undefined;
-  const len = Number(m[2]);
+  const address = m?.[1];
+  // isIp6 and canonicalIp6 in one parse: fleet mode checks three prefixes of each of 10k node
+  // records at an agent's start.
+  if (address === undefined || !address.includes(':') || !writeIp6Literal(address, scratch, 0))
+    return undefined;
+  const len = Number(m?.[2]);
   if (len > 128) return undefined;
-  return { address: canonicalIp6(m[1] as string), len };
+  return { address: formatIp6(scratch, 0), len };
 }
 
 export function ip4Mask(len: number): number {
@@ -144,11 +148,43 @@ export function ip6InPrefix(addr: string, p: Ip6Prefix): boolean {
   return ((scratch[whole] as number) & mask) === ((net[whole] as number) & mask);
 }
 
+/**
+ * ip6InPrefix for a prefix asked about once or twice (a record's own checks): no bytes kept, so
+ * no Uint8Array and WeakMap entry per prefix, which cost more than the parse when fleet mode
+ * checks 10k node records at an agent's start.
+ */
+export function ip6InPrefixOnce(addr: string, p: Ip6Prefix): boolean {
+  if (p.len === 0) return true;
+  writeIp6Or(p.address, scratch2);
+  writeIp6Or(addr, scratch);
+  return sameLeadingBits(scratch, scratch2, p.len);
+}
+
+/** Bytes compared, no BigInt (see ip6InPrefixOnce). */
 export function ip6PrefixesOverlap(a: Ip6Prefix, b: Ip6Prefix): boolean {
   const len = Math.min(a.len, b.len);
   if (len === 0) return true;
-  const shift = BigInt(128 - len);
-  return ip6ToBigInt(a.address) >> shift === ip6ToBigInt(b.address) >> shift;
+  writeIp6Or(a.address, scratch);
+  writeIp6Or(b.address, scratch2);
+  return sameLeadingBits(scratch, scratch2, len);
+}
+
+/** A second scratch, for the functions that compare two addresses' bytes. */
+const scratch2 = Buffer.alloc(16);
+
+/** Writes an IPv6 address's bytes, or throws as ip6ToBigInt does. */
+function writeIp6Or(s: string, buf: Uint8Array): void {
+  if (!writeIp6Literal(s, buf, 0)) throw new TypeError(`not an IPv6 address: ${JSON.stringify(s)}`);
+}
+
+/** Whether the first `len` bits (1-128) of two IPv6 addresses' bytes are equal. */
+function sameLeadingBits(a: Uint8Array, b: Uint8Array, len: number): boolean {
+  const whole = len >> 3;
+  for (let i = 0; i < whole; i++) if (a[i] !== b[i]) return false;
+  const bits = len & 7;
+  if (bits === 0) return true;
+  const mask = (0xff << (8 - bits)) & 0xff;
+  return ((a[whole] as number) & mask) === ((b[whole] as number) & mask);
 }
 
 /**
@@ -202,8 +238,13 @@ export function ip6InsideWhich(address: string, len: number, ranges: readonly Ip
 /** The network address of an IPv6 prefix (2001:db8::1/64 → 2001:db8::). */
 export function ip6Network(p: Ip6Prefix): string {
   if (p.len === 0) return '::';
-  const hostBits = BigInt(128 - p.len);
-  return bigIntToIp6((ip6ToBigInt(p.address) >> hostBits) << hostBits);
+  // From bytes, no BigInt: fleet mode asks it twice of each of 10k node records.
+  writeIp6Or(p.address, scratch);
+  const whole = p.len >> 3;
+  const bits = p.len & 7;
+  if (bits !== 0) scratch[whole] = (scratch[whole] as number) & (0xff << (8 - bits));
+  scratch.fill(0, bits === 0 ? whole : whole + 1, 16);
+  return formatIp6(scratch, 0);
 }
 
 /** The address `index` positions into an IPv6 prefix (host bits = index). */

@@ -53,12 +53,18 @@ type Options = SchemaOptions & FieldAnnotations;
 
 /**
  * A prefix is parsed once per value: the format check parses it and the check pass asks for the
- * same string right after (100k remote routes), so the last parse of each family is kept.
+ * same string right after (100k remote routes), so the last parse of each family is kept. Of
+ * IPv6, the last few: a node section's format checks parse its underlay address, locator and
+ * BSID prefix before its check pass asks for them again, and fleet mode checks 10k node records
+ * at an agent's start (issue 25).
  */
 let last4Text = '';
 let last4: Ip4Prefix | undefined;
-let last6Text = '';
-let last6: Ip6Prefix | undefined;
+const KEPT_IP6 = 4;
+const last6Texts: string[] = new Array<string>(KEPT_IP6).fill('');
+const last6: (Ip6Prefix | undefined)[] = new Array<Ip6Prefix | undefined>(KEPT_IP6).fill(undefined);
+/** Where the next parse is kept: the oldest. */
+let next6 = 0;
 
 export function parsedIp4Prefix(text: string): Ip4Prefix | undefined {
   if (last4Text !== text) {
@@ -70,17 +76,20 @@ export function parsedIp4Prefix(text: string): Ip4Prefix | undefined {
 
 /** Drops the kept parses: their text may be a slice of a whole config file. */
 export function forgetParsedPrefixes(): void {
-  last4Text = last6Text = '';
-  last4 = last6 = undefined;
+  last4Text = '';
+  last4 = undefined;
+  last6Texts.fill('');
+  last6.fill(undefined);
   checkedIp6.clear();
 }
 
 export function parsedIp6Prefix(text: string): Ip6Prefix | undefined {
-  if (last6Text !== text) {
-    last6Text = text;
-    last6 = parseIp6Prefix(text);
-  }
-  return last6;
+  for (let i = 0; i < KEPT_IP6; i++) if (last6Texts[i] === text) return last6[i];
+  const parsed = parseIp6Prefix(text);
+  last6Texts[next6] = text;
+  last6[next6] = parsed;
+  next6 = (next6 + 1) % KEPT_IP6;
+  return parsed;
 }
 
 /**
