@@ -21,6 +21,7 @@ import {
   showProblems,
   fleetSourceFixture,
 } from './testing/fleet-source-fixture.js';
+import { seededRandom, pickWith } from '../util/testing/seeded-random.js';
 
 for (const kind of BACKENDS)
   describe(`the fleet source on the ${kind.name} store`, { skip: kind.skip }, () => fleetSourceTests(kind));
@@ -57,15 +58,8 @@ function fleetSourceTests(kind: BackendKind): void {
     ]);
     assert.deepEqual(source.scope.filter((s) => s.includes('endpoints/')).length, 3);
 
-    let seed = 0x9e3779b9;
-    const random = (): number => {
-      // mulberry32
-      seed = (seed + 0x6d2b79f5) | 0;
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
+    const random = seededRandom(0x9e3779b9);
+    const pick = <T>(xs: readonly T[]): T => pickWith(random, xs);
     const vpcs = ['vpc-a', 'vpc-b', 'vpc-c'];
     const nets: Record<string, string> = { 'vpc-a': '10.0.7', 'vpc-b': '10.1.7', 'vpc-c': '10.2.7' };
     const nodes = ['hv1', 'hv2', 'hv3', 'hv4', 'hv9'];

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseIp4Prefix, parseIp6Prefix } from '../net/ip.js';
 import { KeySchema, type ParsedKey } from './keys.js';
+import { seededRandom, pickWith } from '../util/testing/seeded-random.js';
 
 /** The key schema's definition, as its general parse reads it. */
 function byDefinition(prefix: string, key: string): ParsedKey | { readonly error: string } {
@@ -110,14 +111,8 @@ describe('KeySchema.parse', () => {
 
   test('agrees with the general parse on random edits of valid keys', () => {
     // mulberry32, seeded: a failure names its key and repeats.
-    let seed = 0x2545f491;
-    const random = (): number => {
-      seed = (seed + 0x6d2b79f5) | 0;
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
+    const random = seededRandom(0x2545f491);
+    const pick = <T>(xs: readonly T[]): T => pickWith(random, xs);
     const alphabet = [...'0123456789._/:afv-', '00', '255', '256', '_3', '/', 'A', '::', 'ffff', '_128'];
     const valid = [
       'endpoints/vpc1/10.0.0.0_24',

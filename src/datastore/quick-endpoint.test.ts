@@ -9,6 +9,7 @@ import { describe, test } from 'node:test';
 import { KeySchema } from './keys.js';
 import { quickEndpointRecord } from './quick-endpoint.js';
 import { parseRecord, validateRecord, type DatastoreRecord, type RecordProblem } from './records.js';
+import { seededRandom, pickWith } from '../util/testing/seeded-random.js';
 
 const schema = new KeySchema('/q/');
 
@@ -103,15 +104,8 @@ describe('the quick read of an endpoint record', () => {
   });
 
   test('agrees with the general validator on random edits of a valid record', () => {
-    let seed = 0x1b873593;
-    const random = (): number => {
-      // mulberry32, seeded: a failure names its record and repeats.
-      seed = (seed + 0x6d2b79f5) | 0;
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
+    const random = seededRandom(0x1b873593);
+    const pick = <T>(xs: readonly T[]): T => pickWith(random, xs);
     const alphabet = [
       ...'"\\{}:,. -_/0123456789aAzé',
       'node',

@@ -23,6 +23,7 @@ import {
   parseIp4Prefix,
   parseIp6Prefix,
 } from './ip.js';
+import { seededRandom } from '../util/testing/seeded-random.js';
 
 describe('ip helpers', () => {
   it('reads IPv4 addresses as numbers, whatever the spelling, as splitting at dots does', () => {
@@ -150,13 +151,7 @@ describe('IPv6 prefixes by their bytes (config validation of 100k routes)', () =
 
   it('computes networks, overlaps and containment from bytes as BigInt arithmetic does', () => {
     // mulberry32, seeded: a failure names its prefixes and repeats.
-    let seed = 0x68e31da4;
-    const random = (): number => {
-      seed = (seed + 0x6d2b79f5) | 0;
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
+    const random = seededRandom(0x68e31da4);
     // Addresses that share leading bits often: a few bits differ from a common base.
     const base = ip6ToBigInt('2001:db8:aaaa:5555:ffff:0:1234:8001');
     const address = (): bigint => {

@@ -11,6 +11,7 @@ import { FRAME_HEADER_LENGTH } from '../wire/frame.js';
 import { compileFields } from './compile.js';
 import { decodeMessage, encodeMessage, contextOffsetOf } from './message-codec.js';
 import { nameCrc, type FieldDef, type MessageDef, type TypeRef } from './schema.js';
+import { seededRandom } from '../../util/testing/seeded-random.js';
 
 /** Re-encodes a decoded message with its own header values; returns the payload. */
 function reencode(def: MessageDef, msgId: number, decoded: Record<string, unknown>): Buffer {
@@ -60,17 +61,6 @@ describe(
 
 // ---------------------------------------------------------------------------------------------
 // Every generated message: a value built from its definition survives encode → decode → encode.
-
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function sample(type: TypeRef, rnd: () => number, len?: number): unknown {
   const int = (bits: number, signed: boolean): number => {
@@ -146,7 +136,7 @@ function sampleFields(fields: readonly FieldDef[], rnd: () => number): Record<st
 describe('codec round trips for every defined message', () => {
   for (const def of definitions) {
     it(nameCrc(def), () => {
-      const rnd = seeded(def.name.length * 7919 + def.crc.charCodeAt(0));
+      const rnd = seededRandom(def.name.length * 7919 + def.crc.charCodeAt(0));
       for (let i = 0; i < 5; i++) {
         const value = sampleFields(def.fields, rnd);
         const header = { clientIndex: 0x80000001, context: 1 + i };
@@ -175,7 +165,7 @@ function genericDecode(def: MessageDef, payload: Buffer): Record<string, unknown
 describe("straight-line decoders give the generic reader's values", () => {
   for (const def of definitions) {
     it(nameCrc(def), () => {
-      const rnd = seeded(def.name.length * 104729 + def.crc.charCodeAt(1));
+      const rnd = seededRandom(def.name.length * 104729 + def.crc.charCodeAt(1));
       for (let i = 0; i < 5; i++) {
         const payload = encodeMessage(def, 77, sampleFields(def.fields, rnd) as never, {
           clientIndex: 3,

@@ -5,6 +5,7 @@ import { describe, it, type TestContext } from 'node:test';
 import { VppError } from '../errors.js';
 import { DEFAULT_MAX_PAYLOAD_LENGTH, FRAME_HEADER_LENGTH, FrameParser, writeFrameHeader } from './frame.js';
 import { frameBytes, headerBytes, payloadBytes } from './testing/frame-bytes.js';
+import { seededRandom } from '../../util/testing/seeded-random.js';
 
 // ---------------------------------------------------------------------------------------------
 // Test helpers. Expected bytes come from the independent builder in ./testing/frame-bytes.js.
@@ -20,18 +21,6 @@ function parseChunks(chunks: readonly Buffer[], parser = new FrameParser()): Buf
   }
   assert.equal(parser.bufferedBytes, 0, 'a whole stream leaves nothing buffered');
   return payloads;
-}
-
-/** mulberry32: a tiny seeded PRNG, so a failing random split can be replayed from its seed. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Cuts `stream` into chunks of random lengths from 1 to `maxChunk`. */
