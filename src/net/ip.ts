@@ -62,8 +62,13 @@ export function intToIp4(n: number): string {
 
 const scratch = Buffer.alloc(16);
 
+/** Writes an IPv6 address's bytes, or throws naming it. */
+function writeIp6Or(s: string, buf: Uint8Array): void {
+  if (!writeIp6Literal(s, buf, 0)) throw new TypeError(`not an IPv6 address: ${JSON.stringify(s)}`);
+}
+
 export function ip6ToBigInt(s: string): bigint {
-  if (!writeIp6Literal(s, scratch, 0)) throw new TypeError(`not an IPv6 address: ${JSON.stringify(s)}`);
+  writeIp6Or(s, scratch);
   return (scratch.readBigUInt64BE(0) << 64n) | scratch.readBigUInt64BE(8);
 }
 
@@ -76,7 +81,7 @@ export function bigIntToIp6(n: bigint): string {
 /** Canonical spelling of an IPv6 address (RFC 5952), as VPP's dumps decode to. */
 export function canonicalIp6(s: string): string {
   // Bytes to text, without ip6ToBigInt's bigint: config validation spells 100k endpoints so.
-  if (!writeIp6Literal(s, scratch, 0)) throw new TypeError(`not an IPv6 address: ${JSON.stringify(s)}`);
+  writeIp6Or(s, scratch);
   return formatIp6(scratch, 0);
 }
 
@@ -135,17 +140,11 @@ export function ip6InPrefix(addr: string, p: Ip6Prefix): boolean {
   let net = prefixBytes.get(p);
   if (net === undefined) {
     net = new Uint8Array(16);
-    if (!writeIp6Literal(p.address, net, 0))
-      throw new TypeError(`not an IPv6 address: ${JSON.stringify(p.address)}`);
+    writeIp6Or(p.address, net);
     prefixBytes.set(p, net);
   }
-  if (!writeIp6Literal(addr, scratch, 0)) throw new TypeError(`not an IPv6 address: ${JSON.stringify(addr)}`);
-  const whole = p.len >> 3;
-  for (let i = 0; i < whole; i++) if (scratch[i] !== net[i]) return false;
-  const bits = p.len & 7;
-  if (bits === 0) return true;
-  const mask = (0xff << (8 - bits)) & 0xff;
-  return ((scratch[whole] as number) & mask) === ((net[whole] as number) & mask);
+  writeIp6Or(addr, scratch);
+  return sameLeadingBits(scratch, net, p.len);
 }
 
 /**
@@ -172,12 +171,7 @@ export function ip6PrefixesOverlap(a: Ip6Prefix, b: Ip6Prefix): boolean {
 /** A second scratch, for the functions that compare two addresses' bytes. */
 const scratch2 = Buffer.alloc(16);
 
-/** Writes an IPv6 address's bytes, or throws as ip6ToBigInt does. */
-function writeIp6Or(s: string, buf: Uint8Array): void {
-  if (!writeIp6Literal(s, buf, 0)) throw new TypeError(`not an IPv6 address: ${JSON.stringify(s)}`);
-}
-
-/** Whether the first `len` bits (1-128) of two IPv6 addresses' bytes are equal. */
+/** Whether the first `len` bits (0-128) of two IPv6 addresses' bytes are equal. */
 function sameLeadingBits(a: Uint8Array, b: Uint8Array, len: number): boolean {
   const whole = len >> 3;
   for (let i = 0; i < whole; i++) if (a[i] !== b[i]) return false;
@@ -192,8 +186,7 @@ function sameLeadingBits(a: Uint8Array, b: Uint8Array, len: number): boolean {
  * asks this of 100k routes, and ip6Network would format a string for each.
  */
 export function ip6HasHostBits(p: Ip6Prefix): boolean {
-  if (!writeIp6Literal(p.address, scratch, 0))
-    throw new TypeError(`not an IPv6 address: ${JSON.stringify(p.address)}`);
+  writeIp6Or(p.address, scratch);
   const whole = p.len >> 3;
   const partial = p.len & 7;
   if (partial !== 0 && ((scratch[whole] as number) & (0xff >> partial)) !== 0) return true;
@@ -208,8 +201,7 @@ export interface Ip6PrefixBytes {
 }
 
 export function ip6PrefixBytes(p: Ip6Prefix): Ip6PrefixBytes {
-  if (!writeIp6Literal(p.address, scratch, 0))
-    throw new TypeError(`not an IPv6 address: ${JSON.stringify(p.address)}`);
+  writeIp6Or(p.address, scratch);
   return { bytes: Uint8Array.from(scratch.subarray(0, 16)), len: p.len };
 }
 
@@ -218,19 +210,10 @@ export function ip6PrefixBytes(p: Ip6Prefix): Ip6PrefixBytes {
  * or -1. One parse and byte compares: config validation asks it of 100k routes.
  */
 export function ip6InsideWhich(address: string, len: number, ranges: readonly Ip6PrefixBytes[]): number {
-  if (!writeIp6Literal(address, scratch, 0))
-    throw new TypeError(`not an IPv6 address: ${JSON.stringify(address)}`);
+  writeIp6Or(address, scratch);
   for (let r = 0; r < ranges.length; r++) {
     const range = ranges[r] as Ip6PrefixBytes;
-    if (len < range.len) continue;
-    const whole = range.len >> 3;
-    let i = 0;
-    while (i < whole && scratch[i] === range.bytes[i]) i++;
-    if (i < whole) continue;
-    const partial = range.len & 7;
-    const mask = (0xff00 >> partial) & 0xff;
-    if (partial === 0 || (((scratch[whole] as number) ^ (range.bytes[whole] as number)) & mask) === 0)
-      return r;
+    if (len >= range.len && sameLeadingBits(scratch, range.bytes, range.len)) return r;
   }
   return -1;
 }
