@@ -16,7 +16,7 @@
 import { parseIp4Prefix, parseIp6Prefix } from '../net/ip.js';
 import { formatIp6, writeIp6Literal } from '../net/ip-literal.js';
 
-/** Where #endpoint6 writes the address it reads back. */
+/** Where isCanonicalIp6At writes the address it reads back. */
 const ip6Bytes = new Uint8Array(16);
 
 export const DEFAULT_PREFIX = '/vppnet/v1/';
@@ -116,7 +116,7 @@ export class KeySchema {
 
   /** The record a key names, or a reason why it names none. */
   parse(key: string): ParsedKey | { readonly error: string } {
-    const endpoint = this.#endpoint4(key) ?? this.#endpoint6(key);
+    const endpoint = this.#endpointInPlace(key);
     if (endpoint !== undefined) return endpoint;
     if (!key.startsWith(this.prefix)) return { error: `is not under the prefix ${this.prefix}` };
     const parts = key.slice(this.prefix.length).split('/');
@@ -145,81 +145,33 @@ export class KeySchema {
   }
 
   /**
-   * An IPv4 endpoint key (`{prefix}endpoints/VPC/a.b.c.d_len`) read in place: nearly every key of
-   * a large view is one (100k at an agent's cold start), and the general parse below made an
-   * array, its parts, the prefix written with "/" and a regular expression's match of each.
-   * Undefined for any other key, and for the spellings it leaves to the general parse (a length
-   * with a leading zero), which then reads it: this accepts a subset of what that accepts, with
-   * the same result (keys.test.ts holds the two to it), and refuses nothing itself.
+   * An endpoint key (`{prefix}endpoints/VPC/a.b.c.d_len`, or `x:y::z_len` spelled canonically)
+   * read in place: nearly every key of a large view is one (100k at an agent's cold start), and
+   * the general parse below made an array, its parts, the prefix written with "/" and a regular
+   * expression's match of each. Undefined for any other key, and for the spellings it leaves to
+   * the general parse (a length with a leading zero, a non-canonical IPv6 address), which then
+   * reads it: this accepts a subset of what that accepts, with the same result (keys.test.ts
+   * holds the two to it), and refuses nothing itself.
    */
-  #endpoint4(key: string): ParsedKey | undefined {
-    const start = this.#endpointsStart.length;
-    if (!key.startsWith(this.#endpointsStart)) return undefined;
-    const slash = key.indexOf('/', start);
-    if (slash <= start) return undefined;
-    // Four octets as isIp4Literal reads them (1-3 digits, no leading zero, up to 255), separated
-    // by ".", then "_" and the length: 1-2 digits, no leading zero, up to 32.
-    let i = slash + 1;
-    for (let octet = 0; octet < 4; octet++) {
-      const from = i;
-      let n = 0;
-      for (let c = key.charCodeAt(i); c >= 48 && c <= 57; c = key.charCodeAt(++i)) n = n * 10 + (c - 48);
-      const digits = i - from;
-      if (digits === 0 || digits > 3 || n > 255 || (digits > 1 && key.charCodeAt(from) === 48))
-        return undefined;
-      if (key.charCodeAt(i) !== (octet < 3 ? 46 : 95)) return undefined;
-      i++;
-    }
-    const underscore = i - 1;
-    const digits = key.length - i;
-    if (digits < 1 || digits > 2 || (digits > 1 && key.charCodeAt(i) === 48)) return undefined;
-    let len = 0;
-    for (; i < key.length; i++) {
-      const c = key.charCodeAt(i);
-      if (c < 48 || c > 57) return undefined;
-      len = len * 10 + (c - 48);
-    }
-    if (len > 32) return undefined;
-    const vpc = this.#isLastVpc(key, start, slash)
-      ? (this.#lastVpc as string)
-      : this.#vpcName(key.slice(start, slash));
-    return { kind: 'endpoint', vpc, prefix: { address: key.slice(slash + 1, underscore), len }, family: 4 };
-  }
-
-  /**
-   * An IPv6 endpoint key (`{prefix}endpoints/VPC/x:y::z_len`) spelled canonically, read in place
-   * as #endpoint4 reads an IPv4 one: the address parsed once and spelled back to compare. Undefined
-   * for anything else, which the general parse reads (and refuses) as before.
-   */
-  #endpoint6(key: string): ParsedKey | undefined {
+  #endpointInPlace(key: string): ParsedKey | undefined {
     const start = this.#endpointsStart.length;
     if (!key.startsWith(this.#endpointsStart)) return undefined;
     const slash = key.indexOf('/', start);
     if (slash <= start) return undefined;
     const underscore = key.indexOf('_', slash + 1);
     if (underscore < 0) return undefined;
-    // The length: 1-3 digits without a leading zero, up to 128.
-    const digits = key.length - underscore - 1;
-    if (digits < 1 || digits > 3 || (digits > 1 && key.charCodeAt(underscore + 1) === 48)) return undefined;
-    let len = 0;
-    for (let i = underscore + 1; i < key.length; i++) {
-      const c = key.charCodeAt(i);
-      if (c < 48 || c > 57) return undefined;
-      len = len * 10 + (c - 48);
-    }
-    if (len > 128) return undefined;
-    // Canonical (RFC 5952) text is lower-case hex digits and colons only.
-    for (let i = slash + 1; i < underscore; i++) {
-      const c = key.charCodeAt(i);
-      if (!((c >= 48 && c <= 58) || (c >= 97 && c <= 102))) return undefined;
-    }
-    const address = key.slice(slash + 1, underscore);
-    if (!address.includes(':') || !writeIp6Literal(address, ip6Bytes, 0)) return undefined;
-    if (formatIp6(ip6Bytes, 0) !== address) return undefined;
+    const family = isIp4LiteralAt(key, slash + 1, underscore)
+      ? 4
+      : isCanonicalIp6At(key, slash + 1, underscore)
+        ? 6
+        : undefined;
+    if (family === undefined) return undefined;
+    const len = prefixLengthAt(key, underscore + 1, family === 4 ? 32 : 128);
+    if (len === undefined) return undefined;
     const vpc = this.#isLastVpc(key, start, slash)
       ? (this.#lastVpc as string)
       : this.#vpcName(key.slice(start, slash));
-    return { kind: 'endpoint', vpc, prefix: { address, len }, family: 6 };
+    return { kind: 'endpoint', vpc, prefix: { address: key.slice(slash + 1, underscore), len }, family };
   }
 
   /** Whether key[start, end) is the last VPC name interned. */
@@ -235,6 +187,48 @@ export class KeySchema {
     this.#vpcNames.set(name, name);
     return name;
   }
+}
+
+/**
+ * Whether key[from, to) is an IPv4 address as isIp4Literal reads one: four octets of 1-3 digits,
+ * no leading zero, up to 255, separated by ".".
+ */
+function isIp4LiteralAt(key: string, from: number, to: number): boolean {
+  let i = from;
+  for (let octet = 0; octet < 4; octet++) {
+    const first = i;
+    let n = 0;
+    for (let c = key.charCodeAt(i); i < to && c >= 48 && c <= 57; c = key.charCodeAt(++i))
+      n = n * 10 + (c - 48);
+    const digits = i - first;
+    if (digits === 0 || digits > 3 || n > 255 || (digits > 1 && key.charCodeAt(first) === 48)) return false;
+    if (octet < 3 && (i >= to || key.charCodeAt(i++) !== 46)) return false;
+  }
+  return i === to;
+}
+
+/** Whether key[from, to) is an IPv6 address spelled canonically (RFC 5952). */
+function isCanonicalIp6At(key: string, from: number, to: number): boolean {
+  // Canonical text is lower-case hex digits and colons only.
+  for (let i = from; i < to; i++) {
+    const c = key.charCodeAt(i);
+    if (!((c >= 48 && c <= 58) || (c >= 97 && c <= 102))) return false;
+  }
+  const address = key.slice(from, to);
+  return address.includes(':') && writeIp6Literal(address, ip6Bytes, 0) && formatIp6(ip6Bytes, 0) === address;
+}
+
+/** The prefix length that ends the key at `from`: 1-3 digits, no leading zero, up to `max`. */
+function prefixLengthAt(key: string, from: number, max: number): number | undefined {
+  const digits = key.length - from;
+  if (digits < 1 || digits > 3 || (digits > 1 && key.charCodeAt(from) === 48)) return undefined;
+  let len = 0;
+  for (let i = from; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c < 48 || c > 57) return undefined;
+    len = len * 10 + (c - 48);
+  }
+  return len <= max ? len : undefined;
 }
 
 /** The end of a prefix range in etcd's terms: the prefix with its last byte incremented. */
