@@ -158,8 +158,13 @@ export class DatastoreView implements NodeView {
   revisionOf(key: string): number | undefined {
     const revision = this.#revisions.get(key);
     if (revision !== undefined) return revision;
+    return this.#tableOf(key)?.revisionOf(key);
+  }
+
+  /** The endpoint table of the VPC an endpoint key (or an endpoints range's key) names, if held. */
+  #tableOf(key: string): EndpointTable | undefined {
     const vpc = this.schema.endpointVpcOf(key);
-    return vpc === undefined ? undefined : this.endpoints.get(vpc)?.revisionOf(key);
+    return vpc === undefined ? undefined : this.endpoints.get(vpc);
   }
 
   /** Every key the view holds a value (or a rejection) of, in a range. */
@@ -167,8 +172,7 @@ export class DatastoreView implements NodeView {
     const keys: string[] = [];
     for (const key of this.#revisions.keys()) if (inRange(key, range)) keys.push(key);
     // Endpoint keys are in their VPC's table, and an endpoints range is one VPC's.
-    const vpc = this.schema.endpointVpcOf(range.key);
-    const table = vpc === undefined ? undefined : this.endpoints.get(vpc);
+    const table = this.#tableOf(range.key);
     if (table) for (const key of table.keys()) if (inRange(key, range)) keys.push(key);
     return keys;
   }
@@ -262,8 +266,7 @@ export class DatastoreView implements NodeView {
     // revisionOf, with the endpoint table it finds kept for the record: a cold start puts 100k.
     const held = this.#revisions.get(key);
     if (held === revision) return;
-    const heldVpc = held === undefined ? this.schema.endpointVpcOf(key) : undefined;
-    const heldTable = heldVpc === undefined ? undefined : this.endpoints.get(heldVpc);
+    const heldTable = held === undefined ? this.#tableOf(key) : undefined;
     if (heldTable !== undefined && heldTable.revisionOf(key) === revision) return;
     const record = parseRecord(this.schema, key, text);
     if (Array.isArray(record)) {
@@ -317,8 +320,7 @@ export class DatastoreView implements NodeView {
   }
 
   #remove(key: string): void {
-    const vpc = this.schema.endpointVpcOf(key);
-    const inTable = vpc !== undefined && this.endpoints.get(vpc)?.has(key) === true;
+    const inTable = this.#tableOf(key)?.has(key) === true;
     if (!this.#revisions.delete(key) && !inTable) return;
     this.rejected.delete(key);
     const k = this.schema.parse(key);
