@@ -5,7 +5,6 @@
  * broken bytes refused. EtcdStore's listings on it are store.test.ts's.
  */
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
@@ -18,15 +17,9 @@ import {
   RangeResponseDecodeError,
   type RangeResponseMessage,
 } from './range-response.js';
+import { etcdProtos, keyValueFields, unknownField } from '../testing/etcd-protos.js';
 
-const PROTO = fileURLToPath(new URL('../../../../src/datastore/etcd/proto/rpc.proto', import.meta.url));
-const def = protoLoader.loadSync(PROTO, {
-  keepCase: true,
-  longs: Number,
-  enums: String,
-  defaults: true,
-  oneofs: true,
-});
+const def = etcdProtos();
 const kvService = def['etcdserverpb.KV'] as protoLoader.ServiceDefinition;
 const range = kvService.Range as protoLoader.MethodDefinition<object, object, object, RangeResponse__Output>;
 const put = kvService.Put as protoLoader.MethodDefinition<object, object>;
@@ -49,19 +42,7 @@ function protoLoaderReads(bytes: Buffer): RangeResponseMessage {
   };
 }
 
-const kv = (key: string | Buffer, value: string, modRevision: number): object => ({
-  key: Buffer.from(key),
-  value: Buffer.from(value),
-  create_revision: 3,
-  mod_revision: modRevision,
-  version: 7,
-  lease: 12345,
-});
-
-/** A field RangeResponse does not have (numbers 5-15: a one-byte tag), then its bytes. */
-function unknownField(field: number, wireType: number, body: number[]): Buffer {
-  return Buffer.from([(field << 3) | wireType, ...body]);
-}
+const kv = keyValueFields;
 
 describe('decodeRangeResponse', () => {
   it('reads the key-values as the store, with their mod revisions, UTF-8 text and the last key', () => {

@@ -4,36 +4,17 @@
  * skipped, broken bytes refused. The watches against a real etcd are datastore.test.ts's.
  */
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import * as protoLoader from '@grpc/proto-loader';
 import { decodeWatchResponse, WatchResponseDecodeError } from './watch-response.js';
+import { etcdProtos, keyValueFields, unknownField } from '../testing/etcd-protos.js';
 
-const PROTO = fileURLToPath(new URL('../../../../src/datastore/etcd/proto/rpc.proto', import.meta.url));
-const def = protoLoader.loadSync(PROTO, {
-  keepCase: true,
-  longs: Number,
-  enums: String,
-  defaults: true,
-  oneofs: true,
-});
+const def = etcdProtos();
 const watch = (def['etcdserverpb.Watch'] as protoLoader.ServiceDefinition)
   .Watch as protoLoader.MethodDefinition<object, object>;
 const encode = (response: object): Buffer => watch.responseSerialize(response);
 
-const kv = (key: string, value: string, modRevision: number): object => ({
-  key: Buffer.from(key),
-  value: Buffer.from(value),
-  create_revision: 3,
-  mod_revision: modRevision,
-  version: 7,
-  lease: 12345,
-});
-
-/** A field WatchResponse does not have (numbers 8-10, 12-15: a one-byte tag), then its bytes. */
-function unknownField(field: number, wireType: number, body: number[]): Buffer {
-  return Buffer.from([(field << 3) | wireType, ...body]);
-}
+const kv = keyValueFields;
 
 describe('decodeWatchResponse', () => {
   it('reads puts and deletes as the store events, with their mod revisions and UTF-8 text', () => {
