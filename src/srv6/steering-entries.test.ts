@@ -49,12 +49,7 @@ describe('SteeringEntries', () => {
     const have = random();
     const want = withoutRepeats(random());
     assert.ok(want.size > 100 && want.size < 2000, 'some keys of each side are on the other');
-    const match = want.matchKeys(have);
-    const { counterpart, duplicate } = match;
-    assert.equal(duplicate, undefined);
-    assert.deepEqual([...counterpart], expectedCounterparts(want, have));
-    assertInverse(match);
-    assert.ok(counterpart.some((j) => j < 0) && counterpart.some((j) => j >= 0));
+    assertMatchedByKeyText(want, have);
     // A key twice: the later entry is the duplicate.
     const twice = new SteeringEntries(1);
     twice.add(10, '10.0.0.0', 24, B1);
@@ -96,6 +91,19 @@ function assertInverse(match: KeyMatch): void {
   match.counterpart.forEach((j, i) => j >= 0 && (expected[j] = i));
   assert.deepEqual([...match.desiredOf], expected);
   assert.equal(match.matched, match.counterpart.filter((j) => j >= 0).length);
+}
+
+/**
+ * matchKeys finds no duplicate, pairs the entries as their key texts do, inverts its pairs, and
+ * the case is a real one: some entries of `want` are matched and some are not.
+ */
+function assertMatchedByKeyText(want: SteeringEntries, have: SteeringEntries): void {
+  const match = want.matchKeys(have);
+  const { counterpart, duplicate } = match;
+  assert.equal(duplicate, undefined);
+  assert.deepEqual([...counterpart], expectedCounterparts(want, have));
+  assertInverse(match);
+  assert.ok(counterpart.some((j) => j < 0) && counterpart.some((j) => j >= 0));
 }
 
 /** matchKeys' counterparts by comparing key texts: the first entry of `have` with the same key. */
@@ -193,12 +201,7 @@ describe('IPv6 SteeringEntries', () => {
       have.addBytes(have.table(j), have.addressBytes(j), have.prefixLength(j), B2);
     // Random keys seldom meet: half of the found ones too.
     const want = withoutRepeats(random(), have);
-    const match = want.matchKeys(have);
-    const { counterpart, duplicate } = match;
-    assert.equal(duplicate, undefined);
-    assert.deepEqual([...counterpart], expectedCounterparts(want, have));
-    assertInverse(match);
-    assert.ok(counterpart.some((j) => j < 0) && counterpart.some((j) => j >= 0));
+    assertMatchedByKeyText(want, have);
     assert.ok(have.size > withoutRepeats(have).size, 'keys repeat on the found side');
   });
 
