@@ -181,6 +181,7 @@ function viewAndRecordTests(kind: BackendKind): void {
     let gated = false;
     const gatedStore: KeyValueStore = {
       list: (r) => (lists++, store.list(r)),
+      listPages: (r, onPage) => (lists++, store.listPages(r, onPage)),
       commit: (ops) => store.commit(ops),
       close: () => Promise.resolve(),
       watch: (r, from, h) => {

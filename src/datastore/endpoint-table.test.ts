@@ -41,12 +41,12 @@ describe('EndpointTable', () => {
     assert.equal(table.get(schema.endpoint('vpc-a', { address: '10.0.0.3', len: 32 })), undefined);
   });
 
-  test('replace holds the record and returns the one it replaced, or undefined for a new key', () => {
+  test('replace holds the record and returns the node of the one it replaced, or undefined for a new key', () => {
     const table = new EndpointTable('vpc-a', schema.endpointsRange('vpc-a').key, new NodeNames());
     const first = ep4('10.0.0.2', 'hv1');
     const moved = ep4('10.0.0.2', 'hv2');
     assert.equal(table.replace(key(first), first, 3), undefined);
-    assert.deepEqual(table.replace(key(moved), moved, 4), first);
+    assert.equal(table.replace(key(moved), moved, 4), 'hv1');
     assert.deepEqual(table.get(key(moved)), moved);
     assert.equal(table.revisionOf(key(moved)), 4);
     assert.equal(table.size, 1);

@@ -100,10 +100,10 @@ export class EndpointTable implements ReadonlyMap<string, EndpointRecord> {
     this.#hold(key, this.#slots.get(key), record, revision);
   }
 
-  /** set, returning the record it replaced (undefined: the key was new), with one lookup. */
-  replace(key: string, record: EndpointRecord, revision: number): EndpointRecord | undefined {
+  /** set, returning the node of the record it replaced (undefined: the key was new), with one lookup. */
+  replace(key: string, record: EndpointRecord, revision: number): string | undefined {
     const slot = this.#slots.get(key);
-    const old = slot === undefined ? undefined : this.#record(key, slot);
+    const old = slot === undefined ? undefined : this.#names.name(this.#node[slot] as number);
     this.#hold(key, slot, record, revision);
     return old;
   }

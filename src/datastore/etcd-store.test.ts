@@ -40,6 +40,58 @@ describe('the etcd client on one etcd', { skip }, () => {
     }
   });
 
+  test("a listing in pages: each handed over as it comes, in key order, all at the first page's revision", async () => {
+    const writer = new EtcdStore({ endpoints: [server.endpoint] });
+    const store = new EtcdStore({ endpoints: [server.endpoint], pageSize: 10 });
+    try {
+      const keys = Array.from({ length: 25 }, (_, i) => `/lp/${String(i).padStart(2, '0')}`);
+      const listedAt = await writer.commit(keys.map((key) => ({ type: 'put' as const, key, value: 'old' })));
+      const pages: string[][] = [];
+      const values = new Map<string, string>();
+      const revision = await store.listPages({ key: '/lp/', prefix: true }, (kvs) => {
+        pages.push(kvs.map((kv) => kv.key));
+        for (const kv of kvs) values.set(kv.key, kv.value);
+        // Written between the pages: the later pages are still read at the first one's revision.
+        if (pages.length === 1)
+          void writer.commit([
+            { type: 'put', key: '/lp/24', value: 'new' },
+            { type: 'put', key: '/lp/99', value: 'new' },
+          ]);
+      });
+      assert.equal(revision, listedAt);
+      assert.deepEqual(pages, [keys.slice(0, 10), keys.slice(10, 20), keys.slice(20)]);
+      assert.equal(values.get('/lp/24'), 'old');
+      assert.equal(values.has('/lp/99'), false);
+    } finally {
+      await store.close();
+      await writer.close();
+    }
+  });
+
+  test('a listing whose reader throws rejects with its error, however many pages were left', async () => {
+    const writer = new EtcdStore({ endpoints: [server.endpoint] });
+    const store = new EtcdStore({ endpoints: [server.endpoint], pageSize: 2 });
+    try {
+      await writer.commit(
+        ['a', 'b', 'c', 'd', 'e'].map((k) => ({ type: 'put' as const, key: `/lt/${k}`, value: '1' })),
+      );
+      let pages = 0;
+      await assert.rejects(
+        store.listPages({ key: '/lt/', prefix: true }, () => {
+          pages++;
+          throw new Error('the reader refuses');
+        }),
+        /the reader refuses/,
+      );
+      assert.equal(pages, 1);
+      // The page asked for ahead was dropped, not left failing: the client still lists.
+      assert.equal((await store.list({ key: '/lt/', prefix: true })).kvs.length, 5);
+    } finally {
+      await store.close();
+      await writer.close();
+    }
+  });
+
   test("a transaction beyond etcd's limits is refused naming the flags that raise them", async () => {
     const store = new EtcdStore({ endpoints: [server.endpoint] });
     try {

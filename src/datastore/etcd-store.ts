@@ -27,6 +27,8 @@ import { rangeEnd, type KeyRange } from './keys.js';
 import { DEFAULT_STORE_BACKOFF, RetrySchedule, type StoreBackoff } from './retry-schedule.js';
 import type { KeyValue, KeyValueStore, Listing, Watch, WatchHandlers, WriteOp } from './store.js';
 
+/** The byte after a key: the next page starts just after the last key of this one. */
+const ZERO_BYTE = Buffer.from([0]);
 export type { EtcdTls };
 
 export interface EtcdStoreOptions {
@@ -85,24 +87,44 @@ export class EtcdStore implements KeyValueStore {
   }
 
   async list(range: KeyRange): Promise<Listing> {
-    const end = rangeEnd(range);
     const kvs: KeyValue[] = [];
-    let revision = 0;
-    let from = Buffer.from(range.key, 'utf8');
-    // Pages at the first page's revision: one consistent listing however many pages.
-    for (;;) {
+    const revision = await this.listPages(range, (page) => {
+      for (const kv of page) kvs.push(kv);
+    });
+    return { kvs, revision };
+  }
+
+  async listPages(range: KeyRange, onPage: (kvs: readonly KeyValue[]) => void): Promise<number> {
+    const end = rangeEnd(range);
+    const page = (from: Buffer, revision: number): Promise<RangeResponseMessage> => {
       const request = {
         key: from,
         ...(end && { range_end: end, limit: this.pageSize }),
         ...(revision > 0 && { revision }),
       };
-      const res = await this.#connection.unary<RangeResponseMessage>('Range', (c, md, o, done) =>
+      return this.#connection.unary<RangeResponseMessage>('Range', (c, md, o, done) =>
         c.range(request, md, o, done),
       );
-      if (revision === 0) revision = res.revision;
-      for (const kv of res.kvs) kvs.push(kv);
-      if (!res.more || res.lastKey === undefined) return { kvs, revision };
-      from = Buffer.concat([res.lastKey, Buffer.from([0])]);
+    };
+    let res = await page(Buffer.from(range.key, 'utf8'), 0);
+    // Pages at the first page's revision: one consistent listing however many pages.
+    const revision = res.revision;
+    for (;;) {
+      // The next page is asked for before this one is handed over: etcd reads it while the
+      // caller parses this one.
+      const next =
+        res.more && res.lastKey !== undefined
+          ? page(Buffer.concat([res.lastKey, ZERO_BYTE]), revision)
+          : undefined;
+      try {
+        onPage(res.kvs);
+      } catch (err) {
+        // Its failure, if any, is nobody's once this one is thrown.
+        next?.catch(() => undefined);
+        throw err;
+      }
+      if (next === undefined) return revision;
+      res = await next;
     }
   }
 

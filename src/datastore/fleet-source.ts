@@ -276,7 +276,7 @@ export class FleetSource {
     for (const c of changes) {
       switch (c.kind) {
         case 'endpoint': {
-          if (c.old?.node !== c.new?.node) this.#mark(c.key, (c.new ?? c.old).vpc);
+          if (c.oldNode !== c.newNode) this.#mark(c.key, c.vpc);
           break;
         }
         case 'node': {

@@ -202,6 +202,13 @@ export class MemoryStore implements KeyValueStore {
     return this.keyspace.list(range);
   }
 
+  /** One page: the listing whole. */
+  async listPages(range: KeyRange, onPage: (kvs: readonly KeyValue[]) => void): Promise<number> {
+    const listing = await this.list(range);
+    onPage(listing.kvs);
+    return listing.revision;
+  }
+
   async commit(ops: readonly WriteOp[]): Promise<number> {
     await Promise.resolve();
     this.#ensureUsable('Txn');

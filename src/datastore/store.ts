@@ -71,6 +71,14 @@ export interface Watch {
 
 export interface KeyValueStore {
   list(range: KeyRange): Promise<Listing>;
+  /**
+   * The same listing a page at a time: `onPage` gets each page's key-values (in key order) as
+   * it arrives, and the store may ask for the next page before `onPage` returns. Resolves with
+   * the revision the whole listing is consistent at; a failure after some pages leaves those
+   * delivered. A reader that keeps only what it parses out of each page then holds no listing
+   * (an agent's cold start lists 100k endpoints).
+   */
+  listPages(range: KeyRange, onPage: (kvs: readonly KeyValue[]) => void): Promise<number>;
   /** Watches `range` from `fromRevision` on; reconnects by itself, never skipping a revision. */
   watch(range: KeyRange, fromRevision: number, handlers: WatchHandlers): Watch;
   /** All the operations in one transaction; returns the revision it committed at. */

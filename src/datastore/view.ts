@@ -22,7 +22,6 @@ import {
   formatProblem,
   parseRecord,
   type DatastoreRecord,
-  type EndpointRecord,
   type NodeRecord,
   type PortRecord,
   type RecordProblem,
@@ -57,11 +56,23 @@ export type RecordChange<R extends DatastoreRecord> =
       readonly new: undefined;
     };
 
+/**
+ * An endpoint key as a batch changed it: which node hosts it before and after (undefined: no
+ * record). Not the records: a cold start changes 100k endpoints in one batch, and a record per
+ * change (with its prefix, held until the batch is handed over) was most of what the listing
+ * promoted to the old generation; what follows a change needs the node and the VPC alone.
+ */
+export interface EndpointChange {
+  readonly type: 'put' | 'delete';
+  readonly kind: 'endpoint';
+  readonly key: string;
+  readonly vpc: string;
+  readonly oldNode: string | undefined;
+  readonly newNode: string | undefined;
+}
+
 export type ViewChange =
-  | RecordChange<NodeRecord>
-  | RecordChange<VpcRecord>
-  | RecordChange<PortRecord>
-  | RecordChange<EndpointRecord>;
+  RecordChange<NodeRecord> | RecordChange<VpcRecord> | RecordChange<PortRecord> | EndpointChange;
 
 export interface ViewOptions {
   /**
@@ -216,9 +227,9 @@ export class DatastoreView implements NodeView {
   }
 
   async #listAndWatch(sub: Subscription): Promise<void> {
-    let listing;
+    let revision;
     try {
-      listing = await this.#store.list(sub.range);
+      revision = await this.#list(sub);
     } catch (err) {
       if (sub.cancelled) return;
       this.#markDown(sub, err as Error);
@@ -228,17 +239,9 @@ export class DatastoreView implements NodeView {
     if (sub.cancelled) return;
     sub.retry.succeeded();
     this.#markUp(sub);
-    // The diff: keys of this range the view holds but the listing lacks were deleted meanwhile.
-    // A first listing has nothing to diff: no set of its (maybe 100k) keys then.
-    const held = this.#keysIn(sub.range);
-    if (held.length > 0) {
-      const listed = new Set(listing.kvs.map((kv) => kv.key));
-      for (const key of held) if (!listed.has(key)) this.#remove(key);
-    }
-    for (const kv of listing.kvs) this.#put(kv.key, kv.value, kv.modRevision);
     sub.listed = true;
     this.#afterBatch();
-    sub.watch = this.#store.watch(sub.range, listing.revision + 1, {
+    sub.watch = this.#store.watch(sub.range, revision + 1, {
       onEvents: (events) => this.#onEvents(sub, events),
       onDisconnect: (err) => this.#markDown(sub, err),
       onConnect: () => this.#markUp(sub),
@@ -251,6 +254,29 @@ export class DatastoreView implements NodeView {
         void this.#listAndWatch(sub);
       },
     });
+  }
+
+  /**
+   * Lists the range into the view; resolves with the revision to watch from. A first listing
+   * puts each page as it comes, so that no listing of (maybe 100k) values is held, and copied
+   * through the young generation, before it is parsed: the range is not listed until the last
+   * page is in, so nothing is derived from part of it, and one that fails after some pages is
+   * listed again, as a relist. A relist is applied whole, after its last page: keys the view holds
+   * but the listing lacks were deleted meanwhile, and the view never mixes two listings.
+   */
+  async #list(sub: Subscription): Promise<number> {
+    const held = this.#keysIn(sub.range);
+    if (held.length === 0)
+      return this.#store.listPages(sub.range, (kvs) => {
+        if (sub.cancelled) return;
+        for (const kv of kvs) this.#put(kv.key, kv.value, kv.modRevision);
+      });
+    const listing = await this.#store.list(sub.range);
+    if (sub.cancelled) return listing.revision;
+    const listed = new Set(listing.kvs.map((kv) => kv.key));
+    for (const key of held) if (!listed.has(key)) this.#remove(key);
+    for (const kv of listing.kvs) this.#put(kv.key, kv.value, kv.modRevision);
+    return listing.revision;
   }
 
   #onEvents(sub: Subscription, events: readonly StoreEvent[]): void {
@@ -307,13 +333,8 @@ export class DatastoreView implements NodeView {
           m = new EndpointTable(record.vpc, this.schema.endpointsRange(record.vpc).key, this.#nodeNames);
           this.endpoints.set(record.vpc, m);
         }
-        this.#batch.push({
-          type: 'put',
-          kind: 'endpoint',
-          key,
-          old: m.replace(key, record, revision),
-          new: record,
-        });
+        const oldNode = m.replace(key, record, revision);
+        this.#batch.push({ type: 'put', kind: 'endpoint', key, vpc: m.vpc, oldNode, newNode: m.nodeOf(key) });
         break;
       }
     }
@@ -343,9 +364,9 @@ export class DatastoreView implements NodeView {
       }
     } else {
       const m = this.endpoints.get(k.vpc);
-      const old = m?.get(key);
-      if (old && m?.delete(key))
-        this.#batch.push({ type: 'delete', kind: 'endpoint', key, old, new: undefined });
+      const oldNode = m?.nodeOf(key);
+      if (oldNode !== undefined && m?.delete(key))
+        this.#batch.push({ type: 'delete', kind: 'endpoint', key, vpc: m.vpc, oldNode, newNode: undefined });
     }
   }
 
