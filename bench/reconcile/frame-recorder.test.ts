@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { encodeMessage } from '../../src/vpp/codec/message-codec.js';
 import { msg } from '../../src/vpp/messages/index.js';
 import type { VppTransport } from '../../src/vpp/transport/transport.js';
+import { FRAME_HEADER_LENGTH, writeFrameHeader } from '../../src/vpp/wire/frame.js';
 import { FrameRecorder } from './frame-recorder.js';
 
 /** A transport that keeps what is sent and lets the test deliver inbound payloads. */
@@ -23,6 +24,14 @@ class FakeTransport extends EventEmitter {
   deliver(frame: Buffer): void {
     this.emit('frame', frame.subarray(16));
   }
+}
+
+/** A frame as the client sends it: the 16-byte header, then `payload`. */
+function frameOf(payload: string): Buffer {
+  const frame = Buffer.alloc(FRAME_HEADER_LENGTH + payload.length);
+  writeFrameHeader(frame, payload.length);
+  frame.write(payload, FRAME_HEADER_LENGTH, 'latin1');
+  return frame;
 }
 
 const handshakeReply = encodeMessage(msg.sockclnt_create_reply, 16, {
@@ -49,20 +58,23 @@ describe("bench/reconcile's frame recorder", () => {
     fake.deliver(handshakeReply);
     assert.equal(seen.length, 1, 'the client still gets every inbound frame');
 
-    transport.send(Buffer.from('before'));
+    transport.send(frameOf('before'));
     recorder.start();
-    const a = Buffer.from('frame-a');
+    const a = frameOf('frame-a');
     transport.send(a);
-    transport.send(Buffer.from('frame-b'));
+    transport.send(frameOf('frame-b'));
     a.fill(0); // the client reusing the frame's memory must not change the recording
     assert.equal(recorder.stop(), 2);
-    transport.send(Buffer.from('after'));
+    transport.send(frameOf('after'));
     assert.equal(fake.sent.length, 4, 'every frame still reaches the transport');
 
     const dir = await mkdtemp(path.join(os.tmpdir(), 'frame-recorder-'));
     try {
       await recorder.write(path.join(dir, 'rec'));
-      assert.equal((await readFile(path.join(dir, 'rec.frames'))).toString(), 'frame-aframe-b');
+      assert.deepEqual(
+        await readFile(path.join(dir, 'rec.frames')),
+        Buffer.concat([frameOf('frame-a'), frameOf('frame-b')]),
+      );
       assert.equal(
         await readFile(path.join(dir, 'rec.table'), 'utf8'),
         '16 sockclnt_create_reply_35166268\n600 control_ping_51077d14\n',
@@ -93,6 +105,7 @@ describe("bench/reconcile's frame recorder", () => {
     );
     const frame = (id: number, tag: number): Buffer => {
       const f = Buffer.alloc(26, tag);
+      writeFrameHeader(f, 10);
       f.writeUInt16BE(id, 16);
       return f;
     };
@@ -144,22 +157,48 @@ describe("bench/reconcile's frame recorder", () => {
     const frames = 3 * 1024;
     for (let i = 0; i < frames; i++) {
       scratch.fill(i & 255);
+      writeFrameHeader(scratch, 1000 - FRAME_HEADER_LENGTH, 8);
       transport.sendFrom?.(scratch, 8, 8 + 1000);
     }
-    transport.send(Buffer.from('last'));
+    transport.send(frameOf('last'));
     assert.equal(recorder.stop(), frames + 1);
     assert.equal(sentFrom.length, frames, 'every frame still reaches the transport');
     const dir = await mkdtemp(path.join(os.tmpdir(), 'frame-recorder-'));
     try {
       await recorder.write(path.join(dir, 'rec'));
       const bytes = await readFile(path.join(dir, 'rec.frames'));
-      assert.equal(bytes.length, frames * 1000 + 4);
-      for (const i of [0, 1, 1047, 1048, frames - 1])
+      assert.equal(bytes.length, frames * 1000 + FRAME_HEADER_LENGTH + 4);
+      for (const i of [0, 1, 1047, 1048, frames - 1]) {
+        assert.equal(bytes.readUInt32BE(i * 1000 + 8), 1000 - FRAME_HEADER_LENGTH, `frame ${i}'s length`);
         assert.ok(
-          bytes.subarray(i * 1000, (i + 1) * 1000).every((b) => b === (i & 255)),
+          bytes.subarray(i * 1000 + FRAME_HEADER_LENGTH, (i + 1) * 1000).every((b) => b === (i & 255)),
           `frame ${i}`,
         );
-      assert.equal(bytes.subarray(frames * 1000).toString(), 'last');
+      }
+      assert.deepEqual(bytes.subarray(frames * 1000), frameOf('last'));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('records a frame larger than its buffer whole, between smaller ones', async () => {
+    const recorder = new FrameRecorder();
+    const fake = new FakeTransport();
+    const transport = recorder.wrap(() => fake)({ path: '/x', connectTimeoutMs: 1 });
+    transport.on('frame', () => undefined);
+    fake.deliver(handshakeReply);
+    recorder.start();
+    const large = frameOf('x'.repeat(1.5 * 2 ** 20));
+    for (const f of [frameOf('small-1'), large, frameOf('small-2')]) transport.send(f);
+    recorder.recordPayload(large, FRAME_HEADER_LENGTH, large.length);
+    assert.equal(recorder.stop(), 4);
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'frame-recorder-'));
+    try {
+      assert.equal((await recorder.write(path.join(dir, 'rec'))).frames, 4);
+      assert.deepEqual(
+        await readFile(path.join(dir, 'rec.frames')),
+        Buffer.concat([frameOf('small-1'), large, frameOf('small-2'), large]),
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -6,12 +6,15 @@
  * Writes vppblast's replay files: PREFIX.frames (the frames as sent, 16-byte headers included)
  * and PREFIX.table ("id name_crc" lines, so that vppblast translates ids into its own connection's).
  */
+import { mkdtempSync, openSync, rmdirSync, unlinkSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { decodeMessage } from '../../src/vpp/codec/message-codec.js';
 import type { MessageDef } from '../../src/vpp/codec/schema.js';
 import { msg } from '../../src/vpp/messages/index.js';
 import type { TransportEvents, TransportFactory, VppTransport } from '../../src/vpp/transport/transport.js';
-import { FRAME_HEADER_LENGTH, writeFrameHeader } from '../../src/vpp/wire/frame.js';
+import { FrameFile } from './frame-file.js';
 
 /** vppnet's message definitions by name: whether a request is answered with a reply. */
 const messagesByName = new Map<string, MessageDef>(msg.allMessages.map((m) => [m.name, m]));
@@ -28,13 +31,14 @@ const CONNECTION_MESSAGES = new Set(['sockclnt_create', 'sockclnt_delete', 'memc
 export class FrameRecorder {
   #recording = false;
   /**
-   * The recorded frames back to back, and where each starts: one copy into a buffer that doubles
-   * when full, not a Buffer per frame (a from-empty pass sends 112k frames, whose objects were
-   * the benchmark's garbage in the agent's heap while it was measured).
+   * The recorded frames, in a file: a from-empty pass sends 112k frames (~9 MB), and held in the
+   * measured process (a buffer that doubled as it filled, plus the halves it left for the
+   * collector) they were the benchmark's own memory in the peak RSS it reports as vppnet's. The
+   * file is unlinked as soon as it is open: its descriptor is all that keeps it, so nothing is
+   * left behind however the benchmark ends.
    */
-  #bytes = Buffer.allocUnsafe(1 << 20);
-  #used = 0;
-  #starts: number[] = [];
+  #spill: FrameFile | undefined;
+  #frames = 0;
   #table: ReadonlyArray<{ readonly index: number; readonly name: string }> = [];
 
   /** The client's transport factory, wrapped so that this recorder sees its traffic. */
@@ -44,34 +48,31 @@ export class FrameRecorder {
 
   /** Drops what was recorded before and records from now on. */
   start(): void {
-    this.#used = 0;
-    this.#starts = [];
+    if (this.#spill === undefined) {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'vppnet-frames-'));
+      const file = path.join(dir, 'frames');
+      this.#spill = new FrameFile(openSync(file, 'w+', 0o600));
+      unlinkSync(file);
+      rmdirSync(dir);
+    } else this.#spill.truncate();
+    this.#frames = 0;
     this.#recording = true;
   }
 
   /** Stops recording; returns how many frames were recorded. */
   stop(): number {
     this.#recording = false;
-    return this.#starts.length;
+    return this.#frames;
   }
 
   get frameCount(): number {
-    return this.#starts.length;
+    return this.#frames;
   }
 
   /** Copies `buf[start, end)` (one whole frame) into the recording. */
   #record(buf: Buffer, start: number, end: number): void {
-    this.#reserve(end - start);
-    this.#starts.push(this.#used);
-    buf.copy(this.#bytes, this.#used, start, end);
-    this.#used += end - start;
-  }
-
-  #reserve(length: number): void {
-    if (this.#used + length <= this.#bytes.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(2 * this.#bytes.length, this.#used + length));
-    this.#bytes.copy(grown, 0, 0, this.#used);
-    this.#bytes = grown;
+    this.#spill?.appendFrame(buf, start, end);
+    this.#frames++;
   }
 
   /**
@@ -80,11 +81,8 @@ export class FrameRecorder {
    */
   recordPayload(buf: Buffer, start: number, end: number): void {
     if (!this.#recording) return;
-    this.#reserve(FRAME_HEADER_LENGTH + end - start);
-    this.#starts.push(this.#used);
-    writeFrameHeader(this.#bytes, end - start, this.#used);
-    buf.copy(this.#bytes, this.#used + FRAME_HEADER_LENGTH, start, end);
-    this.#used += FRAME_HEADER_LENGTH + end - start;
+    this.#spill?.appendPayload(buf, start, end);
+    this.#frames++;
   }
 
   /** A payload VPP sent the client: the sockclnt_create_reply's message table is kept. */
@@ -93,12 +91,6 @@ export class FrameRecorder {
       this.#table = decodeMessage(msg.sockclnt_create_reply, buf.subarray(start, end)).message_table.map(
         (e) => ({ index: e.index, name: e.name }),
       );
-  }
-
-  /** The recorded frames, each a view of the recording. */
-  #frames(): Buffer[] {
-    const starts = this.#starts;
-    return starts.map((at, i) => this.#bytes.subarray(at, starts[i + 1] ?? this.#used));
   }
 
   /**
@@ -122,14 +114,22 @@ export class FrameRecorder {
       if (dumpWithoutReply || noRequest || CONNECTION_MESSAGES.has(bare)) unreplayable.set(index, bare);
     }
     const leftOut = new Map<string, number>();
-    const frames = this.#frames().filter((f) => {
-      const name = f.length >= 18 ? unreplayable.get(f.readUInt16BE(16)) : undefined;
-      if (name !== undefined) leftOut.set(name, (leftOut.get(name) ?? 0) + 1);
-      return name === undefined;
-    });
-    await writeFile(`${prefix}.frames`, Buffer.concat(frames));
+    let frames = 0;
+    const out = new FrameFile(openSync(`${prefix}.frames`, 'w', 0o644));
+    try {
+      this.#spill?.readPayloads((buf, start, end) => {
+        const name = end - start >= 2 ? unreplayable.get(buf.readUInt16BE(start)) : undefined;
+        if (name !== undefined) leftOut.set(name, (leftOut.get(name) ?? 0) + 1);
+        else {
+          out.appendPayload(buf, start, end);
+          frames++;
+        }
+      });
+    } finally {
+      out.close();
+    }
     await writeFile(`${prefix}.table`, this.#table.map((e) => `${e.index} ${e.name}\n`).join(''));
-    return { frames: frames.length, leftOut };
+    return { frames, leftOut };
   }
 
   #wrapTransport(t: VppTransport): VppTransport {
