@@ -63,6 +63,11 @@ class Pending {
   def: MessageDef = msg.control_ping;
   input: AnyRecord = EMPTY_INPUT;
   startedAt = 0;
+  /**
+   * performance.now() when it was asked for, for its diagnostic's duration: VPP answers most
+   * requests within a millisecond, the resolution of the timers' clock. 0 when nobody listens.
+   */
+  startedPrecisely = 0;
   deadline = 0;
   /** The details message of a dump or cursor service; undefined for a plain request. */
   streamDef: MessageDef | undefined = undefined;
@@ -225,6 +230,7 @@ export class RequestMux implements ConnectionListener {
     p.def = def;
     p.input = input;
     p.startedAt = now;
+    p.startedPrecisely = requestChannel.hasSubscribers ? performance.now() : 0;
     p.deadline = deadline;
     p.streamDef = streamDef;
     p.endDef = endDef;
@@ -536,7 +542,10 @@ export class RequestMux implements ConnectionListener {
 
   #publish(p: Pending, outcome: RequestDiagnostic['outcome']): void {
     if (!requestChannel.hasSubscribers) return;
-    const d: RequestDiagnostic = { name: p.def.name, durationMs: this.#timers.now() - p.startedAt, outcome };
+    // A request asked for before the first subscriber came has no precise start.
+    const durationMs =
+      p.startedPrecisely === 0 ? this.#timers.now() - p.startedAt : performance.now() - p.startedPrecisely;
+    const d: RequestDiagnostic = { name: p.def.name, durationMs, outcome };
     requestChannel.publish(d);
   }
 

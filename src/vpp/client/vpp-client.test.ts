@@ -3,6 +3,7 @@
  * when VPP_API_SOCKET is set; tests that need fault injection are skipped there, saying so.
  */
 import assert from 'node:assert/strict';
+import diagnostics from 'node:diagnostics_channel';
 import { after, before, describe, it } from 'node:test';
 import { setImmediate as macrotask } from 'node:timers/promises';
 import {
@@ -95,6 +96,27 @@ describe('VppClient', () => {
       assert.equal(contexts.size, 10_000, 'each reply answers its own request');
       assert.equal(client.pendingCount, 0);
     });
+  });
+
+  it("publishes each request's duration finer than a millisecond", async () => {
+    // VPP answers a control_ping in tens of microseconds: at the wall clock's millisecond the
+    // request metrics' sub-millisecond buckets (agent/metrics.ts) would only ever see 0.
+    const durations: number[] = [];
+    const onRequest = (m: unknown): void => void durations.push((m as { durationMs: number }).durationMs);
+    diagnostics.subscribe('vppnet:vpp:request', onRequest);
+    try {
+      await withClient(target, {}, async (client) => {
+        for (let i = 0; i < 50; i++) await client.call(msg.control_ping, {});
+      });
+    } finally {
+      diagnostics.unsubscribe('vppnet:vpp:request', onRequest);
+    }
+    assert.ok(durations.length >= 50);
+    assert.ok(durations.every((d) => d >= 0));
+    assert.ok(
+      durations.some((d) => !Number.isInteger(d)),
+      `durations at a millisecond's resolution: ${durations.slice(0, 10).join(', ')}`,
+    );
   });
 
   it('collects a 10k-entry dump ended by control_ping', async () => {
