@@ -37,9 +37,11 @@ const { outputFiles } = await build({
   outfile: AGENT_BUNDLE,
   write: false,
   logLevel: 'warning',
-  // Class and function names stay as written (esbuild renames a class whose name another module
-  // uses too): pino logs an error's constructor name as its `type`, and stack traces read the same.
-  keepNames: true,
+  // No keepNames: it wraps every named function and class in a call that redefines its `name`,
+  // closures made in hot paths included, and a cold start with 100k endpoints then peaked ~10 MiB
+  // higher with 2 MiB more live heap (bench/results/2026-12-07-agent-bundle.md). The price: a
+  // top-level name that two modules share gets a suffix in the bundle (prom-client's Counter2,
+  // RetrySchedule2; no error class today, whose name pino logs as `type`).
   legalComments: 'eof',
   // The dependencies are CommonJS; their require() of Node's built-ins needs a require in an ES
   // module. (esbuild keeps main.ts's shebang first: the image runs the file through a symlink.)
