@@ -10,7 +10,7 @@ import { CONNECTION_ENV } from '../../src/datastore/connection-settings.js';
 
 /** Where the Dockerfile puts the things the DaemonSet runs. */
 export const IMAGE = {
-  /** The agent executable on PATH (dist/src/agent/main.js). */
+  /** The agent executable on PATH: its one-file bundle, dist/bundle/vppnet-agent.js (Dockerfile). */
   agentCommand: 'vppnet-agent',
   /** The operator CLI on PATH (dist/src/cli/vppnet.js); the init container runs `vppnet install-cni`. */
   cliCommand: 'vppnet',

@@ -105,6 +105,18 @@ describe('Dockerfile', () => {
     );
   });
 
+  it('runs the agent from its bundle, which it copies, and no .proto file', () => {
+    const setup = runs(runtime).join('\n');
+    assert.match(
+      setup,
+      new RegExp(`ln -s \\S+/dist/bundle/vppnet-agent\\.js /usr/local/bin/${IMAGE.agentCommand}(\\s|$)`),
+    );
+    const copies = runtime?.instructions.filter((i) => i.op === 'COPY').map((i) => i.args) ?? [];
+    assert.ok(copies.includes('--from=build /src/dist/bundle ./dist/bundle'), 'dist/bundle copied');
+    // The etcd client loads a generated descriptor (src/datastore/etcd/generated/json-descriptor.ts).
+    assert.ok(!copies.some((c) => /\.proto\b|etcd\/proto/.test(c)), 'no protos copied');
+  });
+
   it('runs as root on purpose (no USER), and says why', () => {
     assert.equal(all.filter((i) => i.op === 'USER').length, 0);
     assert.match(dockerfile, /runs as root, on purpose/);

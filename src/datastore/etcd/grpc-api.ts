@@ -1,51 +1,42 @@
 /**
  * etcd v3's gRPC services as vppnet calls them: etcd's protos (./proto) loaded by
- * @grpc/proto-loader, typed by what proto-loader-gen-types generates from the same protos
- * (./generated, checked in; `npm run gen:etcd-types -- --check` and generated-types.test.ts fail
- * when they drift). The load options below are the generator's too, so a type says what the
- * loader hands over: numbers for int64s, strings for enums, every field present.
+ * @grpc/proto-loader from their JSON descriptor, typed by what proto-loader-gen-types generates
+ * from the same protos (both in ./generated, checked in; `npm run gen:etcd-types -- --check` and
+ * generated-types.test.ts fail when they drift). The load options below are the generator's too,
+ * so a type says what the loader hands over: numbers for int64s, strings for enums, every field
+ * present.
  */
-import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type { AuthClient } from './generated/etcdserverpb/Auth.js';
 import type { KVClient } from './generated/etcdserverpb/KV.js';
 import type { RangeRequest } from './generated/etcdserverpb/RangeRequest.js';
 import type { WatchRequest } from './generated/etcdserverpb/WatchRequest.js';
+import { ETCD_PROTO_DESCRIPTOR } from './generated/json-descriptor.js';
+import { LOAD_OPTIONS } from './load-options.js';
 import type { ProtoGrpcType } from './generated/rpc.js';
 import { decodeRangeResponse, type RangeResponseMessage } from './range-response.js';
 import { decodeWatchResponse, type WatchResponseMessage } from './watch-response.js';
 
-/** The protos' directory in the source tree (this file runs as dist/src/datastore/etcd/*.js). */
-export const PROTO_DIR = fileURLToPath(new URL('../../../../src/datastore/etcd/proto/', import.meta.url));
-/** The file that imports the others. */
-export const PROTO_ROOT = 'rpc.proto';
-
-/**
- * How the protos are loaded, at run time and by the type generator alike.
- * `longs: Number`: revisions (all vppnet reads of int64s) stay far below 2^53, and turning each
- * into a decimal string was ~15 % of what an agent allocated at 1,000 endpoint changes a second
- * (bench/fleet (c), a sampling heap profile); the random cluster and member ids lose precision as
- * numbers, and are not read.
- */
-export const LOAD_OPTIONS = {
-  keepCase: true,
-  longs: Number,
-  enums: String,
-  defaults: true,
-  oneofs: true,
-} satisfies protoLoader.Options;
-
 type EtcdServices = ProtoGrpcType['etcdserverpb'];
 let loaded: EtcdServices | undefined;
 
+/**
+ * From the generated descriptor, not the .proto files: nothing to find on disk beside a bundle,
+ * and no parsing. The first load in a fresh process (what an agent does once) took a median 50 ms
+ * of CPU against loadSync's 61–69 ms (11 alternated processes each, twice, on the 2-core dev VM;
+ * wall 50–59 ms against 79–83 ms). Once both are warm they cost the same (~14–21 ms): most of
+ * the rest is proto-loader building the package definition, which fromJSON does too.
+ */
 function services(): EtcdServices {
   if (loaded !== undefined) return loaded;
   const pkg = grpc.loadPackageDefinition(
-    protoLoader.loadSync(PROTO_ROOT, { ...LOAD_OPTIONS, includeDirs: [PROTO_DIR] }),
+    protoLoader.fromJSON(ETCD_PROTO_DESCRIPTOR, LOAD_OPTIONS),
   ).etcdserverpb;
   if (!isEtcdServices(pkg))
-    throw new Error(`etcd protos (${PROTO_DIR}): no KV, Auth and Watch services in etcdserverpb`);
+    throw new Error(
+      'etcd protos (generated/json-descriptor.ts): no KV, Auth and Watch services in etcdserverpb',
+    );
   return (loaded = pkg);
 }
 

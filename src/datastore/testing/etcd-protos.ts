@@ -4,7 +4,8 @@
  * from it, and the fields of a KeyValue and an unknown field to encode into responses.
  */
 import * as protoLoader from '@grpc/proto-loader';
-import { LOAD_OPTIONS, PROTO_DIR, PROTO_ROOT } from '../etcd/grpc-api.js';
+import { LOAD_OPTIONS } from '../etcd/load-options.js';
+import { PROTO_DIR, PROTO_ROOT } from '../etcd/proto-files.js';
 
 export function etcdProtos(): protoLoader.PackageDefinition {
   return protoLoader.loadSync(PROTO_ROOT, { ...LOAD_OPTIONS, includeDirs: [PROTO_DIR] });
