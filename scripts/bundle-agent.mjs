@@ -18,7 +18,7 @@
  *
  * Plain JavaScript: build tooling.
  */
-import { rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -52,6 +52,8 @@ const { outputFiles } = await build({
     ].join('\n'),
   },
 });
+// A clean checkout has no dist/bundle yet.
+await mkdir(dirname(AGENT_BUNDLE), { recursive: true });
 // The map first, then the module that names it; each written beside and renamed onto its path.
 for (const file of [...outputFiles].sort(
   (a, b) => Number(b.path.endsWith('.map')) - Number(a.path.endsWith('.map')),
