@@ -15,14 +15,17 @@
 /** Never fewer in flight: the client's per-turn costs (a read, a write) spread over at least this many ops. */
 export const MIN_WINDOW = 64;
 /**
- * Never more in flight. A real VPP 26.06 settled at ~800–1,000 (commit 628e63f; VPP's own limit is
- * reached with 64: bench/reconcile's replay). The simulator answers in bursts of hundreds, which
- * read as a huge rate: its window swung up to 4,096, and a request in flight that long outlives
- * several scavenges, so each one's promise and input died in V8's old generation: a cold start's
- * heap grew ~16 MiB between full collections, and hv0's peak RSS (bench/fleet (a)) was 145–147
- * MiB at 4,096 against 138–144 at 1,024 (bench/results/2026-12-07-fleet-memory-3.md).
+ * Never more in flight. A real VPP 26.06 reaches its own limit with 64 (bench/reconcile's replay);
+ * the estimate above asks for ~800–1,000 there, and the simulator, which answers in bursts of
+ * hundreds that read as a huge rate, for all it may. What a deeper pipeline buys is memory spent:
+ * a request in flight outlives scavenges of the DaemonSet's 1 MiB young generation, so its promise
+ * and input die in the old one, where the heap grows until the next full collection. 4,096 → 1,024
+ * took ~5 MiB off a fleet cold start's peak (bench/results/2026-12-07-fleet-memory-3.md); 1,024 →
+ * 256 took ~10 MiB off the simulator's (123.5, 125.3 against 134.4, 138.2 MiB) and off most of
+ * bench/reconcile's from-empty peaks (137–147 against 148–149 MiB), at the same seconds against
+ * a real VPP in both (bench/results/2026-12-07-cold-start-bundle-paged.md).
  */
-export const MAX_WINDOW = 1024;
+export const MAX_WINDOW = 256;
 const HEADROOM = 2;
 /** Replies per epoch at least; an epoch is also at least half a window, so it spans a round trip. */
 const MIN_EPOCH = 64;
