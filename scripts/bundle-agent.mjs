@@ -18,46 +18,30 @@
  *
  * Plain JavaScript: build tooling.
  */
-import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { writeEsmBundle } from './esm-bundle.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const ENTRY = join(ROOT, 'src/agent/main.ts');
-const AGENT_BUNDLE = join(ROOT, 'dist/bundle/vppnet-agent.js');
 
-const { outputFiles } = await build({
-  entryPoints: [ENTRY],
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  sourcemap: true,
-  outfile: AGENT_BUNDLE,
-  write: false,
-  logLevel: 'warning',
-  // No keepNames: it wraps every named function and class in a call that redefines its `name`,
-  // closures made in hot paths included, and a cold start with 100k endpoints then peaked ~10 MiB
-  // higher with 2 MiB more live heap (bench/results/2026-12-07-agent-bundle.md). The price: a
-  // top-level name that two modules share gets a suffix in the bundle (prom-client's Counter2,
-  // RetrySchedule2; no error class today, whose name pino logs as `type`).
-  legalComments: 'eof',
-  // The dependencies are CommonJS; their require() of Node's built-ins needs a require in an ES
-  // module. (esbuild keeps main.ts's shebang first: the image runs the file through a symlink.)
-  banner: {
-    js: [
-      "import { createRequire as __vppnetCreateRequire } from 'node:module';",
-      'const require = __vppnetCreateRequire(import.meta.url);',
-    ].join('\n'),
+await writeEsmBundle({
+  entry: join(ROOT, 'src/agent/main.ts'),
+  outfile: join(ROOT, 'dist/bundle/vppnet-agent.js'),
+  executable: true,
+  options: {
+    // No keepNames: it wraps every named function and class in a call that redefines its `name`,
+    // closures made in hot paths included, and a cold start with 100k endpoints then peaked ~10 MiB
+    // higher with 2 MiB more live heap (bench/results/2026-12-07-agent-bundle.md). The price: a
+    // top-level name that two modules share gets a suffix in the bundle (prom-client's Counter2,
+    // RetrySchedule2; no error class today, whose name pino logs as `type`).
+    legalComments: 'eof',
+    // The dependencies are CommonJS; their require() of Node's built-ins needs a require in an ES
+    // module. (esbuild keeps main.ts's shebang first: the image runs the file through a symlink.)
+    banner: {
+      js: [
+        "import { createRequire as __vppnetCreateRequire } from 'node:module';",
+        'const require = __vppnetCreateRequire(import.meta.url);',
+      ].join('\n'),
+    },
   },
 });
-// A clean checkout has no dist/bundle yet.
-await mkdir(dirname(AGENT_BUNDLE), { recursive: true });
-// The map first, then the module that names it; each written beside and renamed onto its path.
-for (const file of [...outputFiles].sort(
-  (a, b) => Number(b.path.endsWith('.map')) - Number(a.path.endsWith('.map')),
-)) {
-  await writeFile(`${file.path}.tmp`, file.contents, { mode: 0o755 });
-  await rename(`${file.path}.tmp`, file.path);
-}

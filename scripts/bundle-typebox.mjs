@@ -8,32 +8,16 @@
  * the bundle holds the only copy of its registries (FormatRegistry).
  *
  * Without this step the tsc output works the same, unbundled. The bundle is written beside the
- * output and renamed onto it, so a reader sees either file whole. Plain JavaScript: build tooling.
+ * output and renamed onto it, so a reader sees either file whole (esm-bundle.mjs). Plain
+ * JavaScript: build tooling.
  */
-import { rename, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { writeEsmBundle } from './esm-bundle.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const ENTRY = join(ROOT, 'src/config/typebox.ts');
-const OUT = join(ROOT, 'dist/src/config/typebox.js');
 
-const { outputFiles } = await build({
-  entryPoints: [ENTRY],
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  sourcemap: true,
-  outfile: OUT,
-  write: false,
-  logLevel: 'warning',
+await writeEsmBundle({
+  entry: join(ROOT, 'src/config/typebox.ts'),
+  outfile: join(ROOT, 'dist/src/config/typebox.js'),
 });
-// The map first, then the module that names it.
-for (const file of [...outputFiles].sort(
-  (a, b) => Number(b.path.endsWith('.map')) - Number(a.path.endsWith('.map')),
-)) {
-  await writeFile(`${file.path}.tmp`, file.contents);
-  await rename(`${file.path}.tmp`, file.path);
-}
