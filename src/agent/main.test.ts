@@ -143,18 +143,11 @@ for (const { name, path: MAIN } of EXECUTABLES)
 
     it('runs without VPP, answers liveness, and exits 0 on SIGTERM', async () => {
       const { child, lines, waitFor } = startAgent(MAIN, [
+        ...localFlags(tmp.dir),
         '--config',
         configPath,
-        '--agent-socket',
-        join(tmp.dir, 'agent.sock'),
-        '--service-map-socket',
-        join(tmp.dir, 'services', 'service-map.sock'),
         '--vpp-socket',
         join(tmp.dir, 'no-vpp.sock'),
-        '--state-dir',
-        join(tmp.dir, 'state'),
-        '--listen',
-        '127.0.0.1:0',
         '--log-level',
         'debug',
       ]);
@@ -330,16 +323,9 @@ for (const { name, path: MAIN } of EXECUTABLES)
         'hv1',
         '--etcd-endpoints',
         '192.0.2.1:2379', // TEST-NET-1: never reached, the refusal comes first
-        '--agent-socket',
-        join(tmp.dir, 'agent.sock'),
-        '--service-map-socket',
-        join(tmp.dir, 'services', 'service-map.sock'),
+        ...localFlags(tmp.dir),
         '--vpp-socket',
         join(tmp.dir, 'no-vpp.sock'),
-        '--state-dir',
-        join(tmp.dir, 'state'),
-        '--listen',
-        '127.0.0.1:0',
       ];
       const refused = spawn(process.execPath, [MAIN, ...base], { stdio: ['ignore', 'pipe', 'pipe'] });
       const { code, stderr } = await exitOf(refused);

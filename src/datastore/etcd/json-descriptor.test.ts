@@ -11,13 +11,14 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import { etcdProtos } from '../testing/etcd-protos.js';
 import { ETCD_BACKEND } from '../testing/store-backends.js';
 import { EtcdServer } from '../testing/etcd-server.js';
 import { descriptorModule } from './generate-types.js';
 import { ETCD_PROTO_DESCRIPTOR } from './generated/json-descriptor.js';
 import { connectEtcd, type EtcdClients } from './grpc-api.js';
 import { LOAD_OPTIONS } from './load-options.js';
-import { PROTO_DIR, PROTO_ROOT } from './proto-files.js';
+import { PROTO_DIR } from './proto-files.js';
 import type { AuthUserAddResponse__Output } from './generated/etcdserverpb/AuthUserAddResponse.js';
 import type { AuthUserListResponse__Output } from './generated/etcdserverpb/AuthUserListResponse.js';
 import type { DeleteRangeResponse__Output } from './generated/etcdserverpb/DeleteRangeResponse.js';
@@ -44,7 +45,7 @@ function descriptorOf(module: string): {
 
 describe('the JSON descriptor of etcd’s protos', () => {
   it('loads into the package definition loadSync builds from the .proto files', () => {
-    const fromFiles = protoLoader.loadSync(PROTO_ROOT, { ...LOAD_OPTIONS, includeDirs: [PROTO_DIR] });
+    const fromFiles = etcdProtos();
     const fromJson = protoLoader.fromJSON(ETCD_PROTO_DESCRIPTOR, LOAD_OPTIONS);
     // Every message, enum and service, with its descriptor and its file descriptors (bytes).
     assert.deepEqual(plain(fromJson), plain(fromFiles));

@@ -2,7 +2,7 @@
  * etcd's RangeResponse (rpc.proto, with kv.proto's KeyValue), decoded straight from its protobuf
  * bytes into one page of a listing: the store's key-values, keys and values as text.
  *
- * Why not proto-loader's own deserializer, as for watches (watch-response.ts): per key-value it
+ * Why not proto-loader's own deserializer (nor for watches: watch-response.ts): per key-value it
  * builds a protobufjs message, a Buffer for the key and one for the value, a LongBits per int64,
  * then a plain copy of it all with defaults, and the store turned the Buffers into text after
  * that. An agent's cold start lists ~110,000 keys: in a 256 MiB memory cgroup (V8's young
