@@ -50,13 +50,11 @@ export class AgentMetrics {
   readonly registry = new Registry();
   readonly #reconcileDuration: Histogram<'outcome'>;
   readonly #reconciles: Counter<'outcome'>;
-  readonly #operations: Counter<(typeof OP_LABELS)[number]>;
-  /** What #operations shows, counted without prom-client's per-call label string (label-tally.ts). */
-  readonly #opTally = new LabelTally(OP_LABELS);
+  /** Counted without prom-client's per-call label string (label-tally.ts). */
+  readonly #operations: LabelTally<(typeof OP_LABELS)[number]>;
   /** One observation per VPP request, without prom-client's per-call cost (histogram-tally.ts). */
   readonly #requestDuration: HistogramTally<'message'>;
-  readonly #requests: Counter<(typeof REQUEST_LABELS)[number]>;
-  readonly #requestTally = new LabelTally(REQUEST_LABELS);
+  readonly #requests: LabelTally<(typeof REQUEST_LABELS)[number]>;
   readonly #connectionState: Gauge<'state'>;
   readonly #owned: Gauge<'kind'>;
   readonly #failing: Gauge<'kind'>;
@@ -115,12 +113,11 @@ export class AgentMetrics {
       labelNames: ['outcome'],
       registers,
     });
-    this.#operations = new Counter({
+    this.#operations = new LabelTally({
       name: 'vppnet_operations_total',
       help: 'Operations applied to VPP by action, resource kind and outcome.',
       labelNames: OP_LABELS,
       registers,
-      collect: () => this.#opTally.copyTo(this.#operations),
     });
     this.#requestDuration = new HistogramTally({
       name: 'vppnet_vpp_request_duration_seconds',
@@ -129,12 +126,11 @@ export class AgentMetrics {
       buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
       registers,
     });
-    this.#requests = new Counter({
+    this.#requests = new LabelTally({
       name: 'vppnet_vpp_requests_total',
       help: 'VPP binary API requests by message and outcome (ok, retval, timeout, conn_lost, error).',
       labelNames: REQUEST_LABELS,
       registers,
-      collect: () => this.#requestTally.copyTo(this.#requests),
     });
     this.#connectionState = new Gauge({
       name: 'vppnet_vpp_connection_state',
@@ -371,12 +367,12 @@ export class AgentMetrics {
   }
 
   readonly #onOp = (message: OpDiagnostic): void => {
-    this.#opTally.inc(message.action, message.kind, message.outcome);
+    this.#operations.inc(message.action, message.kind, message.outcome);
   };
 
   readonly #onRequest = (message: RequestDiagnostic): void => {
     this.#requestDuration.observe(message.name, message.durationMs / 1000);
-    this.#requestTally.inc(message.name, message.outcome);
+    this.#requests.inc(message.name, message.outcome);
   };
 
   readonly #onAttachment = (m: AttachmentDiagnostic): void => {
