@@ -345,7 +345,14 @@ async function measureFamily(family: Family): Promise<void> {
     }
     if (restart) {
       await restart();
-      config = await loadConfig((await makeUnderlay()).name);
+      const underlayAgain = await makeUnderlay();
+      // An agent keeps its config across a VPP restart: the same one while the restarted VPP named
+      // the underlay as before (a fresh VPP does). Loading a second copy while the first was still
+      // held was the benchmark's own peak RSS (171–185 MiB), not the agent's.
+      if (underlayAgain.name !== underlay.name) {
+        config = undefined;
+        config = await loadConfig(underlayAgain.name);
+      }
       const seconds = await pass('after a VPP restart');
       if (fromEmptyReplay && !vpp.restart)
         rows[rows.length - 1] = {
