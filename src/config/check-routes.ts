@@ -3,7 +3,7 @@
  * family, a network-only prefix outside the lanes a remote route may not claim (lanes.ts), unique
  * per VPC, and a SID outside this node's locator that serves one family only.
  */
-import { canonicalIp6, ip6InPrefix, type Ip4Prefix, type Ip6Prefix } from '../net/ip.js';
+import { canonicalIp6, ip4ToInt, ip6InPrefix, type Ip4Prefix, type Ip6Prefix } from '../net/ip.js';
 import type { Checker } from './checker.js';
 import type { Item } from './check-vpcs.js';
 import {
@@ -18,6 +18,7 @@ import type { NodeConfig, RemoteRouteConfig, ServicesIp6Config, VpcConfig } from
 import { detachedPrefix } from './checker.js';
 import { isWrittenIp6, parsedIp4Prefix, parsedIp6Prefix } from './schema/fields.js';
 import type { RemoteRouteInput } from './schema/remote-route.js';
+import { Ip4WrittenRoute, Ip6WrittenRoute } from './written-route.js';
 
 /** What a remote route may not claim, besides its VPC's own: the node's ports and service bridge. */
 export interface RouteLanes {
@@ -103,7 +104,12 @@ export function checkRemoteRoutes(
         );
       else routes.set(text, i);
     }
-    if (vpc && prefix) out.push({ vpc: vpc.name, prefix, family, sid: checked.sid });
+    if (vpc && prefix)
+      out.push(
+        family === 4
+          ? new Ip4WrittenRoute(vpc.name, ip4ToInt(prefix.address), prefix.len, checked.sid)
+          : new Ip6WrittenRoute(vpc.name, prefix.address, prefix.len, checked.sid),
+      );
   }
   return out;
 }
