@@ -25,6 +25,9 @@ export interface EtcdServerTls {
   readonly clientKey: Buffer;
 }
 
+/** How often start() tries other ports when etcd finds one taken. */
+const START_ATTEMPTS = 5;
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
@@ -60,17 +63,37 @@ export class EtcdServer {
    * `dataDirParent` (default the temp dir) e.g. /dev/shm: etcd's speed is its disk's fsync.
    */
   static async start(
-    options: { tls?: EtcdServerTls; extraArgs?: readonly string[]; dataDirParent?: string } = {},
+    options: {
+      tls?: EtcdServerTls;
+      extraArgs?: readonly string[];
+      dataDirParent?: string;
+      /** Where the ports come from (default freePort); a test hands out a taken one. */
+      pickPort?: () => Promise<number>;
+    } = {},
   ): Promise<EtcdServer> {
-    const server = new EtcdServer(
-      await freePort(),
-      await freePort(),
-      options.tls,
-      options.extraArgs ?? [],
-      options.dataDirParent ?? tmpdir(),
-    );
-    await server.resume();
-    return server;
+    const pickPort = options.pickPort ?? freePort;
+    // A port freePort() found free can be taken before etcd binds it: by another process, or by
+    // an outgoing connection's ephemeral port (the same range). Such a start is tried again on
+    // other ports; any other failure is the caller's.
+    for (let attempt = 1; ; attempt++) {
+      const clientPort = await pickPort();
+      let peerPort = await pickPort();
+      while (peerPort === clientPort) peerPort = await pickPort();
+      const server = new EtcdServer(
+        clientPort,
+        peerPort,
+        options.tls,
+        options.extraArgs ?? [],
+        options.dataDirParent ?? tmpdir(),
+      );
+      try {
+        await server.resume();
+        return server;
+      } catch (err) {
+        await server.stop();
+        if (attempt >= START_ATTEMPTS || !/address already in use/.test((err as Error).message)) throw err;
+      }
+    }
   }
 
   get endpoint(): string {
@@ -114,16 +137,27 @@ export class EtcdServer {
     let stderr = '';
     child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
     this.#child = child;
-    this.#exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    let exited = false;
+    this.#exited = new Promise((resolve) =>
+      child.once('exit', () => {
+        exited = true;
+        resolve();
+      }),
+    );
     const failed = this.#exited.then(() => {
       throw new Error(`etcd exited before it was ready: ${stderr}`);
     });
-    await Promise.race([this.#waitHealthy(), failed]);
+    await Promise.race([this.#waitHealthy(() => exited), failed]);
   }
 
-  async #waitHealthy(): Promise<void> {
+  /**
+   * Resolves once etcd answers healthy; stops asking once `gone` says it exited (the race in
+   * resume() has then failed with etcd's own words).
+   */
+  async #waitHealthy(gone: () => boolean): Promise<void> {
     const deadline = Date.now() + 20_000;
     for (;;) {
+      if (gone()) throw new Error('etcd exited before it was healthy');
       if (await this.#healthy()) return;
       if (Date.now() > deadline) throw new Error('etcd did not become healthy within 20 s');
       await delay(25);
