@@ -20,6 +20,7 @@ import { reconcile } from '../../src/agent/reconciler.js';
 import { memoryStore } from '../../src/hypervisor/reconcile.js';
 import { validateConfig } from '../../src/config/validate.js';
 import { createUnderlay, removeUnderlay, type TestUnderlay } from '../../test/support/underlay.js';
+import { agentMain } from '../support/agent-main.js';
 import { noHostLinks } from '../support/no-host-links.js';
 import { fmt, percentile, printTable, type Row } from '../support/report.js';
 import { vppUnderTest } from '../support/vpp-under-test.js';
@@ -29,7 +30,6 @@ const run = promisify(execFile);
 const PODS = Number(process.env.BENCH_PODS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 20);
 const CNI_PATH = process.env.VPPNET_CNI_PLUGIN_DIR ?? '/usr/lib/cni';
-const AGENT = fileURLToPath(new URL('../../src/agent/main.js', import.meta.url));
 /** The single executable if built (npm run build:cni-sea), else the plugin on Node. */
 const SEA = fileURLToPath(new URL('../../sea/vppnet-cni', import.meta.url));
 const PLUGIN_JS = fileURLToPath(new URL('../../src/cni/main.js', import.meta.url));
@@ -252,7 +252,7 @@ async function main(): Promise<void> {
     agent = spawn(
       process.execPath,
       [
-        AGENT,
+        agentMain(),
         '--config',
         configPath,
         '--vpp-socket',
@@ -292,7 +292,7 @@ async function main(): Promise<void> {
     const sequential = await round(env, 'sequential', 1, agentCalls, probe);
     const concurrent = await round(env, `${CONCURRENCY} at once`, CONCURRENCY, agentCalls, probe);
     printTable(
-      `bench/cni: vppnet-cni ${existsSync(SEA) ? 'single executable' : 'on node'} + vppnet-agent against ${vpp.description}, static IPAM, veth mode`,
+      `bench/cni: vppnet-cni ${existsSync(SEA) ? 'single executable' : 'on node'} + vppnet-agent (${path.relative(process.cwd(), agentMain())}) against ${vpp.description}, static IPAM, veth mode`,
       [...sequential.rows, ...concurrent.rows],
     );
     printTable('inside the agent, from its log: p50 (p99) ms per phase', [

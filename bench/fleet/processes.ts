@@ -8,19 +8,11 @@ import { readFileSync } from 'node:fs';
 import { readFile, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { agentMain } from '../support/agent-main.js';
 import { daemonSetNodeArgs } from '../support/daemonset-agent.js';
 import { SteeringMirror } from './steering-mirror.js';
 
 const SIM_PROCESS = fileURLToPath(new URL('../support/sim-process.js', import.meta.url));
-/**
- * The agent as the DaemonSet runs it: the image's vppnet-agent is the one-file bundle that
- * `npm run build` makes (scripts/bundle-agent.mjs), which starts faster than tsc's output loaded
- * module by module; so the cold start (a) measures that. BENCH_AGENT_MAIN=dist/src/agent/main.js
- * (or another entry) runs the agents started from then on from there instead, to compare.
- */
-const AGENT_BUNDLE = fileURLToPath(new URL('../../bundle/vppnet-agent.js', import.meta.url));
-const agentMain = (): string =>
-  process.env.BENCH_AGENT_MAIN ? path.resolve(process.env.BENCH_AGENT_MAIN) : AGENT_BUNDLE;
 /** Loaded into every agent: its live heap after GC on SIGUSR2 (heap-probe.ts). */
 const HEAP_PROBE = new URL('./heap-probe.js', import.meta.url).href;
 
