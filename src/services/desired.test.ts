@@ -215,7 +215,7 @@ void describe('desired service bridge for the example config', () => {
       name,
       hostIfName: 'vsmd',
       mac: (byKey.get(keys.interface(name))?.value as { mac: string }).mac,
-      txFrames: 64,
+      txFrames: 256,
     });
     assert.deepEqual(valueOf(keys.bridgePort(name)), { iface: name, bd: 100, portType: 0, shg: 0 });
     assert.deepEqual(valueOf(keys.aclBinding(name)), {
@@ -321,11 +321,12 @@ void describe(
       // NAT44-ED requests.
       assert.equal(compared, 15, 'every comparable request of steps 10–14');
 
-      // The design's pods got VPP's default rings; vppnet's get a small TX ring (the rest as designed).
+      // The design's pods got VPP's default rings; vppnet's get a TX ring of one vector (the rest
+      // as designed).
       const afPackets = vpp.requests.filter((c) => c.def.name === 'af_packet_create_v3');
       assert.deepEqual(
         afPackets.map((c) => [c.input.host_if_name, c.input.tx_frames_per_block, c.input.flags]).sort(),
-        pods.map((p) => [p.id, 64, 3]).sort(),
+        pods.map((p) => [p.id, 256, 3]).sort(),
       );
     });
 

@@ -53,12 +53,17 @@ export function podInterfaceName(id: string): string {
 }
 
 /**
- * A service pod's TX ring: 64 frames of 66 KiB (GSO-sized, as VPP's default frames) = 4 MiB.
- * VPP's default of 1024 frames is 69 MiB of kernel memory per pod, and mapping it made
- * af_packet_create take ~20 ms of VPP's main thread (~4 ms with 64) on the machine measured;
- * DHCP, DNS and metadata traffic never fills 64.
+ * A service pod's TX ring (veth mode): 256 frames of 66 KiB (GSO-sized, as VPP's default frames)
+ * = 17 MiB of kernel memory, where VPP's default of 1024 frames is 69 MiB per pod. 256 is VPP's
+ * largest vector (VLIB_FRAME_SIZE): VPP's af_packet TX fills the ring from one vector and drops
+ * what does not fit ("tx ring overrun"), and a VM's flood at its policer's allowance arrives in
+ * vectors of hundreds (an af_packet VM port reads a TPACKET_V3 block at a time). With 64 frames
+ * the DNS pod's port overran 793 times in 12 s of such a flood, and one of another VM's 120
+ * requests was lost with them (service-plane-traffic.test.ts). af_packet_create took 27–53 ms with
+ * 64 frames and 31–53 ms with 256 on the machine measured (the 10 MiB RX ring and the bind cost
+ * the same in both).
  */
-export const POD_AF_PACKET_TX_FRAMES = 64;
+export const POD_AF_PACKET_TX_FRAMES = 256;
 
 /** The kernel's MTU for a veth or tap made without one (ETH_DATA_LEN). */
 export const POD_DEFAULT_MTU = 1500;
