@@ -3,6 +3,18 @@ import { describe, it } from 'node:test';
 import { Registry } from 'prom-client';
 import { LabelTally } from './label-tally.js';
 
+/** A tally by message and outcome, registered in a registry of its own. */
+function requestTally() {
+  const registry = new Registry();
+  const tally = new LabelTally({
+    name: 'requests_total',
+    help: 'requests',
+    labelNames: ['message', 'outcome'] as const,
+    registers: [registry],
+  });
+  return { registry, tally };
+}
+
 describe('LabelTally', () => {
   it('counts per label values and shows the totals in its counter at each scrape', async () => {
     const registry = new Registry();
@@ -32,13 +44,7 @@ describe('LabelTally', () => {
   });
 
   it('takes one to three labels', async () => {
-    const registry = new Registry();
-    const tally = new LabelTally({
-      name: 'requests_total',
-      help: 'requests',
-      labelNames: ['message', 'outcome'] as const,
-      registers: [registry],
-    });
+    const { registry, tally } = requestTally();
     tally.inc('sr_steering_add_del', 'ok');
     assert.match(
       await registry.metrics(),
@@ -56,13 +62,7 @@ describe('LabelTally', () => {
   });
 
   it("forgets every count on the registry's resetMetrics() and on reset(), as prom-client does", async () => {
-    const registry = new Registry();
-    const tally = new LabelTally({
-      name: 'requests_total',
-      help: 'requests',
-      labelNames: ['message', 'outcome'] as const,
-      registers: [registry],
-    });
+    const { registry, tally } = requestTally();
     tally.inc('control_ping', 'ok');
     tally.inc('control_ping', 'ok');
     assert.match(await registry.metrics(), /^requests_total\{message="control_ping",outcome="ok"\} 2$/m);

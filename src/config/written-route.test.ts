@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ip4ToInt } from '../net/ip.js';
 import { Ip4WrittenRoute, Ip6WrittenRoute } from './written-route.js';
+import { base } from './testing/raw-config.js';
 import { validateConfig } from './validate.js';
 
 describe('written routes', () => {
@@ -53,19 +54,13 @@ describe('written routes', () => {
   });
 
   it('are what a config file’s remote routes validate into, their strings shared', () => {
-    const config = validateConfig({
-      node: {
-        name: 'hv1',
-        underlay: { interface: 'eth0', address: '2001:db8::1/64', gateway: '2001:db8::2' },
-        srv6: { locator: 'fc00:1::/48' },
-      },
-      vpcs: [{ name: 'vpc-a', id: 10, subnets: ['10.0.0.0/16'], gateway: '10.0.0.1' }],
-      remoteRoutes: [
-        { vpc: 'vpc-a', prefix: '10.0.200.0/24', sid: 'fc00:2::a' },
-        { vpc: 'vpc-a', prefix: '10.0.201.7/32', sid: 'fc00:2::a' },
-      ],
-    });
-    const [a, b] = config.remoteRoutes;
+    const raw = base();
+    raw.remoteRoutes.push(
+      { vpc: 'vpc-a', prefix: '10.0.200.0/24', sid: 'fc00:2::a' },
+      { vpc: 'vpc-a', prefix: '10.0.201.7/32', sid: 'fc00:2::a' },
+    );
+    const config = validateConfig(raw);
+    const [, a, b] = config.remoteRoutes;
     assert.ok(a instanceof Ip4WrittenRoute && b instanceof Ip4WrittenRoute);
     assert.deepEqual(a.prefix, { address: '10.0.200.0', len: 24 });
     assert.deepEqual(b.prefix, { address: '10.0.201.7', len: 32 });
