@@ -25,7 +25,8 @@ import { dumpSteering } from '../support/steering.js';
 import { msg } from '../../src/vpp/messages/index.js';
 
 const SOCKETS = (process.env.VPPNET_FLEET_VPP_SOCKETS ?? '').split(',').filter(Boolean);
-const AGENT = fileURLToPath(new URL('../../src/agent/main.js', import.meta.url));
+/** The agent as the image runs it: the one-file bundle `npm run build` makes. */
+const AGENT = fileURLToPath(new URL('../../bundle/vppnet-agent.js', import.meta.url));
 const has = (cmd: string): boolean => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 const skip =
   SOCKETS.length !== 2
