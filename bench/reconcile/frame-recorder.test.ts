@@ -34,6 +34,16 @@ function frameOf(payload: string): Buffer {
   return frame;
 }
 
+/** Runs `use` with a new temporary directory, removed afterwards whatever happens. */
+async function inTempDir(use: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'frame-recorder-'));
+  try {
+    await use(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 const handshakeReply = encodeMessage(msg.sockclnt_create_reply, 16, {
   client_index: 0,
   context: 1,
@@ -68,8 +78,7 @@ describe("bench/reconcile's frame recorder", () => {
     transport.send(frameOf('after'));
     assert.equal(fake.sent.length, 4, 'every frame still reaches the transport');
 
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'frame-recorder-'));
-    try {
+    await inTempDir(async (dir) => {
       await recorder.write(path.join(dir, 'rec'));
       assert.deepEqual(
         await readFile(path.join(dir, 'rec.frames')),
@@ -79,9 +88,7 @@ describe("bench/reconcile's frame recorder", () => {
         await readFile(path.join(dir, 'rec.table'), 'utf8'),
         '16 sockclnt_create_reply_35166268\n600 control_ping_51077d14\n',
       );
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('leaves out the dumps vppblast would wait a reply for (not named X_dump), and says so', async () => {
@@ -118,8 +125,7 @@ describe("bench/reconcile's frame recorder", () => {
     ] as const)
       transport.send(frame(id, tag));
     assert.equal(recorder.stop(), 4);
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'frame-recorder-'));
-    try {
+    await inTempDir(async (dir) => {
       const written = await recorder.write(path.join(dir, 'rec'));
       assert.equal(written.frames, 3);
       assert.deepEqual([...written.leftOut], [['policer_dump_v2', 1]]);
@@ -132,9 +138,7 @@ describe("bench/reconcile's frame recorder", () => {
           [600, 4],
         ],
       );
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('passes sendFrom on and records what it sends, past the first buffer and after reuse', async () => {
@@ -163,8 +167,7 @@ describe("bench/reconcile's frame recorder", () => {
     transport.send(frameOf('last'));
     assert.equal(recorder.stop(), frames + 1);
     assert.equal(sentFrom.length, frames, 'every frame still reaches the transport');
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'frame-recorder-'));
-    try {
+    await inTempDir(async (dir) => {
       await recorder.write(path.join(dir, 'rec'));
       const bytes = await readFile(path.join(dir, 'rec.frames'));
       assert.equal(bytes.length, frames * 1000 + FRAME_HEADER_LENGTH + 4);
@@ -176,9 +179,7 @@ describe("bench/reconcile's frame recorder", () => {
         );
       }
       assert.deepEqual(bytes.subarray(frames * 1000), frameOf('last'));
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('records a frame larger than its buffer whole, between smaller ones', async () => {
@@ -192,16 +193,13 @@ describe("bench/reconcile's frame recorder", () => {
     for (const f of [frameOf('small-1'), large, frameOf('small-2')]) transport.send(f);
     recorder.recordPayload(large, FRAME_HEADER_LENGTH, large.length);
     assert.equal(recorder.stop(), 4);
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'frame-recorder-'));
-    try {
+    await inTempDir(async (dir) => {
       assert.equal((await recorder.write(path.join(dir, 'rec'))).frames, 4);
       assert.deepEqual(
         await readFile(path.join(dir, 'rec.frames')),
         Buffer.concat([frameOf('small-1'), large, frameOf('small-2'), large]),
       );
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('refuses to write without a message table', async () => {

@@ -74,6 +74,18 @@ function exitOf(child: ChildProcess): Promise<{ code: number | null; stderr: str
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stderr })));
 }
 
+/** Runs the agent with `args` until it exits: what a run that ends by itself prints. */
+async function runToExit(
+  MAIN: string,
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  const { code, stderr } = await exitOf(child);
+  return { code, stdout, stderr };
+}
+
 function httpGet(port: number, path: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     get({ host: '127.0.0.1', port, path, agent: false }, (res) => {
@@ -179,37 +191,24 @@ for (const { name, path: MAIN } of EXECUTABLES)
     });
 
     it('exits 2 with the problem and the usage on a bad flag', async () => {
-      const child = spawn(process.execPath, [MAIN, '--listen', 'nowhere'], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      const { code, stderr } = await exitOf(child);
+      const { code, stderr } = await runToExit(MAIN, ['--listen', 'nowhere']);
       assert.equal(code, 2);
       assert.match(stderr, /^vppnet-agent: --listen: expected HOST:PORT/);
       assert.match(stderr, /usage: vppnet-agent/);
     });
 
     it('prints its version line for --version and -V, and exits 0 without starting', async () => {
-      for (const flag of ['--version', '-V']) {
-        const child = spawn(process.execPath, [MAIN, flag], { stdio: ['ignore', 'pipe', 'pipe'] });
-        let stdout = '';
-        child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-        const { code, stderr } = await exitOf(child);
+      for (const flag of ['--version', '-V'])
         assert.deepEqual(
-          { code, stdout, stderr },
+          await runToExit(MAIN, [flag]),
           { code: 0, stdout: `${versionLine('vppnet-agent')}\n`, stderr: '' },
           flag,
         );
-      }
     });
 
     it('prints its usage for --help and -h, and exits 0 without starting', async () => {
-      for (const flag of ['--help', '-h']) {
-        const child = spawn(process.execPath, [MAIN, flag], { stdio: ['ignore', 'pipe', 'pipe'] });
-        let stdout = '';
-        child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-        const { code, stderr } = await exitOf(child);
-        assert.deepEqual({ code, stdout, stderr }, { code: 0, stdout: `${USAGE}\n`, stderr: '' }, flag);
-      }
+      for (const flag of ['--help', '-h'])
+        assert.deepEqual(await runToExit(MAIN, [flag]), { code: 0, stdout: `${USAGE}\n`, stderr: '' }, flag);
     });
 
     it('file mode: programs the simulator from the config file and becomes Ready', async () => {
