@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parseConfig } from './load.js';
 import { validateConfig } from './validate.js';
+import { routeAsWritten } from './written-route.js';
 import { base, problems, type RawConfig } from './testing/raw-config.js';
 
 describe('config validation: dual-stack and IPv6-only VPCs', () => {
@@ -106,18 +107,15 @@ describe('config validation: dual-stack and IPv6-only VPCs', () => {
       { vpc: 'vpc-b', prefix: '2001:db8:b::/64', sid: 'fc00:2::100:14' },
     );
     const routes = validateConfig(c).remoteRoutes.slice(1);
-    assert.deepEqual(
-      routes.map((r) => ({ vpc: r.vpc, prefix: r.prefix, family: r.family, sid: r.sid })),
-      [
-        {
-          vpc: 'vpc-a',
-          prefix: { address: '2001:db8:a:0:5054:ff:fe62:a01', len: 128 },
-          family: 6,
-          sid: 'fc00:2::100:a',
-        },
-        { vpc: 'vpc-b', prefix: { address: '2001:db8:b::', len: 64 }, family: 6, sid: 'fc00:2::100:14' },
-      ],
-    );
+    assert.deepEqual(routes.map(routeAsWritten), [
+      {
+        vpc: 'vpc-a',
+        prefix: { address: '2001:db8:a:0:5054:ff:fe62:a01', len: 128 },
+        family: 6,
+        sid: 'fc00:2::100:a',
+      },
+      { vpc: 'vpc-b', prefix: { address: '2001:db8:b::', len: 64 }, family: 6, sid: 'fc00:2::100:14' },
+    ]);
     // A printed config shows them as the file writes them.
     assert.deepEqual(JSON.parse(JSON.stringify(routes[1])), {
       vpc: 'vpc-b',

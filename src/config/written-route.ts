@@ -19,6 +19,14 @@ import type { RemoteRouteConfig } from './model.js';
 
 type Prefix = RemoteRouteConfig['prefix'];
 
+/**
+ * A route as a plain object, as a config file writes it: what a printed config shows of a route
+ * that makes its prefix when read (these classes, fleet mode's EndpointRoute).
+ */
+export function routeAsWritten(r: RemoteRouteConfig): RemoteRouteConfig {
+  return { vpc: r.vpc, prefix: r.prefix, family: r.family, sid: r.sid };
+}
+
 export class Ip4WrittenRoute implements RemoteRouteConfig {
   readonly vpc: string;
   readonly sid: string;
@@ -45,7 +53,7 @@ export class Ip4WrittenRoute implements RemoteRouteConfig {
 
   /** The route as the config file writes it: what a printed config shows. */
   toJSON(): RemoteRouteConfig {
-    return { vpc: this.vpc, prefix: this.prefix, family: 4, sid: this.sid };
+    return routeAsWritten(this);
   }
 }
 
@@ -85,7 +93,7 @@ export class Ip6WrittenRoute implements RemoteRouteConfig {
   }
 
   toJSON(): RemoteRouteConfig {
-    return { vpc: this.vpc, prefix: this.prefix, family: 6, sid: this.sid };
+    return routeAsWritten(this);
   }
 }
 

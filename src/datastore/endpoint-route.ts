@@ -11,6 +11,7 @@
  * garbage soon after.
  */
 import type { RemoteRouteConfig } from '../config/model.js';
+import { routeAsWritten } from '../config/written-route.js';
 import type { EndpointPrefix } from './keys.js';
 
 export class EndpointRoute implements RemoteRouteConfig {
@@ -35,7 +36,7 @@ export class EndpointRoute implements RemoteRouteConfig {
 
   /** The route as the config file writes it: what a printed config shows. */
   toJSON(): RemoteRouteConfig {
-    return { vpc: this.vpc, prefix: this.prefix, family: this.family, sid: this.sid };
+    return routeAsWritten(this);
   }
 }
 
