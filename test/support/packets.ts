@@ -49,6 +49,21 @@ export function run(netns: string, script: string, ...args: string[]): Promise<s
   });
 }
 
+/**
+ * Datagrams the kernel dropped inside a namespace because a UDP socket's receive buffer was full
+ * (`RcvbufErrors` of Udp in /proc/net/snmp plus Udp6 in /proc/net/snmp6): a listener too slow for a
+ * flood loses them after VPP delivered them, which is the test's loss, not the dataplane's.
+ */
+export function udpReceiveBufferErrors(netns: string): number {
+  const snmp = sh('ip', 'netns', 'exec', netns, 'cat', '/proc/net/snmp', '/proc/net/snmp6');
+  const lines = snmp.split('\n');
+  const header = lines.find((l) => l.startsWith('Udp: ') && l.includes('RcvbufErrors'))?.split(/\s+/) ?? [];
+  const values = lines.find((l) => l.startsWith('Udp: ') && /^Udp: \d/.test(l))?.split(/\s+/) ?? [];
+  const ip4 = Number(values[header.indexOf('RcvbufErrors')] ?? 0);
+  const ip6 = Number(/^Udp6RcvbufErrors\s+(\d+)/m.exec(snmp)?.[1] ?? 0);
+  return ip4 + ip6;
+}
+
 /** Sends scapy frame expressions, in order, out of `iface` inside `netns`. */
 export function send(netns: string, iface: string, ...frames: string[]): void {
   sh('ip', 'netns', 'exec', netns, PY, path.join(PACKETS, 'send.py'), iface, ...frames);
@@ -77,7 +92,14 @@ export class Listener {
       ...flags,
     ]);
     let readyResolve: () => void = () => undefined;
-    this.ready = new Promise((r) => (readyResolve = r));
+    let stderr = '';
+    this.#proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    this.ready = new Promise((resolve, reject) => {
+      readyResolve = resolve;
+      // A listener that dies before binding (a bad port, a Python error) fails the suite's setup
+      // instead of leaving it waiting for "ready" forever.
+      this.#proc.on('exit', (code) => reject(new Error(`listen.py in ${netns} exited ${code}: ${stderr}`)));
+    });
     createInterface({ input: this.#proc.stdout }).on('line', (line) => {
       if (line === 'ready') return readyResolve();
       this.got.push(line);

@@ -23,6 +23,15 @@ else:
     s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
     s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
     s.bind(("::", port))
+# A flood test delivers thousands of datagrams a second while this loop shares two cores with VPP
+# and the flood's sender: the default buffer (~200 KiB, a few hundred small datagrams) overflowed
+# in a stall of a few tens of ms, and the kernel dropped what VPP had delivered. 8 MiB holds
+# seconds of it; SO_RCVBUFFORCE passes net.core.rmem_max (the tests run as root).
+SO_RCVBUFFORCE = getattr(socket, "SO_RCVBUFFORCE", 33)  # Linux's; Python does not name it
+try:
+    s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 8 << 20)
+except PermissionError:
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
 print("ready", flush=True)
 while True:
     r, _, _ = select.select([s, sys.stdin], [], [])
