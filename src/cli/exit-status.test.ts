@@ -52,6 +52,28 @@ describe('vppnet exit statuses', () => {
     }
   });
 
+  it('config-reference and version answer --help with their usage, and refuse other arguments (status 2)', async () => {
+    for (const command of ['config-reference', 'version', '--version', '-V']) {
+      const help = await spawnCli([command, '--help']);
+      assert.equal(help.code, 0, command);
+      assert.match(help.stdout, /^usage: vppnet (config-reference|version)/, command);
+      assert.equal(help.stderr, '', command);
+      const bogus = await spawnCli([command, '--bogus']);
+      assert.equal(bogus.code, 2, command);
+      assert.equal(bogus.stdout, '', command);
+      assert.match(bogus.stderr, /takes no arguments, got "--bogus"\nusage: vppnet /, command);
+    }
+    const reference = await spawnCli(['config-reference']);
+    assert.equal(reference.code, 0);
+    assert.match(reference.stdout, /^\| field \| type \| required \| meaning \|/);
+  });
+
+  it('lists every command in its usage, config-reference included', async () => {
+    const r = await spawnCli(['--help']);
+    for (const command of ['plan', 'status', 'datastore', 'config-reference', 'install-cni', 'version'])
+      assert.match(r.stdout, new RegExp(`^ {2}vppnet ${command}`, 'm'), command);
+  });
+
   it('install-cni without arguments is a usage error (status 2, usage on stderr); --help is status 0', async () => {
     const bare = await spawnCli(['install-cni']);
     assert.equal(bare.code, 2);

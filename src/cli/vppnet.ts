@@ -84,6 +84,8 @@ const USAGE = `usage:
       what vppnet owns in a live VPP, and whether it matches the config
   vppnet datastore put|get|delete|import ...
       the fleet's records in etcd (vppnet datastore --help)
+  vppnet config-reference
+      the agent config's reference as Markdown (the README's configuration reference)
   vppnet COMMAND --help
   vppnet -h | --help | help
   vppnet version | --version | -V
@@ -198,12 +200,16 @@ export async function main(
       });
     }
     case 'config-reference':
-      write(configReferenceMarkdown());
+      // No options: --help prints this usage, not the reference, and anything else is refused
+      // rather than ignored, as the other commands do.
+      if (takesNoArguments(command, rest, CONFIG_REFERENCE_USAGE)) write(CONFIG_REFERENCE_USAGE);
+      else write(configReferenceMarkdown());
       return 0;
     case 'version':
     case '--version':
     case '-V':
-      write(versionLine('vppnet'));
+      if (takesNoArguments(command, rest, VERSION_USAGE)) write(VERSION_USAGE);
+      else write(versionLine('vppnet'));
       return 0;
     case undefined:
     case 'help':
@@ -216,6 +222,25 @@ export async function main(
       err.write(`vppnet: unknown command ${JSON.stringify(command)}\n${USAGE}\n`);
       return 2;
   }
+}
+
+const CONFIG_REFERENCE_USAGE = `usage: vppnet config-reference
+  The agent config's reference as Markdown: every field, its type, whether it is required, its
+  default and its meaning (the README's configuration reference is generated from it).`;
+
+const VERSION_USAGE = `usage: vppnet version | --version | -V
+  Prints vppnet's version and the VPP API release its messages are generated from.`;
+
+/**
+ * For a command without options: true when its help was asked for (-h, --help); false when it
+ * was given nothing; any other argument is a usage error (status 2).
+ */
+function takesNoArguments(command: string, args: readonly string[], usage: string): boolean {
+  if (args.length === 0) return false;
+  if (args.length === 1 && (args[0] === '--help' || args[0] === '-h')) return true;
+  throw new CliUsageError(
+    `${command}: takes no arguments, got ${args.map((a) => JSON.stringify(a)).join(' ')}\n${usage}`,
+  );
 }
 
 /** plan's and status's flags, with the connection flags in both spellings (datastore.ts). */

@@ -114,7 +114,7 @@ export const Srv6Schema = Type.Object(
         minItemsMessage: "must list at least one prefix (['::/0'] accepts every source)",
         docType: 'list of IPv6 prefixes',
         defaultText:
-          "file mode: the underlay address's prefix; fleet mode: every node record's encapSource, aggregated",
+          "file mode: the underlay address's prefix; fleet mode: every node record's underlay prefix, and its encapSource when outside it, aggregated",
         description:
           "The SRv6 ingress filter: IPv6 packets arriving on the underlay interface are accepted only from these sources (the hypervisors' underlay prefixes and encapSource) and link-local ones, whatever their destination (a SID, a BSID, the node's address), and dropped and counted otherwise; multicast (neighbour discovery) always passes. At least one prefix; ['::/0'] turns the filter off.",
       }),
