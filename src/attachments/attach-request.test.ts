@@ -37,5 +37,7 @@ describe('attach request: the shared formats of src/net', () => {
     assert.match(problem({ ips: [{ address: 'fe80::1%eth0/64' }] }), /ips\[0\]\.address/);
     assert.match(problem({ routes: [{ dst: '10.0.0.0' }] }), /routes\[0\]\.dst/);
     assert.match(problem({ ifname: 'a-very-long-ifname' }), /ifname must be a Linux interface name/);
+    // JSON carries a NUL, which `ip` would cut the name at: the pod would get "ne", the record "ne\0t1".
+    assert.match(problem({ ifname: 'ne\u0000t1' }), /ifname must be a Linux interface name/);
   });
 });

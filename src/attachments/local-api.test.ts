@@ -22,7 +22,13 @@ import { AgentClient } from '../cni/agent-client.js';
 import { CniError, CniErrorCode } from '../cni/errors.js';
 import type { HostLinks } from '../dataplane/context.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
-import { LocalApiServer, MAX_BODY_BYTES, MAX_CONNECTIONS, type AttachmentOperations } from './local-api.js';
+import {
+  LocalApiServer,
+  MAX_BODY_BYTES,
+  MAX_CONNECTIONS,
+  REQUEST_TIMEOUT_MS,
+  type AttachmentOperations,
+} from './local-api.js';
 import { openServices } from './open-services.js';
 
 const MAP: ServiceMapEntry[] = [
@@ -170,6 +176,28 @@ void describe('local API', () => {
     }
     await server.idle();
     await client().status();
+  });
+
+  void it(`closes a connection that has not sent a whole request within ${REQUEST_TIMEOUT_MS / 1000} s`, async () => {
+    // A peer that sends nothing, half a request line, or headers and half a body (slowloris) holds
+    // one of the socket's few connections only that long.
+    const started = Date.now();
+    const closedAfter = (data: string): Promise<number> =>
+      new Promise((resolve) => {
+        const sock = connect(socketPath);
+        sock.on('error', () => undefined);
+        sock.resume(); // reads the 408 and the end after it
+        sock.once('connect', () => sock.write(data));
+        sock.once('close', () => resolve(Date.now() - started));
+        setTimeout(() => sock.destroy(), REQUEST_TIMEOUT_MS + 5_000).unref();
+      });
+    const times = await Promise.all([
+      closedAfter(''),
+      closedAfter('POST /v1/attachments HTTP/1.1\r\n'),
+      closedAfter('POST /v1/attachments HTTP/1.1\r\nhost: agent\r\ncontent-length: 100\r\n\r\n{"ne'),
+    ]);
+    for (const ms of times) assert.ok(ms < REQUEST_TIMEOUT_MS + 2_000, `closed after ${ms} ms`);
+    assert.equal(attachments.calls.filter((c) => c.startsWith('attach')).length, 0, 'nothing attached');
   });
 
   void it('serves the attachment routes the plugin calls', async () => {

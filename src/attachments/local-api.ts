@@ -39,6 +39,8 @@ export const MAX_BODY_BYTES = 64 * 1024;
 export const MAX_CONNECTIONS = 64;
 /** A request must arrive whole within this: a peer trickling bytes holds no connection for long. */
 export const REQUEST_TIMEOUT_MS = 10_000;
+/** How often overdue requests are looked for: the bound above holds to within this. */
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
 export type LocalApiScope = 'privileged' | 'service-map';
 
@@ -108,7 +110,13 @@ export class LocalApiServer {
     await prepareDirectory(dirname(socketPath), modes.dir, this.#scope === 'privileged');
     await removeStaleSocket(socketPath);
     const server = createServer(
-      { requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: REQUEST_TIMEOUT_MS },
+      {
+        requestTimeout: REQUEST_TIMEOUT_MS,
+        headersTimeout: REQUEST_TIMEOUT_MS,
+        // Node looks for overdue requests every 30 s by default: a silent peer kept its connection
+        // for up to 40 s, not 10.
+        connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+      },
       this.handle,
     );
     // Counted here rather than with server.maxConnections, so that tests can wait for idleness.

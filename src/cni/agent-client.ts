@@ -217,6 +217,12 @@ function errorCode(err: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/**
+ * An error the agent answered in its own words (`{code, msg, details}`): it ran the request and,
+ * when that failed, undid its own part before answering (src/attachments/attachment-manager.ts).
+ */
+export class AgentAnswerError extends CniError {}
+
 /** The agent's `{code, msg, details}` passes through unchanged; anything else is reported raw. */
 function agentError(method: string, path: string, answer: HttpAnswer): CniError {
   let decoded: unknown;
@@ -225,13 +231,12 @@ function agentError(method: string, path: string, answer: HttpAnswer): CniError 
   } catch {
     decoded = undefined;
   }
-  return (
-    cniErrorFromJson(decoded) ??
-    new CniError(
-      CniErrorCode.INTERNAL,
-      `vppnet-agent answered HTTP ${answer.status} to ${method} ${path.split('?')[0]}`,
-      answer.text.slice(0, 500),
-    )
+  const answered = cniErrorFromJson(decoded);
+  if (answered) return new AgentAnswerError(answered.code, answered.msg, answered.details);
+  return new CniError(
+    CniErrorCode.INTERNAL,
+    `vppnet-agent answered HTTP ${answer.status} to ${method} ${path.split('?')[0]}`,
+    answer.text.slice(0, 500),
   );
 }
 

@@ -210,7 +210,7 @@ void describe('vppnet-cni handlers', () => {
     ]);
   });
 
-  void it('ADD: a failed attach is undone in reverse order and its error passes through', async () => {
+  void it('ADD: an attach the agent refuses releases the lease and passes the error through', async () => {
     await startAgent({
       attach: () => {
         journal.push('agent attach');
@@ -224,8 +224,57 @@ void describe('vppnet-cni handlers', () => {
       code: 100,
       msg: 'interface eth1 already exists in the netns',
     });
-    assert.deepEqual(journal, ['ipam ADD', 'agent attach', 'agent detach', 'ipam DEL']);
+    // The agent has undone its own part before answering: nothing of this ADD is left to detach.
+    assert.deepEqual(journal, ['ipam ADD', 'agent attach', 'ipam DEL']);
     assert.equal(ipam.leases.size, 0);
+  });
+
+  void it('ADD: a second ADD of an attachment, one after the other or at once, leaves the first alone', async () => {
+    // As the agent answers: an attachment that exists is refused with 100, whoever asks.
+    await startAgent({
+      attach: (request) => {
+        journal.push('agent attach');
+        const key = `${request.containerId}/${request.ifname}`;
+        if (agent?.attachments.has(key))
+          throw new FakeAgentReply(409, { code: 100, msg: `eth1 of container c-1 is already attached` });
+        agent?.attachments.set(key, request);
+        return {
+          interfaces: [{ name: request.ifname, mac: '02:00:00:00:00:02', sandbox: request.netns }],
+          mode: 'veth',
+        };
+      },
+      detach: (key) => {
+        journal.push('agent detach');
+        agent?.attachments.delete(`${key.containerId}/${key.ifname}`);
+      },
+    });
+    assert.equal((await runPlugin(plugin(), env('ADD'), config())).exitCode, 0);
+    const again = await runPlugin(plugin(), env('ADD'), config());
+    assert.equal(again.output?.['code'], 100);
+    const atOnce = await Promise.all([1, 2, 3].map(() => runPlugin(plugin(), env('ADD'), config())));
+    assert.deepEqual(
+      atOnce.map((run) => run.output?.['code']),
+      [100, 100, 100],
+    );
+    assert.equal(journal.includes('agent detach'), false, journal.join(', '));
+    assert.deepEqual([...(agent?.attachments.keys() ?? [])], ['c-1/eth1']);
+  });
+
+  void it('ADD: an attach without an answer in time is detached: it may have been made', async () => {
+    await startAgent({
+      attach: () => {
+        journal.push('agent attach');
+        return new Promise(() => undefined);
+      },
+    });
+    const impatient = createPlugin({
+      ipam,
+      connectAgent: (path) =>
+        new AgentClient({ socketPath: path, connectBudgetMs: 200, requestTimeoutMs: 200 }),
+    });
+    const run = await runPlugin(impatient, env('ADD'), config());
+    assert.equal(run.output?.['code'], 11);
+    assert.deepEqual(journal, ['ipam ADD', 'agent attach', 'agent detach', 'ipam DEL']);
   });
 
   void it('ADD: an agent answer without the pod interface is undone too', async () => {

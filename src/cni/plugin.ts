@@ -3,7 +3,7 @@
  * IPAM, and asks vppnet-agent (which owns VPP and does the privileged netns work) to attach the pod.
  * Both dependencies are injected so tests can fail any step.
  */
-import { AgentClient, type AgentApi } from './agent-client.js';
+import { AgentAnswerError, AgentClient, type AgentApi } from './agent-client.js';
 import type {
   AgentInterface,
   AttachRequest,
@@ -39,10 +39,18 @@ export function createPlugin(deps: Partial<PluginDeps> = {}): CniHandlers {
       try {
         const ipamResult = await ipam.add(config, args);
         undo.push('release the IPAM lease', () => ipam.del(config, args));
-        // Registered before the call: a failed or timed-out attach may have left something behind,
-        // and detaching what does not exist is a no-op for the agent.
-        undo.push('detach from the agent', () => agent.detach(key, { waitForAgent: false }));
-        const attached = await agent.attach(attachRequest(config, key, ipamResult));
+        // Registered before the call: a timed-out attach may have left something behind, and
+        // detaching what does not exist is a no-op for the agent. Not after the agent's own error
+        // answer: it has undone its part, and an attachment it refused as existing already (a
+        // repeated or concurrent ADD) is another call's, which a detach would tear down.
+        let refusedByAgent = false;
+        undo.push('detach from the agent', () =>
+          refusedByAgent ? Promise.resolve() : agent.detach(key, { waitForAgent: false }),
+        );
+        const attached = await agent.attach(attachRequest(config, key, ipamResult)).catch((err: unknown) => {
+          refusedByAgent = err instanceof AgentAnswerError;
+          throw err;
+        });
         return buildResult(config, args, ipamResult, attached);
       } catch (err) {
         await undo.unwind(args.log);

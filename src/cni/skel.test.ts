@@ -163,6 +163,17 @@ void describe('runCni versions', () => {
     assert.deepEqual(run.output, { cniVersion: '0.4.0', supportedVersions: [...SUPPORTED_CNI_VERSIONS] });
   });
 
+  void it('answers VERSION with its newest version when the caller asks for one it does not speak', async () => {
+    for (const asked of ['banana', '9.9.9', 'x'.repeat(100_000)]) {
+      const run = await runPlugin(
+        recordingHandlers().handlers,
+        { CNI_COMMAND: 'VERSION' },
+        { cniVersion: asked },
+      );
+      assert.deepEqual(run.output, { cniVersion: '1.1.0', supportedVersions: [...SUPPORTED_CNI_VERSIONS] });
+    }
+  });
+
   void it('answers VERSION without input with its newest version', async () => {
     const run = await runPlugin(recordingHandlers().handlers, { CNI_COMMAND: 'VERSION' }, '');
     assert.deepEqual(run.output, { cniVersion: '1.1.0', supportedVersions: [...SUPPORTED_CNI_VERSIONS] });

@@ -140,9 +140,11 @@ export async function runCni(
     const stdinData = await readStdin(io.stdin);
 
     if (command === 'VERSION') {
-      // The spec echoes the caller's cniVersion; skel prints its own newest when there is none.
+      // The spec echoes the caller's cniVersion; skel prints its own newest when there is none. A
+      // version we do not speak (or no version at all, of any length) is not printed back either.
       const asked = peekCniVersion(stdinData);
-      const reply = { cniVersion: asked ?? newestVersion, supportedVersions: [...supportedVersions] };
+      const echoed = asked !== undefined && supportedVersions.includes(asked) ? asked : newestVersion;
+      const reply = { cniVersion: echoed, supportedVersions: [...supportedVersions] };
       io.stdout.write(`${JSON.stringify(reply)}\n`);
       return 0;
     }

@@ -18,6 +18,11 @@ describe('link names, by the kernel rule', () => {
       assert.match(linkNameProblem(name) ?? '', /\/ or : or whitespace/, JSON.stringify(name));
   });
 
+  it('refuses a NUL: the kernel (and `ip`) would take the name up to it, another name', () => {
+    for (const name of ['ne\0t1', 'net1\0', '\0'])
+      assert.match(linkNameProblem(name) ?? '', /NUL/, JSON.stringify(name));
+  });
+
   it("is the config's rule for a VM's ifname too: '..' is refused there as well", () => {
     const config = (ifname: string): unknown => ({
       node: {
