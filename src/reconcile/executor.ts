@@ -299,7 +299,7 @@ function runPhase<C>(run: Run<C>, ops: readonly Op[], deleting: boolean): Promis
     };
     /** Starts op i; `done` follows when it settles (at once when it throws before that). */
     const start = (i: number, op: Op, d: Descriptor<unknown, C>): void => {
-      const started = opChannel.hasSubscribers ? Date.now() : 0;
+      const started = opChannel.hasSubscribers ? performance.now() : 0;
       const sent = adaptive ? adaptive.sent() : 0;
       let running: Promise<unknown>;
       try {
@@ -405,7 +405,7 @@ function settle(
   done: (index: number, error: Error | undefined, sent: number) => void,
 ): void {
   if (opChannel.hasSubscribers) {
-    opChannel.publish(new FinishedOp(op, error ? 'failed' : 'ok', started ? Date.now() - started : 0));
+    opChannel.publish(new FinishedOp(op, error ? 'failed' : 'ok', started ? performance.now() - started : 0));
   }
   done(index, error, sent);
 }
