@@ -115,4 +115,34 @@ describe('hostile records', () => {
       );
     }
   });
+
+  it('refuses a port record listing a million allowed prefixes, or a VPC record 20,000 subnets, quickly', () => {
+    const started = Date.now();
+    const port = JSON.stringify({
+      vpc: 'vpc-a',
+      mac: '52:54:00:00:00:05',
+      ip: '10.0.0.5',
+      attach: { type: 'interface', name: 'tap0' },
+      allowedPrefixes: Array.from(
+        { length: 1_000_000 },
+        (_, i) => `11.${i >> 16}.${(i >> 8) & 255}.${i & 255}/32`,
+      ),
+    });
+    assert.deepEqual(parseRecord(schema, `${P}ports/hv1/vm1`, port), [
+      {
+        key: `${P}ports/hv1/vm1`,
+        path: 'allowedPrefixes',
+        message: 'must list at most 1024 (1000000 listed)',
+      },
+    ]);
+    const vpc = JSON.stringify({
+      id: 10,
+      subnets: Array.from({ length: 20_000 }, (_, i) => `10.${i >> 8}.${i & 255}.0/30`),
+      gateway: '10.0.0.1',
+    });
+    assert.deepEqual(parseRecord(schema, `${P}vpcs/vpc-a`, vpc), [
+      { key: `${P}vpcs/vpc-a`, path: 'subnets', message: 'must list at most 256 (20000 listed)' },
+    ]);
+    assert.ok(Date.now() - started < 5_000, `took ${Date.now() - started} ms`);
+  });
 });
