@@ -9,6 +9,8 @@ import { afterEach, describe, it } from 'node:test';
 import { validateConfig } from '../config/validate.js';
 import { KeySchema } from './keys.js';
 import { MemoryStore } from './memory-store.js';
+import { DatastoreView, type ViewChange } from './view.js';
+import { until } from '../util/testing/until.js';
 import { importConfig } from './operations.js';
 import { parseRecord } from './records.js';
 
@@ -144,5 +146,93 @@ describe('hostile records', () => {
       { key: `${P}vpcs/vpc-a`, path: 'subnets', message: 'must list at most 256 (20000 listed)' },
     ]);
     assert.ok(Date.now() - started < 5_000, `took ${Date.now() - started} ms`);
+  });
+
+  it("flips between valid and invalid, deletes what never was, writes another node's ports: the last good state stays", async () => {
+    const store = new MemoryStore();
+    const nodeValue = (n: number): string =>
+      JSON.stringify({
+        underlay: { interface: 'memif1/0', address: `2001:db8::${n}/64`, gateway: '2001:db8::ff' },
+        srv6: { locator: `fc00:${n}::/48` },
+      });
+    const port = JSON.stringify({
+      vpc: 'vpc-a',
+      mac: '52:54:00:00:00:05',
+      ip: '10.0.0.5',
+      attach: { type: 'interface', name: 'tap0' },
+    });
+    const ep = `${P}endpoints/vpc-a/10.0.0.7_32`;
+    await store.commit([
+      { type: 'put', key: schema.node('hv1'), value: nodeValue(1) },
+      { type: 'put', key: schema.node('hv2'), value: nodeValue(2) },
+      {
+        type: 'put',
+        key: schema.vpc('vpc-a'),
+        value: '{"id":10,"subnets":["10.0.0.0/24"],"gateway":"10.0.0.1"}',
+      },
+      { type: 'put', key: schema.port('hv1', 'vm1'), value: port },
+      { type: 'put', key: ep, value: '{"node":"hv2"}' },
+    ]);
+    const batches: ViewChange[][] = [];
+    const rejected: string[] = [];
+    const view = new DatastoreView(store, schema, 'hv1', {
+      onChange: (c) => batches.push([...c]),
+      onRejected: (key) => rejected.push(key),
+    });
+    view.start();
+    await view.whenSynced();
+    await until(() => view.endpoints.get('vpc-a')?.nodeOf(ep) === 'hv2', 'the endpoint');
+    const derived = JSON.stringify(view.derive().config);
+
+    // Flips: each bad value is rejected naming its key, and the good one before it stays.
+    for (const bad of ['{"node":"HV2"}', 'not json', '{"node":"hv2","x":1}']) {
+      await store.commit([
+        { type: 'put', key: ep, value: bad },
+        { type: 'put', key: schema.port('hv1', 'vm1'), value: bad },
+        { type: 'put', key: schema.vpc('vpc-a'), value: bad },
+        { type: 'put', key: schema.node('hv1'), value: bad },
+      ]);
+      await until(() => view.rejected.size === 4, `rejected ${bad}`);
+      assert.deepEqual(
+        [...view.rejected.keys()].sort(),
+        [ep, schema.node('hv1'), schema.port('hv1', 'vm1'), schema.vpc('vpc-a')].sort(),
+      );
+      assert.equal(JSON.stringify(view.derive().config), derived, `the last good state stays under ${bad}`);
+      await store.commit([
+        { type: 'put', key: ep, value: '{"node":"hv2"}' },
+        { type: 'put', key: schema.port('hv1', 'vm1'), value: port },
+        {
+          type: 'put',
+          key: schema.vpc('vpc-a'),
+          value: '{"id":10,"subnets":["10.0.0.0/24"],"gateway":"10.0.0.1"}',
+        },
+        { type: 'put', key: schema.node('hv1'), value: nodeValue(1) },
+      ]);
+      await until(() => view.rejected.size === 0, 'valid again');
+      assert.equal(JSON.stringify(view.derive().config), derived);
+    }
+    assert.ok(rejected.length >= 12);
+
+    // Deleting keys that never existed, another node's port, and keys of no schema change nothing.
+    const before = batches.length;
+    await store.commit([
+      { type: 'delete', key: `${P}endpoints/vpc-a/10.9.9.9_32` },
+      { type: 'delete', key: `${P}ports/hv1/never` },
+      { type: 'put', key: `${P}ports/hv2/vm9`, value: port },
+      { type: 'put', key: `${P}ports/hv1x/vm9`, value: port },
+      { type: 'put', key: `${P}ports/hv1/vm9/x`, value: port },
+      { type: 'put', key: `${P}nodes/hv1/x`, value: nodeValue(1) },
+    ]);
+    await until(() => view.rejected.size === 2, 'the two keys in scope that are no records');
+    assert.deepEqual([...view.rejected.keys()].sort(), [`${P}nodes/hv1/x`, `${P}ports/hv1/vm9/x`]);
+    assert.equal(batches.length, before, 'no change handed on');
+    assert.deepEqual([...view.ports.keys()], ['vm1']);
+    assert.equal(JSON.stringify(view.derive().config), derived);
+    // Deleting a key whose only value was rejected removes the rejection and nothing else.
+    await store.commit([{ type: 'delete', key: `${P}ports/hv1/vm9/x` }]);
+    await until(() => view.rejected.size === 1, 'its rejection gone');
+    assert.equal(JSON.stringify(view.derive().config), derived);
+    view.stop();
+    await store.close();
   });
 });
