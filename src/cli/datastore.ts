@@ -112,13 +112,27 @@ export class DatastoreUsageError extends Error {
   override readonly name = 'DatastoreUsageError';
 }
 
-/** Groups key-values into a records file (the form put -f takes). */
+/**
+ * Groups key-values into a records file (the form put -f takes). Built in Maps: a key's names are
+ * the store's, not yet validated, and as plain object keys `__proto__` would set a prototype and
+ * `constructor` (a valid node and VPC name) read Object's own, so their records went missing and
+ * their values landed on Object.prototype or Object.
+ */
 export function recordsFileOf(
   schema: KeySchema,
   kvs: readonly KeyValue[],
 ): Record<string, Record<string, unknown>> {
-  const out: Record<string, Record<string, unknown>> = {};
-  const group = (kind: string): Record<string, unknown> => (out[kind] ??= {});
+  const groups = new Map<string, Map<string, unknown>>();
+  const group = (kind: string): Map<string, unknown> => {
+    let g = groups.get(kind);
+    if (g === undefined) groups.set(kind, (g = new Map<string, unknown>()));
+    return g;
+  };
+  const inner = (g: Map<string, unknown>, name: string): Map<string, unknown> => {
+    let m = g.get(name) as Map<string, unknown> | undefined;
+    if (m === undefined) g.set(name, (m = new Map<string, unknown>()));
+    return m;
+  };
   for (const kv of kvs) {
     const k = schema.parse(kv.key);
     let value: unknown;
@@ -128,14 +142,19 @@ export function recordsFileOf(
       value = kv.value;
     }
     if ('error' in k) continue;
-    if (k.kind === 'node') group('nodes')[k.node] = value;
-    else if (k.kind === 'vpc') group('vpcs')[k.vpc] = value;
-    else if (k.kind === 'port') ((group('ports')[k.node] ??= {}) as Record<string, unknown>)[k.port] = value;
+    if (k.kind === 'node') group('nodes').set(k.node, value);
+    else if (k.kind === 'vpc') group('vpcs').set(k.vpc, value);
+    else if (k.kind === 'port') inner(group('ports'), k.node).set(k.port, value);
     else
-      ((group('endpoints')[k.vpc] ??= {}) as Record<string, unknown>)[`${k.prefix.address}/${k.prefix.len}`] =
-        (value as { node?: unknown } | null)?.node ?? value;
+      inner(group('endpoints'), k.vpc).set(
+        `${k.prefix.address}/${k.prefix.len}`,
+        (value as { node?: unknown } | null)?.node ?? value,
+      );
   }
-  return out;
+  // Object.fromEntries defines own properties, `__proto__` included.
+  const plain = (m: Map<string, unknown>): Record<string, unknown> =>
+    Object.fromEntries([...m].map(([k, v]) => [k, v instanceof Map ? plain(v as Map<string, unknown>) : v]));
+  return Object.fromEntries([...groups].map(([kind, g]) => [kind, plain(g)]));
 }
 
 export async function datastoreCommand(

@@ -115,3 +115,13 @@ export const UNDERLAY_SOURCE_TABLE = SOURCE_TABLE_BASE;
 export function sourceTableOf(vpcId: number): number {
   return SOURCE_TABLE_BASE + vpcId;
 }
+
+/**
+ * The longest lists one VPC or port may write. A record or file is untrusted and the check pass
+ * compares a VPC's subnets pairwise (20,000 subnets took 24 s, once per derivation), each allowed
+ * prefix against them, and makes VPP routes of each: far above what a VPC (AWS: 5 CIDR blocks,
+ * 50 at most) or an appliance behind one port needs, low enough that one record cannot stall the
+ * agent or fill VPP's FIB.
+ */
+export const MAX_VPC_SUBNETS = 256;
+export const MAX_ALLOWED_PREFIXES = 1024;

@@ -90,6 +90,8 @@ function message(e: ValueError): string {
       return a.requiredMessage ?? messageFor(e.schema, undefined);
     case ValueErrorType.ArrayMinItems:
       return a.minItemsMessage ?? `must list at least ${String(e.schema.minItems)}`;
+    case ValueErrorType.ArrayMaxItems:
+      return `must list at most ${String(e.schema.maxItems)} (${String((e.value as unknown[]).length)} listed)`;
     default:
       return messageFor(e.schema, e.value);
   }

@@ -200,9 +200,14 @@ export async function importConfig(
     };
   });
   const ports: Record<string, unknown> = {};
-  const endpoints: Record<string, Record<string, string>> = {};
-  const endpoint = (vpc: string, prefix: string, node: string): void =>
-    void ((endpoints[vpc] ??= {})[prefix] = node);
+  // By VPC in a Map: `constructor` is a valid VPC name, and endpoints[vpc] ??= {} read Object's
+  // own constructor for it, dropping the VPC's endpoints onto Object itself.
+  const endpoints = new Map<string, Record<string, string>>();
+  const endpoint = (vpc: string, prefix: string, node: string): void => {
+    let of = endpoints.get(vpc);
+    if (of === undefined) endpoints.set(vpc, (of = {}));
+    of[prefix] = node;
+  };
   for (const p of config.ports) {
     ports[p.name] = {
       vpc: p.vpc,
@@ -271,7 +276,7 @@ export async function importConfig(
     endpoint(route.vpc, prefixText(route.prefix), owner.name);
   });
   if (problems.length) throw new RecordError(problems);
-  const ops = [...ops0, ...recordsFileOps(schema, { endpoints }, '(import)')];
+  const ops = [...ops0, ...recordsFileOps(schema, { endpoints: Object.fromEntries(endpoints) }, '(import)')];
   if (!options.dryRun) await store.commit(ops);
   return ops;
 }

@@ -174,6 +174,10 @@ for (const [name, f] of Object.entries(FORMATS)) FormatRegistry.Set(name, f.chec
 
 function pathProblem(v: string, what: 'file' | 'directory'): string | undefined {
   if (!v.startsWith('/')) return 'must be an absolute path';
+  // VPP reads a socket path as a C string and sends it back cut at the first NUL: a path holding
+  // one named another socket than the one checked (two ports could share it) and never matched
+  // VPP's dump. Newlines and other control characters have no place in a path either.
+  if (/\p{Cc}/u.test(v)) return 'must hold no control character (NUL, newline, tab, …)';
   if (
     (v.endsWith('/') && v !== '/') ||
     v.split('/').some((part, i) => i > 0 && (part === '' || part === '.' || part === '..'))

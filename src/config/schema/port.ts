@@ -1,5 +1,6 @@
 /** One item of `ports`: a VM's port, and how VPP reaches the VM (`attach`, one of four types). */
 import { Type, type Static } from '../typebox.js';
+import { MAX_ALLOWED_PREFIXES } from '../defaults.js';
 import { absolutePath, formatted, name, unixId, vppInterface } from './fields.js';
 
 const closed = { additionalProperties: false } as const;
@@ -99,8 +100,8 @@ export const PortSchema = Type.Object(
       Type.Array(formatted('ip-network'), {
         docType: 'list of IPv4 and IPv6 prefixes',
         default: [],
-        description:
-          "Networks behind the VM (NAT instance, VPN gateway, router): routed to the port in its VPC's tables on this node and accepted as its sources. Each of a family the VPC has, network form, unique in the VPC, not inside 169.254.0.0/16, fe80::/10, loopback, multicast or the node's underlay, locator or BSID prefix, and not a VPC subnet, the gateway or another port's address (a covering prefix such as 0.0.0.0/0 is allowed: the more specific routes still win). Other nodes reach them through endpoints naming this node.",
+        maxItems: MAX_ALLOWED_PREFIXES,
+        description: `Networks behind the VM (NAT instance, VPN gateway, router), at most ${MAX_ALLOWED_PREFIXES}: routed to the port in its VPC's tables on this node and accepted as its sources. Each of a family the VPC has, network form, unique in the VPC, not inside 169.254.0.0/16, fe80::/10, loopback, multicast or the node's underlay, locator or BSID prefix, and not a VPC subnet, the gateway or another port's address (a covering prefix such as 0.0.0.0/0 is allowed: the more specific routes still win). Other nodes reach them through endpoints naming this node.`,
       }),
     ),
     attach: AttachSchema,

@@ -1,6 +1,12 @@
 /** One item of `vpcs`: a VPC with VMs or routes on this node. */
 import { Type, type Static } from '../typebox.js';
-import { MAX_UNDERLAY_MTU, MIN_TENANT_MTU, SRV6_ENCAP_OVERHEAD, VPC_DEFAULTS } from '../defaults.js';
+import {
+  MAX_UNDERLAY_MTU,
+  MAX_VPC_SUBNETS,
+  MIN_TENANT_MTU,
+  SRV6_ENCAP_OVERHEAD,
+  VPC_DEFAULTS,
+} from '../defaults.js';
 import { formatted, integer, name } from './fields.js';
 
 export const VpcSchema = Type.Object(
@@ -30,9 +36,9 @@ export const VpcSchema = Type.Object(
     subnets: Type.Array(formatted('ip-network'), {
       minItems: 1,
       minItemsMessage: 'needs at least one subnet',
+      maxItems: MAX_VPC_SUBNETS,
       docType: 'list of IPv4 and IPv6 prefixes',
-      description:
-        "The VPC's subnets, at least one (VPCs may overlap each other): IPv4 prefixes up to /30, IPv6 ones each exactly a /64. A VPC may be IPv6-only.",
+      description: `The VPC's subnets, at least one and at most ${MAX_VPC_SUBNETS} (VPCs may overlap each other): IPv4 prefixes up to /30, IPv6 ones each exactly a /64. A VPC may be IPv6-only.`,
     }),
     gateway: Type.Optional(
       formatted('ip4', {
