@@ -70,13 +70,13 @@ describe('hostile config files', () => {
     assert.deepEqual(fileProblems(`\ufeff${file()}`), []);
   });
 
-  it('refuses alias bombs and deep nesting quickly, naming where', () => {
+  // A bomb that expanded would hang or exhaust memory: the timeout makes a hang a failure, not a stalled CI.
+  it('refuses alias bombs and deep nesting, naming where', { timeout: 60_000 }, () => {
     let bomb = 'a: &a [x, x, x, x, x, x, x, x, x, x]\n';
     for (let i = 1; i < 9; i++) {
       const [name, prev] = [String.fromCharCode(97 + i), String.fromCharCode(96 + i)];
       bomb += `${name}: &${name} [${Array<string>(10).fill(`*${prev}`).join(', ')}]\n`;
     }
-    const started = Date.now();
     // 10^9 strings if expanded; as the root's unknown fields and as a list of VPCs.
     assert.ok(
       fileProblems(`${bomb}node: *i\n`).includes(
@@ -93,7 +93,6 @@ describe('hostile config files', () => {
     assert.deepEqual(fileProblems(`node: ${'{a: '.repeat(20_000)}1${'}'.repeat(20_000)}`), [
       'line 1: nesting exceeded maxDepth (100)',
     ]);
-    assert.ok(Date.now() - started < 5_000, `took ${Date.now() - started} ms`);
   });
 
   it('takes integers only as integers: no strings, NaN, infinities, -0, fractions or unsafe ones', () => {
@@ -190,14 +189,12 @@ describe('hostile config files', () => {
     const withAllowed = (n: number) => (cfg: RawConfig) => (cfg.ports[0]!.allowedPrefixes = allowed(n));
     assert.deepEqual(problems(withSubnets(255)), []);
     assert.deepEqual(problems(withAllowed(1024)), []);
-    const started = Date.now();
+    // Refused by the schema, before the check pass compares subnets pairwise (20,000 took 24 s).
     assert.deepEqual(problems(withSubnets(20_000)), [
       { path: 'vpcs[0].subnets', message: 'must list at most 256 (20001 listed)' },
     ]);
     assert.deepEqual(problems(withAllowed(1_000_000)), [
       { path: 'ports[0].allowedPrefixes', message: 'must list at most 1024 (1000000 listed)' },
     ]);
-    // Pairwise, 20,000 subnets took 24 s.
-    assert.ok(Date.now() - started < 5_000, `took ${Date.now() - started} ms`);
   });
 });

@@ -118,8 +118,7 @@ describe('hostile records', () => {
     }
   });
 
-  it('refuses a port record listing a million allowed prefixes, or a VPC record 20,000 subnets, quickly', () => {
-    const started = Date.now();
+  it('refuses a port record listing a million allowed prefixes, or a VPC record 20,000 subnets, by the schema', () => {
     const port = JSON.stringify({
       vpc: 'vpc-a',
       mac: '52:54:00:00:00:05',
@@ -145,7 +144,6 @@ describe('hostile records', () => {
     assert.deepEqual(parseRecord(schema, `${P}vpcs/vpc-a`, vpc), [
       { key: `${P}vpcs/vpc-a`, path: 'subnets', message: 'must list at most 256 (20000 listed)' },
     ]);
-    assert.ok(Date.now() - started < 5_000, `took ${Date.now() - started} ms`);
   });
 
   it("flips between valid and invalid, deletes what never was, writes another node's ports: the last good state stays", async () => {
