@@ -1,6 +1,6 @@
 /**
  * The reconcile pass when VPP fails it (simulator fault injection, failRequest): a create refused
- * with a retval, a VPP restart between passes. Each time the
+ * with a retval, a reply lost with the connection, a VPP restart between passes. Each time the
  * error names the message and VPP's retval, what depends on the failure waits, the rest is done,
  * and the next pass converges to exactly what a pass without the fault leaves: nothing twice,
  * nothing leaked.
@@ -19,7 +19,7 @@ import { validateConfig } from '../config/validate.js';
 import { VppRetvalError } from '../vpp/client/retval-error.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
-import type { VppSimulator } from '../vpp/sim/index.js';
+import type { RequestFault, VppSimulator } from '../vpp/sim/index.js';
 import { memoryStore, type ReconcileOutcome, type SrGlobalsStore } from './reconcile.js';
 
 interface Fixture {
@@ -256,6 +256,37 @@ describe('a reconcile pass that VPP fails', { skip: SIM_ONLY }, () => {
         const { applied = 0, skipped = [] } = outcome.result ?? {};
         assert.ok(applied > 0, 'the independent ops ran');
         assert.equal(applied + failed.length + skipped.length, outcome.plan.ops.length);
+        await converge(f);
+        assert.deepEqual(inventory(f.sim), expected, 'nothing twice, nothing left over');
+      } finally {
+        await teardown(f);
+      }
+    });
+  }
+
+  // A create carried out whose reply the connection took with it: the next pass reads it back
+  // and adopts it (by its tag, its key), or removes it, and creates nothing twice.
+  const lost = [
+    'create_vhost_user_if_v2',
+    'create_loopback_instance',
+    'ip_table_add_del',
+    'ip_route_add_del',
+    'sr_policy_add',
+    'sr_localsid_add_del',
+    'sr_steering_add_del',
+    'acl_add_replace',
+    'bridge_domain_add_del_v2',
+    'nat44_ei_add_del_static_mapping',
+  ];
+  for (const message of lost) {
+    it(`${message} done but its reply lost with the connection: the next pass converges without duplicates or leftovers`, async () => {
+      const f = await setup();
+      try {
+        const back = reconnected(f.client);
+        f.sim.failRequest(message, 'lose-reply' satisfies RequestFault);
+        const interrupted = await pass(f).catch((err: unknown) => err as Error);
+        if (!(interrupted instanceof Error)) assert.ok((interrupted.result?.failed.length ?? 0) > 0);
+        await back;
         await converge(f);
         assert.deepEqual(inventory(f.sim), expected, 'nothing twice, nothing left over');
       } finally {
