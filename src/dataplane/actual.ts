@@ -49,6 +49,13 @@ export interface ActualOptions {
   readonly hostVethPrefixes: readonly string[];
   /** External interfaces that are VM ports (`attach: interface`): they must be untagged. */
   readonly vmPortInterfaces?: ReadonlySet<string>;
+  /**
+   * MACs of the loopbacks and af_packet interfaces vppnet wants, derived from their names
+   * (names.ts). An untagged interface of those types with one of them is vppnet's own whose tag
+   * never came (the connection was lost between the create and the tag): read as vppnet's under
+   * its VPP name, it is deleted. Unseen, it leaked, one more at every such loss.
+   */
+  readonly untaggedOwnMacs?: ReadonlySet<string>;
 }
 
 const VETH_OF_INTERFACE = (hostIfName: string, prefixes: readonly string[]): boolean =>
@@ -68,6 +75,17 @@ export function actualDataplane(s: DataplaneSnapshot, opts: ActualOptions): Reso
 
   for (const name of opts.hostVeths) {
     out.push(hostVethDescriptor.resource({ hostName: name, netns: '', ifname: '', mac: '' }));
+  }
+
+  for (const d of s.untagged) {
+    if (!opts.untaggedOwnMacs?.has(d.l2_address)) continue;
+    const name = d.interface_name;
+    const afp = s.afPacket.get(d.sw_if_index);
+    const mac = d.l2_address;
+    const value: InterfaceValue =
+      afp === undefined ? { type: 'loopback', name, mac } : { type: 'af_packet', name, hostIfName: afp, mac };
+    // A VM port attached to it by name takes it as it is (external), as any untagged interface.
+    if (!want.has(keys.interface(name))) out.push(interfaceDescriptor.resource(value));
   }
 
   for (const [name, facts] of s.interfaceFacts) {

@@ -58,6 +58,11 @@ export interface DataplaneSnapshot {
   readonly interfaces: InterfaceRegistry;
   /** Facts for vppnet's interfaces and the external ones it configures, by logical name. */
   readonly interfaceFacts: ReadonlyMap<string, InterfaceFacts>;
+  /**
+   * Untagged loopbacks and af_packet interfaces: VPP tags these only after creating them, so a
+   * create of vppnet's whose tag never came leaves one of them (actual.ts tells which by MAC).
+   */
+  readonly untagged: readonly InterfaceDetails[];
   readonly afPacket: ReadonlyMap<number, string>;
   readonly vhostUser: ReadonlyMap<number, Message<typeof msg.sw_interface_vhost_user_details>>;
   readonly taps: ReadonlyMap<number, Message<typeof msg.sw_interface_tap_v2_details>>;
@@ -194,10 +199,14 @@ export async function readDataplane(client: VppApi, scope: DataplaneScope): Prom
           }))
       : Promise.resolve(undefined),
   ]);
+  const afPacketIndices = new Set(afPacket.map((a) => a.sw_if_index));
   const sourceCheckNodes = await readSourceCheckNodes(client, ifDetails, sourceChecks, scope);
   return {
     interfaces: InterfaceRegistry.fromDump(ifDetails),
     interfaceFacts: facts,
+    untagged: ifDetails.filter(
+      (d) => d.tag === '' && (d.interface_dev_type === 'Loopback' || afPacketIndices.has(d.sw_if_index)),
+    ),
     afPacket: new Map(afPacket.map((a) => [a.sw_if_index, a.host_if_name])),
     vhostUser: new Map(vhostUser.map((v) => [v.sw_if_index, v])),
     taps: new Map(taps.map((t) => [t.sw_if_index, t])),
@@ -347,6 +356,7 @@ export function emptyDataplaneSnapshot(): DataplaneSnapshot {
   return {
     interfaces: new InterfaceRegistry(),
     interfaceFacts: new Map(),
+    untagged: [],
     afPacket: new Map(),
     vhostUser: new Map(),
     taps: new Map(),

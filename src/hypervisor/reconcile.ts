@@ -172,6 +172,7 @@ async function reconcilePass(given: AgentConfig, opts: ReconcileOptions): Promis
       hostVeths,
       hostVethPrefixes: vethPrefixes,
       vmPortInterfaces: attachedInterfaces(config),
+      untaggedOwnMacs: untaggedOnCreate(desired.resources),
     }),
     ...actualHostFiles(desired.resources, fileFacts, snapshot),
     ...srv6Domain.actual(snapshot, config, memory),
@@ -279,6 +280,17 @@ function withoutPodPorts(actual: Resource[], leaveAlone: (pod: string) => boolea
   // Nothing to leave out (no pod in progress): the same list, not a lookup per dependency.
   if (skipped.size === 0) return actual;
   return actual.filter((r) => !skipped.has(r.key) && !r.deps.some((d) => skipped.has(d)));
+}
+
+/** MACs of the desired interfaces VPP tags only after creating them (actual.ts, untaggedOwnMacs). */
+function untaggedOnCreate(desired: readonly Resource[]): Set<string> {
+  const out = new Set<string>();
+  for (const r of desired) {
+    if (!interfaceDescriptor.is(r)) continue;
+    const v = r.value;
+    if (v.type === 'loopback' || v.type === 'af_packet') out.add(v.mac);
+  }
+  return out;
 }
 
 /** The VPP interfaces VM ports are attached to (`attach: interface`). */

@@ -29,7 +29,7 @@
  * Each follows the VPP source it cites; what could not be read from the source is marked GUESS.
  */
 export { VppSimulator, permissiveHost, realHost } from './simulator.js';
-export type { VppSimulatorOptions, InitialInterface, HostOps, TapSpec } from './simulator.js';
+export type { VppSimulatorOptions, InitialInterface, HostOps, TapSpec, RequestFault } from './simulator.js';
 export type { SimState, InterfaceSnapshot, RouteSnapshot, TableSnapshot } from './state.js';
 export type { UrpfVerdict, UrpfEntrySnapshot } from './urpf.js';
 export type { AclVerdict } from './acl-dataplane.js';

@@ -49,6 +49,28 @@ describe('fault injection', () => {
     assert.equal(sim.state.interfaces.length, 2);
   });
 
+  it('failRequest with a retval: that request alone is refused, nothing done; the ones around it work', async () => {
+    const { sim, c } = await start();
+    sim.failRequest('create_loopback_instance', { retval: -7 }, { skip: 1 });
+    const first = await call(c, msg.create_loopback_instance, {});
+    const refused = await call(c, msg.create_loopback_instance, {});
+    const third = await call(c, msg.create_loopback_instance, {});
+    assert.deepEqual([first.retval, refused.retval, refused.sw_if_index, third.retval], [0, -7, 0, 0]);
+    assert.equal(sim.state.interfaces.length, 3, 'local0 and two loopbacks');
+  });
+
+  it("failRequest 'lose-reply': the request is carried out, the connection dies before its reply", async () => {
+    const { sim, c, connect } = await start();
+    sim.failRequest('create_loopback_instance', 'lose-reply');
+    const base = c.received.length;
+    c.send(msg.create_loopback_instance, {}, 21);
+    await c.closed;
+    assert.equal(c.received.length, base, 'no reply');
+    const c2 = await connect();
+    assert.equal(sim.state.interfaces.length, 2, 'the loopback exists');
+    assert.equal((await call(c2, msg.create_loopback_instance, {})).retval, 0, 'used up');
+  });
+
   it('stallReplies: nothing comes back until released, then everything in order', async () => {
     const { sim, c } = await start();
     sim.stallReplies(true);

@@ -17,6 +17,7 @@ import { PolicerClassifyType, type PolicerClassifyVerdict } from './policer-clas
 import type { UrpfVerdict } from './urpf.js';
 import { Vpp, type FaultSettings, type InitialInterface, type VppProcessOptions } from './vpp.js';
 import { existsSync } from 'node:fs';
+import { decodeMessage } from '../codec/message-codec.js';
 
 export type { InitialInterface } from './vpp.js';
 export type { HostOps, TapSpec } from './host.js';
@@ -49,6 +50,9 @@ export interface VppSimulatorOptions {
   host?: HostOps;
 }
 
+/** What failRequest does to a request. */
+export type RequestFault = { readonly retval: number } | 'lose-reply';
+
 export class VppSimulator {
   readonly socketPath: string;
   readonly #opts: VppSimulatorOptions;
@@ -69,6 +73,8 @@ export class VppSimulator {
   #reshuffleSeed = 1;
   #stalled = false;
   #closed = false;
+  /** Requests to fail by message name (failRequest), in the order they were asked for. */
+  #requestFaults: { name: string; skip: number; fault: RequestFault }[] = [];
   /** Tests waiting for clients to be gone (whenClientsAtMost). */
   #clientWaiters: { readonly count: number; readonly resolve: () => void }[] = [];
 
@@ -135,6 +141,11 @@ export class VppSimulator {
   }
 
   #onMessage(conn: SimConnection, payload: Buffer): void {
+    const fault = this.#requestFaults.length > 0 ? this.#faultFor(payload) : undefined;
+    if (fault && fault !== 'lose-reply') {
+      this.#refuse(conn, payload, fault.retval);
+      return;
+    }
     try {
       this.#dispatcher.dispatch(conn, payload);
       // link_state_process runs after the handler: its events follow the reply (transcripts
@@ -145,6 +156,38 @@ export class VppSimulator {
       if (err instanceof VppCrash) this.#crash(err.message);
       else throw err;
     }
+    // Done, and the reply queued but not written: the connections die with it.
+    if (fault === 'lose-reply') this.#server.dropAll();
+  }
+
+  /** The fault armed for this request, if any (used up by it). */
+  #faultFor(payload: Buffer): RequestFault | undefined {
+    if (payload.length < 2) return undefined;
+    const name = this.#table.byId(payload.readUInt16BE(0))?.name;
+    const i = this.#requestFaults.findIndex((f) => f.name === name);
+    const armed = this.#requestFaults[i];
+    if (!armed) return undefined;
+    if (armed.skip > 0) {
+      armed.skip--;
+      return undefined;
+    }
+    this.#requestFaults.splice(i, 1);
+    return armed.fault;
+  }
+
+  /** Answers a request with `retval` alone and does nothing, as a handler refusing it. */
+  #refuse(conn: SimConnection, payload: Buffer, retval: number): void {
+    const def = this.#table.byId(payload.readUInt16BE(0))?.def;
+    if (!def?.reply || !conn.registration) return;
+    let context = 0;
+    try {
+      const m = decodeMessage(def, payload) as { context?: unknown };
+      if (typeof m.context === 'number') context = m.context;
+    } catch {
+      return; // truncated: VPP drops it unanswered
+    }
+    const frame = this.#dispatcher.encode(def.reply, { retval }, { context });
+    if (frame) conn.push(frame);
   }
 
   /** Registration reapers: subscriptions die with their client. */
@@ -239,6 +282,16 @@ export class VppSimulator {
     this.#vpp = this.#newProcess();
     await this.#server.listen();
     if (this.#stalled) this.#server.setStalled(true);
+  }
+
+  /**
+   * The next request named `name`, after `skip` of them, meets `fault`: `{ retval }` answers it
+   * with that retval alone and changes nothing (VPP refusing it); 'lose-reply' carries it out and
+   * then drops every connection before the reply is written (a crash between the two). Each call
+   * arms one request; several calls for one name fire in the order they were made.
+   */
+  failRequest(name: string, fault: RequestFault, opts: { skip?: number } = {}): void {
+    this.#requestFaults.push({ name, skip: opts.skip ?? 0, fault });
   }
 
   /** As if the plugin providing `name` were not loaded: gone from the table from now on. */
