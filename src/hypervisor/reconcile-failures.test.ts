@@ -12,7 +12,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { reconcile } from '../../test/support/host-reconcile.js';
 import { NO_HOST_LINKS } from '../../test/support/no-host-links.js';
-import { createUnderlay } from '../../test/support/underlay.js';
+import { createUnderlay, removeUnderlay } from '../../test/support/underlay.js';
 import { SIM_ONLY, startVppTarget, type VppTarget } from '../../test/support/vpp-target.js';
 import type { AgentConfig } from '../config/model.js';
 import { validateConfig } from '../config/validate.js';
@@ -34,13 +34,17 @@ interface Fixture {
 let dir = '';
 
 function config(underlay: string): AgentConfig {
+  return validateConfig(rawConfig(underlay));
+}
+
+function rawConfig(underlay: string): { node: object } & Record<string, unknown> {
   const vpcs = [1, 2].map((i) => ({
     name: `vpc-${i}`,
     id: 99 + i,
     subnets: ['10.0.0.0/24'],
     gateway: '10.0.0.1',
   }));
-  return validateConfig({
+  return {
     node: {
       name: 'hv1',
       underlay: { interface: underlay, address: '2001:db8::1/64', gateway: '2001:db8::2' },
@@ -63,7 +67,7 @@ function config(underlay: string): AgentConfig {
       })),
     ),
     services: { dhcpServer: '169.254.169.103', dnsAddress: '169.254.169.53' },
-  });
+  };
 }
 
 async function setup(): Promise<Fixture> {
@@ -343,6 +347,72 @@ describe('a reconcile pass that VPP fails', { skip: SIM_ONLY }, () => {
         'no ACL on them',
       );
     } finally {
+      await teardown(f);
+    }
+  });
+});
+
+describe("a loopback of vppnet's whose tag never came", () => {
+  before(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-recfail-'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  // The agent killed (or its connection lost) between create_loopback_instance and its tag leaves
+  // what this test makes by hand. Runs on a real VPP too: VPP's own dump says what is untagged.
+  it("is deleted and made again, tagged; an untagged loopback of the operator's is left alone", async () => {
+    const f = await setup();
+    try {
+      const planned = await pass(f, true);
+      const wanted = planned.plan.ops
+        .map((o) => o.resource.value as { type?: string; mac?: string })
+        .filter((v) => v.type === 'loopback' && typeof v.mac === 'string');
+      assert.ok(wanted.length > 0, 'the pass wants loopbacks');
+      const leftoverMac = wanted[0]?.mac as string;
+      const loopback = async (mac: string): Promise<number> =>
+        (await f.other.call(msg.create_loopback_instance, { mac_address: mac })).sw_if_index;
+      await loopback(leftoverMac);
+      const underlayIndex = (await f.other.dump(msg.sw_interface_dump, { sw_if_index: 0xffffffff })).find(
+        (i) => i.interface_name === f.underlay,
+      )?.sw_if_index;
+      const operators = await loopback('02:00:5e:10:00:01');
+      await converge(f);
+      const all = await f.other.dump(msg.sw_interface_dump, {
+        sw_if_index: 0xffffffff,
+        name_filter_valid: false,
+      });
+      const withMac = all.filter((i) => i.l2_address === leftoverMac);
+      assert.equal(withMac.length, 1, `one interface with ${leftoverMac}`);
+      assert.match(withMac[0]?.tag ?? '', /^vppnet:/, "it is vppnet's, tagged");
+      // (VPP may give the new one the leftover's index: the MAC and the tag tell them apart.)
+      assert.deepEqual(
+        all
+          .filter((i) => i.tag === '' && i.interface_dev_type === 'Loopback')
+          .map((i) => i.sw_if_index)
+          .sort(),
+        [underlayIndex, operators].sort(),
+        "the untagged loopbacks left are the NIC's and the operator's",
+      );
+      const theirs = all.find((i) => i.sw_if_index === operators);
+      assert.equal(theirs?.tag, '', "the operator's loopback is there, untagged");
+      await f.other.call(msg.delete_loopback, { sw_if_index: operators });
+    } finally {
+      if (f.target.real) {
+        // Leave a real VPP as found: an empty desired state removes what vppnet owns.
+        await reconcile(validateConfig({ node: rawConfig(f.underlay).node }), {
+          client: f.client,
+          host: NO_HOST_LINKS,
+          globals: f.globals,
+        });
+        await removeUnderlay(f.other, {
+          name: f.underlay,
+          swIfIndex: (await f.other.dump(msg.sw_interface_dump, { sw_if_index: 0xffffffff })).find(
+            (i) => i.interface_name === f.underlay,
+          )?.sw_if_index as number,
+        });
+      }
       await teardown(f);
     }
   });
