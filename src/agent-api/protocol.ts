@@ -52,6 +52,16 @@ export const DEFAULT_SERVICE_MAP_SOCKET = '/run/vppnet/services/service-map.sock
 export type AttachMode = 'auto' | 'tap' | 'veth';
 export const ATTACH_MODES: readonly AttachMode[] = ['auto', 'tap', 'veth'];
 
+/**
+ * The CNI spec's container ID: an alphanumeric first character, then alphanumerics, `_`, `.` or
+ * `-`. vppnet-cni refuses CNI_CONTAINERID otherwise (code 4), and the agent refuses a request
+ * whose containerId is not one: the ID is hashed into names and written into records and logs,
+ * and nothing that spells a path, a newline or a control character has a reason to arrive.
+ */
+export function isContainerId(value: unknown): value is string {
+  return typeof value === 'string' && /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(value);
+}
+
 /** The spec's attachment identity plus the netns it lives in. */
 export interface AttachmentKey {
   readonly containerId: string;
@@ -148,6 +158,6 @@ export function attachmentKeyToQuery(key: AttachmentKey): string {
 export function attachmentKeyFromQuery(query: URLSearchParams): AttachmentKey | undefined {
   const containerId = query.get('containerId');
   const ifname = query.get('ifname');
-  if (containerId === null || containerId === '' || ifname === null || ifname === '') return undefined;
+  if (!isContainerId(containerId) || ifname === null || ifname === '') return undefined;
   return { containerId, ifname, netns: query.get('netns') ?? '' };
 }

@@ -41,3 +41,19 @@ describe('attach request: the shared formats of src/net', () => {
     assert.match(problem({ ifname: 'ne\u0000t1' }), /ifname must be a Linux interface name/);
   });
 });
+
+describe('attach request: the container ID', () => {
+  it("takes the CNI spec's IDs: a runtime's hex, names with _ . -", () => {
+    for (const containerId of ['c1', 'a'.repeat(64), '0f3e_pod.sandbox-1'])
+      assert.equal(validateAttachRequest({ ...good, containerId }).containerId, containerId);
+  });
+
+  it('refuses what the spec does not allow, as vppnet-cni refuses CNI_CONTAINERID', () => {
+    for (const containerId of ['', '../../etc', 'a/b', '.hidden', '-x', 'a b', 'a\nb', 'a\0b', 'ä', 7])
+      assert.match(
+        problem({ containerId }),
+        /containerId must be a container ID/,
+        JSON.stringify(containerId),
+      );
+  });
+});

@@ -11,6 +11,7 @@ import { ipLiteralFamily } from '../net/ip-literal.js';
 import { canonicalIp6 } from '../net/ip.js';
 import {
   ATTACH_MODES,
+  isContainerId,
   type AttachIp,
   type AttachMode,
   type AttachRequest,
@@ -36,10 +37,9 @@ export function validateAttachRequest(body: unknown): AttachRequest {
     typeof b.network === 'string' && b.network !== ''
       ? b.network
       : fail('network', 'must be a non-empty string');
-  const containerId =
-    typeof b.containerId === 'string' && b.containerId !== ''
-      ? b.containerId
-      : fail('containerId', 'must be a non-empty string');
+  const containerId = isContainerId(b.containerId)
+    ? b.containerId
+    : fail('containerId', 'must be a container ID (a letter or digit, then letters, digits, _ . -)');
   const ifname =
     typeof b.ifname === 'string' && isLinkName(b.ifname)
       ? b.ifname

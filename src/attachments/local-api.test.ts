@@ -252,6 +252,11 @@ void describe('local API', () => {
     const noKey = await call(socketPath, 'DELETE', '/v1/attachments?ifname=net1');
     assert.equal(noKey.status, 400);
     assert.equal((noKey.body as { code: number }).code, 7);
+    for (const bad of ['..%2F..%2Fetc', 'a%0Ab', '-x']) {
+      const badKey = await call(socketPath, 'GET', `/v1/attachments?containerId=${bad}&ifname=net1`);
+      assert.equal(badKey.status, 400, bad);
+      assert.equal((badKey.body as { code: number }).code, 7, bad);
+    }
     const badGc = await call(socketPath, 'POST', '/v1/gc', JSON.stringify({ validAttachments: [] }));
     assert.equal((badGc.body as { code: number }).code, 7, 'GC must name its network');
     const notJson = await call(socketPath, 'POST', '/v1/attachments', '{');

@@ -184,7 +184,7 @@ export class LocalApiServer {
 
       const key = (): AttachmentKey => {
         const k = attachmentKeyFromQuery(url.searchParams);
-        if (!k) throw rejected('containerId and ifname are required in the query');
+        if (!k) throw rejected('the query needs a containerId (a CNI container ID) and an ifname');
         return k;
       };
       switch (route) {

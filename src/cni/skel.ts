@@ -5,6 +5,7 @@
  * by side in one process and nothing here reads or writes process-global state.
  */
 import { linkNameProblem } from '../net/link-name.js';
+import { isContainerId } from '../agent-api/protocol.js';
 import { parseCniArgs } from './cni-args.js';
 import { CniError, CniErrorCode, toCniError } from './errors.js';
 import { decodeNetworkConfigObject, isRecord } from './json-fields.js';
@@ -77,8 +78,7 @@ export const ENV_VAR_RULES: readonly EnvVarRule[] = [
     name: 'CNI_CONTAINERID',
     requiredFor: ['ADD', 'DEL', 'CHECK'],
     usedBy: ['ADD', 'DEL', 'CHECK'],
-    validate: (value) =>
-      /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(value) ? undefined : 'invalid characters in container ID',
+    validate: (value) => (isContainerId(value) ? undefined : 'invalid characters in container ID'),
   },
   {
     name: 'CNI_NETNS',
