@@ -5,6 +5,7 @@
  * holding what etcd holds, checked against a fresh listing.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,6 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { EtcdStore } from './etcd-store.js';
 import { KeySchema } from './keys.js';
 import { DatastoreView } from './view.js';
+import type { StoreEvent } from './store.js';
 import { ETCD_BACKEND } from './testing/store-backends.js';
 import { EtcdServer } from './testing/etcd-server.js';
 import { ManualTimers } from '../util/testing/manual-timers.js';
@@ -123,6 +125,107 @@ describe('the view following a real etcd', { skip }, () => {
       );
     } finally {
       v.stop();
+      await store.close();
+      await writer.close();
+    }
+  });
+});
+
+describe('the view following a real etcd with auth', { skip }, () => {
+  let server: EtcdServer;
+  const root = { user: 'root', password: 'rootpw' };
+  before(async () => {
+    server = await EtcdServer.start();
+    const ctl = (...args: string[]) =>
+      execFileSync('etcdctl', ['--endpoints', server.endpoint, ...args], {
+        env: { ...process.env, ETCDCTL_API: '3' },
+        stdio: 'pipe',
+      });
+    ctl('user', 'add', `root:${root.password}`);
+    ctl('auth', 'enable');
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  test('etcd restarted during a stream of writes: every event once, in order, and the view ends as etcd', async () => {
+    const s = new KeySchema('/f/restart/');
+    const backoff = { initialMs: 20, maxMs: 200 };
+    const writer = new EtcdStore({ endpoints: [server.endpoint], auth: root, callTimeoutMs: 2000 });
+    const store = new EtcdStore({ endpoints: [server.endpoint], auth: root, backoff, callTimeoutMs: 2000 });
+    const v = new DatastoreView(store, s, 'hv1', { backoff });
+    // A watch on a client of its own: no other call of it fetches a new token after the restart.
+    const watcher = new EtcdStore({ endpoints: [server.endpoint], auth: root, backoff, callTimeoutMs: 2000 });
+    const events: StoreEvent[] = [];
+    let ended: Error | undefined;
+    let writing = true;
+    let commits = 0;
+    try {
+      await writer.commit([{ type: 'put', key: s.node('hv1'), value: node(1) }]);
+      v.start();
+      await v.whenSynced();
+      const from = (await watcher.list(s.nodesRange)).revision + 1;
+      const w = watcher.watch(s.nodesRange, from, {
+        onEvents: (e) => void events.push(...e),
+        onEnd: (err) => void (ended = err),
+      });
+      // Puts and deletes of 20 nodes, each commit retried until etcd takes it.
+      const writes = (async () => {
+        for (let i = 2; writing; i++) {
+          const n = 2 + (i % 20);
+          const op =
+            i % 7 === 0
+              ? { type: 'delete' as const, key: s.node(`hv${n}`) }
+              : { type: 'put' as const, key: s.node(`hv${n}`), value: node(n, `fc00:${i}::/48`) };
+          for (;;) {
+            try {
+              await writer.commit([op]);
+              commits++;
+              break;
+            } catch {
+              if (!writing) return;
+            }
+          }
+        }
+      })();
+      await until(() => commits >= 50, '50 commits before the restart');
+      await server.kill();
+      await until(() => v.health().stale, 'the view stale');
+      await server.resume();
+      const resumedAt = commits;
+      await until(() => commits >= resumedAt + 50, '50 commits after the restart');
+      writing = false;
+      await writes;
+      const listing = await writer.list(s.nodesRange);
+      const want = await storeNodes(writer, s);
+      await until(
+        () =>
+          events.at(-1)?.revision === listing.revision &&
+          JSON.stringify(viewNodes(v)) === JSON.stringify(want) &&
+          !v.health().stale,
+        `the watch and the view at etcd's revision ${listing.revision}`,
+      );
+      w.cancel();
+      assert.equal(ended, undefined, 'the watch never ended');
+      for (let i = 1; i < events.length; i++)
+        assert.ok(
+          (events[i] as StoreEvent).revision > (events[i - 1] as StoreEvent).revision,
+          `event ${i} after its predecessor: none twice, none out of order`,
+        );
+      // The events replayed on the listing the watch started from are etcd's state now.
+      const replayed = new Map<string, string>([[s.node('hv1'), node(1)]]);
+      for (const e of events)
+        if (e.type === 'put') replayed.set(e.key, e.value);
+        else replayed.delete(e.key);
+      assert.deepEqual(
+        [...replayed].sort(),
+        listing.kvs.map((kv) => [kv.key, kv.value]),
+        'no event lost',
+      );
+    } finally {
+      writing = false;
+      v.stop();
+      await watcher.close();
       await store.close();
       await writer.close();
     }

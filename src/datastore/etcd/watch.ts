@@ -14,6 +14,7 @@
  * are another history, so the watch ends with ErrHistoryReplaced and the caller re-lists
  * (client-go's reflector re-lists on any watch error it cannot resume from).
  */
+import { status } from '@grpc/grpc-js';
 import { rangeEnd, type KeyRange } from '../keys.js';
 import type { RetrySchedule } from '../retry-schedule.js';
 import {
@@ -26,6 +27,14 @@ import {
 } from '../store.js';
 import type { EtcdConnection, WatchStream } from './connection.js';
 import type { WatchResponseMessage } from './watch-response.js';
+
+/**
+ * Cancellations that say the watch's auth token is no good (a restarted member forgets its simple
+ * tokens; they expire after --auth-token-ttl), not that the watch may not be: etcd answers a new
+ * watch with a stale token by cancelling it, not by failing the stream. etcd's clientv3 retries
+ * these two (shouldRetryWatch) with a new token, and so does this.
+ */
+const TOKEN_REJECTED = /etcdserver: (invalid auth token|revision of auth store is old)/;
 
 export class EtcdWatch implements Watch {
   nextRevision: number;
@@ -90,6 +99,14 @@ export class EtcdWatch implements Watch {
     if (this.#done || stream !== this.#stream) return;
     if (res.canceled) {
       const compact = res.compactRevision;
+      if (compact === 0 && TOKEN_REJECTED.test(res.cancelReason)) {
+        // A break like any other, from the same next revision; the token is fetched again.
+        const err = new StoreUnavailableError(`etcd refused the watch's token: ${res.cancelReason}`, {
+          cause: { code: status.UNAUTHENTICATED },
+        });
+        this.#broken(stream, err);
+        return;
+      }
       this.#finish(
         compact > 0
           ? new ErrCompacted(this.nextRevision, compact)
