@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { EtcdStore } from './etcd-store.js';
 import { KeySchema } from './keys.js';
 import { DatastoreView } from './view.js';
-import type { StoreEvent } from './store.js';
+import type { KeyValueStore, StoreEvent, Watch, WriteOp } from './store.js';
 import { ETCD_BACKEND } from './testing/store-backends.js';
 import { EtcdServer } from './testing/etcd-server.js';
 import { ManualTimers } from '../util/testing/manual-timers.js';
@@ -90,6 +90,132 @@ describe('the view following a real etcd', { skip }, () => {
     }
   });
 
+  test('a 128-key transaction, a prefix delete and a put, delete, put of one key in one response: the view is etcd', async () => {
+    const s = new KeySchema('/f/batch/');
+    const writer = new EtcdStore({ endpoints: [server.endpoint] });
+    const store = new EtcdStore({ endpoints: [server.endpoint] });
+    // The endpoints watch waits at a gate while the writes happen: its catch-up then delivers
+    // them together (etcd sends up to 1,000 revisions per response).
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const batches: (readonly StoreEvent[])[] = [];
+    const endpoints = s.endpointsRange('vpc-a');
+    const gated: KeyValueStore = {
+      list: (r) => store.list(r),
+      listPages: (r, onPage) => store.listPages(r, onPage),
+      commit: (ops) => store.commit(ops),
+      close: () => Promise.resolve(),
+      watch: (r, from, h) => {
+        if (r.key !== endpoints.key) return store.watch(r, from, h);
+        let w: Watch | undefined;
+        let cancelled = false;
+        void gate.then(() => {
+          if (!cancelled)
+            w = store.watch(r, from, {
+              ...h,
+              onEvents: (events) => {
+                batches.push(events);
+                h.onEvents(events);
+              },
+            });
+        });
+        return {
+          get nextRevision() {
+            return w?.nextRevision ?? from;
+          },
+          cancel: () => {
+            cancelled = true;
+            w?.cancel();
+          },
+        };
+      },
+    };
+    const v = new DatastoreView(gated, s, 'hv1');
+    const ep = (ip: string) => s.endpoint('vpc-a', { address: ip, len: 32 });
+    const on = (n: string) => JSON.stringify({ node: n });
+    /** etcd's endpoints of vpc-a as "key node", and the view's. */
+    const inStore = async () =>
+      (await writer.list(endpoints)).kvs.map(
+        (kv) => `${kv.key} ${(JSON.parse(kv.value) as { node: string }).node}`,
+      );
+    const inView = () => {
+      const t = v.endpoints.get('vpc-a');
+      return t ? [...t.keys()].map((k) => `${k} ${t.nodeOf(k)}`).sort() : [];
+    };
+    /** The writes of one round: each a transaction. */
+    const round = async (node: string, other: string) => {
+      const ips = Array.from({ length: 128 }, (_, i) => `10.0.1.${i}`);
+      await writer.commit(ips.map((ip): WriteOp => ({ type: 'put', key: ep(ip), value: on(node) })));
+      // 10.0.1.1, .10-.19, .100-.127: 39 deletes at one revision.
+      await writer.commit([{ type: 'delete', key: ep('10.0.1.1').replace(/_32$/, ''), prefix: true }]);
+      await writer.commit([{ type: 'put', key: ep('10.0.2.9'), value: on(other) }]);
+      await writer.commit([{ type: 'delete', key: ep('10.0.2.9') }]);
+      await writer.commit([{ type: 'put', key: ep('10.0.2.9'), value: on(node) }]);
+      await writer.commit([{ type: 'put', key: ep('10.0.2.8'), value: on(node) }]);
+      await writer.commit([{ type: 'delete', key: ep('10.0.2.8') }]);
+    };
+    try {
+      await writer.commit([
+        { type: 'put', key: s.node('hv1'), value: node(1) },
+        { type: 'put', key: s.node('hv2'), value: node(2) },
+        { type: 'put', key: s.node('hv3'), value: node(3) },
+        {
+          type: 'put',
+          key: s.vpc('vpc-a'),
+          value: JSON.stringify({ id: 10, subnets: ['10.0.0.0/16'], gateway: '10.0.0.1' }),
+        },
+        {
+          type: 'put',
+          key: s.port('hv1', 'vm1'),
+          value: JSON.stringify({
+            vpc: 'vpc-a',
+            mac: '52:54:00:00:00:05',
+            ip: '10.0.0.5',
+            attach: { type: 'interface', name: 'tap0' },
+          }),
+        },
+      ]);
+      v.start();
+      await v.whenSynced();
+      assert.deepEqual(v.scope.includes(endpoints.key), true);
+      await round('hv2', 'hv3');
+      open();
+      const caughtUp = await inStore();
+      assert.equal(caughtUp.length, 128 - 39 + 1);
+      await until(() => JSON.stringify(inView()) === JSON.stringify(caughtUp), 'the catch-up applied');
+      const twice = ep('10.0.2.9');
+      assert.ok(
+        batches.some(
+          (b) =>
+            b
+              .filter((e) => e.key === twice)
+              .map((e) => e.type)
+              .join() === 'put,delete,put',
+        ),
+        `one response held the put, delete and put of ${twice}`,
+      );
+      // The same live, each transaction its own response.
+      await round('hv3', 'hv2');
+      const live = await inStore();
+      await until(() => JSON.stringify(inView()) === JSON.stringify(live), 'the live events applied');
+      assert.ok(live.every((e) => e.endsWith(' hv3')));
+      // What the agent derives from the view is what a fresh listing derives.
+      const fresh = new DatastoreView(store, s, 'hv1');
+      fresh.start();
+      await until(
+        () => fresh.health().synced && fresh.endpoints.get('vpc-a')?.size === live.length,
+        'a fresh view',
+      );
+      assert.deepEqual(v.derive().config, fresh.derive().config);
+      fresh.stop();
+    } finally {
+      open();
+      v.stop();
+      await store.close();
+      await writer.close();
+    }
+  });
+
   // Last: the etcd it runs against is replaced.
   test('another cluster on the same endpoint, already past the revision the view waits for: the view re-lists', async () => {
     const s = new KeySchema('/f/cluster/');
@@ -131,18 +257,34 @@ describe('the view following a real etcd', { skip }, () => {
   });
 });
 
+/** etcd's own count of the gRPC calls of `method` it has started (its /metrics). */
+async function callsStarted(server: EtcdServer, method: string): Promise<number> {
+  const text = await (await fetch(`${server.endpoint}/metrics`)).text();
+  let total = 0;
+  for (const m of text.matchAll(/^grpc_server_started_total\{([^}]*)\} (\d+)$/gm))
+    if ((m[1] as string).includes(`grpc_method="${method}"`)) total += Number(m[2]);
+  return total;
+}
+
 describe('the view following a real etcd with auth', { skip }, () => {
   let server: EtcdServer;
   const root = { user: 'root', password: 'rootpw' };
+  const ctl = (args: string[], input?: string) =>
+    execFileSync('etcdctl', ['--endpoints', server.endpoint, '--user', `root:${root.password}`, ...args], {
+      env: { ...process.env, ETCDCTL_API: '3' },
+      stdio: 'pipe',
+      ...(input !== undefined && { input }),
+    });
   before(async () => {
     server = await EtcdServer.start();
-    const ctl = (...args: string[]) =>
-      execFileSync('etcdctl', ['--endpoints', server.endpoint, ...args], {
-        env: { ...process.env, ETCDCTL_API: '3' },
-        stdio: 'pipe',
-      });
-    ctl('user', 'add', `root:${root.password}`);
-    ctl('auth', 'enable');
+    execFileSync('etcdctl', ['--endpoints', server.endpoint, 'user', 'add', `root:${root.password}`], {
+      env: { ...process.env, ETCDCTL_API: '3' },
+      stdio: 'pipe',
+    });
+    execFileSync('etcdctl', ['--endpoints', server.endpoint, 'auth', 'enable'], {
+      env: { ...process.env, ETCDCTL_API: '3' },
+      stdio: 'pipe',
+    });
   });
   after(async () => {
     await server?.stop();
@@ -226,6 +368,75 @@ describe('the view following a real etcd with auth', { skip }, () => {
       writing = false;
       v.stop();
       await watcher.close();
+      await store.close();
+      await writer.close();
+    }
+  });
+
+  test('a wrong password, then a role without read: stale naming the cause, records kept, retries with backoff', async () => {
+    const s = new KeySchema('/f/creds/');
+    ctl(['role', 'add', 'agent-role']);
+    ctl(['role', 'grant-permission', 'agent-role', '--prefix=true', 'read', '/f/creds/']);
+    ctl(['user', 'add', 'agent:agentpw']);
+    ctl(['user', 'grant-role', 'agent', 'agent-role']);
+    const writer = new EtcdStore({ endpoints: [server.endpoint], auth: root });
+    const backoff = { initialMs: 100, maxMs: 400 };
+    const store = new EtcdStore({
+      endpoints: [server.endpoint],
+      auth: { user: 'agent', password: 'agentpw' },
+      backoff,
+      callTimeoutMs: 2000,
+    });
+    const v = new DatastoreView(store, s, 'hv1', { backoff });
+    /**
+     * The calls of `method` etcd starts in one second: the view's two ranges (nodes, its ports)
+     * retry at most every 200 ms each once the backoff is at its maximum (400 ms ±50 %); a retry
+     * loop without backoff would make hundreds.
+     */
+    const perSecond = async (method: string): Promise<number> => {
+      const before = await callsStarted(server, method);
+      const t0 = Date.now();
+      await until(() => Date.now() - t0 >= 1000, 'a one-second window', { everyMs: 50 });
+      return (await callsStarted(server, method)) - before;
+    };
+    try {
+      await writer.commit([{ type: 'put', key: s.node('hv1'), value: node(1) }]);
+      v.start();
+      await v.whenSynced();
+      assert.deepEqual(viewNodes(v), ['hv1 fc00:1::/48']);
+
+      // The password changes under the agent; a restart makes it authenticate again.
+      ctl(['user', 'passwd', 'agent', '--interactive=false'], 'otherpw\n');
+      await server.kill();
+      await server.resume();
+      await until(
+        () => v.health().stale && /authentication failed/.test(v.health().lastError ?? ''),
+        'stale, saying the authentication failed',
+      );
+      assert.deepEqual(viewNodes(v), ['hv1 fc00:1::/48'], 'the last good records stay');
+      const authenticates = await perSecond('Authenticate');
+      assert.ok(authenticates >= 1 && authenticates <= 15, `${authenticates} Authenticate calls in 1 s`);
+
+      // The password is right again, but the role lost read on the prefix.
+      ctl(['role', 'revoke-permission', 'agent-role', '--prefix=true', '/f/creds/']);
+      ctl(['user', 'passwd', 'agent', '--interactive=false'], 'agentpw\n');
+      await until(
+        () => v.health().stale && /permission denied/.test(v.health().lastError ?? ''),
+        'stale, saying permission is denied',
+      );
+      assert.deepEqual(viewNodes(v), ['hv1 fc00:1::/48'], 'the last good records stay');
+      const ranges = await perSecond('Range');
+      assert.ok(ranges >= 1 && ranges <= 15, `${ranges} Range calls in 1 s`);
+
+      // Read granted again: the view catches up.
+      ctl(['role', 'grant-permission', 'agent-role', '--prefix=true', 'read', '/f/creds/']);
+      await writer.commit([{ type: 'put', key: s.node('hv2'), value: node(2) }]);
+      await until(
+        () => viewNodes(v).length === 2 && !v.health().stale,
+        'the view back, with the record written meanwhile',
+      );
+    } finally {
+      v.stop();
       await store.close();
       await writer.close();
     }
