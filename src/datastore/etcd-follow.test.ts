@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -213,6 +214,54 @@ describe('the view following a real etcd', { skip }, () => {
       v.stop();
       await store.close();
       await writer.close();
+    }
+  });
+
+  test('a black-holed endpoint: stale, records kept, and caught up once it answers again', async () => {
+    const s = new KeySchema('/f/hole/');
+    // A proxy to etcd that, black-holing, accepts connections and never answers them.
+    let hole = false;
+    const sockets = new Set<net.Socket>();
+    const proxy = net.createServer((c) => {
+      sockets.add(c);
+      c.on('error', () => undefined);
+      if (hole) return;
+      const up = net.connect(server.clientPort, '127.0.0.1');
+      sockets.add(up);
+      up.on('error', () => undefined);
+      c.pipe(up).pipe(c);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const { port } = proxy.address() as net.AddressInfo;
+    const writer = new EtcdStore({ endpoints: [server.endpoint] });
+    const backoff = { initialMs: 50, maxMs: 500 };
+    const store = new EtcdStore({ endpoints: [`http://127.0.0.1:${port}`], backoff, callTimeoutMs: 1000 });
+    const v = new DatastoreView(store, s, 'hv1', { backoff });
+    try {
+      await writer.commit([{ type: 'put', key: s.node('hv1'), value: node(1) }]);
+      v.start();
+      await v.whenSynced();
+      // The connection drops; every new one goes into the hole.
+      hole = true;
+      for (const c of sockets) c.destroy();
+      sockets.clear();
+      await until(
+        () => v.health().stale && /not connected within 1000 ms/.test(v.health().lastError ?? ''),
+        'stale, a watch having waited for a connection up to its deadline',
+      );
+      assert.deepEqual(viewNodes(v), ['hv1 fc00:1::/48'], 'the last good records stay');
+      await writer.commit([{ type: 'put', key: s.node('hv2'), value: node(2) }]);
+      hole = false;
+      await until(
+        () => viewNodes(v).length === 2 && !v.health().stale,
+        'the view caught up once the endpoint answers',
+      );
+    } finally {
+      v.stop();
+      await store.close();
+      await writer.close();
+      for (const c of sockets) c.destroy();
+      await new Promise((resolve) => proxy.close(resolve));
     }
   });
 
