@@ -43,6 +43,21 @@ export class ErrCompacted extends Error {
   }
 }
 
+/**
+ * The store's history is not the one the watch followed: its revision is behind the events the
+ * watch delivered (etcd restored from a backup), or it is another cluster. etcd would accept the
+ * watch and wait, silently, until its revision caught up, then deliver events of another history.
+ * The caller re-lists trusting none of the revisions it holds: the same key may have another
+ * value at the same mod revision.
+ */
+export class ErrHistoryReplaced extends Error {
+  readonly code = 'VPPNET_ERR_HISTORY_REPLACED';
+  constructor(reason: string) {
+    super(`the store's history was replaced (${reason}): re-list`);
+    this.name = 'ErrHistoryReplaced';
+  }
+}
+
 /** The store could not be reached or answered with an error; the operation may be retried. */
 export class StoreUnavailableError extends Error {
   readonly code = 'VPPNET_ERR_STORE_UNAVAILABLE';
@@ -59,7 +74,7 @@ export interface WatchHandlers {
   readonly onDisconnect?: (err: Error) => void;
   /** The stream is (again) established. */
   readonly onConnect?: () => void;
-  /** The watch ended for good: ErrCompacted, or another cancellation by the store. */
+  /** The watch ended for good: ErrCompacted, ErrHistoryReplaced, or another cancellation by the store. */
   readonly onEnd: (err: Error) => void;
 }
 

@@ -28,7 +28,13 @@ import {
   type VpcRecord,
 } from './records.js';
 import { RetrySchedule, type StoreBackoff } from './retry-schedule.js';
-import { ErrCompacted, type KeyValueStore, type StoreEvent, type Watch } from './store.js';
+import {
+  ErrCompacted,
+  ErrHistoryReplaced,
+  type KeyValueStore,
+  type StoreEvent,
+  type Watch,
+} from './store.js';
 
 export interface ViewHealth {
   /** Every range of the scope has been listed at least once. */
@@ -226,14 +232,15 @@ export class DatastoreView implements NodeView {
     this.#updateStale();
   }
 
-  async #listAndWatch(sub: Subscription): Promise<void> {
+  /** `trustRevisions` false: the store's history was replaced, a held mod revision proves nothing. */
+  async #listAndWatch(sub: Subscription, trustRevisions = true): Promise<void> {
     let revision;
     try {
-      revision = await this.#list(sub);
+      revision = await this.#list(sub, trustRevisions);
     } catch (err) {
       if (sub.cancelled) return;
       this.#markDown(sub, err as Error);
-      sub.retry.afterFailure(() => void this.#listAndWatch(sub));
+      sub.retry.afterFailure(() => void this.#listAndWatch(sub, trustRevisions));
       return;
     }
     if (sub.cancelled) return;
@@ -250,8 +257,8 @@ export class DatastoreView implements NodeView {
         sub.watch = undefined;
         if (!(err instanceof ErrCompacted)) this.#markDown(sub, err);
         else this.#lastError = err.message;
-        // Compacted or canceled: list again and apply the difference.
-        void this.#listAndWatch(sub);
+        // Compacted, replaced or canceled: list again and apply the difference.
+        void this.#listAndWatch(sub, !(err instanceof ErrHistoryReplaced));
       },
     });
   }
@@ -264,7 +271,7 @@ export class DatastoreView implements NodeView {
    * listed again, as a relist. A relist is applied whole, after its last page: keys the view holds
    * but the listing lacks were deleted meanwhile, and the view never mixes two listings.
    */
-  async #list(sub: Subscription): Promise<number> {
+  async #list(sub: Subscription, trustRevisions: boolean): Promise<number> {
     const held = this.#keysIn(sub.range);
     if (held.length === 0)
       return this.#store.listPages(sub.range, (kvs) => {
@@ -275,7 +282,7 @@ export class DatastoreView implements NodeView {
     if (sub.cancelled) return listing.revision;
     const listed = new Set(listing.kvs.map((kv) => kv.key));
     for (const key of held) if (!listed.has(key)) this.#remove(key);
-    for (const kv of listing.kvs) this.#put(kv.key, kv.value, kv.modRevision);
+    for (const kv of listing.kvs) this.#put(kv.key, kv.value, kv.modRevision, trustRevisions);
     return listing.revision;
   }
 
@@ -288,12 +295,12 @@ export class DatastoreView implements NodeView {
     this.#afterBatch();
   }
 
-  #put(key: string, text: string, revision: number): void {
+  #put(key: string, text: string, revision: number, trustRevision = true): void {
     // revisionOf, with the endpoint table it finds kept for the record: a cold start puts 100k.
     const held = this.#revisions.get(key);
-    if (held === revision) return;
+    if (held === revision && trustRevision) return;
     const heldTable = held === undefined ? this.#tableOf(key) : undefined;
-    if (heldTable !== undefined && heldTable.revisionOf(key) === revision) return;
+    if (heldTable !== undefined && heldTable.revisionOf(key) === revision && trustRevision) return;
     const record = parseRecord(this.schema, key, text);
     if (Array.isArray(record)) {
       // Here, not in the endpoint's table: that keeps the last good value's.

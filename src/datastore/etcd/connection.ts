@@ -78,6 +78,10 @@ export class EtcdConnection {
       'grpc.keepalive_timeout_ms': 10_000,
       'grpc.keepalive_permit_without_calls': 0,
       'grpc.max_receive_message_length': 64 * 1024 * 1024,
+      // A channel of its own connections: grpc-js otherwise shares them between channels to one
+      // target, and a channel replaced for a connection that never answered (noteFailure) would
+      // get the same one back.
+      'grpc.use_local_subchannel_pool': 1,
       // The channel's own reconnect follows the same backoff as the watches (grpc-js: 1 s to 120 s).
       'grpc.initial_reconnect_backoff_ms': backoff.initialMs,
       'grpc.max_reconnect_backoff_ms': backoff.maxMs,
@@ -101,22 +105,43 @@ export class EtcdConnection {
 
   /**
    * A new Watch stream. Not waitForReady: a watch's break must be seen at once (the view's
-   * staleness), not after a deadline.
+   * staleness), not after a deadline. But the stream is opened only once the channel is
+   * connected, waiting up to the call deadline: a stream on a channel whose connection was
+   * accepted and never answered would wait for it with no end (grpc-js has no connect timeout),
+   * and the deadline is what replaces that channel (noteFailure).
    */
   async watchStream(): Promise<WatchStream> {
     const metadata = await this.#metadata(false);
-    return this.#connect().watch(metadata);
+    const clients = this.#connect();
+    const ms = this.#options.callTimeoutMs;
+    await new Promise<void>((resolve, reject) =>
+      // On the wall clock, as the unary calls' deadlines.
+      clients.kv.waitForReady(Date.now() + ms, (err) => {
+        if (err === undefined) resolve();
+        else
+          reject(
+            new StoreUnavailableError(`etcd Watch: not connected within ${ms} ms (${err.message})`, {
+              cause: { code: grpc.status.DEADLINE_EXCEEDED },
+            }),
+          );
+      }),
+    );
+    return clients.watch(metadata);
   }
 
   /**
    * What a failed call or stream says of the link: an unavailable member is left for the next
-   * endpoint, on a new channel; a rejected token is dropped.
+   * endpoint, on a new channel; a rejected token is dropped. A deadline replaces the channel even
+   * with one endpoint: its connection may be one that was accepted and never answered (a hung
+   * member, a black hole), on which grpc-js waits for the HTTP/2 handshake with no end, so the
+   * channel would never connect again when the endpoint does answer.
    */
   noteFailure(err: unknown): void {
     const code = grpcCode(err);
     if (code === grpc.status.UNAUTHENTICATED) this.#token = undefined;
     if (code !== grpc.status.UNAVAILABLE && code !== grpc.status.DEADLINE_EXCEEDED) return;
-    if (this.#options.endpoints.length < 2 || !this.#clients) return;
+    if (!this.#clients) return;
+    if (this.#options.endpoints.length < 2 && code !== grpc.status.DEADLINE_EXCEEDED) return;
     this.#clients.close();
     this.#clients = undefined;
     this.#current++;

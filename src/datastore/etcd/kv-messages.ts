@@ -6,6 +6,7 @@
 import type { KeyValue } from '../store.js';
 import { LENGTH_DELIMITED, tag, VARINT, type ProtobufReader } from './protobuf-reader.js';
 
+const HEADER_CLUSTER_ID = tag(1, VARINT);
 const HEADER_REVISION = tag(3, VARINT);
 const KV_KEY = tag(1, LENGTH_DELIMITED);
 const KV_MOD_REVISION = tag(3, VARINT);
@@ -20,6 +21,22 @@ export function headerRevision(r: ProtobufReader): number {
     else r.skip(t & 7);
   }
   return revision;
+}
+
+/**
+ * The cluster id and revision of the ResponseHeader at the cursor. The id is a uint64 read as a
+ * number: beyond 2^53 it is rounded, the same id always the same way (it is only compared).
+ */
+export function headerClusterAndRevision(r: ProtobufReader): { clusterId: number; revision: number } {
+  let clusterId = 0;
+  let revision = 0;
+  while (r.pos < r.end) {
+    const t = r.varint();
+    if (t === HEADER_CLUSTER_ID) clusterId = r.varint();
+    else if (t === HEADER_REVISION) revision = r.varint();
+    else r.skip(t & 7);
+  }
+  return { clusterId, revision };
 }
 
 /** Where a key's bytes are in the response, [start, end). */

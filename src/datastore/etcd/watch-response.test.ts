@@ -29,6 +29,7 @@ describe('decodeWatchResponse', () => {
     });
     assert.deepEqual(decodeWatchResponse(bytes), {
       revision: 2 ** 40 + 5,
+      clusterId: 2 ** 60 + 4096,
       created: false,
       canceled: false,
       compactRevision: 0,
@@ -62,6 +63,7 @@ describe('decodeWatchResponse', () => {
     );
     assert.deepEqual(decodeWatchResponse(encode({ header: { revision: 77 } })), {
       revision: 77,
+      clusterId: 0,
       created: false,
       canceled: false,
       compactRevision: 0,

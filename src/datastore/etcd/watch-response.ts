@@ -12,12 +12,14 @@
  * protobuf reader does with fields it does not know.
  */
 import type { KeyValue, StoreEvent } from '../store.js';
-import { headerRevision, keyValue } from './kv-messages.js';
+import { headerClusterAndRevision, keyValue } from './kv-messages.js';
 import { LENGTH_DELIMITED, ProtobufReader, tag, VARINT } from './protobuf-reader.js';
 
 export interface WatchResponseMessage {
   /** header.revision: the store's revision when the response was sent. */
   readonly revision: number;
+  /** header.cluster_id: the cluster that sent it. */
+  readonly clusterId: number;
   readonly created: boolean;
   readonly canceled: boolean;
   readonly compactRevision: number;
@@ -50,6 +52,7 @@ const fail = (problem: string): Error => new WatchResponseDecodeError(problem);
 export function decodeWatchResponse(buf: Buffer): WatchResponseMessage {
   const r = new ProtobufReader(buf, fail);
   let revision = 0;
+  let clusterId = 0;
   let created = false;
   let canceled = false;
   let compactRevision = 0;
@@ -57,7 +60,7 @@ export function decodeWatchResponse(buf: Buffer): WatchResponseMessage {
   const events: StoreEvent[] = [];
   while (r.pos < r.end) {
     const t = r.varint();
-    if (t === RESPONSE_HEADER) revision = r.nested(headerRevision);
+    if (t === RESPONSE_HEADER) ({ clusterId, revision } = r.nested(headerClusterAndRevision));
     else if (t === RESPONSE_CREATED) created = r.varint() !== 0;
     else if (t === RESPONSE_CANCELED) canceled = r.varint() !== 0;
     else if (t === RESPONSE_COMPACT_REVISION) compactRevision = r.varint();
@@ -65,7 +68,7 @@ export function decodeWatchResponse(buf: Buffer): WatchResponseMessage {
     else if (t === RESPONSE_EVENTS) events.push(r.nested(event));
     else r.skip(t & 7);
   }
-  return { revision, created, canceled, compactRevision, cancelReason, events };
+  return { revision, clusterId, created, canceled, compactRevision, cancelReason, events };
 }
 
 /** An Event as the store's: its kv's key, mod revision and (for a put) value; prev_kv is skipped. */

@@ -3,7 +3,7 @@
  * ready when its /health says so. Stop and start again keep the data dir, as a restarted
  * member would.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -43,6 +43,8 @@ export class EtcdServer {
   readonly dataDir: string;
   #child: ChildProcess | undefined;
   #exited: Promise<void> | undefined;
+  /** --initial-cluster-token when a new cluster replaced the first (etcd's default before). */
+  #clusterToken: string | undefined;
 
   readonly #extraArgs: readonly string[];
 
@@ -118,6 +120,7 @@ export class EtcdServer {
       `http://127.0.0.1:${this.peerPort}`,
       '--initial-cluster',
       `test=http://127.0.0.1:${this.peerPort}`,
+      ...(this.#clusterToken !== undefined ? ['--initial-cluster-token', this.#clusterToken] : []),
       '--log-level',
       'error',
       ...(this.tls
@@ -184,12 +187,60 @@ export class EtcdServer {
     });
   }
 
-  /** SIGKILL, as a crashed member; the data dir stays. */
   /** etcd's process id while it runs (for its CPU and memory). */
   get pid(): number | undefined {
     return this.#child?.pid;
   }
 
+  /** etcdctl's snapshot of the running member into `file` (plain http only). */
+  saveSnapshot(file: string): void {
+    execFileSync('etcdctl', ['--endpoints', this.endpoint, 'snapshot', 'save', file], {
+      env: { ...process.env, ETCDCTL_API: '3' },
+      stdio: 'pipe',
+    });
+  }
+
+  /**
+   * The member restored from a snapshot, as an operator recovers from a backup: killed, its data
+   * dir replaced by `etcdctl snapshot restore` (same name, peer URL and cluster token), started
+   * again on the same port. Its revision is the snapshot's, behind what clients saw since.
+   */
+  async restoreSnapshot(file: string): Promise<void> {
+    await this.kill();
+    rmSync(this.dataDir, { recursive: true, force: true });
+    const peer = `http://127.0.0.1:${this.peerPort}`;
+    execFileSync(
+      'etcdctl',
+      [
+        'snapshot',
+        'restore',
+        file,
+        '--data-dir',
+        this.dataDir,
+        '--name',
+        'test',
+        '--initial-cluster',
+        `test=${peer}`,
+        '--initial-advertise-peer-urls',
+        peer,
+      ],
+      { env: { ...process.env, ETCDCTL_API: '3' }, stdio: 'pipe' },
+    );
+    await this.resume();
+  }
+
+  /**
+   * Another cluster on the same port: killed, its data dir emptied, started with another cluster
+   * token (so another cluster id), at revision 1.
+   */
+  async replaceWithNewCluster(token: string): Promise<void> {
+    await this.kill();
+    rmSync(this.dataDir, { recursive: true, force: true });
+    this.#clusterToken = token;
+    await this.resume();
+  }
+
+  /** SIGKILL, as a crashed member; the data dir stays. */
   async kill(): Promise<void> {
     this.#child?.kill('SIGKILL');
     await this.#exited;
