@@ -56,6 +56,13 @@ export interface ActualOptions {
    * its VPP name, it is deleted. Unseen, it leaked, one more at every such loss.
    */
   readonly untaggedOwnMacs?: ReadonlySet<string>;
+  /**
+   * Host interfaces only vppnet binds af_packet interfaces to (pods' veth host ends): an untagged
+   * af_packet on one is a pod port whose tag never came. A pod's MAC is not among the wanted ones
+   * when its attach failed that way (it never became active), so the MAC alone would leave it,
+   * and its kernel rings, for good.
+   */
+  readonly untaggedOwnHostInterface?: (hostIfName: string) => boolean;
 }
 
 const VETH_OF_INTERFACE = (hostIfName: string, prefixes: readonly string[]): boolean =>
@@ -78,9 +85,10 @@ export function actualDataplane(s: DataplaneSnapshot, opts: ActualOptions): Reso
   }
 
   for (const d of s.untagged) {
-    if (!opts.untaggedOwnMacs?.has(d.l2_address)) continue;
-    const name = d.interface_name;
     const afp = s.afPacket.get(d.sw_if_index);
+    const ownHost = afp !== undefined && opts.untaggedOwnHostInterface?.(afp) === true;
+    if (!opts.untaggedOwnMacs?.has(d.l2_address) && !ownHost) continue;
+    const name = d.interface_name;
     const mac = d.l2_address;
     const value: InterfaceValue =
       afp === undefined ? { type: 'loopback', name, mac } : { type: 'af_packet', name, hostIfName: afp, mac };

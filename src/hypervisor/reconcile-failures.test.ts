@@ -6,12 +6,14 @@
  * nothing leaked.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { reconcile } from '../../test/support/host-reconcile.js';
 import { NO_HOST_LINKS } from '../../test/support/no-host-links.js';
+import { sh } from '../../test/support/packets.js';
 import { createUnderlay, removeUnderlay } from '../../test/support/underlay.js';
 import { SIM_ONLY, startVppTarget, type VppTarget } from '../../test/support/vpp-target.js';
 import type { AgentConfig } from '../config/model.js';
@@ -20,6 +22,9 @@ import { VppRetvalError } from '../vpp/client/retval-error.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
 import type { RequestFault, VppSimulator } from '../vpp/sim/index.js';
+import { memoryAddressBookStore } from '../services/address-store.js';
+import type { PodAttachmentSource } from '../services/runtime.js';
+import { ServiceAddresses } from '../services/service-addresses.js';
 import { memoryStore, type ReconcileOutcome, type SrGlobalsStore } from './reconcile.js';
 
 interface Fixture {
@@ -352,7 +357,23 @@ describe('a reconcile pass that VPP fails', { skip: SIM_ONLY }, () => {
   });
 });
 
-describe("a loopback of vppnet's whose tag never came", () => {
+/** On a real VPP, leaves it as found: an empty desired state, then someone else's "NIC". */
+async function cleanUp(f: Fixture): Promise<void> {
+  if (!f.target.real) return;
+  await reconcile(validateConfig({ node: rawConfig(f.underlay).node }), {
+    client: f.client,
+    host: NO_HOST_LINKS,
+    globals: f.globals,
+  });
+  const nic = (await f.other.dump(msg.sw_interface_dump, { sw_if_index: 0xffffffff })).find(
+    (i) => i.interface_name === f.underlay,
+  );
+  if (nic) await removeUnderlay(f.other, { name: f.underlay, swIfIndex: nic.sw_if_index });
+}
+
+// The agent killed (or its connection lost) between a create and its tag leaves what these tests
+// make by hand. They run on a real VPP too: VPP's own dump says what is untagged.
+describe("an interface of vppnet's whose tag never came", () => {
   before(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-recfail-'));
   });
@@ -360,9 +381,7 @@ describe("a loopback of vppnet's whose tag never came", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  // The agent killed (or its connection lost) between create_loopback_instance and its tag leaves
-  // what this test makes by hand. Runs on a real VPP too: VPP's own dump says what is untagged.
-  it("is deleted and made again, tagged; an untagged loopback of the operator's is left alone", async () => {
+  it("a loopback is deleted and made again, tagged; an untagged loopback of the operator's is left alone", async () => {
     const f = await setup();
     try {
       const planned = await pass(f, true);
@@ -395,24 +414,57 @@ describe("a loopback of vppnet's whose tag never came", () => {
         [underlayIndex, operators].sort(),
         "the untagged loopbacks left are the NIC's and the operator's",
       );
-      const theirs = all.find((i) => i.sw_if_index === operators);
-      assert.equal(theirs?.tag, '', "the operator's loopback is there, untagged");
       await f.other.call(msg.delete_loopback, { sw_if_index: operators });
     } finally {
-      if (f.target.real) {
-        // Leave a real VPP as found: an empty desired state removes what vppnet owns.
-        await reconcile(validateConfig({ node: rawConfig(f.underlay).node }), {
+      await cleanUp(f);
+      await teardown(f);
+    }
+  });
+
+  it("a pod's af_packet port is left to an attach at work on its pod, and deleted once no attachment knows the pod", async () => {
+    const f = await setup();
+    // A pod's veth host end, by its name's shape (services/pod-veth.ts): a real one, which VPP's
+    // af_packet (and the simulator, as VPP does) binds to.
+    const hostName = 'vpn0123456789ab';
+    try {
+      sh('ip', 'link', 'add', hostName, 'type', 'veth', 'peer', 'name', 'vppnet-recfail');
+      let inProgress = [hostName];
+      const attachments: PodAttachmentSource = {
+        forgetVanished: () => Promise.resolve([]),
+        desiredPods: () => [],
+        podsInProgress: () => inProgress,
+      };
+      const services = { addresses: new ServiceAddresses(memoryAddressBookStore()), attachments };
+      const withPods = (): Promise<ReconcileOutcome> =>
+        reconcile(config(f.underlay), {
           client: f.client,
           host: NO_HOST_LINKS,
           globals: f.globals,
+          services,
         });
-        await removeUnderlay(f.other, {
-          name: f.underlay,
-          swIfIndex: (await f.other.dump(msg.sw_interface_dump, { sw_if_index: 0xffffffff })).find(
-            (i) => i.interface_name === f.underlay,
-          )?.sw_if_index as number,
-        });
-      }
+      await f.other.call(msg.af_packet_create_v3, {
+        mode: 1,
+        hw_addr: '02:fe:00:00:00:99',
+        use_random_hw_addr: false,
+        host_if_name: hostName,
+        num_rx_queues: 1,
+        num_tx_queues: 1,
+      });
+      const podPorts = async (): Promise<string[]> =>
+        (await f.other.dump(msg.af_packet_dump, {})).map((a) => a.host_if_name).filter((n) => n === hostName);
+      await withPods();
+      assert.deepEqual(await podPorts(), [hostName], "an attach at work keeps its pod's port");
+      inProgress = [];
+      const outcome = await withPods();
+      assert.deepEqual(
+        outcome.result?.failed.map((x) => x.error.message),
+        [],
+      );
+      assert.deepEqual(await podPorts(), [], 'a port of no known pod is deleted');
+    } finally {
+      await f.other.call(msg.af_packet_delete, { host_if_name: hostName }).catch(() => undefined);
+      spawnSync('ip', ['link', 'del', hostName]);
+      await cleanUp(f);
       await teardown(f);
     }
   });
