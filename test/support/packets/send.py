@@ -9,7 +9,20 @@ the MACs), and the script exits when they are on the wire.
 import sys
 
 from scapy.all import Ether, ARP, IP, IPv6, UDP, ICMP, Raw, BOOTP, DHCP, sendp  # noqa: F401
-from scapy.layers.inet6 import ICMPv6EchoRequest, ICMPv6ND_NS, ICMPv6NDOptSrcLLAddr  # noqa: F401
+from scapy.all import fragment, fragment6  # noqa: F401
+from scapy.layers.inet6 import (  # noqa: F401
+    ICMPv6EchoRequest,
+    ICMPv6ND_NA,
+    ICMPv6ND_NS,
+    ICMPv6ND_RA,
+    ICMPv6NDOptDstLLAddr,
+    ICMPv6NDOptPrefixInfo,
+    ICMPv6NDOptSrcLLAddr,
+    IPv6ExtHdrDestOpt,
+    IPv6ExtHdrFragment,
+    IPv6ExtHdrHopByHop,
+    IPv6ExtHdrSegmentRouting,
+)
 
 iface = sys.argv[1]
 frames = [eval(expr) for expr in sys.argv[2:]]  # the tests' own expressions
