@@ -265,6 +265,28 @@ function actualIp6Link(
 }
 
 /**
+ * Whether an IPv4 VM host route (to its own address, through its port) is the attached kind
+ * (overlay.ts). A dump shows both kinds alike, with the address as the next hop; what tells them
+ * apart is the layout they belong to: since the gateway loopback holds its address as a /32, the
+ * ports unnumbered to it have attached host routes. A port of a gateway that still holds its
+ * subnet (a VPP programmed before) reads as not attached, so the pass re-adds its route attached
+ * while it moves the gateway to its /32.
+ */
+function attachedHostRoute(
+  r: RouteDetails,
+  ip6: boolean,
+  nh: string,
+  swIfIndex: number,
+  s: DataplaneSnapshot,
+): boolean {
+  if (ip6 || r.prefix.len !== 32 || formatPrefix(r.prefix) !== `${nh}/32`) return false;
+  const via = s.unnumbered.get(swIfIndex);
+  const gateway = via === undefined ? undefined : s.interfaces.nameOf(via);
+  const addresses = gateway === undefined ? undefined : s.interfaceFacts.get(gateway)?.addresses;
+  return addresses !== undefined && addresses.some((a) => !a.includes(':') && a.endsWith('/32'));
+}
+
+/**
  * A route as vppnet would have written it, or undefined for routes VPP makes itself (connected,
  * local, special) or SRv6 steering installs. `owned` tells whether, in a vppnet table, the route
  * has the shape of one of vppnet's: via a vppnet interface to a next hop, or a lookup in a vppnet
@@ -299,7 +321,9 @@ function routeResource(
       if (nh === zero) return undefined; // attached/connected route of an interface address
       const iface = s.interfaces.nameOf(p.sw_if_index);
       if (iface === undefined) return undefined;
-      paths.push({ iface, nh });
+      paths.push(
+        attachedHostRoute(r, ip6, nh, p.sw_if_index, s) ? { iface, nh, attached: true } : { iface, nh },
+      );
       deps.add(keys.interface(iface));
       if (!isOwnedTag(iface)) owned = false;
     }

@@ -32,8 +32,15 @@ export const ipTableDescriptor = defineKind<IpTableValue, DataplaneContext>({
   },
 });
 
-/** A path: out of an interface to a next hop, or "look up again in table N". */
-export type RoutePath = { readonly iface: string; readonly nh: string } | { readonly lookupTable: number };
+/**
+ * A path: out of an interface to a next hop, or "look up again in table N". `attached`: a host
+ * route's path to its own address, sent without a next hop, so VPP marks the route attached
+ * (fib_table_route_path_fixup gives it the address back as its next hop, which is what a dump
+ * shows either way).
+ */
+export type RoutePath =
+  | { readonly iface: string; readonly nh: string; readonly attached?: true }
+  | { readonly lookupTable: number };
 
 export interface RouteValue {
   readonly table: number;
@@ -51,7 +58,7 @@ function apiPaths(ctx: DataplaneContext, v: RouteValue): object[] {
           sw_if_index: ctx.interfaces.index(p.iface),
           table_id: 0,
           proto,
-          nh: { address: vppAddress(p.nh).un },
+          nh: { address: vppAddress(p.attached ? (v.ip6 ? '::' : '0.0.0.0') : p.nh).un },
         },
   );
 }

@@ -18,6 +18,7 @@ import { createUnderlay, removeUnderlay } from '../../test/support/underlay.js';
 import { SIM_ONLY, startVppTarget, type VppTarget } from '../../test/support/vpp-target.js';
 import type { AgentConfig } from '../config/model.js';
 import { validateConfig } from '../config/validate.js';
+import { vppAddress, vppPrefix } from '../dataplane/ip-values.js';
 import { VppRetvalError } from '../vpp/client/retval-error.js';
 import { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
@@ -469,3 +470,63 @@ describe("an interface of vppnet's whose tag never came", () => {
     }
   });
 });
+
+// Before the gateway held its address as a /32, a VPC's gateway loopback held its subnet (an
+// attached cover that let a VM's ARP claim any free address of it) and the VMs' /32s had a next
+// hop. A dump shows those routes as it shows the attached ones: the gateway's prefix tells.
+describe('a VPP programmed with the gateway holding its subnet', () => {
+  before(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-recfail-'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("moves the gateway to its /32 and re-adds the VMs' /32s attached, then plans nothing", async () => {
+    const f = await setup();
+    try {
+      await converge(f);
+      const all = await f.other.dump(msg.sw_interface_dump, { sw_if_index: 0xffffffff });
+      const gw = all.find((i) => i.tag === 'vppnet:gw:vpc-1')?.sw_if_index;
+      const port = all.find((i) => i.tag === 'vppnet:vm:vm-1')?.sw_if_index;
+      assert.ok(
+        gw !== undefined && port !== undefined,
+        `the gateway and vm-1's port: ${JSON.stringify(all.map((i) => i.tag))}`,
+      );
+      // What the earlier layout left: 10.0.0.1/24 on the gateway, vm-1's /32 through a next hop.
+      const address = (prefix: string, isAdd: boolean): Promise<unknown> =>
+        f.other.call(msg.sw_interface_add_del_address, {
+          sw_if_index: gw,
+          is_add: isAdd,
+          del_all: false,
+          prefix: vppPrefix(prefix),
+        });
+      await address('10.0.0.1/32', false);
+      await address('10.0.0.1/24', true);
+      const route = (nh: string): Promise<unknown> =>
+        f.other.call(msg.ip_route_add_del, {
+          is_add: true,
+          is_multipath: false,
+          route: {
+            table_id: 100,
+            prefix: vppPrefix('10.0.0.5/32'),
+            paths: [{ sw_if_index: port, table_id: 0, proto: 0, nh: { address: vppAddress(nh).un } }],
+          },
+        });
+      await route('10.0.0.5');
+      assert.deepEqual((await pass(f, true)).plan.ops.map((o) => `${o.action} ${o.key}`).sort(), [
+        `create address:${gatewayName(all, gw)}:10.0.0.1/32`,
+        `delete address:${gatewayName(all, gw)}:10.0.0.1/24`,
+        'update route:ip4:100:10.0.0.5/32',
+      ]);
+      await converge(f);
+    } finally {
+      await cleanUp(f);
+      await teardown(f);
+    }
+  });
+});
+
+function gatewayName(all: readonly { sw_if_index: number; tag: string }[], gw: number): string {
+  return all.find((i) => i.sw_if_index === gw)?.tag ?? '';
+}

@@ -99,15 +99,6 @@ export function socketDirectory(socket: string): string {
   return socket.slice(0, socket.lastIndexOf('/')) || '/';
 }
 
-function vpcSubnetOf(vpc: VpcConfig, addr: string): { address: string; len: number } {
-  const gw = ip4ToInt(addr);
-  const s = vpc.subnets.find(
-    (p) => (gw & ip4Mask(p.len)) >>> 0 === (ip4ToInt(p.address) & ip4Mask(p.len)) >>> 0,
-  );
-  if (!s) throw new Error(`gateway ${addr} outside the subnets of VPC ${vpc.name}`);
-  return s;
-}
-
 /**
  * What a port's router advertisements say (docs/dual-stack.md): the prefix with infinite
  * lifetimes, unsolicited RAs every 10 to 30 s, the port as default router for 600 s.
@@ -264,7 +255,6 @@ function makeOverlayResources(config: AgentConfig): Resource[] {
     out.push(ipTableDescriptor.resource({ table: vpc.table, ip6: false, name: tableNames.vpc(vpc.name) }));
 
     const gw = tags.vpcGateway(vpc.name);
-    const gwSubnet = vpcSubnetOf(vpc, gateway);
     out.push(interfaceDescriptor.resource({ type: 'loopback', name: gw, mac: derivedMac(gw) }));
     const gwTable = interfaceTableDescriptor.resource({ iface: gw, table: vpc.table });
     out.push(gwTable);
@@ -273,7 +263,14 @@ function makeOverlayResources(config: AgentConfig): Resource[] {
     // the IPv6 table too. It gets no IPv6 address; VMs route via the ports' link-local.
     if (vpc.subnets6.length > 0)
       out.push(interfaceTableDescriptor.resource({ iface: gw, table: vpc.table, ip6: true }));
-    const gwPrefix = `${gateway}/${gwSubnet.len}`;
+    // The gateway's address alone, not its subnet: a connected /24 on the loopback is an attached
+    // cover, and VPP installs a neighbour it learns under an attached cover as a forwarding /32
+    // (fib_entry_src_adj.c; for an interface unnumbered to the cover's too). Any VM's ARP to the
+    // gateway claiming an unassigned address of the subnet made that address the VM's: traffic to
+    // it went to the VM, and the VM's packets from it passed uRPF strict. Without the cover a
+    // learnt entry never forwards, as under IPv6 (no /64 on any interface); proxy ARP, the
+    // ports' attached /32s and unnumbered do the rest (docs/source-validation.md).
+    const gwPrefix = `${gateway}/32`;
     out.push(addressDescriptor.resource({ iface: gw, prefix: gwPrefix }, { after: [gwTable.key] }));
     out.push(adminUpDescriptor.resource({ iface: gw }));
 
@@ -381,11 +378,18 @@ function makeOverlayResources(config: AgentConfig): Resource[] {
       );
       out.push(unnumbered);
       out.push(proxyArpInterfaceDescriptor.resource({ iface: name }));
-      // Local VM-to-VM traffic is routed in VPP by these /32s, never encapsulated.
+      // Local VM-to-VM traffic is routed in VPP by these /32s, never encapsulated. Attached: with
+      // no attached subnet (the gateway's /32 above), VPP's ARP answers a VM only from a source
+      // an attached route covers (arp.c); VPP resolves the VM's MAC on its port as before.
       const after = { after: [tableKey, ifKey, unnumbered.key] };
       out.push(
         routeDescriptor.resource(
-          { table: vpc.table, ip6: false, prefix: `${ip}/32`, paths: [{ iface: name, nh: ip }] },
+          {
+            table: vpc.table,
+            ip6: false,
+            prefix: `${ip}/32`,
+            paths: [{ iface: name, nh: ip, attached: true }],
+          },
           after,
         ),
       );
