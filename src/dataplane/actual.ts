@@ -57,10 +57,10 @@ export interface ActualOptions {
    */
   readonly untaggedOwnMacs?: ReadonlySet<string>;
   /**
-   * Host interfaces only vppnet binds af_packet interfaces to (pods' veth host ends): an untagged
-   * af_packet on one is a pod port whose tag never came. A pod's MAC is not among the wanted ones
-   * when its attach failed that way (it never became active), so the MAC alone would leave it,
-   * and its kernel rings, for good.
+   * Host interfaces only vppnet binds af_packet interfaces to (pods' veth host ends) and no
+   * attachment claims: an untagged af_packet on one is a pod port whose tag never came. A pod's
+   * MAC is not among the wanted ones when its attach failed that way (it never became active), so
+   * the MAC alone would leave it, and its kernel rings, for good.
    */
   readonly untaggedOwnHostInterface?: (hostIfName: string) => boolean;
 }

@@ -199,15 +199,15 @@ export async function readDataplane(client: VppApi, scope: DataplaneScope): Prom
           }))
       : Promise.resolve(undefined),
   ]);
-  const afPacketIndices = new Set(afPacket.map((a) => a.sw_if_index));
+  const afPacketHosts = new Map(afPacket.map((a) => [a.sw_if_index, a.host_if_name]));
   const sourceCheckNodes = await readSourceCheckNodes(client, ifDetails, sourceChecks, scope);
   return {
     interfaces: InterfaceRegistry.fromDump(ifDetails),
     interfaceFacts: facts,
     untagged: ifDetails.filter(
-      (d) => d.tag === '' && (d.interface_dev_type === 'Loopback' || afPacketIndices.has(d.sw_if_index)),
+      (d) => d.tag === '' && (d.interface_dev_type === 'Loopback' || afPacketHosts.has(d.sw_if_index)),
     ),
-    afPacket: new Map(afPacket.map((a) => [a.sw_if_index, a.host_if_name])),
+    afPacket: afPacketHosts,
     vhostUser: new Map(vhostUser.map((v) => [v.sw_if_index, v])),
     taps: new Map(taps.map((t) => [t.sw_if_index, t])),
     tables: tableDetails.map((d) => d.table),

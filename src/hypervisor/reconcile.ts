@@ -174,7 +174,8 @@ async function reconcilePass(given: AgentConfig, opts: ReconcileOptions): Promis
       hostVethPrefixes: vethPrefixes,
       vmPortInterfaces: attachedInterfaces(config),
       untaggedOwnMacs: untaggedOnCreate(desired.resources),
-      ...(pods && { untaggedOwnHostInterface: isPodVethName }),
+      // An untagged port of a pod some attachment knows is its attach at work, not a leftover.
+      ...(pods && { untaggedOwnHostInterface: (h: string) => isPodVethName(h) && !knownPods.has(h) }),
     }),
     ...actualHostFiles(desired.resources, fileFacts, snapshot),
     ...srv6Domain.actual(snapshot, config, memory),
@@ -182,11 +183,7 @@ async function reconcilePass(given: AgentConfig, opts: ReconcileOptions): Promis
   ];
   // Pods' ports are the attachment manager's while it works on them, and entirely so without it.
   // (Steering entries never depend on a pod's port.)
-  actual = withoutPodPorts(
-    actual,
-    (pod) => !pods || podsInProgress.has(pod),
-    (pod) => !pods || knownPods.has(pod),
-  );
+  actual = withoutPodPorts(actual, (pod) => !pods || podsInProgress.has(pod));
   actual = withStaleRoutes(desired.resources, actual);
   const steeringInVpp = actualSteering(snapshot, config);
   const plan = makePlan(
@@ -268,24 +265,11 @@ async function reconcilePass(given: AgentConfig, opts: ReconcileOptions): Promis
   };
 }
 
-/**
- * Leaves the ports of some pods (their interfaces, what hangs off them, host links) out of a pass:
- * those `leaveAlone` names, and untagged pod ports (tag never came) of the pods `known` names.
- */
-function withoutPodPorts(
-  actual: Resource[],
-  leaveAlone: (pod: string) => boolean,
-  known: (pod: string) => boolean,
-): Resource[] {
+/** Leaves the ports of some pods (their interfaces, what hangs off them, host links) out of a pass. */
+function withoutPodPorts(actual: Resource[], leaveAlone: (pod: string) => boolean): Resource[] {
   const skipped = new Set<string>();
   for (const r of actual) {
     const pod = interfaceDescriptor.is(r) ? podOfTag(r.value.name) : undefined;
-    // An untagged pod port (its tag never came) is known by its host interface, the pod's id.
-    const untaggedPod =
-      interfaceDescriptor.is(r) && r.value.type === 'af_packet' && isPodVethName(r.value.hostIfName)
-        ? r.value.hostIfName
-        : undefined;
-    if (untaggedPod !== undefined && pod === undefined && known(untaggedPod)) skipped.add(r.key);
     if (pod !== undefined && leaveAlone(pod))
       skipped
         .add(r.key)
@@ -307,8 +291,8 @@ function untaggedOnCreate(desired: readonly Resource[]): Set<string> {
   for (const r of desired) {
     if (!interfaceDescriptor.is(r)) continue;
     const v = r.value;
-    // Not a pod's: an untagged pod port is told by its host interface (withoutPodPorts), so that
-    // one whose attach is at work is never taken for a leftover by its MAC.
+    // Not a pod's: an untagged pod port is told by its host interface (untaggedOwnHostInterface),
+    // so that one whose attach is at work is never taken for a leftover by its MAC.
     if (podOfTag(v.name) !== undefined) continue;
     if (v.type === 'loopback' || v.type === 'af_packet') out.add(v.mac);
   }
