@@ -15,12 +15,12 @@ import { reconcile } from '../../test/support/host-reconcile.js';
 import { NO_HOST_LINKS } from '../../test/support/no-host-links.js';
 import { sh } from '../../test/support/packets.js';
 import { createUnderlay, removeUnderlay } from '../../test/support/underlay.js';
-import { SIM_ONLY, startVppTarget, type VppTarget } from '../../test/support/vpp-target.js';
+import { connectedClient, SIM_ONLY, startVppTarget, type VppTarget } from '../../test/support/vpp-target.js';
 import type { AgentConfig } from '../config/model.js';
 import { validateConfig } from '../config/validate.js';
 import { vppAddress, vppPrefix } from '../dataplane/ip-values.js';
 import { VppRetvalError } from '../vpp/client/retval-error.js';
-import { VppClient } from '../vpp/client/vpp-client.js';
+import type { VppClient } from '../vpp/client/vpp-client.js';
 import { msg } from '../vpp/messages/index.js';
 import type { RequestFault, VppSimulator } from '../vpp/sim/index.js';
 import { memoryAddressBookStore } from '../services/address-store.js';
@@ -78,21 +78,9 @@ function rawConfig(underlay: string): { node: object } & Record<string, unknown>
 
 async function setup(): Promise<Fixture> {
   const target = await startVppTarget();
-  const other = new VppClient({
-    socketPath: target.socketPath,
-    clientName: 'someone-else',
-    healthCheckIntervalMs: 0,
-    retryStrategy: () => 20,
-  });
-  await other.connect();
+  const other = await connectedClient(target.socketPath, 'someone-else');
   const underlay = await createUnderlay(other);
-  const client = new VppClient({
-    socketPath: target.socketPath,
-    clientName: 'vppnet-test',
-    healthCheckIntervalMs: 0,
-    retryStrategy: () => 20,
-  });
-  await client.connect();
+  const client = await connectedClient(target.socketPath, 'vppnet-test');
   return { target, sim: target.sim!, client, other, underlay: underlay.name, globals: memoryStore() };
 }
 

@@ -11,7 +11,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before } from 'node:test';
-import { SIM_ONLY, startVppTarget, type VppTarget } from './vpp-target.js';
+import { connectedClient, SIM_ONLY, startVppTarget, type VppTarget } from './vpp-target.js';
 import type { AttachRequest } from '../../src/agent-api/protocol.js';
 import type { AgentConfig } from '../../src/config/model.js';
 import { validateConfig } from '../../src/config/validate.js';
@@ -96,21 +96,9 @@ export async function setup(
   node: { servicesIp6?: boolean } = {},
 ): Promise<Fixture> {
   const target = await startVppTarget(simOptions);
-  const other = new VppClient({
-    socketPath: target.socketPath,
-    clientName: 'someone-else',
-    healthCheckIntervalMs: 0,
-    retryStrategy: () => 20,
-  });
-  await other.connect();
+  const other = await connectedClient(target.socketPath, 'someone-else');
   const underlay = await newUnderlay(other);
-  const client = new VppClient({
-    socketPath: target.socketPath,
-    clientName: 'vppnet-services-test',
-    healthCheckIntervalMs: 0,
-    retryStrategy: () => 20,
-  });
-  await client.connect();
+  const client = await connectedClient(target.socketPath, 'vppnet-services-test');
   const dir = await mkdtemp(path.join(os.tmpdir(), 'vppnet-svc-'));
   const stateDir = path.join(dir, 'state');
   const lock = new AsyncLock();

@@ -5,6 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { VppSimulator, type VppSimulatorOptions } from '../../src/vpp/sim/index.js';
 
 export interface VppTarget {
@@ -38,4 +39,14 @@ export async function startVppTarget(opts: Partial<VppSimulatorOptions> = {}): P
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A client of the test's VPP, connected: no health checks (a test's VPP does not hang), and a
+ * reconnect every 20 ms after a restart or a dropped connection the test caused.
+ */
+export async function connectedClient(socketPath: string, clientName: string): Promise<VppClient> {
+  const client = new VppClient({ socketPath, clientName, healthCheckIntervalMs: 0, retryStrategy: () => 20 });
+  await client.connect();
+  return client;
 }
