@@ -12,8 +12,9 @@ import { BACKENDS, type BackendKind, type StoreBackend } from './testing/store-b
 import { until } from '../util/testing/until.js';
 import { KeySchema } from './keys.js';
 import { DatastoreView } from './view.js';
-import { ErrCompacted, type KeyValueStore, type Watch } from './store.js';
+import { ErrCompacted, type KeyValueStore } from './store.js';
 import { importConfig, putRecordsFile } from './operations.js';
+import { gatedWatch } from './testing/gated-watch.js';
 import { parseConfig } from '../config/load.js';
 
 const node = (n: number) =>
@@ -187,27 +188,11 @@ function viewAndRecordTests(kind: BackendKind): void {
       watch: (r, from, h) => {
         if (gated || r.key !== s.nodesRange.key) return store.watch(r, from, h);
         gated = true;
-        let w: Watch | undefined;
-        let cancelled = false;
-        void gate.then(() => {
-          if (!cancelled)
-            w = store.watch(r, from, {
-              ...h,
-              onEnd: (err) => {
-                ended.push(err);
-                h.onEnd(err);
-              },
-            });
-        });
-        return {
-          get nextRevision() {
-            return w?.nextRevision ?? from;
-          },
-          cancel: () => {
-            cancelled = true;
-            w?.cancel();
-          },
+        const onEnd = (err: Error): void => {
+          ended.push(err);
+          h.onEnd(err);
         };
+        return gatedWatch(store, r, from, { ...h, onEnd }, gate);
       },
     };
     const v = new DatastoreView(gatedStore, s, 'hv1');

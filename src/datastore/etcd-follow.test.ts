@@ -14,9 +14,10 @@ import { after, before, describe, test } from 'node:test';
 import { EtcdStore } from './etcd-store.js';
 import { KeySchema } from './keys.js';
 import { DatastoreView } from './view.js';
-import type { KeyValueStore, StoreEvent, Watch, WriteOp } from './store.js';
+import type { KeyValueStore, StoreEvent, WriteOp } from './store.js';
 import { ETCD_BACKEND } from './testing/store-backends.js';
 import { EtcdServer } from './testing/etcd-server.js';
+import { gatedWatch } from './testing/gated-watch.js';
 import { ManualTimers } from '../util/testing/manual-timers.js';
 import { until } from '../util/testing/until.js';
 
@@ -108,27 +109,11 @@ describe('the view following a real etcd', { skip }, () => {
       close: () => Promise.resolve(),
       watch: (r, from, h) => {
         if (r.key !== endpoints.key) return store.watch(r, from, h);
-        let w: Watch | undefined;
-        let cancelled = false;
-        void gate.then(() => {
-          if (!cancelled)
-            w = store.watch(r, from, {
-              ...h,
-              onEvents: (events) => {
-                batches.push(events);
-                h.onEvents(events);
-              },
-            });
-        });
-        return {
-          get nextRevision() {
-            return w?.nextRevision ?? from;
-          },
-          cancel: () => {
-            cancelled = true;
-            w?.cancel();
-          },
+        const onEvents = (events: readonly StoreEvent[]): void => {
+          batches.push(events);
+          h.onEvents(events);
         };
+        return gatedWatch(store, r, from, { ...h, onEvents }, gate);
       },
     };
     const v = new DatastoreView(gated, s, 'hv1');
