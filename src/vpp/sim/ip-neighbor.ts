@@ -5,8 +5,8 @@
  * ip_neighbor_config), ip_neighbor_api.c (the handlers) and ip6_neighbor.c / ip4_neighbor.c
  * (ip6_neighbor_advertise, ip4_neighbor_advertise).
  *
- * The simulator has no dataplane: the aging process and learned entries are not modelled. An
- * entry's `age` is 0 (the clock does not move). GUESS: within one interface the dump lists entries
+ * The simulator has no dataplane: the aging process is not modelled, and learned entries come only
+ * from tests (learn). An entry's `age` is 0 (the clock does not move). GUESS: within one interface the dump lists entries
  * in insertion order (VPP walks a per-interface hash_create_mem table); `stats_index` (the
  * neighbour adjacency's index) is numbered per neighbour from 0 up, while VPP's adjacency pool
  * also holds glean and multicast adjacencies.
@@ -63,6 +63,13 @@ export class IpNeighbor {
     6: { maxNumber: 50000, maxAge: 0, recycle: false },
   };
   readonly advertisements: SentAdvertisement[] = [];
+  /**
+   * The dynamic entries per family, oldest first (ip_neighbor_list_head: ip_neighbor_refresh moves
+   * an entry to the head, and a full database with recycle on evicts the tail).
+   */
+  readonly #dynamic: Record<Af, Set<Neighbor>> = { 4: new Set(), 6: new Set() };
+  /** ipndb_n_elts per family. */
+  readonly #count: Record<Af, number> = { 4: 0, 6: 0 };
   /** ipndb_hash per family, per interface: key address hex → entry. */
   readonly #db: Record<Af, Map<number, Map<string, Neighbor>>> = { 4: new Map(), 6: new Map() };
   /** ipndb_n_elts_per_fib: adj-fibs per (family, fib_index), the table locked while > 0. */
@@ -83,8 +90,18 @@ export class IpNeighbor {
     return [...this.#db[af].entries()].sort((a, b) => a[0] - b[0]).flatMap(([, m]) => [...m.values()]);
   }
 
-  /** ip_neighbor_add: rv and stats_index. */
-  add(addr: Buffer, mac: Buffer, swIfIndex: number, flags: number): { rv: number; statsIndex: number } {
+  /**
+   * ip_neighbor_add: rv and stats_index. `learned`: added by the dataplane (ip_neighbor_learn,
+   * IP_NEIGHBOR_FLAG_DYNAMIC), the only entries that age and that a full database recycles; the
+   * API's entries, static or not, are neither (ip_neighbor_flags_decode sets no DYNAMIC flag).
+   */
+  add(
+    addr: Buffer,
+    mac: Buffer,
+    swIfIndex: number,
+    flags: number,
+    learned = false,
+  ): { rv: number; statsIndex: number } {
     const af: Af = addr.length === 4 ? 4 : 6;
     const isStatic = (flags & FLAG_STATIC) !== 0;
     const perIf = this.#db[af].get(swIfIndex) ?? new Map<string, Neighbor>();
@@ -97,13 +114,22 @@ export class IpNeighbor {
         if (!found.mac.equals(mac)) return { rv: -2, statsIndex: 0xffffffff };
       } else {
         // a dynamic entry can become static, not the reverse
-        if (isStatic) found.isStatic = true;
+        if (isStatic) {
+          found.isStatic = true;
+          this.#dynamic[af].delete(found);
+        }
         found.mac = Buffer.from(mac);
+        // ip_neighbor_refresh: a dynamic entry becomes the newest
+        if (this.#dynamic[af].delete(found)) this.#dynamic[af].add(found);
       }
       return { rv: 0, statsIndex: found.adjIndex };
     }
-    if (this.config[af].maxNumber && this.neighbors(af).length >= this.config[af].maxNumber)
-      return { rv: Rv.LIMIT_EXCEEDED, statsIndex: 0xffffffff };
+    if (this.config[af].maxNumber && this.#count[af] >= this.config[af].maxNumber) {
+      // ip_neighbor_alloc: a full database takes the oldest dynamic entry's place, with recycle on
+      const [oldest] = this.config[af].recycle ? this.#dynamic[af] : [];
+      if (oldest === undefined) return { rv: Rv.LIMIT_EXCEEDED, statsIndex: 0xffffffff };
+      this.del(oldest.addr, oldest.swIfIndex);
+    }
     const noFibEntry = (flags & FLAG_NO_FIB_ENTRY) !== 0;
     const isLinkLocal = af === 6 && addr[0] === 0xfe && ((addr[1] as number) & 0xc0) === 0x80;
     let fibIndex: number | undefined;
@@ -127,7 +153,7 @@ export class IpNeighbor {
       adjIndex = this.#nextAdj++;
       this.#adjOf.set(adjKey, adjIndex);
     }
-    perIf.set(key, {
+    const entry: Neighbor = {
       af,
       addr: Buffer.from(addr),
       swIfIndex,
@@ -136,8 +162,19 @@ export class IpNeighbor {
       noFibEntry,
       fibIndex,
       adjIndex,
-    });
+    };
+    perIf.set(key, entry);
+    this.#count[af]++;
+    if (learned && !isStatic) this.#dynamic[af].add(entry);
     return { rv: 0, statsIndex: adjIndex };
+  }
+
+  /**
+   * What ARP and ND do with a sender they learn (ip_neighbor_learn): the simulator has no
+   * dataplane, so tests call this where VPP would have received the packet.
+   */
+  learn(addr: Buffer, mac: Buffer, swIfIndex: number): number {
+    return this.add(addr, mac, swIfIndex, 0, true).rv;
   }
 
   /** ip_neighbor_del: NO_SUCH_ENTRY when not there. */
@@ -148,6 +185,8 @@ export class IpNeighbor {
     const n = perIf?.get(key);
     if (!perIf || !n) return Rv.NO_SUCH_ENTRY;
     perIf.delete(key);
+    this.#count[af]--;
+    this.#dynamic[af].delete(n);
     if (n.fibIndex !== undefined) {
       const t = this.#vpp.fib.byIndex(af, n.fibIndex);
       if (t) {

@@ -7,8 +7,7 @@
  */
 import { msg } from '../messages/index.js';
 import type { Dispatcher } from './dispatcher.js';
-import type { Fib, FibEntry, FibTable } from './fib.js';
-import { attachedHostPath } from './fib-path.js';
+import type { Fib, FibTable } from './fib.js';
 import { FibSource } from './fib-sources.js';
 import type { SimInterface } from './interfaces.js';
 import { InterfaceRoutes } from './ip-interface-routes.js';
@@ -235,17 +234,6 @@ export class Ip {
     s.fibIndex[ai] = fibIndex;
     this.#vpp.onTableBind(swIfIndex, af, fibIndex, old);
     return 0;
-  }
-
-  /** A neighbour learned on `swIfIndex` (ARP/ND, dataplane): its adjacency host route (source ADJ). */
-  learnNeighbor(swIfIndex: number, addr: Buffer): FibEntry | undefined {
-    const af: Af = addr.length === 4 ? 4 : 6;
-    const t = this.tableOf(swIfIndex, af);
-    if (!t) return undefined;
-    // ip_neighbor_adj_fib_add: an attached host route via the interface
-    return this.fib.pathAdd(t, { af, addr, len: af === 4 ? 32 : 128 }, FibSource.ADJ, [
-      attachedHostPath(af, addr, swIfIndex),
-    ]);
   }
 
   // ------------------------------------------------------------------------------------------

@@ -308,9 +308,12 @@ export class VppSimulator {
    * A dataplane event the API cannot cause: a neighbour answering ARP/ND on `swIfIndex`. VPP then
    * installs an adjacency host route (source "adjacency"), which takes a load-balance index and
    * shows in route dumps. The design transcript's memif peer did this between steps 02 and 03.
+   * A learned entry is dynamic: the one kind a full neighbour table with recycle on evicts. Returns
+   * ip_neighbor_add's rv (LIMIT_EXCEEDED when the table is full and recycles nothing).
    */
-  learnNeighbor(swIfIndex: number, address: string): void {
-    this.#vpp.ip.learnNeighbor(swIfIndex, address.includes(':') ? ipv6(address) : ipv4(address));
+  learnNeighbor(swIfIndex: number, address: string, mac = '02:00:00:00:00:01'): number {
+    const addr = address.includes(':') ? ipv6(address) : ipv4(address);
+    return this.#vpp.ipNeighbor.learn(addr, macBytes(mac), swIfIndex);
   }
 
   /**
