@@ -26,7 +26,7 @@ import { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { msg } from '../../src/vpp/messages/index.js';
 import { until } from '../../src/util/testing/until.js';
 import { createVethUplink, removeVethUplink, type VethUplink } from '../support/veth-uplink.js';
-import { Listener, PACKETS, PY, pings, realPacketsSkip, send, sh } from '../support/packets.js';
+import { Listener, PACKETS, PY, pings, realPacketsSkip, run, send, sh } from '../support/packets.js';
 
 const SOCKET = process.env.VPP_API_SOCKET;
 const skip = realPacketsSkip(SOCKET);
@@ -73,6 +73,7 @@ describe('attacks from a tenant VM against the tenant edge', { skip }, () => {
   let uplink: VethUplink;
   const portMac = new Map<number, string>();
   const portName = new Map<number, string>();
+  const ifIndex = new Map<number, number>();
   const listeners = new Map<number, Listener>();
   const host = linuxHostLinks(`va${tag}`);
   const vms = [1, 2, 3, 4];
@@ -125,6 +126,7 @@ describe('attacks from a tenant VM against the tenant edge', { skip }, () => {
       const port = all.find((i) => i.tag === `vppnet:vm:vm${n}`);
       portMac.set(n, port?.l2_address ?? '');
       portName.set(n, port?.interface_name ?? '');
+      if (port) ifIndex.set(n, port.sw_if_index);
       const v = ns(n);
       sh(
         'ip',
@@ -601,4 +603,112 @@ describe('attacks from a tenant VM against the tenant edge', { skip }, () => {
       }
     },
   );
+  it("a VM that fills VPP's neighbour tables cuts off no other VM, not one started after it, nor the underlay", async () => {
+    // VPP learns the sender of every ARP request it answers on a port unnumbered to the gateway,
+    // and of every neighbour solicitation the mirror ND proxy sees (arp.c, ip6_nd_mirror_proxy.c):
+    // one VM can offer it more addresses than its tables hold (50,000 a family: ip_neighbor.c).
+    const LIMIT = 50_000;
+    const swIfIndex = (n: number): number => {
+      const i = ifIndex.get(n);
+      assert.ok(i !== undefined, `vm${n}'s port`);
+      return i;
+    };
+    const neighbours = async (af: 'ip4' | 'ip6'): Promise<number> =>
+      (
+        await client.dump(msg.ip_neighbor_dump, {
+          sw_if_index: swIfIndex(1),
+          af: msg.address_family_t.values[af === 'ip4' ? 'ADDRESS_IP4' : 'ADDRESS_IP6'],
+        })
+      ).length;
+    const flood = (target: string, first: string): Promise<string> =>
+      run(
+        ns(1),
+        'neighbour-flood.py',
+        'eth0',
+        MAC(1),
+        portMac.get(1) as string,
+        target,
+        first,
+        `${LIMIT + 2_000}`,
+        '20000',
+      );
+    const vm5 = { n: 5, ip: '10.0.0.8' };
+    try {
+      await flood('10.0.0.1', '100.64.0.0');
+      await flood('fe80::1', '2001:db8:ff::');
+      // Both floods made VPP learn (the test's premise): far more entries on vm1's port than it has.
+      assert.ok(
+        (await neighbours('ip4')) > LIMIT / 2,
+        `IPv4 entries on vm1's port: ${await neighbours('ip4')}`,
+      );
+      assert.ok(
+        (await neighbours('ip6')) > LIMIT / 2,
+        `IPv6 entries on vm1's port: ${await neighbours('ip6')}`,
+      );
+
+      // A VM started after the flood: its port is programmed whole, and it is reached both ways.
+      sh('ip', 'netns', 'add', ns(vm5.n));
+      const withVm5 = validateConfig({
+        ...(raw() as object),
+        ports: [
+          ...(raw() as { ports: object[] }).ports,
+          {
+            name: 'vm5',
+            vpc: 'vpc-a',
+            ip: vm5.ip,
+            mac: MAC(vm5.n),
+            attach: { type: 'veth', netns: ns(vm5.n), ifname: 'eth0' },
+          },
+        ],
+      });
+      const outcome = await reconcile(withVm5, { client, host, globals: memoryStore() });
+      assert.deepEqual(
+        outcome.result?.failed.map((x) => `${x.op.resource.key}: ${x.error.message}`),
+        [],
+      );
+      sh('ip', '-n', ns(vm5.n), 'link', 'set', 'lo', 'up');
+      sh('ip', '-n', ns(vm5.n), 'link', 'set', 'eth0', 'up');
+      sh('ip', '-n', ns(vm5.n), 'addr', 'add', `${vm5.ip}/24`, 'dev', 'eth0');
+      sh('ip', '-n', ns(vm5.n), 'addr', 'replace', `${ip6Of(vm5.n)}/64`, 'dev', 'eth0', 'nodad');
+      sh('ip', '-n', ns(vm5.n), 'route', 'add', 'default', 'via', '10.0.0.1');
+      for (const to of [vm5.ip, ip6Of(vm5.n)])
+        await until(() => pings(ns(2), to), `vm2 reaches vm5 at ${to}`, { timeoutMs: 15_000, everyMs: 300 });
+      await until(() => pings(ns(vm5.n), '10.0.0.1'), 'vm5 reaches its gateway', {
+        timeoutMs: 15_000,
+        everyMs: 300,
+      });
+      // The VMs from before: reached as before.
+      for (const [from, to] of [
+        [3, IP4[2]],
+        [2, IP4[3]],
+        [3, ip6Of(2)],
+      ] as const)
+        assert.ok(pings(ns(from), to as string), `vm${from} reaches ${to}`);
+      // The underlay: the fabric's address resolved again (a full table recycles its oldest entry
+      // instead of refusing the fabric), so vm2's traffic to a remote VM leaves encapsulated.
+      const uplinkSeen = sniff(uplink.netns, uplink.peer, 'marker-after-flood');
+      await uplinkSeen.ready;
+      for (const n of await client.dump(msg.ip_neighbor_dump, {
+        sw_if_index: uplink.swIfIndex,
+        af: msg.address_family_t.values.ADDRESS_IP6,
+      }))
+        await client.call(msg.ip_neighbor_add_del, { is_add: false, neighbor: n.neighbor });
+      await until(
+        () => {
+          if (!uplinkSeen.exited())
+            send(ns(2), 'eth0', udp4(2, '10.0.0.6', '10.0.1.9', 'marker-after-flood'));
+          return uplinkSeen.exited();
+        },
+        'an encapsulated packet on the uplink after the flood',
+        { timeoutMs: 15_000, everyMs: 300 },
+      );
+      await uplinkSeen.done;
+    } finally {
+      // Every neighbour goes (the CLI flushes all interfaces), static ones too: the pass puts
+      // vppnet's back. Last in this suite: the VMs' first packets after it resolve them again.
+      await cli('ip neighbor flush');
+      await reconcile(validateConfig(raw()), { client, host, globals: memoryStore() });
+      spawnSync('ip', ['netns', 'del', ns(vm5.n)]);
+    }
+  });
 });
