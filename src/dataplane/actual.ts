@@ -172,6 +172,10 @@ export function actualDataplane(s: DataplaneSnapshot, opts: ActualOptions): Reso
         }),
       );
     }
+    for (const [address, mac] of facts.staticNeighbors4 ?? []) {
+      const neighbor = staticNeighborDescriptor.resource({ iface: name, address, mac }, { after: withTable });
+      if (mine(neighbor.key)) out.push(neighbor);
+    }
     const proxyArp = proxyArpInterfaceDescriptor.resource({ iface: name });
     if (s.proxyArpInterfaces.has(idx) && mine(proxyArp.key)) out.push(proxyArp);
     for (const u of s.sourceChecks) {

@@ -10,33 +10,39 @@ import { msg } from '../vpp/messages/index.js';
 import type { DataplaneContext } from './context.js';
 import { vppAddress } from './ip-values.js';
 
-const ADDRESS_IP6 = msg.address_family_t.values.ADDRESS_IP6;
 const LINK_UP = msg.if_status_flags_t.values.IF_STATUS_API_FLAG_LINK_UP;
 
 /**
- * VPP's IPv6 neighbour database settings (ip_neighbor_config). They are global to the VPP process:
- * every IPv6 neighbour on every interface, which for vppnet is the underlay's (VPCs and the
- * service bridge are IPv4).
+ * One family's neighbour database settings in VPP (ip_neighbor_config): global to the VPP process,
+ * every neighbour of that family on every interface. IPv6: the underlay's peers and the VMs' IPv6
+ * addresses; IPv4: the VMs' and the service bridge's pods. Both tables also take whatever a VM
+ * makes VPP learn (docs/security.md, "Neighbour tables").
  */
 export interface IpNeighborConfigValue {
+  readonly family: 4 | 6;
   /** Entries the database may hold; 0: no limit. */
   readonly maxNumber: number;
   /** Seconds after the last confirmation before an entry is probed (and, unanswered, removed); 0: never. */
   readonly maxAge: number;
-  /** Whether a full database evicts its oldest entry for a new one (else the new one is refused). */
+  /** Whether a full database evicts its oldest dynamic entry for a new one (else the new one is refused). */
   readonly recycle: boolean;
 }
 
-/** ip_neighbor_db's initial values in ip_neighbor.c, for both families. */
-export const VPP_DEFAULT_NEIGHBOR_CONFIG: IpNeighborConfigValue = {
+/** ip_neighbor_db's initial values in ip_neighbor.c, the same for both families. */
+export const VPP_DEFAULT_NEIGHBOR_CONFIG: Omit<IpNeighborConfigValue, 'family'> = {
   maxNumber: 50000,
   maxAge: 0,
   recycle: false,
 };
 
+/** vl_api_address_family_t of a family. */
+export function addressFamily(family: 4 | 6): number {
+  return family === 6 ? msg.address_family_t.values.ADDRESS_IP6 : msg.address_family_t.values.ADDRESS_IP4;
+}
+
 async function setNeighborConfig(ctx: DataplaneContext, v: IpNeighborConfigValue): Promise<void> {
   await ctx.client.call(msg.ip_neighbor_config, {
-    af: ADDRESS_IP6,
+    af: addressFamily(v.family),
     max_number: v.maxNumber,
     max_age: v.maxAge,
     recycle: v.recycle,
@@ -46,11 +52,12 @@ async function setNeighborConfig(ctx: DataplaneContext, v: IpNeighborConfigValue
 export const ipNeighborConfigDescriptor = defineKind<IpNeighborConfigValue, DataplaneContext>({
   kind: 'ip-neighbor-config',
   messages: { required: [msg.ip_neighbor_config] },
-  key: () => keys.ipNeighborConfig(true),
+  key: (v) => keys.ipNeighborConfig(v.family === 6),
   create: (ctx, { value }) => setNeighborConfig(ctx, value),
   update: (ctx, desired) => setNeighborConfig(ctx, desired.value),
   // Not vppnet's any more: what VPP starts with.
-  delete: (ctx) => setNeighborConfig(ctx, VPP_DEFAULT_NEIGHBOR_CONFIG),
+  delete: (ctx, { value }) =>
+    setNeighborConfig(ctx, { ...VPP_DEFAULT_NEIGHBOR_CONFIG, family: value.family }),
 });
 
 /** One unsolicited neighbour advertisement of `address` out of `iface`, with the interface's MAC. */
@@ -86,7 +93,7 @@ export const neighborAnnouncementDescriptor = defineKind<NeighborAnnouncementVal
     // One packet: with repeat > 1 VPP suspends its API process for `interval` between packets,
     // which would stall every API client. Neighbour aging covers a lost one.
     await ctx.client.call(msg.arping, {
-      address: { af: ADDRESS_IP6, un: { ip6: value.address } },
+      address: { af: addressFamily(6), un: { ip6: value.address } },
       sw_if_index: swIfIndex,
       is_garp: true,
       repeat: 1,

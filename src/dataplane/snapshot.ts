@@ -12,8 +12,8 @@ import { msg } from '../vpp/messages/index.js';
 import { NO_INDEX } from '../vpp/messages/sentinels.js';
 import { InterfaceRegistry } from './interface-registry.js';
 import { readIp6Link } from './ip6-link-descriptors.js';
-import { isOwnedTag } from './keys.js';
-import type { IpNeighborConfigValue } from './neighbor-descriptors.js';
+import { isOwnedTag, vmPortOfTag } from './keys.js';
+import { addressFamily, type IpNeighborConfigValue } from './neighbor-descriptors.js';
 
 export type InterfaceDetails = Message<typeof msg.sw_interface_details>;
 export type RouteDetails = Message<typeof msg.ip_route_v2_details>['route'];
@@ -52,6 +52,8 @@ export interface InterfaceFacts {
   readonly addresses: readonly string[];
   /** Present when table6 is not 0. */
   readonly ip6Link?: Ip6LinkFacts;
+  /** A VM port's static IPv4 neighbours, address → MAC; read only for VM ports in an IPv4 VPC table. */
+  readonly staticNeighbors4?: ReadonlyMap<string, string>;
 }
 
 export interface DataplaneSnapshot {
@@ -81,8 +83,8 @@ export interface DataplaneSnapshot {
    * checked (see readSourceCheckNodes). Absent: not read; the setting is taken as it is listed.
    */
   readonly sourceCheckNodes: ReadonlyMap<number, ReadonlySet<string>>;
-  /** VPP's IPv6 neighbour database settings; undefined when this VPP cannot report them. */
-  readonly ip6NeighborConfig: IpNeighborConfigValue | undefined;
+  /** VPP's neighbour database settings, IPv4 and IPv6; empty when this VPP cannot report them. */
+  readonly neighborConfigs: readonly IpNeighborConfigValue[];
 }
 
 export interface DataplaneScope {
@@ -97,11 +99,11 @@ export interface DataplaneScope {
    */
   readonly onFirstAnswers?: () => void;
   /**
-   * Every interface's IPv6 neighbours, when another part of the snapshot dumps them anyway (the
-   * service bridge's pod guards): the IPv6 ports' static neighbours are taken from that one dump
+   * Every interface's neighbours of a family, when another part of the snapshot dumps them anyway
+   * (the service bridge's pod guards): the ports' static neighbours are taken from that one dump
    * instead of a dump per port. Undefined (or returning undefined): a dump per port.
    */
-  readonly ip6Neighbors?: () => Promise<readonly NeighborDetails[]> | undefined;
+  readonly neighbors?: (family: 4 | 6) => Promise<readonly NeighborDetails[]> | undefined;
 }
 
 export type NeighborDetails = Message<typeof msg.ip_neighbor_details>;
@@ -166,7 +168,7 @@ export async function readDataplane(client: VppApi, scope: DataplaneScope): Prom
     routes,
     [unnumbered, proxyArpRanges, proxyArpIntfs],
     [afPacket, vhostUser, taps, sourceChecks],
-    ip6NeighborConfig,
+    neighborConfigs,
   ] = await Promise.all([
     ifDetailsRead,
     tablesRead,
@@ -190,14 +192,19 @@ export async function readDataplane(client: VppApi, scope: DataplaneScope): Prom
       ),
     ]),
     client.supports(msg.ip_neighbor_config_get)
-      ? client
-          .call(msg.ip_neighbor_config_get, { af: msg.address_family_t.values.ADDRESS_IP6 })
-          .then((c): IpNeighborConfigValue => ({
-            maxNumber: c.max_number,
-            maxAge: c.max_age,
-            recycle: c.recycle,
-          }))
-      : Promise.resolve(undefined),
+      ? Promise.all(
+          ([4, 6] as const).map((family) =>
+            client
+              .call(msg.ip_neighbor_config_get, { af: addressFamily(family) })
+              .then((c): IpNeighborConfigValue => ({
+                family,
+                maxNumber: c.max_number,
+                maxAge: c.max_age,
+                recycle: c.recycle,
+              })),
+          ),
+        )
+      : Promise.resolve([]),
   ]);
   const afPacketHosts = new Map(afPacket.map((a) => [a.sw_if_index, a.host_if_name]));
   const sourceCheckNodes = await readSourceCheckNodes(client, ifDetails, sourceChecks, scope);
@@ -217,7 +224,7 @@ export async function readDataplane(client: VppApi, scope: DataplaneScope): Prom
     proxyArpInterfaces: new Set(proxyArpIntfs.map((p) => p.sw_if_index)),
     sourceChecks,
     sourceCheckNodes,
-    ip6NeighborConfig,
+    neighborConfigs,
   };
 }
 
@@ -238,25 +245,14 @@ async function readInterfaceFacts(
     (d) => isOwnedTag(d.tag) || scope.externalInterfaces.includes(d.interface_name),
   );
   const facts = new Map<string, InterfaceFacts>();
-  // The shared dump by interface, made at the first IPv6 port that needs it.
-  let sharedByInterface: Promise<Map<number, NeighborDetails[]>> | undefined;
-  const neighborsOf = (swIfIndex: number): Promise<readonly NeighborDetails[]> => {
-    const shared = scope.ip6Neighbors?.();
+  // Per family, the shared dump by interface, made at the first port that needs it.
+  const sharedByInterface: Partial<Record<4 | 6, Promise<Map<number, NeighborDetails[]>>>> = {};
+  const neighborsOf = (family: 4 | 6, swIfIndex: number): Promise<readonly NeighborDetails[]> => {
+    const shared = scope.neighbors?.(family);
     if (shared === undefined)
-      return client.dump(msg.ip_neighbor_dump, {
-        sw_if_index: swIfIndex,
-        af: msg.address_family_t.values.ADDRESS_IP6,
-      });
-    sharedByInterface ??= shared.then((all) => {
-      const byInterface = new Map<number, NeighborDetails[]>();
-      for (const n of all) {
-        const list = byInterface.get(n.neighbor.sw_if_index);
-        if (list) list.push(n);
-        else byInterface.set(n.neighbor.sw_if_index, [n]);
-      }
-      return byInterface;
-    });
-    return sharedByInterface.then((byInterface) => byInterface.get(swIfIndex) ?? []);
+      return client.dump(msg.ip_neighbor_dump, { sw_if_index: swIfIndex, af: addressFamily(family) });
+    const byInterface = (sharedByInterface[family] ??= shared.then(groupByInterface));
+    return byInterface.then((m) => m.get(swIfIndex) ?? []);
   };
   await Promise.all(
     relevant.map(async (d) => {
@@ -268,13 +264,20 @@ async function readInterfaceFacts(
       ]);
       const addresses = [...v4, ...v6].map((a) => formatPrefix(a.prefix));
       const ip6Link =
-        table6.vrf_id === 0 ? undefined : await readIp6LinkFacts(client, d.sw_if_index, neighborsOf);
+        table6.vrf_id === 0
+          ? undefined
+          : await readIp6LinkFacts(client, d.sw_if_index, (sw) => neighborsOf(6, sw));
+      // A VM port's (tagged, or an operator's interface attached as one): not a gateway loopback.
+      const vmPort = vmPortOfTag(d.tag) !== undefined || !isOwnedTag(d.tag);
+      const staticNeighbors4 =
+        vmPort && table.vrf_id !== 0 ? staticNeighborsIn(await neighborsOf(4, d.sw_if_index)) : undefined;
       facts.set(isOwnedTag(d.tag) ? d.tag : d.interface_name, {
         details: d,
         table: table.vrf_id,
         table6: table6.vrf_id,
         addresses,
         ...(ip6Link && { ip6Link }),
+        ...(staticNeighbors4 && { staticNeighbors4 }),
       });
     }),
   );
@@ -295,12 +298,26 @@ async function readIp6LinkFacts(
     linkLocal === undefined
       ? []
       : await client.dump(msg.sw_interface_ip6nd_ra_dump, { sw_if_index: swIfIndex });
-  const staticNeighbors = new Map<string, string>();
-  for (const n of neighbors) {
-    if ((n.neighbor.flags & STATIC_NEIGHBOR) !== 0)
-      staticNeighbors.set(n.neighbor.ip_address.un.ip6, n.neighbor.mac_address);
+  return { linkLocal, ra, staticNeighbors: staticNeighborsIn(neighbors) };
+}
+
+/** The static entries of a neighbour dump: address → MAC. */
+function staticNeighborsIn(neighbors: readonly NeighborDetails[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const { neighbor: n } of neighbors) {
+    if ((n.flags & STATIC_NEIGHBOR) !== 0) out.set(formatAddress(n.ip_address), n.mac_address);
   }
-  return { linkLocal, ra, staticNeighbors };
+  return out;
+}
+
+function groupByInterface(all: readonly NeighborDetails[]): Map<number, NeighborDetails[]> {
+  const byInterface = new Map<number, NeighborDetails[]>();
+  for (const n of all) {
+    const list = byInterface.get(n.neighbor.sw_if_index);
+    if (list) list.push(n);
+    else byInterface.set(n.neighbor.sw_if_index, [n]);
+  }
+  return byInterface;
 }
 
 /**
@@ -367,7 +384,7 @@ export function emptyDataplaneSnapshot(): DataplaneSnapshot {
     proxyArpInterfaces: new Set(),
     sourceChecks: [],
     sourceCheckNodes: new Map(),
-    ip6NeighborConfig: undefined,
+    neighborConfigs: [],
   };
 }
 

@@ -43,16 +43,16 @@ export async function loadSnapshot(
 ): Promise<VppSnapshot> {
   let firstAnswersIn: () => void = () => undefined;
   const afterFirstAnswers = new Promise<void>((resolve) => (firstAnswersIn = resolve));
-  // The services' dump of every IPv6 neighbour (the pods' guards) serves the dataplane's IPv6
-  // ports too: one dump a snapshot instead of one more per port. The services ask for it as
+  // The services' dumps of every neighbour (the pods' guards) serve the dataplane's ports too:
+  // one dump a family and snapshot instead of one more per port. The services ask for them as
   // their read starts; the ports' facts are read once earlier answers are in.
-  let ip6Neighbors: Promise<readonly NeighborDetails[]> | undefined;
+  const neighbors: Partial<Record<4 | 6, Promise<readonly NeighborDetails[]>>> = {};
   const [dataplane, srv6, services] = await Promise.all([
     dataplaneDomain.read(client, {
       externalInterfaces: scope.externalInterfaces,
       sharedTables: scope.sharedTables,
       onFirstAnswers: () => firstAnswersIn(),
-      ip6Neighbors: () => ip6Neighbors,
+      neighbors: (family) => neighbors[family],
     }),
     srv6Domain.read(client, {
       afterFirstAnswers,
@@ -61,8 +61,8 @@ export async function loadSnapshot(
     }),
     servicesDomain.read(client, {
       services: scope.services,
-      onIp6Neighbors: (dump) => {
-        ip6Neighbors = dump;
+      onNeighbors: (family, dump) => {
+        neighbors[family] = dump;
       },
     }),
   ]);

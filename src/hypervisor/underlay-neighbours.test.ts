@@ -24,6 +24,7 @@ import { NO_HOST_LINKS } from '../../test/support/no-host-links.js';
 
 const ADDRESS = '2001:db8::1';
 const IP6 = msg.address_family_t.values.ADDRESS_IP6;
+const IP4 = msg.address_family_t.values.ADDRESS_IP4;
 
 function rawConfig(uplink: string, underlay: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -61,8 +62,9 @@ async function planned(client: VppClient, cfg: AgentConfig, globals: SrGlobalsSt
 
 async function neighborConfig(
   client: VppClient,
+  af: number = IP6,
 ): Promise<{ maxNumber: number; maxAge: number; recycle: boolean }> {
-  const r = await client.call(msg.ip_neighbor_config_get, { af: IP6 });
+  const r = await client.call(msg.ip_neighbor_config_get, { af });
   return { maxNumber: r.max_number, maxAge: r.max_age, recycle: r.recycle };
 }
 
@@ -102,7 +104,8 @@ describe('underlay neighbours', () => {
   });
   beforeEach(async () => {
     // VPP's own neighbour settings to start from (an earlier suite may have left vppnet's).
-    await other.call(msg.ip_neighbor_config, { af: IP6, max_number: 50000, max_age: 0, recycle: false });
+    for (const af of [IP4, IP6])
+      await other.call(msg.ip_neighbor_config, { af, max_number: 50000, max_age: 0, recycle: false });
     underlay = await createUnderlay(other);
     sentBefore = target.sim?.state.neighbors.advertisements.length ?? 0;
     // A state file per test: a re-created loopback has the same name and MAC on the same VPP.
@@ -116,21 +119,24 @@ describe('underlay neighbours', () => {
       { client, host: NO_HOST_LINKS, globals: memoryStore() },
     );
     await removeUnderlay(other, underlay);
-    await other.call(msg.ip_neighbor_config, { af: IP6, max_number: 50000, max_age: 0, recycle: false });
+    for (const af of [IP4, IP6])
+      await other.call(msg.ip_neighbor_config, { af, max_number: 50000, max_age: 0, recycle: false });
   });
 
   const advertisements = (): readonly { swIfIndex: number; address: string; mac: string }[] =>
     target.sim ? target.sim.state.neighbors.advertisements.slice(sentBefore) : [];
 
-  it('converges: IPv6 aging on, the address advertised once, a second pass plans nothing', async () => {
+  it('converges: aging and recycling on for both families, the address advertised once, a second pass plans nothing', async () => {
     const cfg = config(underlay.name);
     const first = await pass(client, cfg, globals);
     const ops = first.plan.ops.map((o) => `${o.action} ${o.resource.key}`);
     assert.ok(ops.includes('update ip-neighbor-config:ip6'), ops.join('\n'));
+    assert.ok(ops.includes('update ip-neighbor-config:ip4'), ops.join('\n'));
     const announce = ops.indexOf(`create neighbor-announcement:${underlay.name}:${ADDRESS}`);
     assert.ok(announce > ops.indexOf(`create address:${underlay.name}:${ADDRESS}/64`), 'after the address');
     assert.ok(announce > ops.indexOf(`create admin-up:${underlay.name}`), 'after admin-up');
     assert.deepEqual(await neighborConfig(client), { maxNumber: 50000, maxAge: 30, recycle: true });
+    assert.deepEqual(await neighborConfig(client, IP4), { maxNumber: 50000, maxAge: 30, recycle: true });
     assert.deepEqual(await planned(client, cfg, globals), []);
     await pass(client, cfg, globals);
     if (target.sim) {
@@ -203,9 +209,13 @@ describe('underlay neighbours', () => {
   it('a changed neighborMaxAgeSeconds updates VPP in place; 0 turns aging off', async () => {
     await pass(client, config(underlay.name), globals);
     const sixty = config(underlay.name, { neighborMaxAgeSeconds: 60 });
-    assert.deepEqual(await planned(client, sixty, globals), ['update ip-neighbor-config:ip6']);
+    assert.deepEqual(await planned(client, sixty, globals), [
+      'update ip-neighbor-config:ip4',
+      'update ip-neighbor-config:ip6',
+    ]);
     await pass(client, sixty, globals);
     assert.deepEqual(await neighborConfig(client), { maxNumber: 50000, maxAge: 60, recycle: true });
+    assert.deepEqual(await neighborConfig(client, IP4), { maxNumber: 50000, maxAge: 60, recycle: true });
     const never = config(underlay.name, { neighborMaxAgeSeconds: 0 });
     await pass(client, never, globals);
     assert.equal((await neighborConfig(client)).maxAge, 0);
@@ -216,9 +226,14 @@ describe('underlay neighbours', () => {
     const cfg = config(underlay.name);
     await pass(client, cfg, globals);
     await other.call(msg.ip_neighbor_config, { af: IP6, max_number: 10, max_age: 0, recycle: false });
-    assert.deepEqual(await planned(client, cfg, globals), ['update ip-neighbor-config:ip6']);
+    await other.call(msg.ip_neighbor_config, { af: IP4, max_number: 50000, max_age: 30, recycle: false });
+    assert.deepEqual(await planned(client, cfg, globals), [
+      'update ip-neighbor-config:ip4',
+      'update ip-neighbor-config:ip6',
+    ]);
     await pass(client, cfg, globals);
     assert.deepEqual(await neighborConfig(client), { maxNumber: 50000, maxAge: 30, recycle: true });
+    assert.deepEqual(await neighborConfig(client, IP4), { maxNumber: 50000, maxAge: 30, recycle: true });
   });
 });
 
@@ -296,7 +311,10 @@ describe('underlay neighbours across VPP restarts and link changes (simulator)',
         maxAge: 30,
         recycle: true,
       });
-      assert.deepEqual(await planned(fresh, cfg, globals), ['create ip-neighbor-config:ip6']);
+      assert.deepEqual(await planned(fresh, cfg, globals), [
+        'create ip-neighbor-config:ip4',
+        'create ip-neighbor-config:ip6',
+      ]);
     } finally {
       await fresh.close();
     }
@@ -346,4 +364,64 @@ describe('node.underlay.neighborMaxAgeSeconds', () => {
       );
     });
   }
+});
+
+describe("a VM that fills VPP's neighbour tables (simulator)", { skip: SIM_ONLY }, () => {
+  // The simulator has no dataplane: what VPP learns from a VM's ARP requests and solicitations
+  // (arp.c, ip6_nd_mirror_proxy.c) is added through its test hook. On a real VPP:
+  // test/integration/vm-edge-attacks.test.ts floods a VM's port.
+  const LIMIT = 50_000;
+  const vm = (n: number): Record<string, unknown> => ({
+    name: `vm${n}`,
+    vpc: 'vpc-a',
+    ip: `10.0.0.${4 + n}`,
+    mac: `52:54:00:00:0d:0${n}`,
+    attach: { type: 'interface', name: `memif${n}/0` },
+  });
+  const withPorts = (...ports: number[]): AgentConfig =>
+    validateConfig({
+      ...rawConfig('memif0/0'),
+      vpcs: [{ name: 'vpc-a', id: 10, subnets: ['10.0.0.0/24', '2001:db8:a::/64'], gateway: '10.0.0.1' }],
+      ports: ports.map(vm),
+    });
+
+  it('a port added after the flood is programmed whole, its VM a static neighbour in both families', async () => {
+    const target = await startVppTarget({
+      initialInterfaces: [{ name: 'memif0/0' }, { name: 'memif1/0' }, { name: 'memif2/0' }],
+    });
+    const client = await connect(target, 'vppnet-test');
+    try {
+      const globals = memoryStore();
+      await pass(client, withPorts(1), globals);
+      const all = await client.dump(msg.sw_interface_dump, { sw_if_index: 0xffffffff });
+      const port1 = all.find((d) => d.interface_name === 'memif1/0')!.sw_if_index;
+      const sim = target.sim!;
+      for (let i = 0; i < LIMIT + 10; i++) {
+        assert.equal(sim.learnNeighbor(port1, `100.64.${i >> 8}.${i & 0xff}`, '52:54:00:00:0d:01'), 0);
+        assert.equal(sim.learnNeighbor(port1, `2001:db8:ff::${i.toString(16)}`, '52:54:00:00:0d:01'), 0);
+      }
+      const entries = sim.state.neighbors.entries;
+      assert.equal(entries.filter((e) => !e.address.includes(':')).length, LIMIT);
+      assert.equal(entries.filter((e) => e.address.includes(':')).length, LIMIT);
+
+      // vm2 comes after the flood: its static entries take the oldest learned ones' places.
+      await pass(client, withPorts(1, 2), globals);
+      const port2 = all.find((d) => d.interface_name === 'memif2/0')!.sw_if_index;
+      const statics = (await client.dump(msg.ip_neighbor_dump, { sw_if_index: port2, af: IP4 }))
+        .concat(await client.dump(msg.ip_neighbor_dump, { sw_if_index: port2, af: IP6 }))
+        .map((d) => `${d.neighbor.flags} ${d.neighbor.mac_address}`);
+      assert.deepEqual(statics, ['1 52:54:00:00:0d:02', '1 52:54:00:00:0d:02']);
+      // vm1's static entries were never the flood's to take.
+      assert.equal(
+        (await client.dump(msg.ip_neighbor_dump, { sw_if_index: port1, af: IP4 })).filter(
+          (d) => d.neighbor.flags === 1,
+        ).length,
+        1,
+      );
+      assert.deepEqual(await planned(client, withPorts(1, 2), globals), []);
+    } finally {
+      await client.close();
+      await target.close();
+    }
+  });
 });

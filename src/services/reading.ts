@@ -38,10 +38,13 @@ export interface ServicesScope {
   /** Whether the services plugins (l2, acl, nat, dhcp) are read. */
   readonly services: boolean;
   /**
-   * Given the dump of every interface's IPv6 neighbours as soon as it is asked for, when the
-   * pods' guards are read (DataplaneScope.ip6Neighbors: the IPv6 ports' neighbours come from it).
+   * Given the dump of every interface's neighbours of each family as soon as it is asked for,
+   * when the pods' guards are read (DataplaneScope.neighbors: the ports' neighbours come from it).
    */
-  readonly onIp6Neighbors?: (dump: Promise<readonly Message<typeof msg.ip_neighbor_details>[]>) => void;
+  readonly onNeighbors?: (
+    family: 4 | 6,
+    dump: Promise<readonly Message<typeof msg.ip_neighbor_details>[]>,
+  ) => void;
 }
 
 /** What keeps each service pod to itself (services/pod-port.ts), as VPP has it. */
@@ -73,7 +76,7 @@ const none = <T>(): Promise<T[]> => Promise.resolve([]);
 /** The pods' guards, each part only where this VPP has its plugin: one read for every caller. */
 export async function readPodGuards(
   client: VppApi,
-  onIp6Neighbors?: ServicesScope['onIp6Neighbors'],
+  onNeighbors?: ServicesScope['onNeighbors'],
 ): Promise<PodGuards> {
   const reads = [
     client.supports(msg.macip_acl_dump)
@@ -91,7 +94,8 @@ export async function readPodGuards(
     client.dump(msg.ip_neighbor_dump, { sw_if_index: NO_INDEX, af: msg.address_family_t.values.ADDRESS_IP4 }),
     client.dump(msg.ip_neighbor_dump, { sw_if_index: NO_INDEX, af: msg.address_family_t.values.ADDRESS_IP6 }),
   ] as const;
-  onIp6Neighbors?.(reads[5]);
+  onNeighbors?.(4, reads[4]);
+  onNeighbors?.(6, reads[5]);
   const [macipAcls, macipBindings, l2Fib, bdIpMacs, neighbors4, neighbors6] = await Promise.all(reads);
   const bviNeighborCandidates = [...neighbors4, ...neighbors6].filter(
     (n) => (n.neighbor.flags & STATIC_NEIGHBOR) !== 0,
@@ -150,7 +154,7 @@ export async function readServices(client: VppApi, scope: ServicesScope): Promis
           client.dump(msg.dhcp_proxy_dump, { is_ip6: false }),
         ),
       ]),
-      svc ? readPodGuards(client, scope.onIp6Neighbors) : Promise.resolve(NO_POD_GUARDS),
+      svc ? readPodGuards(client, scope.onNeighbors) : Promise.resolve(NO_POD_GUARDS),
       svc ? readPolicerClassify(client) : Promise.resolve(NO_POLICER_CLASSIFY),
       svc ? readNat(client) : Promise.resolve(NO_NAT),
     ]);

@@ -2,8 +2,8 @@
  * The SRv6 VPC overlay as VPP resources: per VPC with IPv4 an IPv4 table, a gateway loopback,
  * proxy ARP and an End.DT4 SID, and per VPC with IPv6 an IPv6 table (the same id) and an End.DT6
  * SID; per VM port an interface in those tables — for IPv4 unnumbered to the gateway with a /32
- * route, for IPv6 with IPv6 enabled, router advertisements, the mirror ND proxy, a /128 route and
- * a static neighbour; per remote SID an H.Encaps policy (per remote prefix a steering entry:
+ * route and a static neighbour, for IPv6 with IPv6 enabled, router advertisements, the mirror ND
+ * proxy, a /128 route and a static neighbour; per remote SID an H.Encaps policy (per remote prefix a steering entry:
  * desired-steering.ts). The underlay NIC gets its address and IPv6 default route. Facts:
  * ../shared/vpp-srv6.md, vpp-services.md and docs/dual-stack.md.
  */
@@ -391,6 +391,15 @@ function makeOverlayResources(config: AgentConfig): Resource[] {
             paths: [{ iface: name, nh: ip, attached: true }],
           },
           after,
+        ),
+      );
+      // The VM's MAC as a static entry, as for IPv6: VPP never has to learn it, so a VM that fills
+      // VPP's IPv4 neighbour table (it learns the sender of every ARP request a port sends its
+      // gateway: arp.c) cannot leave another VM unreachable. In the port's table: after binding.
+      out.push(
+        staticNeighborDescriptor.resource(
+          { iface: name, address: ip, mac: port.mac },
+          { after: [tableBinding.key] },
         ),
       );
       // The networks behind an appliance, through the VM; the source check then accepts them too.

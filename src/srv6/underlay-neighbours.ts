@@ -30,24 +30,33 @@ export interface UnderlayAnnouncementMemory {
 }
 
 /**
- * VPP's default limit, far above the neighbours of any underlay segment; kept so that vppnet
- * changes only what it needs to.
+ * VPP's default limit, far above the neighbours of any underlay segment or hypervisor; kept so
+ * that vppnet changes only what it needs to.
  */
 export const NEIGHBOR_MAX_NUMBER = 50000;
 
 /**
- * With aging on, a full table holds mostly stale entries: evicting the oldest for a new peer is
- * better than refusing that peer (VPP's default, recycle off, would leave it unreachable).
+ * A full table evicts its oldest dynamic entry for a new one rather than refusing it (VPP's
+ * default). A VM can fill either table: VPP learns the sender of every ARP request it answers on
+ * a VM port and of every solicitation the port's mirror ND proxy sees (arp.c,
+ * ip6_nd_mirror_proxy.c), 50,000 addresses in a few seconds. Refused, the next underlay peer, pod
+ * or VM would stay unreachable for as long as VPP runs; recycled, it is learned when it answers.
+ * The VMs' and pods' own entries are static (overlay.ts, pod-port.ts): never evicted.
  */
 export const NEIGHBOR_RECYCLE = true;
 
 export function desiredUnderlayNeighbours(config: AgentConfig): Resource[] {
   const { interface: uplink, address, prefixLength, neighborMaxAgeSeconds } = config.node.underlay;
-  const neighborConfig = ipNeighborConfigDescriptor.resource({
-    maxNumber: NEIGHBOR_MAX_NUMBER,
-    maxAge: neighborMaxAgeSeconds,
-    recycle: NEIGHBOR_RECYCLE,
-  });
+  // Both families alike: IPv4's dynamic entries are what VMs made VPP learn (every VM and pod has
+  // a static one), and aging removes those that no one answers for.
+  const neighborConfigs = ([4, 6] as const).map((family) =>
+    ipNeighborConfigDescriptor.resource({
+      family,
+      maxNumber: NEIGHBOR_MAX_NUMBER,
+      maxAge: neighborMaxAgeSeconds,
+      recycle: NEIGHBOR_RECYCLE,
+    }),
+  );
   // After the address (the advertisement's source and target) and admin-up (else VPP drops it).
   // Only the desired one waits for them: what VPP has is a memory, which nothing takes along.
   const announcement = neighborAnnouncementDescriptor.resource(
@@ -60,7 +69,7 @@ export function desiredUnderlayNeighbours(config: AgentConfig): Resource[] {
       ],
     },
   );
-  return [neighborConfig, announcement];
+  return [...neighborConfigs, announcement];
 }
 
 /**
@@ -73,9 +82,7 @@ export function actualUnderlayNeighbours(
     { readonly vppPid: number; readonly underlayAnnouncement?: UnderlayAnnouncementMemory } | undefined,
 ): Resource[] {
   const out: Resource[] = [];
-  if (s.ip6NeighborConfig) {
-    out.push(ipNeighborConfigDescriptor.resource(s.ip6NeighborConfig));
-  }
+  for (const c of s.neighborConfigs) out.push(ipNeighborConfigDescriptor.resource(c));
   const a = announced && announced.vppPid === s.vppPid ? announced.underlayAnnouncement : undefined;
   if (a && sameMac(uplinkMac(s, a.iface), a.mac)) {
     out.push(neighborAnnouncementDescriptor.resource({ iface: a.iface, address: a.address }));

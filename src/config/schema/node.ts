@@ -29,7 +29,7 @@ export const UnderlaySchema = Type.Object(
       integer(0, 86400, {
         default: UNDERLAY_NEIGHBOR_DEFAULTS.maxAgeSeconds,
         description:
-          "Age after which VPP re-probes an IPv6 neighbour entry and, unanswered three times, removes it: a peer whose MAC changed is relearned at the latest then (vppnet also advertises this node's MAC whenever it changed). 0: entries never age, VPP's default. Applies to all of VPP's IPv6 neighbours.",
+          "Age after which VPP re-probes a neighbour entry it learned and, unanswered three times, removes it: a peer whose MAC changed is relearned at the latest then (vppnet also advertises this node's MAC whenever it changed), and what a VM made VPP learn goes. 0: entries never age, VPP's default. Applies to all of VPP's learned IPv4 and IPv6 neighbours (VMs and pods are static entries).",
       }),
     ),
     mtu: Type.Optional(
