@@ -3,7 +3,8 @@
  * family, a network-only prefix outside the lanes a remote route may not claim (lanes.ts), unique
  * per VPC, and a SID outside this node's locator that serves one family only.
  */
-import { canonicalIp6, ip4ToInt, ip6InPrefix, type Ip4Prefix, type Ip6Prefix } from '../net/ip.js';
+import { canonicalIp6, ip4ToInt, ip6InPrefix, type Ip4Prefix } from '../net/ip.js';
+import { Ip6PrefixWords } from '../net/ip6-prefix-words.js';
 import type { Checker } from './checker.js';
 import type { Item } from './check-vpcs.js';
 import {
@@ -16,7 +17,7 @@ import {
 } from './lanes.js';
 import type { NodeConfig, RemoteRouteConfig, ServicesIp6Config, VpcConfig } from './model.js';
 import { detachedPrefix } from './checker.js';
-import { isWrittenIp6, parsedIp4Prefix, parsedIp6Prefix } from './schema/fields.js';
+import { isWrittenIp6, parsedIp4Prefix } from './schema/fields.js';
 import type { RemoteRouteInput } from './schema/remote-route.js';
 import { Ip4WrittenRoute, Ip6WrittenRoute } from './written-route.js';
 
@@ -47,7 +48,8 @@ export function checkRemoteRoutes(
   lane: RouteLanes,
 ): RemoteRouteConfig[] {
   const out: RemoteRouteConfig[] = [];
-  // Per VPC, each prefix (as written: a valid prefix has one spelling) → the index of its route.
+  // Per VPC, each prefix → the index of its route: an IPv4 prefix by its text (a valid one has one
+  // spelling), an IPv6 one by its numbers (Ip6PrefixWords.key: one for all its spellings).
   const seen = new Map<VpcConfig, Map<string, number>>();
   // A node may carry 100k remote routes: look VPCs up by name, not by scanning, and check each
   // spelling of a remote SID once (they repeat: one per remote node and VPC), keeping one copy.
@@ -94,21 +96,20 @@ export function checkRemoteRoutes(
     if (prefix && vpc) {
       let routes = seen.get(vpc);
       if (!routes) seen.set(vpc, (routes = new Map<string, number>()));
-      // An IPv4 prefix has one spelling when valid; an IPv6 one is compared canonically.
-      const text = family === 4 ? r.prefix : `${prefix.address}/${prefix.len}`;
-      const first = routes.get(text);
+      const key = prefix instanceof Ip6PrefixWords ? prefix.key : r.prefix;
+      const first = routes.get(key);
       if (first !== undefined)
         c.fail(
           `${path}.prefix`,
           `route ${vpc.name} ${prefix.address}/${prefix.len} is already used by remoteRoutes[${first}].prefix`,
         );
-      else routes.set(text, i);
+      else routes.set(key, i);
     }
     if (vpc && prefix)
       out.push(
-        family === 4
-          ? new Ip4WrittenRoute(vpc.name, ip4ToInt(prefix.address), prefix.len, checked.sid)
-          : new Ip6WrittenRoute(vpc.name, prefix.address, prefix.len, checked.sid),
+        prefix instanceof Ip6PrefixWords
+          ? new Ip6WrittenRoute(vpc.name, prefix, prefix.len, checked.sid)
+          : new Ip4WrittenRoute(vpc.name, ip4ToInt(prefix.address), prefix.len, checked.sid),
       );
   }
   return out;
@@ -128,14 +129,18 @@ function routePrefix4(
   return detachedPrefix(p);
 }
 
+/**
+ * The route's prefix read once, as numbers: its checks here, the duplicate check and its
+ * Ip6WrittenRoute read them; its text is made only for a message or the local ports' lookup.
+ */
 function routePrefix6(
   c: Checker,
   text: string,
   path: string,
   node: NodeConfig | undefined,
   lane: RouteLanes,
-): Ip6Prefix | undefined {
-  const p = parsedIp6Prefix(text);
+): Ip6PrefixWords | undefined {
+  const p = Ip6PrefixWords.read(text);
   if (!p) return undefined;
   const problem = remoteIp6Problem(p, node) ?? serviceIp6Problem(p, lane.servicesIp6, 'inside');
   return problem === undefined ? p : c.fail(`${path}.prefix`, problem);

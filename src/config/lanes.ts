@@ -168,7 +168,7 @@ export function serviceIp6Problem(
   const ranges = serviceRanges6(ip6);
   const range =
     mode === 'inside'
-      ? ranges.list[ip6InsideWhich(p.address, p.len, ranges.bytes)]
+      ? ranges.list[ip6InsideWhich(p, ranges.bytes)]
       : ranges.list.find((r) => ip6PrefixesOverlap(p, r.prefix));
   if (range === undefined) return undefined;
   const { prefix, what, field } = range;
@@ -275,7 +275,7 @@ export function remoteIp6Problem(p: Ip6Prefix, node: NodeConfig | undefined): st
  * forwarding and for the source check alike. Undefined: it may be allowed.
  */
 export function reservedRangeHolding(
-  p: { readonly address: string; readonly len: number },
+  p: Ip4Prefix | Ip6Prefix,
   family: 4 | 6,
   node: NodeConfig | undefined,
 ): string | undefined {
@@ -285,7 +285,7 @@ export function reservedRangeHolding(
     return undefined;
   }
   const reserved = reservedIp6(node);
-  const inside = ip6InsideWhich(p.address, p.len, reservedBytes(reserved));
+  const inside = ip6InsideWhich(p, reservedBytes(reserved));
   return inside < 0
     ? undefined
     : `lies inside${(reserved[inside] as ReservedIp6).why.slice('overlaps'.length)}`;

@@ -15,6 +15,7 @@
  */
 import { intToIp4 } from '../net/ip.js';
 import { formatIp6, writeIp6Literal } from '../net/ip-literal.js';
+import { Ip6PrefixWords } from '../net/ip6-prefix-words.js';
 import type { RemoteRouteConfig } from './model.js';
 
 type Prefix = RemoteRouteConfig['prefix'];
@@ -67,17 +68,28 @@ export class Ip6WrittenRoute implements RemoteRouteConfig {
   readonly #w3: number;
   readonly #len: number;
 
-  /** `address`: an IPv6 address in any valid spelling; `prefix` gives it back canonical. */
-  constructor(vpc: string, address: string, len: number, sid: string) {
-    if (!writeIp6Literal(address, scratch, 0))
-      throw new TypeError(`not an IPv6 address: ${JSON.stringify(address)}`);
+  /**
+   * `address`: an IPv6 address in any valid spelling, or the address of a prefix already read
+   * (checkRemoteRoutes: its words are copied, its text never made); `prefix` gives it back
+   * canonical.
+   */
+  constructor(vpc: string, address: string | Ip6PrefixWords, len: number, sid: string) {
     this.vpc = vpc;
     this.sid = sid;
+    this.#len = len;
+    if (address instanceof Ip6PrefixWords) {
+      this.#w0 = address.w0;
+      this.#w1 = address.w1;
+      this.#w2 = address.w2;
+      this.#w3 = address.w3;
+      return;
+    }
+    if (!writeIp6Literal(address, scratch, 0))
+      throw new TypeError(`not an IPv6 address: ${JSON.stringify(address)}`);
     this.#w0 = scratch.readInt32BE(0);
     this.#w1 = scratch.readInt32BE(4);
     this.#w2 = scratch.readInt32BE(8);
     this.#w3 = scratch.readInt32BE(12);
-    this.#len = len;
   }
 
   get family(): 6 {

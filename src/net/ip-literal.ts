@@ -57,7 +57,7 @@ function octetAt(s: string, start: number, end: number): number | undefined {
 export function isIp6Literal(s: string): boolean {
   // Every IPv6 literal has a colon; an IPv4 one, the common question, is answered without parsing.
   // The common IPv6 spelling in one pass (writeIp6Groups), anything else by the general parser.
-  return s.includes(':') && (writeIp6Groups(s, checked, 0) || parseIp6(s) !== undefined);
+  return s.includes(':') && (writeIp6Groups(s, s.length, checked, 0) || parseIp6(s) !== undefined);
 }
 
 /** Where isIp6Literal's one-pass check writes the bytes it does not keep. */
@@ -71,10 +71,13 @@ export function writeIp4Literal(s: string, buf: Uint8Array, off: number): boolea
   return true;
 }
 
-/** Writes the 16 bytes of an IPv6 literal at `off`; false (and nothing written) when it is none. */
-export function writeIp6Literal(s: string, buf: Uint8Array, off: number): boolean {
-  if (writeIp6Groups(s, buf, off)) return true;
-  const words = parseIp6(s);
+/**
+ * Writes the 16 bytes of an IPv6 literal at `off`; false (and nothing written) when it is none.
+ * `end`: the literal is `s` up to there (a prefix's address, read in place).
+ */
+export function writeIp6Literal(s: string, buf: Uint8Array, off: number, end = s.length): boolean {
+  if (writeIp6Groups(s, end, buf, off)) return true;
+  const words = parseIp6(end === s.length ? s : s.slice(0, end));
   if (words === undefined) return false;
   for (let i = 0; i < 8; i++) {
     const w = words[i] as number;
@@ -82,6 +85,25 @@ export function writeIp6Literal(s: string, buf: Uint8Array, off: number): boolea
     buf[off + 2 * i + 1] = w & 0xff;
   }
   return true;
+}
+
+/**
+ * Writes the address of an IPv6 prefix literal, "address/len" with the length in 1-3 decimal
+ * digits up to 128, at `off` and returns the length; -1 when `s` is none (what was written is then
+ * meaningless). Read in place, no substring or match array: config validation reads the prefix of
+ * each of a node's 100k remote routes.
+ */
+export function writeIp6PrefixLiteral(s: string, buf: Uint8Array, off: number): number {
+  const slash = s.indexOf('/');
+  const digits = s.length - slash - 1;
+  if (slash < 0 || digits < 1 || digits > 3) return -1;
+  let len = 0;
+  for (let i = slash + 1; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return -1;
+    len = len * 10 + (c - 48);
+  }
+  return len <= 128 && writeIp6Literal(s, buf, off, slash) ? len : -1;
 }
 
 export function formatIp4(buf: Uint8Array, off: number): string {
@@ -133,13 +155,12 @@ function parseIp4(s: string): number[] | undefined {
 const groups = new Uint16Array(8);
 
 /**
- * writeIp6Literal's common case in one pass over the text, without strings or arrays: hex groups
- * and at most one `::`, no IPv4 tail. True when it wrote a valid address; false when it could
- * not tell (anything else, valid or not), for parseIp6 to decide. The ownership checks of a pass
- * parse a few thousand SIDs and BSIDs.
+ * writeIp6Literal's common case in one pass over the text (`s` up to `n`), without strings or
+ * arrays: hex groups and at most one `::`, no IPv4 tail. True when it wrote a valid address; false
+ * when it could not tell (anything else, valid or not), for parseIp6 to decide. The ownership
+ * checks of a pass parse a few thousand SIDs and BSIDs.
  */
-function writeIp6Groups(s: string, buf: Uint8Array, off: number): boolean {
-  const n = s.length;
+function writeIp6Groups(s: string, n: number, buf: Uint8Array, off: number): boolean {
   if (n < 2 || n > 39) return false;
   let count = 0;
   let gap = -1; // groups before the `::`

@@ -141,12 +141,12 @@ describe('IPv6 prefixes by their bytes (config validation of 100k routes)', () =
       ip6PrefixBytes({ address: 'fe80::', len: 10 }),
       ip6PrefixBytes({ address: 'fc00:1::', len: 48 }),
     ];
-    assert.equal(ip6InsideWhich('febf:ffff::', 32, ranges), 0, 'the last /32 of fe80::/10');
-    assert.equal(ip6InsideWhich('fec0::', 16, ranges), -1, 'just past fe80::/10');
-    assert.equal(ip6InsideWhich('fc00:1::', 48, ranges), 1);
-    assert.equal(ip6InsideWhich('fc00:1:0:1::', 64, ranges), 1);
-    assert.equal(ip6InsideWhich('fc00::', 16, ranges), -1, 'covering is not inside');
-    assert.equal(ip6InsideWhich('::', 0, ranges), -1);
+    assert.equal(ip6InsideWhich({ address: 'febf:ffff::', len: 32 }, ranges), 0, 'the last /32 of fe80::/10');
+    assert.equal(ip6InsideWhich({ address: 'fec0::', len: 16 }, ranges), -1, 'just past fe80::/10');
+    assert.equal(ip6InsideWhich({ address: 'fc00:1::', len: 48 }, ranges), 1);
+    assert.equal(ip6InsideWhich({ address: 'fc00:1:0:1::', len: 64 }, ranges), 1);
+    assert.equal(ip6InsideWhich({ address: 'fc00::', len: 16 }, ranges), -1, 'covering is not inside');
+    assert.equal(ip6InsideWhich({ address: '::', len: 0 }, ranges), -1);
   });
 
   it('computes networks, overlaps and containment from bytes as BigInt arithmetic does', () => {

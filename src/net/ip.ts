@@ -2,7 +2,14 @@
  * IPv4/IPv6 address and prefix arithmetic for the domain layer (validation, ranges, SID and BSID
  * derivation). Addresses are kept as canonical strings at the edges and as bigint/number inside.
  */
-import { formatIp6, isIp4Literal, isIp6Literal, writeIp6Literal } from './ip-literal.js';
+import {
+  formatIp6,
+  isIp4Literal,
+  isIp6Literal,
+  writeIp6Literal,
+  writeIp6PrefixLiteral,
+} from './ip-literal.js';
+import { Ip6PrefixWords } from './ip6-prefix-words.js';
 
 export interface Ip4Prefix {
   readonly address: string;
@@ -67,6 +74,12 @@ function writeIp6Or(s: string, buf: Uint8Array): void {
   if (!writeIp6Literal(s, buf, 0)) throw new TypeError(`not an IPv6 address: ${JSON.stringify(s)}`);
 }
 
+/** Writes a prefix's address bytes: from its words when it holds them (no text to parse). */
+function writeIp6PrefixAddress(p: Ip6Prefix, buf: Uint8Array): void {
+  if (p instanceof Ip6PrefixWords) p.writeAddress(buf, 0);
+  else writeIp6Or(p.address, buf);
+}
+
 export function ip6ToBigInt(s: string): bigint {
   writeIp6Or(s, scratch);
   return (scratch.readBigUInt64BE(0) << 64n) | scratch.readBigUInt64BE(8);
@@ -95,15 +108,10 @@ export function parseIp4Prefix(s: string): Ip4Prefix | undefined {
 }
 
 export function parseIp6Prefix(s: string): Ip6Prefix | undefined {
-  const m = /^([0-9a-fA-F:.]+)\/(\d{1,3})$/.exec(s);
-  const address = m?.[1];
   // isIp6 and canonicalIp6 in one parse: fleet mode checks three prefixes of each of 10k node
   // records at an agent's start.
-  if (address === undefined || !address.includes(':') || !writeIp6Literal(address, scratch, 0))
-    return undefined;
-  const len = Number(m?.[2]);
-  if (len > 128) return undefined;
-  return { address: formatIp6(scratch, 0), len };
+  const len = writeIp6PrefixLiteral(s, scratch, 0);
+  return len < 0 ? undefined : { address: formatIp6(scratch, 0), len };
 }
 
 export function ip4Mask(len: number): number {
@@ -186,7 +194,7 @@ function sameLeadingBits(a: Uint8Array, b: Uint8Array, len: number): boolean {
  * asks this of 100k routes, and ip6Network would format a string for each.
  */
 export function ip6HasHostBits(p: Ip6Prefix): boolean {
-  writeIp6Or(p.address, scratch);
+  writeIp6PrefixAddress(p, scratch);
   const whole = p.len >> 3;
   const partial = p.len & 7;
   if (partial !== 0 && ((scratch[whole] as number) & (0xff >> partial)) !== 0) return true;
@@ -206,14 +214,14 @@ export function ip6PrefixBytes(p: Ip6Prefix): Ip6PrefixBytes {
 }
 
 /**
- * The index of the first of `ranges` that holds the prefix `address/len` (is it, or contains it),
- * or -1. One parse and byte compares: config validation asks it of 100k routes.
+ * The index of the first of `ranges` that holds the prefix `p` (is it, or contains it), or -1.
+ * Byte compares, no parse of an Ip6PrefixWords: config validation asks it of 100k routes.
  */
-export function ip6InsideWhich(address: string, len: number, ranges: readonly Ip6PrefixBytes[]): number {
-  writeIp6Or(address, scratch);
+export function ip6InsideWhich(p: Ip6Prefix, ranges: readonly Ip6PrefixBytes[]): number {
+  writeIp6PrefixAddress(p, scratch);
   for (let r = 0; r < ranges.length; r++) {
     const range = ranges[r] as Ip6PrefixBytes;
-    if (len >= range.len && sameLeadingBits(scratch, range.bytes, range.len)) return r;
+    if (p.len >= range.len && sameLeadingBits(scratch, range.bytes, range.len)) return r;
   }
   return -1;
 }
