@@ -38,9 +38,15 @@ export interface FileFacts {
 export interface HostFiles {
   /** stat(2) without following a final symlink; undefined when the path does not exist. */
   stat(path: string): Promise<FileFacts | undefined>;
-  /** Creates the directory and any missing parents with `mode` (and `gid`); an existing one is fine. */
+  /**
+   * Creates the directory and any missing parents with `mode` (and `gid`); an existing one is fine.
+   * A component replaced by something other than a directory before its chown and chmod is refused.
+   */
   makeDirectory(path: string, mode: number, gid: number | undefined): Promise<void>;
-  /** chown (an undefined id stays as it is) and chmod. */
+  /**
+   * chown (an undefined id stays as it is) and chmod a socket, never following a final symlink:
+   * anything but a socket at the path by then is refused and left alone.
+   */
   setAccess(
     path: string,
     access: { readonly uid: number | undefined; readonly gid: number | undefined; readonly mode: number },
