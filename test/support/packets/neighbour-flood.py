@@ -32,11 +32,6 @@ def arp_request(i: int) -> bytes:
     return eth + arp + socket.inet_aton(target)
 
 
-tgt6 = socket.inet_pton(socket.AF_INET6, target)
-group = socket.inet_pton(socket.AF_INET6, "ff02::1:ff00:0")[:13] + tgt6[13:]
-first6 = socket.inet_pton(socket.AF_INET6, first) if ":" in first else b""
-
-
 def neighbour_solicitation(i: int) -> bytes:
     low = (struct.unpack("!I", first6[12:])[0] + i) & 0xFFFFFFFF
     src = first6[:12] + struct.pack("!I", low)
@@ -48,6 +43,10 @@ def neighbour_solicitation(i: int) -> bytes:
     return eth + ip + icmp
 
 
+if ":" in target:
+    tgt6 = socket.inet_pton(socket.AF_INET6, target)
+    group = socket.inet_pton(socket.AF_INET6, "ff02::1:ff00:0")[:13] + tgt6[13:]
+    first6 = socket.inet_pton(socket.AF_INET6, first)
 make = neighbour_solicitation if ":" in target else arp_request
 frames = [make(i) for i in range(count)]
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
