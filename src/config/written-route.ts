@@ -97,11 +97,24 @@ export class Ip6WrittenRoute implements RemoteRouteConfig {
   }
 
   get prefix(): Prefix {
-    scratch.writeInt32BE(this.#w0, 0);
-    scratch.writeInt32BE(this.#w1, 4);
-    scratch.writeInt32BE(this.#w2, 8);
-    scratch.writeInt32BE(this.#w3, 12);
+    this.writeAddress(scratch, 0);
     return { address: formatIp6(scratch, 0), len: this.#len };
+  }
+
+  /** The prefix's length: `prefix.len` without making its text. */
+  get length(): number {
+    return this.#len;
+  }
+
+  /**
+   * Writes the address's 16 bytes at `offset`: what the desired steering entries keep of it
+   * (srv6/desired-steering.ts), without making its text to parse it back.
+   */
+  writeAddress(buf: Buffer, offset: number): void {
+    buf.writeInt32BE(this.#w0, offset);
+    buf.writeInt32BE(this.#w1, offset + 4);
+    buf.writeInt32BE(this.#w2, offset + 8);
+    buf.writeInt32BE(this.#w3, offset + 12);
   }
 
   toJSON(): RemoteRouteConfig {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { keys } from '../dataplane/keys.js';
 import type { Resource } from '../reconcile/resource.js';
+import { canonicalIp6 } from '../net/ip.js';
 import {
   type Steer,
   table,
@@ -277,6 +278,51 @@ describe('steering ops are in key order without their keys (SteeringResources.ke
     });
     const kinds = new Set(p.ops.map((o) => `${o.action} ${o.kind}`));
     for (const k of ['create sr-steering', 'delete sr-steering', 'update sr-steering', 'create sr-steering6'])
+      assert.ok(kinds.has(k), k);
+  });
+  it('orders IPv6 tables and prefixes as their keys do', () => {
+    // The same tables; prefixes whose canonical text sorts unlike their numbers ("::" where the
+    // zero run is, groups of one to four digits, lengths of one to three).
+    const ids = [9, 10, 99, 100, 1000];
+    let seed = 11;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const groups = ['0', '1', 'a', '10', 'ff', '100', 'db8', 'fff', '1000', 'abcd', 'ffff'];
+    const pick = <T>(list: readonly T[]): T => list[random(list.length)] as T;
+    const steer6 = (n: number): Steer[] => {
+      const out = new Map<string, Steer>();
+      for (let i = 0; i < n; i++) {
+        const words = Array.from({ length: 8 }, () => (random(3) === 0 ? '0' : pick(groups)));
+        const s: Steer = {
+          table: pick(ids),
+          prefix: `${canonicalIp6(words.join(':'))}/128`,
+          bsid: pick([B1, B2]),
+        };
+        out.set(`${s.table} ${s.prefix}`, s);
+      }
+      return [...out.values()];
+    };
+    const tables = ids.map((id) => table(id, true));
+    const want = steer6(400);
+    const have = [
+      ...want
+        .filter((_, i) => i % 2 === 0)
+        .map((s, i) => (i % 3 === 0 ? { ...s, bsid: s.bsid === B1 ? B2 : B1 } : s)),
+      ...steer6(200),
+    ];
+    const haveUnique = [...new Map(have.map((s) => [`${s.table} ${s.prefix}`, s])).values()];
+    const p = assertSamePlan({
+      desired: [encap('2001:db8::1'), hopLimit, ...tables, policy(B1), policy(B2)],
+      actual: [encap('2001:db8::1'), hopLimit, ...tables, policy(B1)],
+      wantSteering: [],
+      haveSteering: [],
+      wantSteering6: want,
+      haveSteering6: haveUnique,
+    });
+    const kinds = new Set(p.ops.map((o) => `${o.action} ${o.kind}`));
+    for (const k of ['create sr-steering6', 'delete sr-steering6', 'update sr-steering6'])
       assert.ok(kinds.has(k), k);
   });
 });

@@ -58,16 +58,9 @@ export class SteeringResources implements BulkResources {
    * sorts after them (`100:` before `10:`). IPv6 text has no such shortcut: its keys are built.
    */
   keyOrder(members: Uint32Array): Uint32Array {
-    return this.entries.family === 4 ? ip4KeyOrder(this.entries, members) : this.#keyOrderByText(members);
-  }
-
-  #keyOrderByText(members: Uint32Array): Uint32Array {
-    const texts = Array.from(members, (m) => this.key(m));
-    const order = Array.from(texts.keys()).sort((a, b) => {
-      const [x, y] = [texts[a] as string, texts[b] as string];
-      return x < y ? -1 : x > y ? 1 : a - b;
-    });
-    return Uint32Array.from(order, (k) => members[k] as number);
+    return this.entries.family === 4
+      ? ip4KeyOrder(this.entries, members)
+      : ip6KeyOrder(this.entries, members);
   }
 
   groupOf(member: number): number {
@@ -164,17 +157,47 @@ const LENGTH_RANK = textRanks(32);
  * each table's run sorted natively as u64s packing the octets' ranks, the length's rank and the
  * position (equal keys keep their order).
  */
+/**
+ * The IPv6 key order: tables as for IPv4 (a counting sort by their text's rank), then within each
+ * table the prefixes' canonical text, which has no numeric shortcut (RFC 5952's "::" moves the
+ * groups after it), so it is made, once a member, and sorted only among its table's entries: a
+ * node's 100k entries were keyed and sorted whole, ~0.3 s of a pass from empty with the garbage.
+ */
+function ip6KeyOrder(entries: SteeringEntries, members: Uint32Array): Uint32Array {
+  const n = members.length;
+  const { count, rank, start } = bucketByTable(n, (k) => entries.table(members[k] as number), tablesAsText);
+  const byBucket = new Uint32Array(n);
+  const next = start.slice(0, count);
+  for (let k = 0; k < n; k++) {
+    const r = rank[k] as number;
+    byBucket[next[r] as number] = k;
+    next[r] = (next[r] as number) + 1;
+  }
+  const texts = new Array<string>(n);
+  for (let k = 0; k < n; k++) texts[k] = entries.prefix(members[k] as number);
+  const byText = (a: number, b: number): number => {
+    const x = texts[a] as string;
+    const y = texts[b] as string;
+    return x < y ? -1 : x > y ? 1 : a - b;
+  };
+  for (let r = 0; r < count; r++) {
+    const from = start[r] as number;
+    const to = start[r + 1] as number;
+    if (to - from > 1) byBucket.subarray(from, to).sort(byText);
+  }
+  return byBucket.map((k) => members[k] as number);
+}
+
+/** Tables in the order of their key text (the decimal followed by ':'). */
+function tablesAsText(ts: number[]): readonly number[] {
+  const texts = new Map(ts.map((t) => [t, `${t}:`]));
+  return ts.sort((x, y) => ((texts.get(x) as string) < (texts.get(y) as string) ? -1 : 1));
+}
+
 function ip4KeyOrder(entries: SteeringEntries, members: Uint32Array): Uint32Array {
   const n = members.length;
   if (n >= 2 ** 26) throw new Error(`steering entries: ${n} members are more than can be ordered`);
-  const { count, rank, start } = bucketByTable(
-    n,
-    (k) => entries.table(members[k] as number),
-    (ts) => {
-      const texts = new Map(ts.map((t) => [t, `${t}:`]));
-      return ts.sort((x, y) => ((texts.get(x) as string) < (texts.get(y) as string) ? -1 : 1));
-    },
-  );
+  const { count, rank, start } = bucketByTable(n, (k) => entries.table(members[k] as number), tablesAsText);
   const packed = new BigUint64Array(n);
   const words = new Uint32Array(packed.buffer);
   const [lo, hi] = LITTLE_ENDIAN ? [0, 1] : [1, 0];
