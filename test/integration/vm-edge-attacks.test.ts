@@ -26,7 +26,18 @@ import { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { msg } from '../../src/vpp/messages/index.js';
 import { until } from '../../src/util/testing/until.js';
 import { createVethUplink, removeVethUplink, type VethUplink } from '../support/veth-uplink.js';
-import { Listener, PACKETS, PY, pings, realPacketsSkip, run, send, sh } from '../support/packets.js';
+import {
+  hex,
+  Listener,
+  PACKETS,
+  PY,
+  pings,
+  realPacketsSkip,
+  run,
+  send,
+  sh,
+  sniff,
+} from '../support/packets.js';
 
 const SOCKET = process.env.VPP_API_SOCKET;
 const skip = realPacketsSkip(SOCKET);
@@ -39,34 +50,6 @@ const linkLocalOf = (n: number): string => eui64Address({ address: 'fe80::', len
 const ns = (n: number | string): string => `va${tag}${n}`;
 const PORT = 9999;
 const IP4: Record<number, string> = { 1: '10.0.0.5', 2: '10.0.0.6', 3: '10.0.0.7', 4: '10.0.0.5' };
-const hex = (text: string): string => Buffer.from(text).toString('hex');
-
-/**
- * Everything arriving on `iface` in `netns` (the test's own when null; frames as hex) up to and including the first frame
- * that contains `marker`; rejects when the marker has not come in `seconds`.
- */
-function sniff(netns: string | null, iface: string, marker: string, seconds = 15) {
-  const args = [path.join(PACKETS, 'sniff.py'), iface, hex(marker), String(seconds)];
-  const p = netns ? spawn('ip', ['netns', 'exec', netns, PY, ...args]) : spawn(PY, args);
-  const frames: string[] = [];
-  let err = '';
-  p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  let readyResolve: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => (readyResolve = resolve));
-  let exited = false;
-  createInterface({ input: p.stdout }).on('line', (line) =>
-    line === 'ready' ? readyResolve() : frames.push(line),
-  );
-  const done = new Promise<string[]>((resolve, reject) =>
-    p.on('close', (code) => {
-      exited = true;
-      return code === 0
-        ? resolve(frames)
-        : reject(new Error(`no ${marker} on ${iface} (${code}): ${err} ${frames.length} frames`));
-    }),
-  );
-  return { ready, done, exited: () => exited };
-}
 
 describe('attacks from a tenant VM against the tenant edge', { skip }, () => {
   let client: VppClient;
