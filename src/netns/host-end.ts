@@ -17,9 +17,9 @@
  * (__netif_receive_skb_core: ptype_all, then tc and netfilter ingress). Egress is not hooked, so
  * what VPP sends out of the host end reaches the VM or pod as before.
  */
-import { writeFile } from 'node:fs/promises';
+import { access, writeFile } from 'node:fs/promises';
 import { NetnsError } from './errors.js';
-import type { CommandRunner } from './ip-command.js';
+import { systemRunner, type CommandRunner } from './ip-command.js';
 
 const SETTINGS = (name: string): readonly [string, string][] => [
   [`net/ipv6/conf/${name}/disable_ipv6`, '1'],
@@ -117,6 +117,47 @@ export async function dropHostEndIngress(
       `cannot drop the ingress of ${names.join(', ')}${where}: nft exited ${result.exitCode}: ${result.stderr.trim()}`,
     );
   }
+}
+
+/**
+ * The ingress drop again for host ends made earlier, in one nft run, idempotently: the reconcile
+ * pass gives it every host end of its own it lists. For host ends an agent made before it
+ * dropped their ingress (an upgrade: recreating them would cut every VM and pod off for a
+ * moment), and for a chain that went behind vppnet's back (a firewall's reload that runs `nft
+ * flush ruleset`). The same script on every pass rather than reading the table back first
+ * (`nft -j list table`, ~5 ms against ~15-25 ms here, 1 to 100 host ends, the kernel's commit
+ * waiting): the read would be a process too, and a second one whenever something is missing, and
+ * would depend on nft's JSON, which differs between versions; full passes are far apart (file
+ * mode's drift check: once a minute).
+ * A host end deleted after it was listed (a pod's DEL does not wait for the pass) fails the run
+ * on kernels before 6.16, which refuse a chain for a missing device: then once more with those
+ * still there. Later kernels make a chain for it that hooks nothing, until a host end of that
+ * name comes back and needs it.
+ */
+export async function keepHostEndsIsolated(
+  names: readonly string[],
+  runner: CommandRunner = systemRunner,
+): Promise<void> {
+  try {
+    await dropHostEndIngress(names, runner);
+  } catch (err) {
+    const present = await presentLinks(names);
+    if (present.length === names.length) throw err;
+    await dropHostEndIngress(present, runner);
+  }
+}
+
+/** Those of `names` that are links in this process's network namespace. */
+async function presentLinks(names: readonly string[]): Promise<string[]> {
+  const present = await Promise.all(
+    names.map((name) =>
+      access(`/sys/class/net/${name}`).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
+  return names.filter((_, i) => present[i]);
 }
 
 /**

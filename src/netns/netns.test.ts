@@ -20,6 +20,7 @@ import {
   type CommandResult,
   type CommandRunner,
 } from './index.js';
+import { keepHostEndsIsolated } from './host-end.js';
 import { deletedLinkName } from './link-monitor.js';
 
 /** A namespace file every process has; the runner never really enters it. */
@@ -407,6 +408,51 @@ void describe('readPodInterface and deleteHostLink', () => {
       'the chain stays with its link',
     );
     await rejectsWithCode(deleteHostLink('stuck0', runner), 'VPPNET_ERR_NFT_COMMAND');
+  });
+});
+
+void describe('keepHostEndsIsolated', () => {
+  const chainOf = (name: string): string =>
+    `nft add chain netdev vppnet ingress_${name} ` +
+    `{ type filter hook ingress device "${name}" priority -500; policy drop; }`;
+
+  void it('gives every host end its chain again in one nft run', async () => {
+    const recorded = scriptedRunner(() => undefined);
+    await keepHostEndsIsolated(['lo', 'vpv0'], recorded.runner);
+    assert.deepEqual(recorded.lines, [
+      'nft add table netdev vppnet',
+      chainOf('lo'),
+      'nft flush chain netdev vppnet ingress_lo',
+      chainOf('vpv0'),
+      'nft flush chain netdev vppnet ingress_vpv0',
+    ]);
+    assert.equal(recorded.runs, 1);
+  });
+
+  void it('runs again without a host end deleted since it was listed (a kernel before 6.16 refuses its chain)', async () => {
+    // `lo` is a link of every namespace; the other is gone.
+    const gone = 'vpvgone0123456';
+    const recorded = scriptedRunner((line) =>
+      line === chainOf(gone)
+        ? { exitCode: 1, stderr: 'Error: Could not process rule: No such file or directory' }
+        : undefined,
+    );
+    await keepHostEndsIsolated(['lo', gone], recorded.runner);
+    assert.equal(recorded.runs, 2);
+    assert.deepEqual(recorded.lines.slice(-3), [
+      'nft add table netdev vppnet',
+      chainOf('lo'),
+      'nft flush chain netdev vppnet ingress_lo',
+    ]);
+  });
+
+  void it('fails when every host end is still there', async () => {
+    const { runner } = scriptedRunner((line) =>
+      line.startsWith('nft add table')
+        ? { exitCode: 1, stderr: 'Error: Could not process rule: Operation not supported' }
+        : undefined,
+    );
+    await rejectsWithCode(keepHostEndsIsolated(['lo'], runner), 'VPPNET_ERR_NFT_COMMAND');
   });
 });
 
