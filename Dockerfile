@@ -41,12 +41,14 @@ RUN CNI_COMMAND=VERSION /vppnet-cni < /dev/null
 # ---- runtime ----------------------------------------------------------------------------------
 FROM node:${NODE_MAJOR}-bookworm-slim AS runtime
 # iproute2: `ip` for veth pairs and addresses in pods' namespaces. util-linux: nsenter (an
-# essential package, already in the slim image; named so that stays true).
+# essential package, already in the slim image; named so that stays true). nftables: `nft`, whose
+# netdev chain on each veth's host end drops what the host's own stack would otherwise receive
+# from a VM or pod (src/netns/host-end.ts): without it no veth port or veth-mode pod attaches.
 # Versions are Debian bookworm's current ones: pinning them would break the build at each
 # Debian point release.
 # hadolint ignore=DL3008
 RUN apt-get update \
- && apt-get install -y --no-install-recommends iproute2 util-linux \
+ && apt-get install -y --no-install-recommends iproute2 util-linux nftables \
  && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production
 WORKDIR /opt/vppnet/app

@@ -8,4 +8,5 @@ export const noHostLinks: HostLinks = {
   createVeth: () => Promise.reject(new Error('no veth ports in this benchmark')),
   deleteVeth: () => Promise.resolve(),
   listVeths: () => Promise.resolve([]),
+  keepIsolated: () => Promise.resolve(),
 };

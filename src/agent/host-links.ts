@@ -1,13 +1,15 @@
 /**
  * The host side of veth-based ports, through `ip` (src/netns): creating a pair into a named
  * network namespace (its host end cut off from the host's stack, src/netns/host-end.ts), deleting
- * it, and listing the pairs this agent made (by name prefix and its owner's mark,
- * src/netns/link-owner.ts) so the reconciler can remove those no longer wanted.
+ * it, listing the pairs this agent made (by name prefix and its owner's mark,
+ * src/netns/link-owner.ts) so the reconciler can remove those no longer wanted, and cutting the
+ * host ends of those it keeps off again (an agent's upgrade onto host ends made before it).
  */
 import type { HostLinks } from '../dataplane/context.js';
 import {
   createVethIntoNetns,
   deleteHostLink,
+  keepHostEndsIsolated,
   ownedHostLinks,
   ownedHostMac,
   refuseHostNetns,
@@ -33,6 +35,9 @@ export function linuxHostLinks(owner: string): HostLinks {
     },
     listVeths(prefix) {
       return ownedHostLinks(prefix, owner);
+    },
+    keepIsolated(hostNames) {
+      return keepHostEndsIsolated(hostNames);
     },
   };
 }

@@ -386,7 +386,10 @@ export class AttachmentManager implements PodAttachmentSource {
 
   /**
    * Drops the records of attachments whose netns is gone (the pod was deleted without a DEL
-   * reaching us); their VPP objects and host links are left to the full reconcile that follows.
+   * reaching us); their VPP objects are left to the full reconcile that follows. A veth's host
+   * link goes here: the kernel takes the pair with the netns (sooner or later) but, since 6.16,
+   * not its ingress chain (src/netns/host-end.ts), which the pass never sees once the link is
+   * gone. A chain a failure leaves hooks nothing.
    */
   async forgetVanished(): Promise<readonly string[]> {
     const gone: string[] = [];
@@ -397,6 +400,7 @@ export class AttachmentManager implements PodAttachmentSource {
         const current = this.#entries.get(id);
         if (current?.state !== 'active' || (await this.#netns.exists(netns))) return;
         await this.#store.remove(id);
+        if (current.record.mode !== 'tap') await this.#netns.deleteHostLink(id).catch(() => false);
         this.#entries.delete(id);
         gone.push(id);
       });

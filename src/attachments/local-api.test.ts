@@ -361,6 +361,7 @@ void describe('openServices', () => {
       createVeth: () => Promise.reject(new Error('unexpected')),
       deleteVeth: () => Promise.reject(new Error('unexpected')),
       listVeths: () => Promise.resolve([]),
+      keepIsolated: () => Promise.reject(new Error('unexpected')),
     };
     const opened = await openServices({
       client,

@@ -11,7 +11,13 @@ import { existsSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { performance } from 'node:perf_hooks';
 import { AgentApiError, AgentErrorCode } from '../agent-api/errors.js';
-import { createVethIntoNetns, hostLinkOwner, hostVethName, ownedHostMac } from '../netns/index.js';
+import {
+  createVethIntoNetns,
+  deleteHostLink,
+  hostLinkOwner,
+  hostVethName,
+  ownedHostMac,
+} from '../netns/index.js';
 import { msg } from '../vpp/messages/index.js';
 import {
   ATTACHMENT_CHANNEL,
@@ -101,6 +107,7 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
       `VPP interface host-${id}`,
       `af_packet on ${id}`,
       `host link ${id}`,
+      `ingress chain ingress_${id}`,
       `record ${id}`,
     ]);
     assert.deepEqual(await planOps(f), [], 'a full reconcile keeps the pod as it is');
@@ -216,5 +223,6 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
     assert.equal(existsSync(`/sys/class/net/${mine}`), false, 'ours, no longer wanted: removed');
     assert.equal(existsSync(`/sys/class/net/${theirs}`), true, "the other agent's: untouched");
     assert.deepEqual(await planOps(f), []);
+    await deleteHostLink(theirs);
   });
 });

@@ -89,7 +89,7 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
       const req = podRequest(ns, 'c-auto', 'net1', 'auto');
       const answer = await manager.attach(req);
       assert.equal(answer.mode, 'veth');
-      assert.equal((await traces(f, req.containerId, req.ifname)).length, 6);
+      assert.equal((await traces(f, req.containerId, req.ifname)).length, 7);
       await manager.detach(req);
       assert.deepEqual(await traces(f, req.containerId, req.ifname), []);
     },

@@ -78,7 +78,7 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
     const req = podRequest(ns, 'c-race');
     const passes = (): Promise<ReconcileOutcome[]> => Promise.all([apply(f), apply(f), apply(f)]);
     await Promise.all([f.manager.attach(req), passes()]);
-    assert.equal((await traces(f, req.containerId, req.ifname)).length, 6);
+    assert.equal((await traces(f, req.containerId, req.ifname)).length, 7);
     assert.deepEqual(await planOps(f), []);
     await Promise.all([
       f.manager.detach({ containerId: req.containerId, ifname: req.ifname, netns: ns.path }),
@@ -100,7 +100,7 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
     const before = await traces(f, req.containerId, req.ifname);
     assert.deepEqual(
       before,
-      [`host link ${id}`, `record ${id}`],
+      [`host link ${id}`, `ingress chain ingress_${id}`, `record ${id}`],
       'VPP lost the port, the veth pair and record stayed',
     );
     await apply(f);
@@ -110,6 +110,7 @@ void describe('pod attachments', { skip: NEEDS_ROOT || OWN_VPP_PER_SUITE }, () =
       `VPP interface host-${id}`,
       `af_packet on ${id}`,
       `host link ${id}`,
+      `ingress chain ingress_${id}`,
       `record ${id}`,
     ]);
     const state = await f.manager.check({ containerId: req.containerId, ifname: req.ifname, netns: ns.path });

@@ -19,6 +19,11 @@ export interface HostLinks {
   deleteVeth(hostName: string): Promise<void>;
   /** Host ends of veth pairs vppnet created (by name prefix), with their peers' netns when known. */
   listVeths(prefix: string): Promise<readonly string[]>;
+  /**
+   * Cuts these existing host ends off from the host's stack again, idempotently (createVeth does
+   * it for a new pair): for pairs made before vppnet did all of it, and whatever undid it since.
+   */
+  keepIsolated(hostNames: readonly string[]): Promise<void>;
 }
 
 /** A file's owner and permission bits, as stat(2) gives them. */

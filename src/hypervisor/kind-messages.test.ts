@@ -116,6 +116,7 @@ describe('the messages kinds and reads declare', { skip: SIM_ONLY }, () => {
     createVeth: (spec) => Promise.resolve(void veths.add(spec.hostName)),
     deleteVeth: (name) => Promise.resolve(void veths.delete(name)),
     listVeths: (prefix) => Promise.resolve([...veths].filter((v) => v.startsWith(prefix))),
+    keepIsolated: () => Promise.resolve(),
   };
 
   const config = (o: {

@@ -138,6 +138,15 @@ async function reconcilePass(given: AgentConfig, opts: ReconcileOptions): Promis
     .filter((name) => !name.startsWith(POD_VETH_PREFIX) || isPodVethName(name));
 
   const warnings: string[] = [];
+  // Every pass, not once: host ends an agent made before it dropped their ingress are kept, not
+  // made again (that would cut their VMs and pods off), and a firewall's reload can flush the
+  // chains at any time. One process for all, nothing when there are none. A failure leaves the
+  // pass to apply the rest (the VMs' config does not wait on the host's firewall) and says so.
+  if (!opts.planOnly && hostVeths.length > 0) {
+    await opts.host.keepIsolated(hostVeths).catch((err: Error) => {
+      warnings.push(`host ends may pass frames to the host's own stack: ${err.message}`);
+    });
+  }
   let addresses: ReadonlyMap<string, string> = new Map();
   if (config.services) {
     const keeper = opts.services?.addresses ?? new ServiceAddresses(memoryAddressBookStore());

@@ -90,6 +90,7 @@ const NO_HOST_LINKS: HostLinks = {
   createVeth: (spec) => Promise.reject(new Error(`no host links in a route delta (veth ${spec.hostName})`)),
   deleteVeth: (name) => Promise.reject(new Error(`no host links in a route delta (veth ${name})`)),
   listVeths: (prefix) => Promise.reject(new Error(`no host links in a route delta (veths ${prefix})`)),
+  keepIsolated: () => Promise.reject(new Error('no host links in a route delta')),
 };
 
 /** One (table, prefix) the batch changes, with what VPP has (the model's) and what it should have. */

@@ -22,7 +22,12 @@ export type NetnsErrorCode =
   /** The link to configure or read is not there. */
   | 'VPPNET_ERR_LINK_NOT_FOUND'
   /** `ip` (or nsenter) failed for another reason; the message carries its stderr. */
-  | 'VPPNET_ERR_IP_COMMAND';
+  | 'VPPNET_ERR_IP_COMMAND'
+  /**
+   * `nft` could not run or failed (not installed, a kernel without netdev tables): a host end
+   * whose ingress it cannot drop is not made (host-end.ts). The message carries the cause.
+   */
+  | 'VPPNET_ERR_NFT_COMMAND';
 
 export class NetnsError extends VppnetError<NetnsErrorCode> {
   constructor(code: NetnsErrorCode, message: string, options?: ErrorOptions) {

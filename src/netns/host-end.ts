@@ -7,16 +7,186 @@
  *   router solicitations going into VPP as if the VM or pod had sent them (docs/dual-stack.md).
  * So: IPv6 off, no ARP answers (arp_ignore 8), and strict reverse-path filtering (rp_filter 1:
  * nothing is routed back out of a host end, so every IPv4 packet arriving on it is dropped).
+ *
+ * The sysctls leave one way in: an IPv4 broadcast from 0.0.0.0 (a DHCP client's DISCOVER, or
+ * UDP to any port) reaches a socket bound to 0.0.0.0 on the host, since the kernel takes a
+ * broadcast in without the reverse-path check for a zero source (ip_route_input_slow, brd_input).
+ * So the host's stack gets nothing at all from a host end: an nftables chain on its ingress hook
+ * drops every frame. VPP still reads them all: its af_packet socket listens for every protocol
+ * (ETH_P_ALL), and the kernel hands a frame to those taps before the ingress hook runs
+ * (__netif_receive_skb_core: ptype_all, then tc and netfilter ingress). Egress is not hooked, so
+ * what VPP sends out of the host end reaches the VM or pod as before.
  */
-import { writeFile } from 'node:fs/promises';
+import { access, writeFile } from 'node:fs/promises';
 import { NetnsError } from './errors.js';
-import type { CommandRunner } from './ip-command.js';
+import { systemRunner, type CommandRunner } from './ip-command.js';
 
 const SETTINGS = (name: string): readonly [string, string][] => [
   [`net/ipv6/conf/${name}/disable_ipv6`, '1'],
   [`net/ipv4/conf/${name}/arp_ignore`, '8'],
   [`net/ipv4/conf/${name}/rp_filter`, '1'],
 ];
+
+/**
+ * vppnet's nftables table (family netdev: its base chains hook one device's ingress), shared by
+ * every agent on the host: each one adds and deletes only the chains of its own host ends, and
+ * nobody deletes the table (an empty one costs nothing; deleting it could race another agent).
+ */
+export const HOST_END_TABLE = 'vppnet';
+
+/**
+ * The chain that drops what host end `name` receives. Prefixed because nft (1.0.6) takes a chain
+ * name unquoted only: a device name on its own could be one of nft's keywords (`drop`) or start
+ * with a digit, and would not parse.
+ */
+export function hostEndChain(name: string): string {
+  return `ingress_${name}`;
+}
+
+/**
+ * What an unquoted chain name and a quoted device name in an nft script may hold: every host end
+ * vppnet names (`vpn…`, `vpv…`) fits; anything else is refused before a link is created.
+ */
+const SCRIPT_SAFE_NAME = /^[A-Za-z0-9_.-]+$/;
+
+/** Throws VPPNET_ERR_INVALID_ARGUMENT for a host end name nft could not be given safely. */
+export function assertHostEndName(name: string): void {
+  if (!SCRIPT_SAFE_NAME.test(name))
+    throw new NetnsError(
+      'VPPNET_ERR_INVALID_ARGUMENT',
+      `host end name ${JSON.stringify(name)} must be letters, digits, _ . and - only (it names an nftables chain)`,
+    );
+}
+
+/**
+ * One nft transaction (all of it or nothing) giving each host end its chain: a base chain on the
+ * device's ingress whose policy drops everything, and no rules. Each command is idempotent, so the
+ * same script repairs a chain someone changed (`add chain` sets the policy again, `flush` removes
+ * rules added to it) and leaves a correct one as it is. Priority -500 runs it before other
+ * ingress chains an operator may have (a drop in any chain drops the frame, so it only saves
+ * them the work).
+ */
+function ingressDropScript(names: readonly string[]): string {
+  const lines = [`add table netdev ${HOST_END_TABLE}`];
+  for (const name of names) {
+    assertHostEndName(name);
+    const chain = `netdev ${HOST_END_TABLE} ${hostEndChain(name)}`;
+    lines.push(
+      `add chain ${chain} { type filter hook ingress device "${name}" priority -500; policy drop; }`,
+      `flush chain ${chain}`,
+    );
+  }
+  return lines.map((line) => `${line}\n`).join('');
+}
+
+/** `nft ARGS` in this process's network namespace, or in `netnsPath` through nsenter (tests). */
+async function runNft(
+  runner: CommandRunner,
+  netnsPath: string | undefined,
+  args: readonly string[],
+  input?: string,
+): Promise<{ exitCode: number; stderr: string }> {
+  const [file, fileArgs] =
+    netnsPath === undefined ? ['nft', args] : ['nsenter', [`--net=${netnsPath}`, '--', 'nft', ...args]];
+  try {
+    return await runner(file, fileArgs, input);
+  } catch (err) {
+    const message = (err as Error).message;
+    const hint = /ENOENT/.test(message) ? ' (nft comes with the nftables package)' : '';
+    throw new NetnsError('VPPNET_ERR_NFT_COMMAND', `${message}${hint}`, { cause: err });
+  }
+}
+
+/**
+ * Makes the host stack drop everything host ends `names` receive (ingressDropScript), in one nft
+ * run. Throws VPPNET_ERR_NFT_COMMAND with nft's own words when it cannot: nft missing, a kernel
+ * without netdev tables (CONFIG_NF_TABLES_NETDEV, CONFIG_NETFILTER_INGRESS), a device that is
+ * gone (kernels before 6.16 refuse a chain for a missing device).
+ */
+export async function dropHostEndIngress(
+  names: readonly string[],
+  runner: CommandRunner,
+  netnsPath?: string,
+): Promise<void> {
+  if (names.length === 0) return;
+  const result = await runNft(runner, netnsPath, ['-f', '-'], ingressDropScript(names));
+  if (result.exitCode !== 0) {
+    const where = netnsPath === undefined ? '' : ` in ${netnsPath}`;
+    throw new NetnsError(
+      'VPPNET_ERR_NFT_COMMAND',
+      `cannot drop the ingress of ${names.join(', ')}${where}: nft exited ${result.exitCode}: ${result.stderr.trim()}`,
+    );
+  }
+}
+
+/**
+ * The ingress drop again for host ends made earlier, in one nft run, idempotently: the reconcile
+ * pass gives it every host end of its own it lists. For host ends an agent made before it
+ * dropped their ingress (an upgrade: recreating them would cut every VM and pod off for a
+ * moment), and for a chain that went behind vppnet's back (a firewall's reload that runs `nft
+ * flush ruleset`). The same script on every pass rather than reading the table back first
+ * (`nft -j list table`, ~5 ms against ~15-25 ms here, 1 to 100 host ends, the kernel's commit
+ * waiting): the read would be a process too, and a second one whenever something is missing, and
+ * would depend on nft's JSON, which differs between versions; full passes are far apart (file
+ * mode's drift check: once a minute).
+ * A host end deleted after it was listed (a pod's DEL does not wait for the pass) fails the run
+ * on kernels before 6.16, which refuse a chain for a missing device: then once more with those
+ * still there. Later kernels make a chain for it that hooks nothing, until a host end of that
+ * name comes back and needs it.
+ */
+export async function keepHostEndsIsolated(
+  names: readonly string[],
+  runner: CommandRunner = systemRunner,
+): Promise<void> {
+  try {
+    await dropHostEndIngress(names, runner);
+  } catch (err) {
+    const present = await presentLinks(names);
+    if (present.length === names.length) throw err;
+    await dropHostEndIngress(present, runner);
+  }
+}
+
+/** Those of `names` that are links in this process's network namespace. */
+async function presentLinks(names: readonly string[]): Promise<string[]> {
+  const present = await Promise.all(
+    names.map((name) =>
+      access(`/sys/class/net/${name}`).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
+  return names.filter((_, i) => present[i]);
+}
+
+/**
+ * Deletes host end `name`'s chain, once its link is gone. Already gone is fine: kernels before
+ * 6.16 delete a netdev chain with its only device; later ones keep it, hooked to nothing, until
+ * it is deleted (or a device of that name comes back).
+ */
+export async function deleteHostEndChain(
+  name: string,
+  runner: CommandRunner,
+  netnsPath?: string,
+): Promise<void> {
+  // createVethIntoNetns refuses such a name: no chain was made for it.
+  if (!SCRIPT_SAFE_NAME.test(name)) return;
+  const result = await runNft(runner, netnsPath, [
+    'delete',
+    'chain',
+    'netdev',
+    HOST_END_TABLE,
+    hostEndChain(name),
+  ]);
+  // nft's wording for ENOENT (the chain or the whole table); nsenter's for a missing nft differs.
+  if (result.exitCode === 0 || /Could not process rule: No such file or directory/.test(result.stderr))
+    return;
+  throw new NetnsError(
+    'VPPNET_ERR_NFT_COMMAND',
+    `cannot delete the ingress chain of ${name}: nft exited ${result.exitCode}: ${result.stderr.trim()}`,
+  );
+}
 
 /** Writes one /proc/sys key (`net/ipv4/conf/x/rp_filter`) of this process's network namespace. */
 export type SysctlWriter = (key: string, value: string) => Promise<void>;
@@ -25,8 +195,9 @@ export type SysctlWriter = (key: string, value: string) => Promise<void>;
 export const procSysctl: SysctlWriter = (key, value) => writeFile(`/proc/sys/${key}`, value);
 
 /**
- * Applies the settings to host end `name`: in this process's network namespace with `sysctl`, in
- * another one (`netnsPath`, tests) through `nsenter sysctl`. A kernel without IPv6 has no
+ * Cuts host end `name` off: the settings in this process's network namespace with `sysctl`, in
+ * another one (`netnsPath`, tests) through `nsenter sysctl`, then its ingress drop (one nft run,
+ * the only process this starts in the agent's namespace). A kernel without IPv6 has no
  * disable_ipv6 file, and nothing to turn off.
  */
 export async function isolateHostEnd(
@@ -34,6 +205,16 @@ export async function isolateHostEnd(
   runner: CommandRunner,
   sysctl: SysctlWriter,
   netnsPath?: string,
+): Promise<void> {
+  await applySettings(name, runner, sysctl, netnsPath);
+  await dropHostEndIngress([name], runner, netnsPath);
+}
+
+async function applySettings(
+  name: string,
+  runner: CommandRunner,
+  sysctl: SysctlWriter,
+  netnsPath: string | undefined,
 ): Promise<void> {
   if (netnsPath === undefined) {
     for (const [key, value] of SETTINGS(name)) {

@@ -15,3 +15,4 @@ export { refuseHostNetns } from './host-netns.js';
 export { DEFAULT_POD_NETNS_DIRS, PROC_NETNS_DIRS, refuseNonPodNetnsPath } from './pod-netns-path.js';
 export { createVethIntoNetns, deleteHostLink, type CreateVethOptions, type CreatedVeth } from './veth.js';
 export { hostLinkOwner, ownedHostLinks, ownedHostMac } from './link-owner.js';
+export { keepHostEndsIsolated } from './host-end.js';

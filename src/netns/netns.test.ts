@@ -1,6 +1,7 @@
 /**
- * Unprivileged tests: `ip` is replaced by a scripted runner so any single command can fail. The
- * same helpers against real namespaces are exercised (as root) in test/integration/cni-ipam.test.ts.
+ * Unprivileged tests: `ip` and `nft` are replaced by a scripted runner so any single command can
+ * fail. The same helpers against real namespaces are exercised (as root) in
+ * test/integration/cni-ipam.test.ts and host-end.test.ts.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -19,6 +20,7 @@ import {
   type CommandResult,
   type CommandRunner,
 } from './index.js';
+import { keepHostEndsIsolated } from './host-end.js';
 import { deletedLinkName } from './link-monitor.js';
 
 /** A namespace file every process has; the runner never really enters it. */
@@ -28,7 +30,8 @@ const IN_NETNS = `nsenter --net=${NETNS} -- ip`;
 /**
  * Answers each command line with `script(line)` (success when it returns nothing) and records it.
  * An `ip -batch -` run is recorded as its commands, each with the run's prefix (`ip -n NS`), and
- * stops at the first that fails, as iproute2 does.
+ * stops at the first that fails, as iproute2 does; an `nft -f -` run likewise (`nft COMMAND`), all
+ * of it failing when one command does (one transaction).
  */
 function scriptedRunner(script: (line: string) => Partial<CommandResult> | undefined): {
   runner: CommandRunner;
@@ -39,6 +42,15 @@ function scriptedRunner(script: (line: string) => Partial<CommandResult> | undef
   const runner: CommandRunner = (file, args, input) => {
     record.runs++;
     const prefix = [file, ...args].join(' ');
+    if (prefix === 'nft -f -') {
+      const commands = (input ?? '').split('\n').filter((c) => c !== '');
+      const answers = commands.map((command) => {
+        record.lines.push(`nft ${command}`);
+        return script(`nft ${command}`);
+      });
+      const failed = answers.find((a) => a?.exitCode !== undefined && a.exitCode !== 0);
+      return Promise.resolve({ exitCode: 0, stdout: '', stderr: '', ...failed });
+    }
     if (!prefix.endsWith(' -batch -')) {
       record.lines.push(prefix);
       return Promise.resolve({ exitCode: 0, stdout: '', stderr: '', ...script(prefix) });
@@ -129,7 +141,7 @@ void describe('createVethIntoNetns', () => {
   const EEXIST = { exitCode: 2, stderr: 'RTNETLINK answers: File exists\n' };
   const HOST_NS = `/proc/${process.pid}/ns/net`;
 
-  void it('creates both ends, configures the pod end, all in one ip run, and cuts the host end off', async () => {
+  void it('creates both ends, configures the pod end, all in one ip run, and cuts the host end off in one nft run', async () => {
     const recorded = scriptedRunner(() => undefined);
     const { runner, lines } = recorded;
     const written: string[] = [];
@@ -161,8 +173,46 @@ void describe('createVethIntoNetns', () => {
       `${IN_NETNS} link set dev eth1 up`,
       `${IN_NETNS} addr add 169.254.169.103/24 dev eth1`,
       `${IN_NETNS} route add 169.252.252.0/24 via 169.254.169.1 dev eth1`,
+      'nft add table netdev vppnet',
+      'nft add chain netdev vppnet ingress_vpn0123456789ab ' +
+        '{ type filter hook ingress device "vpn0123456789ab" priority -500; policy drop; }',
+      'nft flush chain netdev vppnet ingress_vpn0123456789ab',
     ]);
-    assert.equal(recorded.runs, 1);
+    assert.equal(recorded.runs, 2);
+  });
+
+  void it('deletes the pair again when nft cannot drop what the host end receives, and says why', async () => {
+    const { runner, lines } = scriptedRunner((line) =>
+      line.startsWith('nft add chain')
+        ? { exitCode: 1, stderr: 'Error: Could not process rule: Operation not supported' }
+        : undefined,
+    );
+    await assert.rejects(
+      createVethIntoNetns(options, runner, () => Promise.resolve()),
+      (err: unknown) => {
+        assert.ok(err instanceof NetnsError);
+        assert.equal(err.code, 'VPPNET_ERR_NFT_COMMAND');
+        assert.match(err.message, /Operation not supported/);
+        return true;
+      },
+    );
+    assert.equal(lines.at(-1), `${IN_NETNS} link del dev eth1`);
+    // nft not installed: the runner cannot start it.
+    const missing = scriptedRunner(() => undefined);
+    const withoutNft: CommandRunner = (file, args, input) =>
+      file === 'nft'
+        ? Promise.reject(new NetnsError('VPPNET_ERR_IP_COMMAND', 'cannot run nft: spawn nft ENOENT'))
+        : missing.runner(file, args, input);
+    await assert.rejects(
+      createVethIntoNetns(options, withoutNft, () => Promise.resolve()),
+      (err: unknown) => {
+        assert.ok(err instanceof NetnsError);
+        assert.equal(err.code, 'VPPNET_ERR_NFT_COMMAND');
+        assert.match(err.message, /spawn nft ENOENT.*nftables/);
+        return true;
+      },
+    );
+    assert.equal(missing.lines.at(-1), `${IN_NETNS} link del dev eth1`);
   });
 
   void it('deletes the pair again when its host end cannot be cut off', async () => {
@@ -217,6 +267,11 @@ void describe('createVethIntoNetns', () => {
     );
     await rejectsWithCode(
       createVethIntoNetns({ ...options, mac: 'nope' }, runner),
+      'VPPNET_ERR_INVALID_ARGUMENT',
+    );
+    // A valid link name, but no chain name for nft.
+    await rejectsWithCode(
+      createVethIntoNetns({ ...options, hostName: 'vpn{x}' }, runner),
       'VPPNET_ERR_INVALID_ARGUMENT',
     );
     assert.deepEqual(lines, []);
@@ -323,21 +378,81 @@ void describe('readPodInterface and deleteHostLink', () => {
     });
   });
 
-  void it('deletes a host link, and answers false when it is already gone', async () => {
-    const { runner } = scriptedRunner((line) =>
-      line.endsWith('gone0')
-        ? { exitCode: 1, stderr: 'Cannot find device "gone0"' }
-        : line.endsWith('going0')
-          ? // Resolved, then removed by the kernel before the delete (its peer's netns went).
-            { exitCode: 2, stderr: 'RTNETLINK answers: No such device' }
-          : line.endsWith('busy0')
-            ? { exitCode: 2, stderr: 'RTNETLINK answers: Operation not permitted' }
-            : undefined,
+  void it('deletes a host link, then its ingress chain, and answers false when it is already gone', async () => {
+    const { runner, lines } = scriptedRunner((line) =>
+      line.startsWith('nft ')
+        ? line.endsWith('ingress_here0') || line.endsWith('ingress_going0')
+          ? undefined
+          : line.endsWith('ingress_stuck0')
+            ? { exitCode: 1, stderr: 'Error: Could not process rule: Device or resource busy' }
+            : // Deleted with its device (kernels before 6.16), or never made.
+              { exitCode: 1, stderr: 'Error: Could not process rule: No such file or directory' }
+        : line.endsWith('gone0')
+          ? { exitCode: 1, stderr: 'Cannot find device "gone0"' }
+          : line.endsWith('going0')
+            ? // Resolved, then removed by the kernel before the delete (its peer's netns went).
+              { exitCode: 2, stderr: 'RTNETLINK answers: No such device' }
+            : line.endsWith('busy0')
+              ? { exitCode: 2, stderr: 'RTNETLINK answers: Operation not permitted' }
+              : undefined,
     );
     assert.equal(await deleteHostLink('here0', runner), true);
+    assert.deepEqual(lines, ['ip link del dev here0', 'nft delete chain netdev vppnet ingress_here0']);
     assert.equal(await deleteHostLink('gone0', runner), false);
+    // A chain that outlived its link (kernels since 6.16 keep it) goes all the same.
     assert.equal(await deleteHostLink('going0', runner), false);
+    assert.equal(lines.at(-1), 'nft delete chain netdev vppnet ingress_going0');
     await rejectsWithCode(deleteHostLink('busy0', runner), 'VPPNET_ERR_IP_COMMAND');
+    assert.ok(
+      !lines.includes('nft delete chain netdev vppnet ingress_busy0'),
+      'the chain stays with its link',
+    );
+    await rejectsWithCode(deleteHostLink('stuck0', runner), 'VPPNET_ERR_NFT_COMMAND');
+  });
+});
+
+void describe('keepHostEndsIsolated', () => {
+  const chainOf = (name: string): string =>
+    `nft add chain netdev vppnet ingress_${name} ` +
+    `{ type filter hook ingress device "${name}" priority -500; policy drop; }`;
+
+  void it('gives every host end its chain again in one nft run', async () => {
+    const recorded = scriptedRunner(() => undefined);
+    await keepHostEndsIsolated(['lo', 'vpv0'], recorded.runner);
+    assert.deepEqual(recorded.lines, [
+      'nft add table netdev vppnet',
+      chainOf('lo'),
+      'nft flush chain netdev vppnet ingress_lo',
+      chainOf('vpv0'),
+      'nft flush chain netdev vppnet ingress_vpv0',
+    ]);
+    assert.equal(recorded.runs, 1);
+  });
+
+  void it('runs again without a host end deleted since it was listed (a kernel before 6.16 refuses its chain)', async () => {
+    // `lo` is a link of every namespace; the other is gone.
+    const gone = 'vpvgone0123456';
+    const recorded = scriptedRunner((line) =>
+      line === chainOf(gone)
+        ? { exitCode: 1, stderr: 'Error: Could not process rule: No such file or directory' }
+        : undefined,
+    );
+    await keepHostEndsIsolated(['lo', gone], recorded.runner);
+    assert.equal(recorded.runs, 2);
+    assert.deepEqual(recorded.lines.slice(-3), [
+      'nft add table netdev vppnet',
+      chainOf('lo'),
+      'nft flush chain netdev vppnet ingress_lo',
+    ]);
+  });
+
+  void it('fails when every host end is still there', async () => {
+    const { runner } = scriptedRunner((line) =>
+      line.startsWith('nft add table')
+        ? { exitCode: 1, stderr: 'Error: Could not process rule: Operation not supported' }
+        : undefined,
+    );
+    await rejectsWithCode(keepHostEndsIsolated(['lo'], runner), 'VPPNET_ERR_NFT_COMMAND');
   });
 });
 

@@ -16,7 +16,13 @@ import {
 } from './ip-command.js';
 import { assertValidIfname } from './link-names.js';
 import { linkExistsInNetns, podInterfaceCommands, type PodRoute } from './pod-interface.js';
-import { isolateHostEnd, procSysctl, type SysctlWriter } from './host-end.js';
+import {
+  assertHostEndName,
+  deleteHostEndChain,
+  isolateHostEnd,
+  procSysctl,
+  type SysctlWriter,
+} from './host-end.js';
 import { resolveNetns } from './resolve-netns.js';
 
 /** What the kernel gives a veth without an explicit mtu (ETH_DATA_LEN). */
@@ -58,7 +64,8 @@ export interface CreatedVeth {
  *   link set dev POD up
  *   addr add ... / route add ...
  *
- * The host end is then cut off from the host's own stack (host-end.ts). One rtnetlink request
+ * The host end is then cut off from the host's own stack (host-end.ts: sysctls, and one `nft` run
+ * that drops everything it receives before the host's stack sees it). One rtnetlink request
  * creates both ends or neither, under their final names (no temporary name
  * can collide on the host, the pod end never shows up there), and the host end is created up. MACs
  * are chosen here (random, locally administered, as the kernel would) so nothing is read back:
@@ -66,8 +73,9 @@ export interface CreatedVeth {
  * when a node starts.
  *
  * Throws NetnsError: VPPNET_ERR_POD_IFNAME_EXISTS when podIfName is taken in the netns,
- * VPPNET_ERR_HOST_LINK_EXISTS when hostName is taken on the host, VPPNET_ERR_NETNS_NOT_FOUND, ...
- * On a failure after creation the pair is deleted again.
+ * VPPNET_ERR_HOST_LINK_EXISTS when hostName is taken on the host, VPPNET_ERR_NETNS_NOT_FOUND,
+ * VPPNET_ERR_NFT_COMMAND when the host end's ingress cannot be dropped, ... On a failure after
+ * creation the pair is deleted again.
  */
 export async function createVethIntoNetns(
   options: CreateVethOptions,
@@ -76,6 +84,7 @@ export async function createVethIntoNetns(
 ): Promise<CreatedVeth> {
   const { hostName, podIfName, mtu } = options;
   assertValidIfname(hostName, 'host link name');
+  assertHostEndName(hostName);
   assertValidIfname(podIfName, 'pod interface name');
   if (mtu !== undefined && (!Number.isInteger(mtu) || mtu < 68 || mtu > 65535)) {
     throw new NetnsError('VPPNET_ERR_INVALID_ARGUMENT', `mtu must be an integer 68..65535, got ${mtu}`);
@@ -127,14 +136,25 @@ export async function createVethIntoNetns(
   return { hostName, hostMac, podIfName, podMac, mtu: mtu ?? VETH_DEFAULT_MTU };
 }
 
-/** Deletes a host link (for a veth, both ends). False when it was already gone: DEL must be repeatable. */
-export async function deleteHostLink(name: string, runner: CommandRunner = systemRunner): Promise<boolean> {
+/**
+ * Deletes a host link (for a veth, both ends), then its ingress chain (host-end.ts): in that order,
+ * so the host end never lives without it, and the chain also when the link was gone already (a
+ * pod's namespace that went takes its pair along, not the chain on kernels since 6.16). False when
+ * the link was already gone: DEL must be repeatable. `hostNetnsPath`: where the host end lives
+ * when not in the agent's namespace (tests, as createVethIntoNetns's).
+ */
+export async function deleteHostLink(
+  name: string,
+  runner: CommandRunner = systemRunner,
+  hostNetnsPath?: string,
+): Promise<boolean> {
   assertValidIfname(name, 'host link name');
   const args = ['link', 'del', 'dev', name];
-  const result = await runIp(runner, undefined, args);
-  if (result.exitCode === 0) return true;
-  if (isNoSuchDevice(result.stderr)) return false;
-  throw commandError(undefined, args, result);
+  const netns = hostNetnsPath === undefined ? undefined : await resolveNetns(hostNetnsPath);
+  const result = await runIp(runner, netns, args);
+  if (result.exitCode !== 0 && !isNoSuchDevice(result.stderr)) throw commandError(netns, args, result);
+  await deleteHostEndChain(name, runner, hostNetnsPath);
+  return result.exitCode === 0;
 }
 
 /** A random unicast, locally administered MAC, as the kernel's eth_random_addr makes. */

@@ -99,6 +99,8 @@ describe('Dockerfile', () => {
       assert.match(setup, new RegExp(`ln -s \\S+ /usr/local/bin/${command}(\\s|$)`), `${command} on PATH`);
     }
     assert.match(setup, /apt-get install[^\n]*\biproute2\b[^\n]*\butil-linux\b/);
+    // nft: a veth's host end without its ingress chain is refused (src/netns/host-end.ts).
+    assert.match(setup, /apt-get install[^\n]*\bnftables\b/);
     assert.deepEqual(
       runtime?.instructions.filter((i) => i.op === 'ENTRYPOINT').map((i) => i.args),
       [JSON.stringify([IMAGE.agentCommand])],

@@ -5,4 +5,5 @@ export const NO_HOST_LINKS: HostLinks = {
   createVeth: () => Promise.reject(new Error('unexpected createVeth')),
   deleteVeth: () => Promise.reject(new Error('unexpected deleteVeth')),
   listVeths: () => Promise.resolve([]),
+  keepIsolated: () => Promise.reject(new Error('unexpected keepIsolated')),
 };

@@ -64,6 +64,50 @@ export function udpReceiveBufferErrors(netns: string): number {
   return ip4 + ip6;
 }
 
+/** A text as the hex sniff() matches frames against. */
+export const hex = (text: string): string => Buffer.from(text).toString('hex');
+
+/** What sniff() gives: `ready` once it listens, `done` with the frames (hex) up to the marker's. */
+export interface Sniffer {
+  readonly ready: Promise<void>;
+  readonly done: Promise<string[]>;
+  exited(): boolean;
+}
+
+/**
+ * Everything arriving on `iface` in `netns` (the test's own when null; frames as hex) up to and
+ * including the first frame that contains `marker`; rejects when the marker has not come in
+ * `seconds`. An AF_PACKET socket for every protocol, as VPP's af_packet interfaces read.
+ */
+export function sniff(netns: string | null, iface: string, marker: string, seconds = 15): Sniffer {
+  const args = [path.join(PACKETS, 'sniff.py'), iface, hex(marker), String(seconds)];
+  const p = netns ? spawn('ip', ['netns', 'exec', netns, PY, ...args]) : spawn(PY, args);
+  const frames: string[] = [];
+  let err = '';
+  p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  let readyResolve: () => void = () => undefined;
+  let readyReject: (err: Error) => void = () => undefined;
+  const ready = new Promise<void>((resolve, reject) => {
+    readyResolve = resolve;
+    readyReject = reject;
+  });
+  let exited = false;
+  createInterface({ input: p.stdout }).on('line', (line) =>
+    line === 'ready' ? readyResolve() : frames.push(line),
+  );
+  const done = new Promise<string[]>((resolve, reject) =>
+    p.on('close', (code) => {
+      exited = true;
+      // One that could not listen (no such interface) fails the test rather than leave it waiting.
+      readyReject(new Error(`sniff.py on ${iface} ended before listening (${code}): ${err}`));
+      return code === 0
+        ? resolve(frames)
+        : reject(new Error(`no ${marker} on ${iface} (${code}): ${err} ${frames.length} frames`));
+    }),
+  );
+  return { ready, done, exited: () => exited };
+}
+
 /** Sends scapy frame expressions, in order, out of `iface` inside `netns`. */
 export function send(netns: string, iface: string, ...frames: string[]): void {
   sh('ip', 'netns', 'exec', netns, PY, path.join(PACKETS, 'send.py'), iface, ...frames);

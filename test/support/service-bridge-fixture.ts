@@ -4,7 +4,7 @@
  * and network namespaces, and what a pod may leave behind in VPP, the host and the state directory.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -20,6 +20,7 @@ import { linuxHostLinks } from '../../src/agent/host-links.js';
 import { reconcile } from '../../src/agent/reconciler.js';
 import { memoryStore, type ReconcileOutcome, type SrGlobalsStore } from '../../src/hypervisor/reconcile.js';
 import { hostLinkOwner, hostVethName } from '../../src/netns/index.js';
+import { HOST_END_TABLE, hostEndChain } from '../../src/netns/host-end.js';
 import { VppClient } from '../../src/vpp/client/vpp-client.js';
 import { msg } from '../../src/vpp/messages/index.js';
 import type { ServicesRuntime } from '../../src/services/runtime.js';
@@ -221,6 +222,8 @@ export async function traces(
   const afp = await f.client.dump(msg.af_packet_dump, {});
   if (afp.some((a) => a.host_if_name === id)) out.push(`af_packet on ${id}`);
   if (existsSync(`/sys/class/net/${id}`)) out.push(`host link ${id}`);
+  const chain = spawnSync('nft', ['list', 'chain', 'netdev', HOST_END_TABLE, hostEndChain(id)]);
+  if (chain.status === 0) out.push(`ingress chain ${hostEndChain(id)}`);
   const records = await readdir(path.join(f.stateDir, ATTACHMENTS_DIR)).catch(() => [] as string[]);
   if (records.includes(`${id}.json`)) out.push(`record ${id}`);
   return out;
