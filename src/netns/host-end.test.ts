@@ -16,6 +16,8 @@ import { hex, Listener, PACKETS, PY, sniff } from '../../test/support/packets.js
 import { NetnsError } from './errors.js';
 import { systemRunner, type CommandRunner } from './ip-command.js';
 import { createVethIntoNetns, deleteHostLink } from './veth.js';
+import { keepHostEndsIsolated } from './host-end.js';
+import { until } from '../util/testing/until.js';
 
 const root = process.getuid?.() === 0;
 const has = (cmd: string): boolean => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
@@ -211,6 +213,28 @@ describe("a host end's ingress: dropped before the host's stack, after VPP's af_
     assert.doesNotMatch(chains(), /ingress_delhost/);
     assert.ok(!links(hostNs).includes('delhost'));
     assert.equal(await deleteHostLink('delhost', systemRunner, hostNetnsPath), false);
+  });
+
+  it("a host end that vanished with its pod's namespace loses its chain at the next keep, and only it", async () => {
+    const lostNs = `he${tag}blost`;
+    sh('ip', 'netns', 'add', lostNs);
+    try {
+      await createVethIntoNetns(
+        { hostName: 'losthost', netnsPath: `/run/netns/${lostNs}`, podIfName: 'eth3', hostNetnsPath },
+        systemRunner,
+      );
+      assert.match(chains(), /chain ingress_losthost \{/);
+    } finally {
+      // The namespace goes first, its veth (and the host end with it) along: no delete of vppnet's.
+      spawnSync('ip', ['netns', 'del', lostNs]);
+    }
+    await until(() => !links(hostNs).includes('losthost'), 'the host end gone with the namespace');
+    // Kernels since 6.16 keep the chain, hooked to nothing; earlier ones deleted it with the device.
+    const kept = /chain ingress_losthost \{/.test(chains());
+    if (!kept) return;
+    await keepHostEndsIsolated([HOST_END], systemRunner, hostNetnsPath);
+    assert.doesNotMatch(chains(), /ingress_losthost/);
+    assert.match(chains(), new RegExp(`chain ingress_${HOST_END} \\{`));
   });
 
   it('a pair whose host end cannot get its chain fails to be made and leaves nothing behind', async () => {

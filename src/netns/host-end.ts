@@ -17,7 +17,7 @@
  * (__netif_receive_skb_core: ptype_all, then tc and netfilter ingress). Egress is not hooked, so
  * what VPP sends out of the host end reaches the VM or pod as before.
  */
-import { access, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { NetnsError } from './errors.js';
 import { systemRunner, type CommandRunner } from './ip-command.js';
 
@@ -85,7 +85,7 @@ async function runNft(
   netnsPath: string | undefined,
   args: readonly string[],
   input?: string,
-): Promise<{ exitCode: number; stderr: string }> {
+): Promise<{ exitCode: number; stdout: string; stderr: string }> {
   const [file, fileArgs] =
     netnsPath === undefined ? ['nft', args] : ['nsenter', [`--net=${netnsPath}`, '--', 'nft', ...args]];
   try {
@@ -132,32 +132,90 @@ export async function dropHostEndIngress(
  * A host end deleted after it was listed (a pod's DEL does not wait for the pass) fails the run
  * on kernels before 6.16, which refuse a chain for a missing device: then once more with those
  * still there. Later kernels make a chain for it that hooks nothing, until a host end of that
- * name comes back and needs it.
+ * name comes back and needs it; the chains of host ends that are gone are then deleted
+ * (deleteOrphanChains).
  */
 export async function keepHostEndsIsolated(
   names: readonly string[],
   runner: CommandRunner = systemRunner,
+  netnsPath?: string,
 ): Promise<void> {
   try {
-    await dropHostEndIngress(names, runner);
+    await dropHostEndIngress(names, runner, netnsPath);
   } catch (err) {
-    const present = await presentLinks(names);
+    const links = await linkNames(runner, netnsPath);
+    const present = names.filter((n) => links.has(n));
     if (present.length === names.length) throw err;
-    await dropHostEndIngress(present, runner);
+    await dropHostEndIngress(present, runner, netnsPath);
   }
+  await deleteOrphanChains(runner, netnsPath);
 }
 
-/** Those of `names` that are links in this process's network namespace. */
-async function presentLinks(names: readonly string[]): Promise<string[]> {
-  const present = await Promise.all(
-    names.map((name) =>
-      access(`/sys/class/net/${name}`).then(
-        () => true,
-        () => false,
-      ),
-    ),
-  );
-  return names.filter((_, i) => present[i]);
+/**
+ * Deletes the chains whose host end is gone, and returns their host ends' names. A VM's or pod's
+ * namespace deleted before vppnet removed its port takes the veth with it, and no delete of
+ * vppnet's runs for a link it no longer lists: kernels since 6.16 keep such a chain, hooked to
+ * nothing, one more for every VM that went so. Any agent's chain is vppnet's to delete once its
+ * device is gone (the table is shared; a host end made again gets its chain with its link).
+ * Links are read after the chains: a host end made in between has its link before its chain.
+ */
+export async function deleteOrphanChains(runner: CommandRunner, netnsPath?: string): Promise<string[]> {
+  const listed = await runNft(runner, netnsPath, ['-j', 'list', 'table', 'netdev', HOST_END_TABLE]);
+  // No table: no chains (nft's wording for ENOENT, as deleteHostEndChain reads it).
+  if (listed.exitCode !== 0) {
+    if (/No such file or directory/.test(listed.stderr)) return [];
+    throw new NetnsError(
+      'VPPNET_ERR_NFT_COMMAND',
+      `cannot list the host ends' ingress chains: nft exited ${listed.exitCode}: ${listed.stderr.trim()}`,
+    );
+  }
+  const hostEnds = chainNames(listed.stdout)
+    .filter((c) => c.startsWith(hostEndChain('')))
+    .map((c) => c.slice(hostEndChain('').length));
+  if (hostEnds.length === 0) return [];
+  const links = await linkNames(runner, netnsPath);
+  const gone = hostEnds.filter((name) => !links.has(name));
+  for (const name of gone) await deleteHostEndChain(name, runner, netnsPath);
+  return gone;
+}
+
+/** The chain names of `nft -j list table` output (libnftables' JSON: {"nftables": [{"chain": …}]}). */
+function chainNames(json: string): string[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    throw new NetnsError(
+      'VPPNET_ERR_NFT_COMMAND',
+      `nft listed the ingress chains as no JSON: ${json.slice(0, 200)}`,
+    );
+  }
+  const items = (parsed as { nftables?: unknown }).nftables;
+  if (!Array.isArray(items)) return [];
+  const out: string[] = [];
+  for (const item of items) {
+    const name = (item as { chain?: { name?: unknown } }).chain?.name;
+    if (typeof name === 'string') out.push(name);
+  }
+  return out;
+}
+
+/** The names of the links in this process's network namespace, or in `netnsPath`. */
+async function linkNames(runner: CommandRunner, netnsPath: string | undefined): Promise<Set<string>> {
+  const args = ['-o', 'link', 'show'];
+  const result =
+    netnsPath === undefined
+      ? await runner('ip', args)
+      : await runner('nsenter', [`--net=${netnsPath}`, '--', 'ip', ...args]);
+  if (result.exitCode !== 0)
+    throw new NetnsError('VPPNET_ERR_IP_COMMAND', `cannot list links: ${result.stderr.trim()}`);
+  const names = new Set<string>();
+  // "7: vpv1234@if6: <BROADCAST,…": the name up to '@' (a veth's peer) or ':'.
+  for (const line of result.stdout.split('\n')) {
+    const m = /^\d+:\s+([^:@\s]+)[@:]/.exec(line);
+    if (m?.[1] !== undefined) names.add(m[1]);
+  }
+  return names;
 }
 
 /**

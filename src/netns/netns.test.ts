@@ -415,9 +415,34 @@ void describe('keepHostEndsIsolated', () => {
   const chainOf = (name: string): string =>
     `nft add chain netdev vppnet ingress_${name} ` +
     `{ type filter hook ingress device "${name}" priority -500; policy drop; }`;
+  const LIST = 'nft -j list table netdev vppnet';
+  /** nft's JSON listing of the table with these chains. */
+  const listing = (...chains: string[]): Partial<CommandResult> => ({
+    stdout: JSON.stringify({
+      nftables: [
+        { metainfo: { version: '1.0.6', json_schema_version: 1 } },
+        { table: { family: 'netdev', name: 'vppnet', handle: 1 } },
+        ...chains.map((name, i) => ({
+          chain: { family: 'netdev', table: 'vppnet', name, handle: i + 2, type: 'filter', hook: 'ingress' },
+        })),
+      ],
+    }),
+  });
+  /** `ip -o link show` with these links. */
+  const linksShown = (...names: string[]): Partial<CommandResult> => ({
+    stdout: names
+      .map((n, i) => `${i + 1}: ${n}${n === 'lo' ? '' : '@if9'}: <BROADCAST,UP> mtu 1500`)
+      .join('\n'),
+  });
 
-  void it('gives every host end its chain again in one nft run', async () => {
-    const recorded = scriptedRunner(() => undefined);
+  void it('gives every host end its chain again in one nft run, and reads what else the table has', async () => {
+    const recorded = scriptedRunner((line) =>
+      line === LIST
+        ? listing('ingress_lo', 'ingress_vpv0')
+        : line === 'ip -o link show'
+          ? linksShown('lo', 'vpv0')
+          : undefined,
+    );
     await keepHostEndsIsolated(['lo', 'vpv0'], recorded.runner);
     assert.deepEqual(recorded.lines, [
       'nft add table netdev vppnet',
@@ -425,24 +450,45 @@ void describe('keepHostEndsIsolated', () => {
       'nft flush chain netdev vppnet ingress_lo',
       chainOf('vpv0'),
       'nft flush chain netdev vppnet ingress_vpv0',
+      LIST,
+      'ip -o link show',
     ]);
-    assert.equal(recorded.runs, 1);
+  });
+
+  void it('deletes the chains of host ends that are gone, and no other chain', async () => {
+    const recorded = scriptedRunner((line) =>
+      line === LIST
+        ? listing('ingress_vpv0', 'ingress_vpvgone1', 'ingress_vpngone2', 'operators_own')
+        : line === 'ip -o link show'
+          ? linksShown('lo', 'vpv0')
+          : undefined,
+    );
+    await keepHostEndsIsolated(['vpv0'], recorded.runner);
+    assert.deepEqual(recorded.lines.slice(-2), [
+      'nft delete chain netdev vppnet ingress_vpvgone1',
+      'nft delete chain netdev vppnet ingress_vpngone2',
+    ]);
   });
 
   void it('runs again without a host end deleted since it was listed (a kernel before 6.16 refuses its chain)', async () => {
-    // `lo` is a link of every namespace; the other is gone.
     const gone = 'vpvgone0123456';
     const recorded = scriptedRunner((line) =>
       line === chainOf(gone)
         ? { exitCode: 1, stderr: 'Error: Could not process rule: No such file or directory' }
-        : undefined,
+        : line === 'ip -o link show'
+          ? linksShown('lo')
+          : line === LIST
+            ? listing('ingress_lo')
+            : undefined,
     );
     await keepHostEndsIsolated(['lo', gone], recorded.runner);
-    assert.equal(recorded.runs, 2);
-    assert.deepEqual(recorded.lines.slice(-3), [
+    assert.deepEqual(recorded.lines.slice(-6), [
+      'ip -o link show',
       'nft add table netdev vppnet',
       chainOf('lo'),
       'nft flush chain netdev vppnet ingress_lo',
+      LIST,
+      'ip -o link show',
     ]);
   });
 
@@ -450,7 +496,16 @@ void describe('keepHostEndsIsolated', () => {
     const { runner } = scriptedRunner((line) =>
       line.startsWith('nft add table')
         ? { exitCode: 1, stderr: 'Error: Could not process rule: Operation not supported' }
-        : undefined,
+        : line === 'ip -o link show'
+          ? linksShown('lo')
+          : undefined,
+    );
+    await rejectsWithCode(keepHostEndsIsolated(['lo'], runner), 'VPPNET_ERR_NFT_COMMAND');
+  });
+
+  void it('says what nft answered when the listing is not JSON', async () => {
+    const { runner } = scriptedRunner((line) =>
+      line === LIST ? { stdout: 'table netdev vppnet {' } : undefined,
     );
     await rejectsWithCode(keepHostEndsIsolated(['lo'], runner), 'VPPNET_ERR_NFT_COMMAND');
   });
