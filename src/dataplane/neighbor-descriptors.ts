@@ -16,7 +16,7 @@ const LINK_UP = msg.if_status_flags_t.values.IF_STATUS_API_FLAG_LINK_UP;
  * One family's neighbour database settings in VPP (ip_neighbor_config): global to the VPP process,
  * every neighbour of that family on every interface. IPv6: the underlay's peers and the VMs' IPv6
  * addresses; IPv4: the VMs' and the service bridge's pods. Both tables also take whatever a VM
- * makes VPP learn (docs/security.md, "Neighbour tables").
+ * makes VPP learn (docs/security.md, "A VM cannot fill VPP's neighbour tables for others").
  */
 export interface IpNeighborConfigValue {
   readonly family: 4 | 6;

@@ -22,14 +22,14 @@ export function desiredSteering(config: AgentConfig, bsids: ReadonlyMap<string, 
   return { steering: withBsids(bySid.steering), steering6: withBsids(bySid.steering6) };
 }
 
+/** One IPv6 address's bytes at a time, for steeringBySid. */
+const address6 = Buffer.alloc(16);
+
 /**
  * The entries with each route's SID where the BSID goes, made once per config's routes and VPCs
  * (neither is changed once loaded) and given each pass's BSIDs: a pass that changes nothing
  * parses no prefix.
  */
-/** One IPv6 address's bytes at a time, for steeringBySid. */
-const address6 = Buffer.alloc(16);
-
 const steeringOfRoutes = new WeakMap<
   readonly RemoteRouteConfig[],
   { readonly vpcs: readonly VpcConfig[]; readonly bySid: SteeringSides }

@@ -55,7 +55,7 @@ export class SteeringResources implements BulkResources {
    * prefix's text). IPv4 without text: a key's order is its table's (the decimal followed by
    * ':'), then each octet's decimal and the length's, each ranked as text: '.', '/' and the end
    * sort before every digit, so a shorter number that starts another sorts first, whereas ':'
-   * sorts after them (`100:` before `10:`). IPv6 text has no such shortcut: its keys are built.
+   * sorts after them (`100:` before `10:`). IPv6 text has no such shortcut: ip6KeyOrder.
    */
   keyOrder(members: Uint32Array): Uint32Array {
     return this.entries.family === 4
@@ -153,11 +153,6 @@ const OCTET_RANK = textRanks(255);
 const LENGTH_RANK = textRanks(32);
 
 /**
- * IPv4 members in key order (SteeringResources.keyOrder): by table rank (a counting sort), then
- * each table's run sorted natively as u64s packing the octets' ranks, the length's rank and the
- * position (equal keys keep their order).
- */
-/**
  * The IPv6 key order: tables as for IPv4 (a counting sort by their text's rank), then within each
  * table the prefixes' canonical text, which has no numeric shortcut (RFC 5952's "::" moves the
  * groups after it), so it is made, once a member, and sorted only among its table's entries: a
@@ -194,6 +189,11 @@ function tablesAsText(ts: number[]): readonly number[] {
   return ts.sort((x, y) => ((texts.get(x) as string) < (texts.get(y) as string) ? -1 : 1));
 }
 
+/**
+ * IPv4 members in key order (SteeringResources.keyOrder): by table rank (a counting sort), then
+ * each table's run sorted natively as u64s packing the octets' ranks, the length's rank and the
+ * position (equal keys keep their order).
+ */
 function ip4KeyOrder(entries: SteeringEntries, members: Uint32Array): Uint32Array {
   const n = members.length;
   if (n >= 2 ** 26) throw new Error(`steering entries: ${n} members are more than can be ordered`);
