@@ -11,15 +11,10 @@ import struct
 import sys
 import time
 
+from inet_checksum import checksum
+
 iface, smac, dmac, src, dst, dport, pps, seconds, payload = sys.argv[1:10]
 pps, seconds, data = int(pps), float(seconds), payload.encode()
-
-
-def checksum(b: bytes) -> int:
-    total = sum(struct.unpack(f"!{len(b) // 2}H", b))
-    while total >> 16:
-        total = (total & 0xFFFF) + (total >> 16)
-    return ~total & 0xFFFF
 
 
 v6 = ":" in dst

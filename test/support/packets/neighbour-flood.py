@@ -13,16 +13,11 @@ import struct
 import sys
 import time
 
+from inet_checksum import checksum
+
 iface, smac, dmac, target, first, count, pps = sys.argv[1:8]
 count, pps = int(count), int(pps)
 src_mac = bytes.fromhex(smac.replace(":", ""))
-
-
-def checksum(b: bytes) -> int:
-    total = sum(struct.unpack(f"!{len(b) // 2}H", b))
-    while total >> 16:
-        total = (total & 0xFFFF) + (total >> 16)
-    return ~total & 0xFFFF
 
 
 def arp_request(i: int) -> bytes:

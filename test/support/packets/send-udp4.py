@@ -10,16 +10,11 @@ import socket
 import struct
 import sys
 
+from inet_checksum import checksum
+
 iface, dst_mac, src, dst, dport = sys.argv[1:6]
 with open(f"/sys/class/net/{iface}/address") as f:
     src_mac = f.read().strip()
-
-
-def checksum(header: bytes) -> int:
-    total = sum(struct.unpack(f"!{len(header) // 2}H", header))
-    while total >> 16:
-        total = (total & 0xFFFF) + (total >> 16)
-    return ~total & 0xFFFF
 
 
 def frame(payload: bytes) -> bytes:
