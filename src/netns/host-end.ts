@@ -19,7 +19,8 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { NetnsError } from './errors.js';
-import { systemRunner, type CommandRunner } from './ip-command.js';
+import { runIpOrThrow, systemRunner, type CommandRunner } from './ip-command.js';
+import { resolveNetns } from './resolve-netns.js';
 
 const SETTINGS = (name: string): readonly [string, string][] => [
   [`net/ipv6/conf/${name}/disable_ipv6`, '1'],
@@ -202,13 +203,8 @@ function chainNames(json: string): string[] {
 
 /** The names of the links in this process's network namespace, or in `netnsPath`. */
 async function linkNames(runner: CommandRunner, netnsPath: string | undefined): Promise<Set<string>> {
-  const args = ['-o', 'link', 'show'];
-  const result =
-    netnsPath === undefined
-      ? await runner('ip', args)
-      : await runner('nsenter', [`--net=${netnsPath}`, '--', 'ip', ...args]);
-  if (result.exitCode !== 0)
-    throw new NetnsError('VPPNET_ERR_IP_COMMAND', `cannot list links: ${result.stderr.trim()}`);
+  const netns = netnsPath === undefined ? undefined : await resolveNetns(netnsPath);
+  const result = await runIpOrThrow(runner, netns, ['-o', 'link', 'show']);
   const names = new Set<string>();
   // "7: vpv1234@if6: <BROADCAST,…": the name up to '@' (a veth's peer) or ':'.
   for (const line of result.stdout.split('\n')) {
