@@ -8,7 +8,7 @@ import { defineKind } from '../reconcile/kind.js';
 import { keys } from './keys.js';
 import { msg } from '../vpp/messages/index.js';
 import type { DataplaneContext } from './context.js';
-import { vppAddress } from './ip-values.js';
+import { addressFamily, vppAddress } from './ip-values.js';
 
 const LINK_UP = msg.if_status_flags_t.values.IF_STATUS_API_FLAG_LINK_UP;
 
@@ -34,11 +34,6 @@ export const VPP_DEFAULT_NEIGHBOR_CONFIG: Omit<IpNeighborConfigValue, 'family'> 
   maxAge: 0,
   recycle: false,
 };
-
-/** vl_api_address_family_t of a family. */
-export function addressFamily(family: 4 | 6): number {
-  return family === 6 ? msg.address_family_t.values.ADDRESS_IP6 : msg.address_family_t.values.ADDRESS_IP4;
-}
 
 async function setNeighborConfig(ctx: DataplaneContext, v: IpNeighborConfigValue): Promise<void> {
   await ctx.client.call(msg.ip_neighbor_config, {

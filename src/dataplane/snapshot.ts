@@ -13,7 +13,8 @@ import { NO_INDEX } from '../vpp/messages/sentinels.js';
 import { InterfaceRegistry } from './interface-registry.js';
 import { readIp6Link } from './ip6-link-descriptors.js';
 import { isOwnedTag, vmPortOfTag } from './keys.js';
-import { addressFamily, type IpNeighborConfigValue } from './neighbor-descriptors.js';
+import { addressFamily } from './ip-values.js';
+import type { IpNeighborConfigValue } from './neighbor-descriptors.js';
 
 export type InterfaceDetails = Message<typeof msg.sw_interface_details>;
 export type RouteDetails = Message<typeof msg.ip_route_v2_details>['route'];

@@ -15,6 +15,7 @@ import { defineKind } from '../reconcile/kind.js';
 import { msg } from '../vpp/messages/index.js';
 import type { DataplaneContext } from './context.js';
 import { keys } from './keys.js';
+import { addressFamily } from './ip-values.js';
 import { NO_INDEX } from '../vpp/messages/sentinels.js';
 
 export interface SourceCheckValue {
@@ -30,12 +31,7 @@ export interface SourceCheckValue {
   readonly mode: 'strict' | 'loose';
 }
 
-const AF = msg.address_family_t.values;
 const MODE = msg.urpf_mode_t.values;
-
-function afOf(family: 4 | 6): number {
-  return family === 6 ? AF.ADDRESS_IP6 : AF.ADDRESS_IP4;
-}
 
 /**
  * urpf_update_v2 with mode off and no table (~0): the entry then follows the interface's own table
@@ -46,7 +42,7 @@ function turnOff(ctx: DataplaneContext, swIfIndex: number, family: 4 | 6): Promi
   return ctx.client.call(msg.urpf_update_v2, {
     is_input: true,
     mode: MODE.URPF_API_MODE_OFF,
-    af: afOf(family),
+    af: addressFamily(family),
     sw_if_index: swIfIndex,
     table_id: NO_INDEX,
   });
@@ -68,7 +64,7 @@ export const sourceCheckDescriptor = defineKind<SourceCheckValue, DataplaneConte
     await ctx.client.call(msg.urpf_update_v2, {
       is_input: true,
       mode: value.mode === 'loose' ? MODE.URPF_API_MODE_LOOSE : MODE.URPF_API_MODE_STRICT,
-      af: afOf(value.family),
+      af: addressFamily(value.family),
       sw_if_index: swIfIndex,
       table_id: value.table,
     });
